@@ -1,0 +1,135 @@
+/* error.c — the seam_error value: kinds, their names and default retryability,
+ * filling an error from a message or a bare HTTP status. */
+#include "config.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const kind_names[] = {
+    [SEAM_ERROR_NONE] = "none",
+    [SEAM_ERROR_RATE_LIMIT] = "rate_limit",
+    [SEAM_ERROR_OVERLOADED] = "overloaded",
+    [SEAM_ERROR_TIMEOUT] = "timeout",
+    [SEAM_ERROR_TRANSPORT] = "transport",
+    [SEAM_ERROR_AUTH] = "auth",
+    [SEAM_ERROR_BAD_REQUEST] = "bad_request",
+    [SEAM_ERROR_CONTEXT_OVERFLOW] = "context_overflow",
+    [SEAM_ERROR_MODEL_NOT_FOUND] = "model_not_found",
+    [SEAM_ERROR_CONTENT_FILTER] = "content_filter",
+    [SEAM_ERROR_CANCELLED] = "cancelled",
+    [SEAM_ERROR_CONF] = "conf",
+    [SEAM_ERROR_UNKNOWN] = "unknown",
+};
+
+const char *seam_error_kind_name(seam_error_kind kind)
+{
+    if ((unsigned)kind < sizeof kind_names / sizeof kind_names[0] && kind_names[kind])
+        return kind_names[kind];
+    return "unknown";
+}
+
+int seam_error_kind_retryable(seam_error_kind kind)
+{
+    switch (kind) {
+    case SEAM_ERROR_RATE_LIMIT:
+    case SEAM_ERROR_OVERLOADED:
+    case SEAM_ERROR_TIMEOUT:
+    case SEAM_ERROR_TRANSPORT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void seam_error_clear(seam_error *err)
+{
+    if (!err)
+        return;
+    memset(err, 0, sizeof *err);
+    err->retry_after_ms = -1;
+}
+
+int seam_error_set(seam_error *err, seam_error_kind kind, const char *fmt, ...)
+{
+    if (err) {
+        err->kind = kind;
+        err->retryable = seam_error_kind_retryable(kind);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return kind == SEAM_ERROR_CONF ? SEAM_ERR_CONF : SEAM_ERR_PROVIDER;
+}
+
+void seam_error_from_http_status(seam_error *err, int status)
+{
+    if (!err)
+        return;
+    seam_error_kind kind;
+    if (status == 401 || status == 403)
+        kind = SEAM_ERROR_AUTH;
+    else if (status == 404)
+        kind = SEAM_ERROR_MODEL_NOT_FOUND;
+    else if (status == 408)
+        kind = SEAM_ERROR_TIMEOUT;
+    else if (status == 429)
+        kind = SEAM_ERROR_RATE_LIMIT;
+    else if (status >= 500)
+        kind = SEAM_ERROR_OVERLOADED;
+    else if (status >= 400)
+        kind = SEAM_ERROR_BAD_REQUEST;
+    else
+        kind = SEAM_ERROR_UNKNOWN;
+    err->kind = kind;
+    err->retryable = seam_error_kind_retryable(kind);
+    err->http_status = status;
+    if (!err->message[0])
+        snprintf(err->message, sizeof err->message, "HTTP %d", status);
+}
+
+const char *seam_stop_reason_name(seam_stop_reason r)
+{
+    switch (r) {
+    case SEAM_STOP_STOP: return "stop";
+    case SEAM_STOP_LENGTH: return "length";
+    case SEAM_STOP_TOOL_USE: return "tool_use";
+    case SEAM_STOP_CONTENT_FILTER: return "content_filter";
+    case SEAM_STOP_ERROR: return "error";
+    default: return "none";
+    }
+}
+
+const char *seam_chunk_type_name(seam_chunk_type t)
+{
+    switch (t) {
+    case SEAM_CHUNK_TEXT_DELTA: return "text_delta";
+    case SEAM_CHUNK_REASONING_START: return "reasoning_start";
+    case SEAM_CHUNK_REASONING_DELTA: return "reasoning_delta";
+    case SEAM_CHUNK_REASONING_END: return "reasoning_end";
+    case SEAM_CHUNK_TOOL_CALL_START: return "tool_call_start";
+    case SEAM_CHUNK_TOOL_CALL_DELTA: return "tool_call_delta";
+    case SEAM_CHUNK_TOOL_CALL_END: return "tool_call_end";
+    case SEAM_CHUNK_MEDIA_START: return "media_start";
+    case SEAM_CHUNK_MEDIA_DELTA: return "media_delta";
+    case SEAM_CHUNK_MEDIA_END: return "media_end";
+    case SEAM_CHUNK_TOOL_RESULT: return "tool_result";
+    case SEAM_CHUNK_STOP: return "stop";
+    case SEAM_CHUNK_ERROR: return "error";
+    }
+    return "unknown";
+}
+
+void seam_usage_add(seam_usage *sum, const seam_usage *add)
+{
+    if (!sum || !add)
+        return;
+    sum->present |= add->present;
+    sum->input_tokens += add->input_tokens;
+    sum->output_tokens += add->output_tokens;
+    sum->cache_read_tokens += add->cache_read_tokens;
+    sum->cache_write_tokens += add->cache_write_tokens;
+    sum->reasoning_tokens += add->reasoning_tokens;
+    sum->cost_microcents += add->cost_microcents;
+}

@@ -1,0 +1,165 @@
+/* seam/seam.h — the application API of libseam: the client (conf + plugins),
+ * blocking generate, the pull iterator for streams, cancel tokens, and the
+ * introspection the `seam` command uses (plugins, providers, conf check).
+ *
+ * The conventions of <seam/types.h> hold here: opaque handles with _new/_free,
+ * borrowed `const char *` results, SEAM_OK or a negative seam_status, and a
+ * caller-provided seam_error that is filled on failure. The library never
+ * prints, never exits and never aborts on bad input.
+ */
+#ifndef SEAM_SEAM_H
+#define SEAM_SEAM_H
+
+#include <seam/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SEAM_VERSION_MAJOR 0
+#define SEAM_VERSION_MINOR 1
+#define SEAM_VERSION_PATCH 0
+
+/* The library's version string, e.g. "0.1.0". */
+SEAM_EXPORT const char *seam_version(void);
+
+/* ---- cancel tokens ------------------------------------------------------- */
+
+/* A cancel token may be shared by any number of calls and cancelled from any
+ * thread (or a signal handler: seam_cancel_trigger only stores and writes to a
+ * pipe). Cancelling aborts every in-flight transfer using it at once. */
+typedef struct seam_cancel seam_cancel;
+SEAM_EXPORT seam_cancel *seam_cancel_new(void);
+SEAM_EXPORT void seam_cancel_free(seam_cancel *c);
+SEAM_EXPORT void seam_cancel_trigger(seam_cancel *c);
+SEAM_EXPORT int seam_cancel_triggered(const seam_cancel *c);
+
+/* ---- the client ---------------------------------------------------------- */
+
+typedef struct seam_client seam_client;
+
+typedef struct seam_client_options {
+    uint32_t size;          /* sizeof(seam_client_options) */
+    const char *conf_path;  /* NULL: $SEAM_CONF, $XDG_CONFIG_HOME/seam/seam.conf,
+                             * ~/.config/seam/seam.conf, then the installed seam.conf */
+    int no_default_plugin_dirs; /* 1: load only $SEAM_PLUGIN_PATH and plugin_path */
+} seam_client_options;
+
+/* Loads the conf (and its conf.d/ drop-ins) and every plugin found, and returns
+ * the client in *out. A plugin that is refused does not fail the client: see
+ * seam_client_plugin_*. Fails with SEAM_ERR_CONF (err names file:line and what
+ * was expected) for a broken conf. opts may be NULL. Thread-safe once created:
+ * one client serves every thread of a process. Free with seam_client_free(). */
+SEAM_EXPORT int seam_client_new(const seam_client_options *opts, seam_client **out,
+                                seam_error *err);
+SEAM_EXPORT void seam_client_free(seam_client *client);
+/* The conf file in use, NULL when none was found (an empty conf is used). */
+SEAM_EXPORT const char *seam_client_conf_path(const seam_client *client);
+
+/* Plugins seen by the loader, loaded or refused, in load order. */
+typedef struct seam_plugin_info {
+    const char *file;        /* full path */
+    uint32_t abi_version;    /* as the plugin declares it; 0 when unreadable */
+    int loaded;              /* 1 loaded, 0 refused */
+    const char *reason;      /* why refused (NULL when loaded) */
+    const char *provider_ids;/* comma-separated ids it registered ("" if none) */
+} seam_plugin_info;
+SEAM_EXPORT size_t seam_client_plugin_count(const seam_client *client);
+/* Fills *info with borrowed strings; SEAM_ERR_INVALID past the end. */
+SEAM_EXPORT int seam_client_plugin_at(const seam_client *client, size_t i,
+                                      seam_plugin_info *info);
+
+/* Configured providers. */
+typedef struct seam_provider_info {
+    const char *name;        /* conf name */
+    const char *plugin;      /* plugin provider id it uses */
+    const char *base_url;    /* NULL: the plugin's default */
+    int plugin_loaded;       /* 1 when a loaded plugin registered `plugin` */
+    int has_credential;      /* 1 credential configured and resolvable, or not needed */
+    const char *credential_source; /* "env OPENAI_API_KEY", "file ...", "command", "inline", "none" */
+} seam_provider_info;
+SEAM_EXPORT size_t seam_client_provider_count(const seam_client *client);
+SEAM_EXPORT int seam_client_provider_at(const seam_client *client, size_t i,
+                                        seam_provider_info *info);
+
+/* Configured chains: names and their entries. */
+SEAM_EXPORT size_t seam_client_chain_count(const seam_client *client);
+SEAM_EXPORT const char *seam_client_chain_name(const seam_client *client, size_t i);
+SEAM_EXPORT size_t seam_client_chain_length(const seam_client *client, size_t i);
+/* Entry j of chain i: provider, model and max_attempts (borrowed). */
+SEAM_EXPORT int seam_client_chain_entry(const seam_client *client, size_t i, size_t j,
+                                        const char **provider, const char **model,
+                                        int *max_attempts);
+/* The chain a role names (roles = { assistant = "default"; }), NULL if none. */
+SEAM_EXPORT const char *seam_client_role_chain(const seam_client *client, const char *role);
+
+/* Checks a conf file (and its conf.d/) without loading plugins. Returns SEAM_OK
+ * or SEAM_ERR_CONF with err filled. Each warning (e.g. an inline api_key in a
+ * file readable by group or others) is passed to warn(ud, text) when warn is
+ * non-NULL. */
+SEAM_EXPORT int seam_conf_check(const char *path,
+                                void (*warn)(void *ud, const char *text), void *ud,
+                                seam_error *err);
+
+/* ---- calls: generate and stream ------------------------------------------ */
+
+/* Attempt reports: every attempt of a call, in order. */
+typedef enum seam_attempt_outcome {
+    SEAM_ATTEMPT_SUCCEEDED = 1,
+    SEAM_ATTEMPT_FAILED,
+    SEAM_ATTEMPT_SKIPPED
+} seam_attempt_outcome;
+
+typedef struct seam_attempt {
+    seam_attempt_outcome outcome;
+    const char *provider;    /* conf name */
+    const char *model;
+    int attempt;             /* 1-based attempt number on this entry */
+    const seam_error *error; /* failed or skipped: why; NULL otherwise */
+    const seam_usage *usage; /* succeeded/failed with usage seen; may be NULL */
+    int64_t wait_ms;         /* backoff slept before the next attempt, 0 if none */
+} seam_attempt;
+
+/* What to call and how. Zero-initialize, set size, then what you need. */
+typedef struct seam_call_options {
+    uint32_t size;           /* sizeof(seam_call_options) */
+    const char *chain;       /* a chain from the conf; NULL with provider NULL: the
+                              * chain of role "assistant", else "default" */
+    const char *provider;    /* a single provider instead of a chain... */
+    const char *model;       /* ...with this model (overrides the request's model) */
+    seam_cancel *cancel;     /* may be NULL */
+    int64_t timeout_ms;      /* whole-call deadline, 0: the provider's timeout_ms */
+    int64_t idle_timeout_ms; /* longest gap between received bytes, 0: provider's */
+    void (*on_attempt)(void *ud, const seam_attempt *a); /* may be NULL */
+    void *ud;
+} seam_call_options;
+
+/* Blocking call: sends req through the chain and returns the whole result in
+ * *out (free with seam_result_free()). req is not modified. On failure returns
+ * SEAM_ERR_PROVIDER (or another status) with err filled, and *out is NULL. */
+SEAM_EXPORT int seam_generate(seam_client *client, const seam_request *req,
+                              const seam_call_options *opts, seam_result **out,
+                              seam_error *err);
+
+/* A pull iterator over a streamed answer. */
+typedef struct seam_stream seam_stream;
+
+/* Opens a stream; nothing is sent until the first seam_stream_next(). req is
+ * copied. Free with seam_stream_free() (which aborts a transfer in flight). */
+SEAM_EXPORT int seam_stream_open(seam_client *client, const seam_request *req,
+                                 const seam_call_options *opts, seam_stream **out,
+                                 seam_error *err);
+/* Returns 1 and points *chunk at the next chunk (borrowed until the next call),
+ * 0 at the end of a successful stream, or a negative status with err filled
+ * (the error is also folded into the stream's result). Framing chunks are held
+ * back until the first content chunk so that a failure before any content fails
+ * over to the next chain entry transparently. */
+SEAM_EXPORT int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err);
+/* The result accumulated so far (borrowed; valid until seam_stream_free). */
+SEAM_EXPORT const seam_result *seam_stream_result(const seam_stream *s);
+SEAM_EXPORT void seam_stream_free(seam_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SEAM_SEAM_H */

@@ -1,0 +1,212 @@
+/* seam/plugin.h — the provider plugin ABI.
+ *
+ * A plugin is a shared object that exports two symbols (use SEAM_PLUGIN_DEFINE):
+ *
+ *   const uint32_t seam_plugin_abi;          the ABI version it was built for
+ *   int seam_plugin_init(seam_registrar *r); registers one or more providers
+ *
+ * The core reads `seam_plugin_abi` before calling anything: a plugin built for a
+ * different ABI major is refused (the message names both versions) without any
+ * of its code running. seam_plugin_init() calls seam_registrar_add() once per
+ * provider vtable. An optional `void seam_plugin_exit(void)` runs before unload.
+ *
+ * A provider is a codec and does no I/O of its own: it turns a seam request into
+ * an HTTP request (encode), a framed stream event or a whole response body into
+ * seam chunks (decode), and an error response into a classified seam_error
+ * (classify_error). The core sends, frames, times out, cancels and retries.
+ * A provider that answers in-process (a scripted mock, a local model) implements
+ * `serve`, which produces the bytes the core would have received.
+ *
+ * Versioning (SQLite's iVersion, OpenSSL 3 dispatch tables): every vtable begins
+ * with abi_version and its own size; members are only ever appended, so a newer
+ * core reads an older plugin's shorter table and treats the missing members as
+ * NULL. Optional members are NULL-checked by the core.
+ *
+ * Threading: the core may call a provider from several threads at once, with
+ * different instances or the same one; encode, decode and classify must not
+ * share mutable state across calls except through their own decoder object.
+ */
+#ifndef SEAM_PLUGIN_H
+#define SEAM_PLUGIN_H
+
+#include <seam/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SEAM_PLUGIN_ABI_MAJOR 1
+#define SEAM_PLUGIN_ABI_MINOR 0
+#define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
+#define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
+#define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
+
+#if defined(__GNUC__)
+#define SEAM_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define SEAM_PLUGIN_EXPORT
+#endif
+
+/* How the core frames a streamed response body before handing it to decode_event. */
+typedef enum seam_framing {
+    SEAM_FRAMING_SSE = 1, /* WHATWG server-sent events: one call per dispatched event */
+    SEAM_FRAMING_NDJSON,  /* one call per non-empty line; event and id are NULL */
+    SEAM_FRAMING_RAW      /* one call per received block of bytes */
+} seam_framing;
+
+/* One framed event. Borrowed for the duration of the call. `data` is
+ * NUL-terminated and data_len excludes the terminator. */
+typedef struct seam_frame {
+    const char *event; /* SSE event type, NULL when the event had none */
+    const char *data;
+    size_t data_len;
+    const char *id;    /* SSE last event id, NULL when none */
+} seam_frame;
+
+/* ---- what the core gives a provider ------------------------------------- */
+
+/* A configured provider, as the conf file describes it. Borrowed for the
+ * duration of `create`; copy what you keep. */
+typedef struct seam_provider_config {
+    uint32_t size;            /* sizeof of the core's struct: read members below it only */
+    const char *name;         /* the conf name of the provider, e.g. "deepseek" */
+    const char *base_url;     /* NULL when the conf gives none: use your default */
+    const char *options_json; /* the conf's `options` group as a JSON object; never NULL */
+} seam_provider_config;
+
+/* The HTTP request a provider builds in encode. Opaque; set with the functions
+ * below (each copies its arguments). */
+typedef struct seam_http_request seam_http_request;
+
+typedef enum seam_http_method { SEAM_HTTP_POST = 0, SEAM_HTTP_GET } seam_http_method;
+
+SEAM_EXPORT int seam_http_request_set_url(seam_http_request *hr, const char *url);
+SEAM_EXPORT int seam_http_request_set_method(seam_http_request *hr, seam_http_method m);
+/* One header, "Name: value" split in two. A header holding the credential must
+ * be added with seam_http_request_add_secret_header so that it is never logged. */
+SEAM_EXPORT int seam_http_request_add_header(seam_http_request *hr, const char *name,
+                                             const char *value);
+/* value_prefix may be NULL or e.g. "Bearer "; the credential is appended by the
+ * core. When the conf gives the provider no credential at all (a local server),
+ * no header is added and SEAM_OK is returned. */
+SEAM_EXPORT int seam_http_request_add_secret_header(seam_http_request *hr, const char *name,
+                                                    const char *value_prefix);
+/* The body is copied. */
+SEAM_EXPORT int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len);
+/* Takes ownership of a malloc'ed body (freed by the core with free()). */
+SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len);
+/* Framing of a streamed answer; defaults to the vtable's `framing`. */
+SEAM_EXPORT int seam_http_request_set_framing(seam_http_request *hr, seam_framing f);
+
+/* Readers, for `serve` and for tests. */
+SEAM_EXPORT const char *seam_http_request_url(const seam_http_request *hr);
+SEAM_EXPORT const char *seam_http_request_body(const seam_http_request *hr, size_t *len);
+/* The value of the first header named `name` (case-insensitive), NULL if none.
+ * Secret headers read back as "<redacted>". */
+SEAM_EXPORT const char *seam_http_request_header(const seam_http_request *hr, const char *name);
+/* 1 when the request asks for a streamed answer. */
+SEAM_EXPORT int seam_http_request_streaming(const seam_http_request *hr);
+
+/* Response headers, for classify_error. Names compare case-insensitively. */
+typedef struct seam_http_headers seam_http_headers;
+SEAM_EXPORT const char *seam_http_headers_get(const seam_http_headers *h, const char *name);
+SEAM_EXPORT size_t seam_http_headers_count(const seam_http_headers *h);
+/* Borrowed; returns SEAM_ERR_INVALID past the end. */
+SEAM_EXPORT int seam_http_headers_at(const seam_http_headers *h, size_t i, const char **name,
+                                     const char **value);
+
+/* Where decode puts its chunks. The chunk (and its strings) is copied by the
+ * core during the call; returns SEAM_OK, or non-zero when the consumer wants the
+ * stream to stop (cancel): return that value from decode at once. */
+typedef struct seam_emitter seam_emitter;
+SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
+
+/* The response a `serve` hook produces: what an HTTP server would have sent.
+ * Pieces are played back in order, each after its delay; the core applies the
+ * same framing, timeouts and cancellation as for a network transfer. */
+typedef struct seam_served seam_served;
+SEAM_EXPORT int seam_served_set_status(seam_served *s, int http_status);
+SEAM_EXPORT int seam_served_add_header(seam_served *s, const char *name, const char *value);
+SEAM_EXPORT int seam_served_add_piece(seam_served *s, const char *data, size_t len,
+                                      unsigned delay_ms);
+/* The connection drops after the pieces so far (a cut stream). */
+SEAM_EXPORT int seam_served_cut(seam_served *s);
+
+/* ---- the provider vtable ------------------------------------------------- */
+
+typedef struct seam_provider_vtable {
+    uint32_t abi_version; /* SEAM_PLUGIN_ABI_VERSION */
+    uint32_t size;        /* sizeof(seam_provider_vtable) */
+    const char *id;       /* provider id, unique among loaded plugins: "openai" */
+    const char *description;
+    seam_framing framing; /* of streamed answers */
+
+    /* Per configured provider: parse cfg->options_json and keep what you need.
+     * Returns an instance (may be any non-NULL pointer) or NULL with err filled. */
+    void *(*create)(const seam_provider_config *cfg, seam_error *err);
+    void (*destroy)(void *instance);
+
+    /* request → HTTP request. `stream` is 1 for a streamed answer. Fill err
+     * (kind bad_request) for a request this provider cannot express. */
+    int (*encode)(void *instance, const seam_request *req, int stream, seam_http_request *out,
+                  seam_error *err);
+
+    /* Streaming decode: one decoder per transfer holds the stream's state. */
+    void *(*decoder_new)(void *instance, const seam_request *req);
+    void (*decoder_free)(void *decoder);
+    /* One framed event → zero or more chunks. An error event inside a 200
+     * stream is returned as SEAM_ERR_PROVIDER with err classified. */
+    int (*decode_event)(void *decoder, const seam_frame *frame, seam_emitter *out,
+                        seam_error *err);
+    /* Optional: the body ended cleanly at the transport level; emit what is
+     * pending (e.g. a stop chunk for a wire that has no end marker). If no stop
+     * chunk has been emitted after this, the core ends the stream with a
+     * transport error ("stream ended before the response was complete"). */
+    int (*decode_finish)(void *decoder, seam_emitter *out, seam_error *err);
+
+    /* A whole (non-streamed) 2xx body → the same chunks the stream would give. */
+    int (*decode_response)(void *instance, const seam_request *req, const char *body,
+                           size_t len, seam_emitter *out, seam_error *err);
+
+    /* A non-2xx answer → a classified error. The core has already filled
+     * http_status, retry_after_ms (from Retry-After / retry-after-ms) and a default
+     * kind from the status; the plugin refines kind, code and message. */
+    void (*classify_error)(void *instance, int http_status, const seam_http_headers *headers,
+                           const char *body, size_t len, seam_error *err);
+
+    /* Optional: capabilities of a model (fill what you know, leave the rest 0). */
+    int (*capabilities)(void *instance, const char *model, seam_capabilities *caps);
+
+    /* Optional: answer in-process instead of over the network. */
+    int (*serve)(void *instance, const seam_http_request *req, seam_served *out,
+                 seam_error *err);
+} seam_provider_vtable;
+
+/* ---- registration -------------------------------------------------------- */
+
+typedef struct seam_registrar seam_registrar;
+
+/* Registers a provider. The vtable must outlive the plugin (static storage).
+ * Refused (SEAM_ERR_PLUGIN, with the reason recorded against the plugin file)
+ * for a wrong ABI major, a size too small for the ABI's mandatory members, a
+ * missing mandatory member, or an id already registered. */
+SEAM_EXPORT int seam_registrar_add(seam_registrar *r, const seam_provider_vtable *vt);
+
+#define SEAM_PLUGIN_DEFINE(init_fn)                                                        \
+    SEAM_PLUGIN_EXPORT const uint32_t seam_plugin_abi = SEAM_PLUGIN_ABI_VERSION;           \
+    SEAM_PLUGIN_EXPORT int seam_plugin_init(seam_registrar *r);                            \
+    int seam_plugin_init(seam_registrar *r) { return init_fn(r); }
+
+/* ---- helpers a codec commonly needs (implemented in libseam) ------------- */
+
+/* Sets err to the kind a bare HTTP status implies (401/403 auth, 404
+ * model_not_found, 408 timeout, 413 bad_request, 429 rate_limit, 5xx
+ * overloaded, other 4xx bad_request), keeping http_status and retry_after_ms. */
+SEAM_EXPORT void seam_error_from_http_status(seam_error *err, int http_status);
+/* Copies at most sizeof(field)-1 bytes, always terminating; for seam_error fields. */
+SEAM_EXPORT void seam_strlcpy(char *dst, const char *src, size_t dstsize);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SEAM_PLUGIN_H */

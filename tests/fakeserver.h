@@ -1,0 +1,52 @@
+/* fakeserver.h — a fake provider server for tests: a real HTTP/1.1 server on
+ * 127.0.0.1 (ephemeral port) in a thread of the test process, answering each
+ * request with the next scripted response. It records what it received, so a
+ * test can check the wire (URL path, headers, body) the core sent. */
+#ifndef SEAM_FAKESERVER_H
+#define SEAM_FAKESERVER_H
+
+#include <stddef.h>
+
+typedef struct fake_server fake_server;
+
+typedef struct fake_response {
+    int status;                /* 0 means 200 */
+    const char *content_type;  /* NULL: "text/event-stream" */
+    const char *extra_headers; /* raw lines, each ending "\r\n", e.g. "Retry-After: 2\r\n" */
+    const char *body;          /* copied by fake_server_push */
+    size_t body_len;           /* 0: strlen(body) */
+    size_t split;              /* send the body in pieces of this many bytes (0: whole) */
+    unsigned delay_ms;         /* pause before each piece */
+    int chunked;               /* 1: Transfer-Encoding: chunked, else Content-Length */
+    size_t cut_after;          /* >0: close the connection after this many body bytes */
+    unsigned hang_ms;          /* after the body (or the cut point), stay silent this long
+                                * before finishing/closing (for idle-timeout tests) */
+} fake_response;
+
+/* Starts a server on 127.0.0.1 with an ephemeral port. NULL on failure. */
+fake_server *fake_server_start(void);
+/* Stops the server (closing any open connection) and frees it. */
+void fake_server_stop(fake_server *s);
+int fake_server_port(const fake_server *s);
+/* "http://127.0.0.1:PORT" (borrowed). */
+const char *fake_server_url(const fake_server *s);
+
+/* Queues a response; requests take queued responses in order. With the queue
+ * empty, a request gets 500 {"error":"no scripted response"}. */
+void fake_server_push(fake_server *s, const fake_response *r);
+/* Convenience: a 200 text/event-stream response of `body` split in `split`-byte pieces. */
+void fake_server_push_sse(fake_server *s, const char *body, size_t split);
+/* Convenience: a status with a JSON body (application/json) and extra header lines. */
+void fake_server_push_json(fake_server *s, int status, const char *json, const char *extra_headers);
+
+/* Requests received so far, and each one's parts (borrowed, valid until stop). */
+size_t fake_server_request_count(fake_server *s);
+const char *fake_server_request_method(fake_server *s, size_t i);
+const char *fake_server_request_path(fake_server *s, size_t i);   /* with query */
+const char *fake_server_request_header(fake_server *s, size_t i, const char *name); /* case-insensitive */
+const char *fake_server_request_body(fake_server *s, size_t i);
+/* Number of connections closed by the peer (the client) while a response was
+ * still being sent or hung: shows that a cancel closed the socket. */
+size_t fake_server_client_aborts(fake_server *s);
+
+#endif
