@@ -38,6 +38,29 @@ int64_t seam_now_ms(void);
 /* Wipes and frees a secret string. */
 void seam_secret_free(char *s);
 
+/* ---- message.c / request.c ------------------------------------------------ */
+
+/* Drops every reasoning part (and its signature) from every message: done before
+ * a request crosses to a different provider. Returns the number removed. */
+size_t seam_request_strip_reasoning(seam_request *req);
+/* 1 when text parses as JSON (and, when want_object, is a JSON object). */
+int seam_json_is_valid(const char *text, int want_object);
+
+/* What the accumulator (result.c) and strip_reasoning need beyond the public
+ * message API. Each acts on part i of msg and returns SEAM_OK, SEAM_ERR_NOMEM or
+ * SEAM_ERR_INVALID (i out of range, wrong part type, bad JSON), changing nothing
+ * on failure. */
+int seam_message_append_part_text(seam_message *msg, size_t i, const char *text, size_t len);
+/* reasoning: sets the signature (NULL clears it) and the redacted flag. */
+int seam_message_set_part_signature(seam_message *msg, size_t i, const char *signature,
+                                    int redacted);
+/* tool_call: replaces the arguments (a JSON object; NULL or "" means {}). */
+int seam_message_set_part_args(seam_message *msg, size_t i, const char *args_json);
+/* tool_call, tool_result: marks the part as run on the provider's side. */
+int seam_message_set_part_provider_executed(seam_message *msg, size_t i, int provider_executed);
+/* Drops every reasoning part of msg; returns how many. */
+size_t seam_message_strip_reasoning(seam_message *msg);
+
 /* ---- sse.c: response framing (SSE, NDJSON, raw) ---------------------------- */
 
 typedef struct seam_framer seam_framer;

@@ -1,0 +1,290 @@
+/* client.c — the client object: finds and loads the conf, discovers plugins in
+ * the documented order, creates one plugin instance per configured provider,
+ * caches credentials, and answers the introspection calls (plugins, providers,
+ * chains, roles, conf check). Safe to share between threads once created. */
+#include "config.h"
+#include "client.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+static int curl_users;
+
+const char *seam_version(void)
+{
+    return PACKAGE_VERSION;
+}
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *ud)
+{
+    (void)h;
+    (void)access;
+    seam_client *c = ud;
+    pthread_mutex_lock(&c->share_locks[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *ud)
+{
+    (void)h;
+    seam_client *c = ud;
+    pthread_mutex_unlock(&c->share_locks[data]);
+}
+
+static void load_plugin_dirs(seam_client *c, const seam_client_options *opts)
+{
+    const char *env = getenv("SEAM_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = strdup(env), *save = NULL;
+        for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save))
+            seam_registry_load_dir(c->reg, d);
+        free(copy);
+    }
+    for (size_t i = 0; i < c->conf->n_plugin_path; i++)
+        seam_registry_load_dir(c->reg, c->conf->plugin_path[i]);
+    if (opts && opts->no_default_plugin_dirs)
+        return;
+    const char *home = getenv("HOME");
+    if (home && *home) {
+        seam_buf p = { 0 };
+        if (seam_buf_printf(&p, "%s/.local/lib/seam/plugins", home) == SEAM_OK)
+            seam_registry_load_dir(c->reg, p.data);
+        seam_buf_free(&p);
+    }
+    seam_registry_load_dir(c->reg, SEAM_PLUGINDIR);
+}
+
+static void create_instances(seam_client *c)
+{
+    for (size_t i = 0; i < c->n_slots; i++) {
+        seam_provider_slot *s = &c->slots[i];
+        s->conf = &c->conf->providers[i];
+        s->vt = seam_registry_find(c->reg, s->conf->plugin);
+        if (!s->vt)
+            continue;
+        seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
+                                     s->conf->options_json ? s->conf->options_json : "{}" };
+        seam_error e;
+        seam_error_clear(&e);
+        s->instance = s->vt->create(&cfg, &e);
+        if (!s->instance)
+            seam_strlcpy(s->create_error, e.message[0] ? e.message : "the plugin refused the provider's options",
+                         sizeof s->create_error);
+    }
+}
+
+int seam_client_new(const seam_client_options *opts, seam_client **out, seam_error *err)
+{
+    if (!out)
+        return SEAM_ERR_INVALID;
+    *out = NULL;
+    const char *explicit_path = opts && opts->size >= offsetof(seam_client_options, conf_path) + sizeof(char *)
+                                    ? opts->conf_path : NULL;
+    char *path = NULL;
+    int rc = seam_conf_find(explicit_path, SEAM_CONF_INSTALLED, &path, err);
+    if (rc != SEAM_OK)
+        return rc;
+    seam_client *c = calloc(1, sizeof *c);
+    if (!c) {
+        free(path);
+        return SEAM_ERR_NOMEM;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+        pthread_mutex_init(&c->share_locks[i], NULL);
+    rc = seam_conf_load(path, &c->conf, err);
+    free(path);
+    if (rc != SEAM_OK) {
+        seam_client_free(c);
+        return rc;
+    }
+    rc = seam_registry_new(&c->reg, err);
+    if (rc != SEAM_OK) {
+        seam_client_free(c);
+        return rc;
+    }
+    pthread_mutex_lock(&global_lock);
+    if (curl_users++ == 0)
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+    pthread_mutex_unlock(&global_lock);
+    c->share = curl_share_init();
+    if (c->share) {
+        curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
+        curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+        curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    }
+    load_plugin_dirs(c, opts);
+    c->n_slots = c->conf->n_providers;
+    c->slots = calloc(c->n_slots ? c->n_slots : 1, sizeof *c->slots);
+    if (!c->slots) {
+        seam_client_free(c);
+        return SEAM_ERR_NOMEM;
+    }
+    create_instances(c);
+    *out = c;
+    return SEAM_OK;
+}
+
+void seam_client_free(seam_client *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_slots; i++) {
+        if (c->slots[i].instance)
+            c->slots[i].vt->destroy(c->slots[i].instance);
+        seam_secret_free(c->slots[i].credential);
+    }
+    free(c->slots);
+    if (c->share)
+        curl_share_cleanup(c->share);
+    if (c->reg) {
+        seam_registry_free(c->reg);
+        pthread_mutex_lock(&global_lock);
+        if (--curl_users == 0)
+            curl_global_cleanup();
+        pthread_mutex_unlock(&global_lock);
+    }
+    seam_conf_free(c->conf);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+        pthread_mutex_destroy(&c->share_locks[i]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+const char *seam_client_conf_path(const seam_client *c)
+{
+    return c && c->conf ? c->conf->path : NULL;
+}
+
+seam_provider_slot *seam_client_slot(seam_client *c, const char *name)
+{
+    if (!c || !name)
+        return NULL;
+    for (size_t i = 0; i < c->n_slots; i++)
+        if (strcmp(c->slots[i].conf->name, name) == 0)
+            return &c->slots[i];
+    return NULL;
+}
+
+int seam_client_credential(seam_client *c, seam_provider_slot *s, char **out, seam_error *err)
+{
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    int rc = SEAM_OK;
+    if (!s->credential_resolved) {
+        rc = seam_credential_resolve(s->conf, &s->credential, err);
+        s->credential_resolved = rc == SEAM_OK;
+    }
+    if (rc == SEAM_OK && s->credential) {
+        *out = strdup(s->credential);
+        if (!*out)
+            rc = SEAM_ERR_NOMEM;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* ---- introspection ---------------------------------------------------------------- */
+
+size_t seam_client_plugin_count(const seam_client *c)
+{
+    return c ? seam_registry_plugin_count(c->reg) : 0;
+}
+
+int seam_client_plugin_at(const seam_client *c, size_t i, seam_plugin_info *info)
+{
+    return c ? seam_registry_plugin_at(c->reg, i, info) : SEAM_ERR_INVALID;
+}
+
+size_t seam_client_provider_count(const seam_client *c)
+{
+    return c ? c->n_slots : 0;
+}
+
+int seam_client_provider_at(const seam_client *c, size_t i, seam_provider_info *info)
+{
+    if (!c || !info || i >= c->n_slots)
+        return SEAM_ERR_INVALID;
+    const seam_provider_slot *s = &c->slots[i];
+    const seam_conf_provider *p = s->conf;
+    info->name = p->name;
+    info->plugin = p->plugin;
+    info->base_url = p->base_url;
+    info->plugin_loaded = s->instance != NULL;
+    info->credential_source = seam_credential_source(p);
+    /* A command is not run just to list providers: it may prompt or be slow. */
+    if (p->api_key_env && !p->api_key_file && !p->api_key_command && !p->api_key) {
+        const char *v = getenv(p->api_key_env);
+        info->has_credential = v && *v;
+    } else if (p->api_key_file && !p->api_key_env) {
+        char *key = NULL;
+        info->has_credential = seam_credential_resolve(p, &key, NULL) == SEAM_OK && key;
+        seam_secret_free(key);
+    } else {
+        info->has_credential = 1; /* inline, command, or none needed */
+    }
+    return SEAM_OK;
+}
+
+size_t seam_client_chain_count(const seam_client *c)
+{
+    return c ? c->conf->n_chains : 0;
+}
+
+const char *seam_client_chain_name(const seam_client *c, size_t i)
+{
+    return c && i < c->conf->n_chains ? c->conf->chains[i].name : NULL;
+}
+
+size_t seam_client_chain_length(const seam_client *c, size_t i)
+{
+    return c && i < c->conf->n_chains ? c->conf->chains[i].n_entries : 0;
+}
+
+int seam_client_chain_entry(const seam_client *c, size_t i, size_t j, const char **provider,
+                            const char **model, int *max_attempts)
+{
+    if (!c || i >= c->conf->n_chains || j >= c->conf->chains[i].n_entries)
+        return SEAM_ERR_INVALID;
+    const seam_conf_entry *e = &c->conf->chains[i].entries[j];
+    if (provider)
+        *provider = e->provider;
+    if (model)
+        *model = e->model;
+    if (max_attempts)
+        *max_attempts = e->max_attempts;
+    return SEAM_OK;
+}
+
+const char *seam_client_role_chain(const seam_client *c, const char *role)
+{
+    if (!c || !role)
+        return NULL;
+    for (size_t i = 0; i < c->conf->n_roles; i++)
+        if (strcmp(c->conf->roles[i].name, role) == 0)
+            return c->conf->roles[i].chain;
+    return NULL;
+}
+
+int seam_conf_check(const char *path, void (*warn)(void *ud, const char *text), void *ud,
+                    seam_error *err)
+{
+    char *found = NULL;
+    int rc = seam_conf_find(path, SEAM_CONF_INSTALLED, &found, err);
+    if (rc != SEAM_OK)
+        return rc;
+    if (!found)
+        return seam_error_set(err, SEAM_ERROR_CONF, "no conf file found");
+    seam_conf *conf = NULL;
+    rc = seam_conf_load(found, &conf, err);
+    free(found);
+    if (rc != SEAM_OK)
+        return rc;
+    for (size_t i = 0; warn && i < conf->n_warnings; i++)
+        warn(ud, conf->warnings[i]);
+    seam_conf_free(conf);
+    return SEAM_OK;
+}

@@ -1,0 +1,248 @@
+/* http.c — the plain-data objects a codec fills or reads: the HTTP request it
+ * encodes (URL, method, headers with secrets kept apart, body, framing), the
+ * response headers it classifies, the emitter it decodes into, and the served
+ * response of an in-process provider. */
+#include "config.h"
+#include "transport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int seam_http_headers_add(seam_http_headers *h, const char *name, size_t name_len,
+                          const char *value, size_t value_len, int secret)
+{
+    seam_header *items = realloc(h->items, (h->n + 1) * sizeof *items);
+    if (!items)
+        return SEAM_ERR_NOMEM;
+    h->items = items;
+    char *n = strndup(name, name_len), *v = strndup(value, value_len);
+    if (!n || !v) {
+        free(n);
+        seam_secret_free(v);
+        return SEAM_ERR_NOMEM;
+    }
+    items[h->n].name = n;
+    items[h->n].value = v;
+    items[h->n].secret = secret;
+    h->n++;
+    return SEAM_OK;
+}
+
+void seam_http_headers_release(seam_http_headers *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->items[i].name);
+        if (h->items[i].secret)
+            seam_secret_free(h->items[i].value);
+        else
+            free(h->items[i].value);
+    }
+    free(h->items);
+    h->items = NULL;
+    h->n = 0;
+}
+
+const char *seam_http_headers_get(const seam_http_headers *h, const char *name)
+{
+    if (!h || !name)
+        return NULL;
+    for (size_t i = 0; i < h->n; i++)
+        if (seam_strcaseeq(h->items[i].name, name))
+            return h->items[i].secret ? "<redacted>" : h->items[i].value;
+    return NULL;
+}
+
+size_t seam_http_headers_count(const seam_http_headers *h)
+{
+    return h ? h->n : 0;
+}
+
+int seam_http_headers_at(const seam_http_headers *h, size_t i, const char **name, const char **value)
+{
+    if (!h || i >= h->n)
+        return SEAM_ERR_INVALID;
+    if (name)
+        *name = h->items[i].name;
+    if (value)
+        *value = h->items[i].secret ? "<redacted>" : h->items[i].value;
+    return SEAM_OK;
+}
+
+void seam_http_request_init(seam_http_request *hr, const char *credential, int streaming,
+                            seam_framing framing)
+{
+    memset(hr, 0, sizeof *hr);
+    hr->credential = credential;
+    hr->streaming = streaming;
+    hr->framing = framing ? framing : SEAM_FRAMING_SSE;
+}
+
+void seam_http_request_release(seam_http_request *hr)
+{
+    free(hr->url);
+    seam_http_headers_release(&hr->headers);
+    seam_buf_free(&hr->body);
+}
+
+int seam_http_request_set_url(seam_http_request *hr, const char *url)
+{
+    if (!hr || !url)
+        return SEAM_ERR_INVALID;
+    char *u = strdup(url);
+    if (!u)
+        return SEAM_ERR_NOMEM;
+    free(hr->url);
+    hr->url = u;
+    return SEAM_OK;
+}
+
+int seam_http_request_set_method(seam_http_request *hr, seam_http_method m)
+{
+    if (!hr || (m != SEAM_HTTP_POST && m != SEAM_HTTP_GET))
+        return SEAM_ERR_INVALID;
+    hr->method = m;
+    return SEAM_OK;
+}
+
+/* A header name or value with CR or LF would let a codec (or a conf value it
+ * copies) inject headers: refuse it. */
+static int header_text_ok(const char *s)
+{
+    return s && !strpbrk(s, "\r\n");
+}
+
+int seam_http_request_add_header(seam_http_request *hr, const char *name, const char *value)
+{
+    if (!hr || !header_text_ok(name) || !*name || !header_text_ok(value) || strchr(name, ':'))
+        return SEAM_ERR_INVALID;
+    return seam_http_headers_add(&hr->headers, name, strlen(name), value, strlen(value), 0);
+}
+
+int seam_http_request_add_secret_header(seam_http_request *hr, const char *name,
+                                        const char *value_prefix)
+{
+    if (!hr || !header_text_ok(name) || !*name || strchr(name, ':') ||
+        (value_prefix && !header_text_ok(value_prefix)))
+        return SEAM_ERR_INVALID;
+    if (!hr->credential)
+        return SEAM_OK;
+    if (!header_text_ok(hr->credential))
+        return SEAM_ERR_INVALID;
+    seam_buf v = { 0 };
+    if (seam_buf_puts(&v, value_prefix) != SEAM_OK || seam_buf_puts(&v, hr->credential) != SEAM_OK) {
+        seam_secret_free(v.data);
+        return SEAM_ERR_NOMEM;
+    }
+    int rc = seam_http_headers_add(&hr->headers, name, strlen(name), v.data, v.len, 1);
+    seam_secret_free(v.data);
+    return rc;
+}
+
+int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len)
+{
+    if (!hr || (!body && len))
+        return SEAM_ERR_INVALID;
+    seam_buf_reset(&hr->body);
+    return seam_buf_append(&hr->body, body ? body : "", len);
+}
+
+int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len)
+{
+    if (!hr || !body)
+        return SEAM_ERR_INVALID;
+    seam_buf_free(&hr->body);
+    /* The buffer must be NUL-terminated for readers; re-home it if it is not. */
+    int rc = seam_buf_append(&hr->body, body, len);
+    free(body);
+    return rc;
+}
+
+int seam_http_request_set_framing(seam_http_request *hr, seam_framing f)
+{
+    if (!hr || f < SEAM_FRAMING_SSE || f > SEAM_FRAMING_RAW)
+        return SEAM_ERR_INVALID;
+    hr->framing = f;
+    return SEAM_OK;
+}
+
+const char *seam_http_request_url(const seam_http_request *hr)
+{
+    return hr ? hr->url : NULL;
+}
+
+const char *seam_http_request_body(const seam_http_request *hr, size_t *len)
+{
+    if (len)
+        *len = hr ? hr->body.len : 0;
+    return hr ? (hr->body.data ? hr->body.data : "") : NULL;
+}
+
+const char *seam_http_request_header(const seam_http_request *hr, const char *name)
+{
+    return hr ? seam_http_headers_get(&hr->headers, name) : NULL;
+}
+
+int seam_http_request_streaming(const seam_http_request *hr)
+{
+    return hr ? hr->streaming : 0;
+}
+
+int seam_emit(seam_emitter *em, const seam_chunk *chunk)
+{
+    if (!em || !chunk)
+        return SEAM_ERR_INVALID;
+    return em->fn(em->ud, chunk);
+}
+
+int seam_served_set_status(seam_served *s, int http_status)
+{
+    if (!s || http_status < 100 || http_status > 599)
+        return SEAM_ERR_INVALID;
+    s->status = http_status;
+    return SEAM_OK;
+}
+
+int seam_served_add_header(seam_served *s, const char *name, const char *value)
+{
+    if (!s || !name || !value)
+        return SEAM_ERR_INVALID;
+    return seam_http_headers_add(&s->headers, name, strlen(name), value, strlen(value), 0);
+}
+
+int seam_served_add_piece(seam_served *s, const char *data, size_t len, unsigned delay_ms)
+{
+    if (!s || (!data && len))
+        return SEAM_ERR_INVALID;
+    seam_piece *p = realloc(s->pieces, (s->n_pieces + 1) * sizeof *p);
+    if (!p)
+        return SEAM_ERR_NOMEM;
+    s->pieces = p;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return SEAM_ERR_NOMEM;
+    if (len)
+        memcpy(copy, data, len);
+    copy[len] = '\0';
+    p[s->n_pieces].data = copy;
+    p[s->n_pieces].len = len;
+    p[s->n_pieces].delay_ms = delay_ms;
+    s->n_pieces++;
+    return SEAM_OK;
+}
+
+int seam_served_cut(seam_served *s)
+{
+    if (!s)
+        return SEAM_ERR_INVALID;
+    s->cut = 1;
+    return SEAM_OK;
+}
+
+void seam_served_release(seam_served *s)
+{
+    seam_http_headers_release(&s->headers);
+    for (size_t i = 0; i < s->n_pieces; i++)
+        free(s->pieces[i].data);
+    free(s->pieces);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,695 @@
+/* transport.c — one transfer: encode the request with the codec, send it with
+ * libcurl's multi interface (or play back a served response), frame the body
+ * (SSE / NDJSON / raw), decode frames into chunks, and classify failures.
+ * Owns timeouts (connect, total, idle gap), cancellation (the cancel token's fd
+ * is polled beside the sockets, so a cancel closes the socket at once), the
+ * response size cap, Retry-After parsing and the redaction of the credential
+ * from every error. Chunks are pulled one at a time: the caller drives the
+ * transfer from seam_transfer_next, so no thread is needed. */
+#include "config.h"
+#include "transport.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <strings.h>
+#include <time.h>
+
+#define ERROR_BODY_CAP (64 * 1024)
+#define DEFAULT_MAX_RESPONSE (64 * 1024 * 1024)
+
+typedef struct owned_chunk {
+    seam_chunk c;
+    seam_error err;
+    char mem[]; /* the chunk's strings */
+} owned_chunk;
+
+struct seam_transfer {
+    seam_transfer_params p;
+    seam_http_request hr;
+    void *decoder;
+    seam_framer *framer;
+    seam_emitter emitter;
+
+    owned_chunk **q;
+    size_t q_head, q_len, q_cap;
+    owned_chunk *current;
+
+    int started;
+    int finished;
+    int final_status;
+    seam_error final_err;
+    int saw_stop;
+    int failed;          /* a decode error or abort is recorded in final_err */
+
+    long status;
+    int status_known;
+    seam_http_headers resp_headers;
+    seam_buf body;       /* error body, or a whole non-streamed body */
+    size_t received;
+    int64_t start_ms, last_byte_ms;
+
+    CURLM *multi;
+    CURL *easy;
+    struct curl_slist *req_headers;
+
+    int served_mode;
+    seam_served served;
+    size_t next_piece;
+    int64_t piece_due_ms;
+};
+
+/* ---- the chunk queue ------------------------------------------------------------ */
+
+static size_t slen0(const char *s)
+{
+    return s ? strlen(s) + 1 : 0;
+}
+
+static const char *put_str(char **cursor, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *dst = *cursor;
+    memcpy(dst, s, n);
+    *cursor += n;
+    return dst;
+}
+
+static int queue_push(seam_transfer *t, const seam_chunk *c)
+{
+    size_t strs = slen0(c->id) + slen0(c->name) + slen0(c->text) + slen0(c->signature) +
+                  slen0(c->args_json) + slen0(c->result_json) + slen0(c->mime_type);
+    owned_chunk *o = malloc(sizeof *o + strs);
+    if (!o)
+        return SEAM_ERR_NOMEM;
+    o->c = *c;
+    char *cur = o->mem;
+    o->c.id = put_str(&cur, c->id);
+    o->c.name = put_str(&cur, c->name);
+    o->c.text = put_str(&cur, c->text);
+    o->c.signature = put_str(&cur, c->signature);
+    o->c.args_json = put_str(&cur, c->args_json);
+    o->c.result_json = put_str(&cur, c->result_json);
+    o->c.mime_type = put_str(&cur, c->mime_type);
+    if (c->error) {
+        o->err = *c->error;
+        o->c.error = &o->err;
+    }
+    if (t->q_head + t->q_len == t->q_cap) {
+        if (t->q_head > 0) {
+            memmove(t->q, t->q + t->q_head, t->q_len * sizeof *t->q);
+            t->q_head = 0;
+        } else {
+            size_t cap = t->q_cap ? t->q_cap * 2 : 16;
+            owned_chunk **q = realloc(t->q, cap * sizeof *q);
+            if (!q) {
+                free(o);
+                return SEAM_ERR_NOMEM;
+            }
+            t->q = q;
+            t->q_cap = cap;
+        }
+    }
+    t->q[t->q_head + t->q_len++] = o;
+    return SEAM_OK;
+}
+
+static int on_emit(void *ud, const seam_chunk *c)
+{
+    seam_transfer *t = ud;
+    if (c->type == SEAM_CHUNK_STOP)
+        t->saw_stop = 1;
+    return queue_push(t, c);
+}
+
+/* ---- failure bookkeeping -------------------------------------------------------------- */
+
+static void fail(seam_transfer *t, const seam_error *e)
+{
+    if (t->failed)
+        return; /* the first cause wins */
+    t->failed = 1;
+    t->final_err = *e;
+}
+
+static void fail_kind(seam_transfer *t, seam_error_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail_kind(seam_transfer *t, seam_error_kind kind, const char *fmt, ...)
+{
+    seam_error e;
+    seam_error_clear(&e);
+    e.kind = kind;
+    e.retryable = seam_error_kind_retryable(kind);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    va_end(ap);
+    if (t->status_known)
+        e.http_status = (int)t->status;
+    fail(t, &e);
+}
+
+/* Keeps the headers a caller needs to pace itself: Retry-After and the rate-limit family. */
+static void keep_ratelimit_headers(const seam_http_headers *h, seam_error *e)
+{
+    seam_buf b = { 0 };
+    for (size_t i = 0; i < h->n; i++) {
+        const char *n = h->items[i].name;
+        if (strcasecmp(n, "retry-after") == 0 || strcasecmp(n, "retry-after-ms") == 0 ||
+            strcasestr(n, "ratelimit"))
+            seam_buf_printf(&b, "%s: %s\n", n, h->items[i].value);
+    }
+    if (b.data)
+        seam_strlcpy(e->ratelimit, b.data, sizeof e->ratelimit);
+    seam_buf_free(&b);
+}
+
+int64_t seam_parse_retry_after(const char *v)
+{
+    if (!v)
+        return -1;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    if (*v >= '0' && *v <= '9') {
+        char *end;
+        double secs = strtod(v, &end);
+        while (*end == ' ' || *end == '\t')
+            end++;
+        if (*end != '\0' || secs < 0 || secs > 1e9)
+            return -1;
+        return (int64_t)(secs * 1000.0);
+    }
+    time_t when = curl_getdate(v, NULL);
+    if (when < 0)
+        return -1;
+    time_t now = time(NULL);
+    return when > now ? (int64_t)(when - now) * 1000 : 0;
+}
+
+static void classify_http_error(seam_transfer *t)
+{
+    seam_error e;
+    seam_error_clear(&e);
+    e.http_status = (int)t->status;
+    const char *ms = seam_http_headers_get(&t->resp_headers, "retry-after-ms");
+    const char *ra = seam_http_headers_get(&t->resp_headers, "retry-after");
+    if (ms) {
+        char *end;
+        double v = strtod(ms, &end);
+        if (end != ms && v >= 0)
+            e.retry_after_ms = (int64_t)v;
+    }
+    if (e.retry_after_ms < 0 && ra)
+        e.retry_after_ms = seam_parse_retry_after(ra);
+    seam_error_from_http_status(&e, (int)t->status);
+    keep_ratelimit_headers(&t->resp_headers, &e);
+    t->p.vt->classify_error(t->p.instance, (int)t->status, &t->resp_headers,
+                            t->body.data ? t->body.data : "", t->body.len, &e);
+    e.http_status = (int)t->status;
+    fail(t, &e);
+}
+
+/* ---- body handling shared by the network and served paths --------------------------- */
+
+static int on_frame(void *ud, const seam_frame *f)
+{
+    seam_transfer *t = ud;
+    seam_error e;
+    seam_error_clear(&e);
+    int rc = t->p.vt->decode_event(t->decoder, f, &t->emitter, &e);
+    if (rc != SEAM_OK) {
+        if (e.kind == SEAM_ERROR_NONE)
+            seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin failed to decode an event (status %d)", rc);
+        fail(t, &e);
+        return rc;
+    }
+    return SEAM_OK;
+}
+
+static int is_success(long status)
+{
+    return status >= 200 && status < 300;
+}
+
+/* Returns 0 to go on, non-zero when the transfer must stop (failure recorded). */
+static int on_body(seam_transfer *t, const char *data, size_t len)
+{
+    t->last_byte_ms = seam_now_ms();
+    t->received += len;
+    int64_t cap = t->p.max_response_bytes > 0 ? t->p.max_response_bytes : DEFAULT_MAX_RESPONSE;
+    if ((int64_t)t->received > cap) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "the response is larger than the %lld-byte limit",
+                  (long long)cap);
+        return -1;
+    }
+    if (!is_success(t->status)) {
+        if (t->body.len < ERROR_BODY_CAP) {
+            size_t room = ERROR_BODY_CAP - t->body.len;
+            if (seam_buf_append(&t->body, data, len < room ? len : room) != SEAM_OK)
+                return -1;
+        }
+        return 0;
+    }
+    if (t->p.stream) {
+        int rc = seam_framer_feed(t->framer, data, len);
+        if (rc != SEAM_OK) {
+            if (rc == SEAM_ERR_INVALID)
+                fail_kind(t, SEAM_ERROR_TRANSPORT, "a stream event exceeds the size limit");
+            else if (rc == SEAM_ERR_NOMEM)
+                fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory while framing the stream");
+            return -1;
+        }
+        return 0;
+    }
+    if (seam_buf_append(&t->body, data, len) != SEAM_OK) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory while reading the response");
+        return -1;
+    }
+    return 0;
+}
+
+/* The body ended cleanly at the transport level. */
+static void on_complete(seam_transfer *t)
+{
+    if (t->failed)
+        return;
+    if (!is_success(t->status)) {
+        classify_http_error(t);
+        return;
+    }
+    seam_error e;
+    seam_error_clear(&e);
+    if (t->p.stream) {
+        int rc = seam_framer_finish(t->framer);
+        if (rc != SEAM_OK) {
+            if (!t->failed)
+                fail_kind(t, SEAM_ERROR_TRANSPORT, "the stream could not be framed");
+            return;
+        }
+        if (t->p.vt->decode_finish && t->p.vt->decode_finish(t->decoder, &t->emitter, &e) != SEAM_OK) {
+            if (e.kind == SEAM_ERROR_NONE)
+                seam_error_set(&e, SEAM_ERROR_TRANSPORT, "the stream ended before the response was complete");
+            fail(t, &e);
+            return;
+        }
+        if (!t->saw_stop)
+            fail_kind(t, SEAM_ERROR_TRANSPORT, "the stream ended before the response was complete");
+        return;
+    }
+    int rc = t->p.vt->decode_response(t->p.instance, t->p.req, t->body.data ? t->body.data : "",
+                                      t->body.len, &t->emitter, &e);
+    if (rc != SEAM_OK) {
+        if (e.kind == SEAM_ERROR_NONE)
+            seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the response could not be decoded");
+        fail(t, &e);
+    } else if (!t->saw_stop) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "the response could not be decoded (no stop reason)");
+    }
+}
+
+static void finish(seam_transfer *t)
+{
+    t->finished = 1;
+    if (t->failed) {
+        seam_error *e = &t->final_err;
+        seam_strlcpy(e->provider, t->p.provider_name, sizeof e->provider);
+        seam_redact(e->message, sizeof e->message, t->p.credential);
+        seam_redact(e->code, sizeof e->code, t->p.credential);
+        t->final_status = SEAM_ERR_PROVIDER;
+    } else {
+        t->final_status = SEAM_OK;
+    }
+}
+
+/* ---- libcurl ------------------------------------------------------------------------- */
+
+static size_t curl_write_cb(char *data, size_t size, size_t nmemb, void *ud)
+{
+    seam_transfer *t = ud;
+    size_t len = size * nmemb;
+    if (!t->status_known) {
+        long code = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+        t->status = code;
+        t->status_known = 1;
+    }
+    return on_body(t, data, len) == 0 ? len : 0;
+}
+
+static size_t curl_header_cb(char *data, size_t size, size_t nmemb, void *ud)
+{
+    seam_transfer *t = ud;
+    size_t len = size * nmemb;
+    if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+        /* A new response (after 100-continue or a redirect): forget earlier headers. */
+        seam_http_headers_release(&t->resp_headers);
+        return len;
+    }
+    const char *colon = memchr(data, ':', len);
+    if (!colon)
+        return len;
+    const char *v = colon + 1, *end = data + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    if (t->resp_headers.n < 200)
+        seam_http_headers_add(&t->resp_headers, data, (size_t)(colon - data), v, (size_t)(end - v), 0);
+    return len;
+}
+
+static void curl_abort(seam_transfer *t)
+{
+    if (t->easy) {
+        curl_multi_remove_handle(t->multi, t->easy);
+        curl_easy_cleanup(t->easy); /* an unfinished transfer's connection is closed */
+        t->easy = NULL;
+    }
+}
+
+static int curl_start(seam_transfer *t)
+{
+    t->multi = curl_multi_init();
+    t->easy = curl_easy_init();
+    if (!t->multi || !t->easy) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
+        return -1;
+    }
+    CURL *e = t->easy;
+    for (size_t i = 0; i < t->hr.headers.n; i++) {
+        seam_buf line = { 0 };
+        seam_buf_printf(&line, "%s: %s", t->hr.headers.items[i].name, t->hr.headers.items[i].value);
+        struct curl_slist *l = line.data ? curl_slist_append(t->req_headers, line.data) : NULL;
+        seam_secret_free(line.data);
+        if (!l) {
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory");
+            return -1;
+        }
+        t->req_headers = l;
+    }
+    if (!seam_http_headers_get(&t->hr.headers, "content-type"))
+        t->req_headers = curl_slist_append(t->req_headers, "Content-Type: application/json");
+    t->req_headers = curl_slist_append(t->req_headers, "Expect:");
+    curl_easy_setopt(e, CURLOPT_URL, t->hr.url);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->req_headers);
+    if (t->hr.method == SEAM_HTTP_POST) {
+        curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->hr.body.data ? t->hr.body.data : "");
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)t->hr.body.len);
+    }
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, curl_write_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    if (t->p.timeout_ms > 0)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)t->p.timeout_ms);
+    if (t->p.connect_timeout_ms > 0)
+        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->p.connect_timeout_ms);
+    if (t->p.share)
+        curl_easy_setopt(e, CURLOPT_SHARE, t->p.share);
+    if (curl_multi_add_handle(t->multi, e) != CURLM_OK) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot start the transfer");
+        return -1;
+    }
+    return 0;
+}
+
+static void curl_done(seam_transfer *t, CURLcode code)
+{
+    if (!t->status_known) {
+        long st = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &st);
+        if (st) {
+            t->status = st;
+            t->status_known = 1;
+        }
+    }
+    if (code == CURLE_OK) {
+        on_complete(t);
+        return;
+    }
+    if (t->failed) /* our own write callback stopped it */
+        return;
+    const char *what = curl_easy_strerror(code);
+    switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+        fail_kind(t, SEAM_ERROR_TIMEOUT, "the request timed out (%s)", what);
+        break;
+    case CURLE_PARTIAL_FILE:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+        if (t->status_known && !is_success(t->status) && t->body.len) {
+            classify_http_error(t); /* the error body we have says more than the cut */
+            break;
+        }
+        fail_kind(t, SEAM_ERROR_TRANSPORT, "the connection closed before the response was complete (%s)", what);
+        break;
+    default:
+        fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
+        break;
+    }
+}
+
+/* One step of the network transfer: perform, collect completion, or wait. */
+static void curl_drive(seam_transfer *t)
+{
+    int running = 0;
+    curl_multi_perform(t->multi, &running);
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(t->multi, &left)) != NULL) {
+        if (m->msg == CURLMSG_DONE && m->easy_handle == t->easy) {
+            curl_done(t, m->data.result);
+            finish(t);
+            return;
+        }
+    }
+    if (t->q_len || t->failed) {
+        if (t->failed) {
+            curl_abort(t);
+            finish(t);
+        }
+        return;
+    }
+    int64_t now = seam_now_ms();
+    int64_t wait = 1000;
+    if (t->p.stream && t->p.idle_timeout_ms > 0) {
+        int64_t idle_left = t->last_byte_ms + t->p.idle_timeout_ms - now;
+        if (idle_left <= 0) {
+            curl_abort(t);
+            fail_kind(t, SEAM_ERROR_TIMEOUT, "no data received for %lld ms (idle timeout)",
+                      (long long)t->p.idle_timeout_ms);
+            finish(t);
+            return;
+        }
+        if (idle_left < wait)
+            wait = idle_left;
+    }
+    long curl_wait = 0;
+    curl_multi_timeout(t->multi, &curl_wait);
+    if (curl_wait >= 0 && curl_wait < wait)
+        wait = curl_wait;
+    struct curl_waitfd extra = { 0 };
+    unsigned n_extra = 0;
+    if (t->p.cancel) {
+        extra.fd = seam_cancel_fd(t->p.cancel);
+        extra.events = CURL_WAIT_POLLIN;
+        n_extra = 1;
+    }
+    if (running)
+        curl_multi_poll(t->multi, n_extra ? &extra : NULL, n_extra, (int)wait, NULL);
+    if (seam_cancel_triggered(t->p.cancel)) {
+        curl_abort(t);
+        fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+        finish(t);
+    }
+}
+
+/* ---- served (in-process) responses ----------------------------------------------------- */
+
+static void served_drive(seam_transfer *t)
+{
+    if (seam_cancel_triggered(t->p.cancel)) {
+        fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+        finish(t);
+        return;
+    }
+    if (t->next_piece >= t->served.n_pieces) {
+        if (t->served.cut) {
+            if (t->status_known && !is_success(t->status) && t->body.len)
+                classify_http_error(t);
+            else
+                fail_kind(t, SEAM_ERROR_TRANSPORT, "the connection closed before the response was complete");
+        } else {
+            on_complete(t);
+        }
+        finish(t);
+        return;
+    }
+    const seam_piece *pc = &t->served.pieces[t->next_piece];
+    int64_t now = seam_now_ms();
+    if (t->piece_due_ms == 0)
+        t->piece_due_ms = now + pc->delay_ms;
+    int64_t wait = t->piece_due_ms - now;
+    /* The nearest deadline that would pass before the piece is due. */
+    int64_t limit = INT64_MAX;
+    const char *why = NULL;
+    if (t->p.stream && t->p.idle_timeout_ms > 0) {
+        limit = t->last_byte_ms + t->p.idle_timeout_ms - now;
+        why = "no data received within the idle timeout";
+    }
+    if (t->p.timeout_ms > 0 && t->start_ms + t->p.timeout_ms - now < limit) {
+        limit = t->start_ms + t->p.timeout_ms - now;
+        why = "the request timed out";
+    }
+    if (limit < wait) {
+        if (seam_cancel_sleep(t->p.cancel, limit))
+            fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+        else
+            fail_kind(t, SEAM_ERROR_TIMEOUT, "%s", why);
+        finish(t);
+        return;
+    }
+    if (wait > 0 && seam_cancel_sleep(t->p.cancel, wait)) {
+        fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+        finish(t);
+        return;
+    }
+    t->next_piece++;
+    t->piece_due_ms = 0;
+    if (on_body(t, pc->data, pc->len) != 0)
+        finish(t);
+}
+
+static int served_start(seam_transfer *t)
+{
+    seam_error e;
+    seam_error_clear(&e);
+    if (t->p.vt->serve(t->p.instance, &t->hr, &t->served, &e) != SEAM_OK) {
+        if (e.kind == SEAM_ERROR_NONE)
+            seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider failed to serve the request");
+        fail(t, &e);
+        return -1;
+    }
+    t->status = t->served.status ? t->served.status : 200;
+    t->status_known = 1;
+    for (size_t i = 0; i < t->served.headers.n; i++) {
+        const seam_header *h = &t->served.headers.items[i];
+        seam_http_headers_add(&t->resp_headers, h->name, strlen(h->name), h->value, strlen(h->value), 0);
+    }
+    return 0;
+}
+
+/* ---- the transfer ------------------------------------------------------------------- */
+
+int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_error *err)
+{
+    *out = NULL;
+    seam_transfer *t = calloc(1, sizeof *t);
+    if (!t)
+        return SEAM_ERR_NOMEM;
+    t->p = *p;
+    t->emitter.fn = on_emit;
+    t->emitter.ud = t;
+    seam_error_clear(&t->final_err);
+    seam_http_request_init(&t->hr, p->credential, p->stream, p->vt->framing);
+    seam_error e;
+    seam_error_clear(&e);
+    int rc = p->vt->encode(p->instance, p->req, p->stream, &t->hr, &e);
+    if (rc == SEAM_OK && !t->hr.url && !p->vt->serve) {
+        rc = SEAM_ERR_PLUGIN;
+        seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin produced a request without a URL");
+    }
+    if (rc != SEAM_OK) {
+        if (e.kind == SEAM_ERROR_NONE)
+            seam_error_set(&e, SEAM_ERROR_BAD_REQUEST, "the request cannot be encoded for this provider (status %d)", rc);
+        seam_strlcpy(e.provider, p->provider_name, sizeof e.provider);
+        seam_redact(e.message, sizeof e.message, p->credential);
+        if (err)
+            *err = e;
+        seam_transfer_free(t);
+        return SEAM_ERR_PROVIDER;
+    }
+    if (p->stream) {
+        t->framer = seam_framer_new(t->hr.framing, 0, on_frame, t);
+        t->decoder = p->vt->decoder_new(p->instance, p->req);
+        if (!t->framer || !t->decoder) {
+            seam_transfer_free(t);
+            return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+        }
+    }
+    t->served_mode = p->vt->serve != NULL;
+    *out = t;
+    return SEAM_OK;
+}
+
+int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err)
+{
+    free(t->current);
+    t->current = NULL;
+    for (;;) {
+        if (t->q_len) {
+            t->current = t->q[t->q_head++];
+            t->q_len--;
+            if (!t->q_len)
+                t->q_head = 0;
+            *chunk = &t->current->c;
+            return 1;
+        }
+        if (t->finished) {
+            if (t->final_status != SEAM_OK && err)
+                *err = t->final_err;
+            return t->final_status;
+        }
+        if (!t->started) {
+            t->started = 1;
+            t->start_ms = t->last_byte_ms = seam_now_ms();
+            int rc = t->served_mode ? served_start(t) : curl_start(t);
+            if (rc != 0) {
+                finish(t);
+                continue;
+            }
+        }
+        if (t->served_mode)
+            served_drive(t);
+        else
+            curl_drive(t);
+    }
+}
+
+void seam_transfer_free(seam_transfer *t)
+{
+    if (!t)
+        return;
+    if (t->easy)
+        curl_abort(t);
+    if (t->multi)
+        curl_multi_cleanup(t->multi);
+    curl_slist_free_all(t->req_headers);
+    if (t->decoder)
+        t->p.vt->decoder_free(t->decoder);
+    seam_framer_free(t->framer);
+    seam_http_request_release(&t->hr);
+    seam_http_headers_release(&t->resp_headers);
+    seam_served_release(&t->served);
+    seam_buf_free(&t->body);
+    for (size_t i = 0; i < t->q_len; i++)
+        free(t->q[t->q_head + i]);
+    free(t->q);
+    free(t->current);
+    free(t);
+}

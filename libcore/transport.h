@@ -1,0 +1,100 @@
+/* transport.h — the objects that cross between the core's transport and a
+ * codec (HTTP request, response headers, emitter, served response), the cancel
+ * token's internals, and one transfer: encode, send, frame, decode. */
+#ifndef SEAM_TRANSPORT_H
+#define SEAM_TRANSPORT_H
+
+#include "internal.h"
+
+#include <curl/curl.h>
+
+/* ---- http.c ---------------------------------------------------------------- */
+
+typedef struct seam_header {
+    char *name;
+    char *value;
+    int secret;
+} seam_header;
+
+struct seam_http_headers {
+    seam_header *items;
+    size_t n;
+};
+
+struct seam_http_request {
+    char *url;
+    seam_http_method method;
+    seam_http_headers headers;
+    seam_buf body;
+    seam_framing framing;
+    int streaming;
+    const char *credential; /* borrowed; NULL when the provider has none */
+};
+
+void seam_http_request_init(seam_http_request *hr, const char *credential, int streaming,
+                            seam_framing framing);
+void seam_http_request_release(seam_http_request *hr);
+
+int seam_http_headers_add(seam_http_headers *h, const char *name, size_t name_len,
+                          const char *value, size_t value_len, int secret);
+void seam_http_headers_release(seam_http_headers *h);
+
+struct seam_emitter {
+    int (*fn)(void *ud, const seam_chunk *chunk);
+    void *ud;
+};
+
+typedef struct seam_piece {
+    char *data;
+    size_t len;
+    unsigned delay_ms;
+} seam_piece;
+
+struct seam_served {
+    int status;
+    seam_http_headers headers;
+    seam_piece *pieces;
+    size_t n_pieces;
+    int cut;
+};
+
+void seam_served_release(seam_served *s);
+
+/* ---- cancel.c -------------------------------------------------------------- */
+
+/* The fd that becomes readable (and stays so) once the token is triggered, -1 for NULL. */
+int seam_cancel_fd(const seam_cancel *c);
+/* Sleeps up to ms, returning early (1) when c is triggered; 0 after the full sleep. */
+int seam_cancel_sleep(const seam_cancel *c, int64_t ms);
+
+/* ---- transport.c ----------------------------------------------------------- */
+
+typedef struct seam_transfer_params {
+    const seam_provider_vtable *vt;
+    void *instance;
+    const char *provider_name;
+    const seam_request *req;
+    int stream;
+    const char *credential;        /* borrowed, may be NULL */
+    int64_t timeout_ms;
+    int64_t connect_timeout_ms;
+    int64_t idle_timeout_ms;
+    int64_t max_response_bytes;
+    seam_cancel *cancel;           /* may be NULL */
+    CURLSH *share;                 /* may be NULL */
+} seam_transfer_params;
+
+typedef struct seam_transfer seam_transfer;
+
+/* Encodes the request (nothing is sent yet). On failure err is filled. */
+int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_error *err);
+/* 1 with *chunk (borrowed until the next call), 0 at a complete end, or a
+ * negative status with err filled (classified, redacted, provider set). */
+int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err);
+/* Aborts the transfer if still running (closing its connection) and frees it. */
+void seam_transfer_free(seam_transfer *t);
+
+/* Parses a Retry-After value (delta-seconds or an HTTP date) to ms; -1 if invalid. */
+int64_t seam_parse_retry_after(const char *value);
+
+#endif

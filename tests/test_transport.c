@@ -1,0 +1,522 @@
+/* test_transport.c — the core's transport and call policy against a real HTTP
+ * server on 127.0.0.1 (tests/fakeserver.c), through the test codec "testwire"
+ * loaded from its .so by the real loader: streaming split at every byte, HTTP
+ * errors and their classification, Retry-After, cut streams, idle and total
+ * timeouts, cancel, connection refused, retries and failover, redaction. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+#define SECRET "sk-wire-secret-0123456789"
+
+static fake_server *srv;
+
+static int64_t seam_test_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+static char *tmpdir;
+
+static const char *wire_plugin_dir(void)
+{
+    static char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/plugins/.libs", TOP_BUILDDIR);
+    return dir;
+}
+
+/* A client whose providers all use the testwire codec against the fake server.
+ * extra: more conf text (chains). */
+static seam_client *wire_client(const char *provider_keys, const char *extra)
+{
+    char conf[8192];
+    snprintf(conf, sizeof conf,
+             "plugin_path = [ \"%s\" ];\n"
+             "providers = {\n"
+             "  w = { plugin = \"testwire\"; base_url = \"%s\"; api_key = \"" SECRET "\"; %s };\n"
+             "  w2 = { plugin = \"testwire\"; base_url = \"%s/second\"; };\n"
+             "  dead = { plugin = \"testwire\"; base_url = \"http://127.0.0.1:1\"; connect_timeout_ms = 2000; };\n"
+             "  nokey = { plugin = \"testwire\"; base_url = \"%s\"; api_key_env = \"SEAM_TEST_UNSET_VARIABLE\"; };\n"
+             "  absent = { plugin = \"no-such-plugin\"; };\n"
+             "};\n%s\n",
+             wire_plugin_dir(), fake_server_url(srv), provider_keys ? provider_keys : "",
+             fake_server_url(srv), fake_server_url(srv), extra ? extra : "");
+    char *path = tu_path(tmpdir, "wire.conf");
+    CU_ASSERT_FATAL(tu_write_file(path, conf) == 0);
+    seam_client_options o = { sizeof o, path, 1 };
+    seam_client *c = NULL;
+    seam_error err;
+    int rc = seam_client_new(&o, &c, &err);
+    if (rc != SEAM_OK)
+        fprintf(stderr, "client: %s\n", err.message);
+    free(path);
+    CU_ASSERT_FATAL(rc == SEAM_OK);
+    return c;
+}
+
+static seam_request *hello(void)
+{
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, "hello");
+    return r;
+}
+
+typedef struct run {
+    int status;
+    seam_error err;
+    char text[4096];
+    int n_chunks;
+    int incomplete;
+    seam_usage usage;
+} run;
+
+static run stream_run(seam_client *c, const seam_call_options *o)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    seam_request *req = hello();
+    seam_stream *s = NULL;
+    r.status = seam_stream_open(c, req, o, &s, &r.err);
+    if (r.status == SEAM_OK) {
+        const seam_chunk *ch;
+        while ((r.status = seam_stream_next(s, &ch, &r.err)) == 1) {
+            r.n_chunks++;
+            if (ch->type == SEAM_CHUNK_TEXT_DELTA)
+                strncat(r.text, ch->text, sizeof r.text - strlen(r.text) - 1);
+        }
+        r.incomplete = seam_result_incomplete(seam_stream_result(s));
+        r.usage = *seam_result_usage(seam_stream_result(s));
+    }
+    seam_stream_free(s);
+    seam_request_free(req);
+    return r;
+}
+
+static seam_call_options provider_opts(const char *provider)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.provider = provider;
+    o.model = "m-1";
+    return o;
+}
+
+static const char *stream_body =
+    "data: Hel\n\n"
+    ": a comment\n"
+    "data: lo, \r\n\r\n"
+    "data: w\xc3\xb6rld\r\r"
+    "event: stop\ndata: 7\n\n";
+
+static void test_stream_split_everywhere(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    size_t splits[] = { 0, 1, 2, 3, 5, 7 };
+    for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+        fake_response fr = { .body = stream_body, .split = splits[i], .chunked = 1 };
+        fake_server_push(srv, &fr);
+        seam_call_options o = provider_opts("w");
+        run r = stream_run(c, &o);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_STRING_EQUAL(r.text, "Hello, w\xc3\xb6rld");
+        CU_ASSERT(r.usage.present & SEAM_USAGE_OUTPUT);
+        CU_ASSERT_EQUAL(r.usage.output_tokens, 7);
+    }
+    /* The wire: credential in the header, the model from the options. */
+    size_t n = fake_server_request_count(srv);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, n - 1, "Authorization"), "Bearer " SECRET);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, n - 1, "X-Model"), "m-1");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/stream");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_body(srv, n - 1), "hello");
+    seam_client_free(c);
+}
+
+static void test_generate_whole(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    fake_response fr = { .body = "a whole answer", .content_type = "text/plain" };
+    fake_server_push(srv, &fr);
+    seam_request *req = hello();
+    seam_call_options o = provider_opts("w");
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_STRING_EQUAL(seam_result_text(res), "a whole answer");
+    CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
+    CU_ASSERT_STRING_EQUAL(seam_result_provider(res), "w");
+    CU_ASSERT_STRING_EQUAL(seam_result_model(res), "m-1");
+    size_t n = fake_server_request_count(srv);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/whole");
+    seam_result_free(res);
+    seam_request_free(req);
+    seam_client_free(c);
+}
+
+static void test_http_errors(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    seam_call_options o = provider_opts("w");
+
+    fake_server_push_json(srv, 429, "{\"error\":\"slow down\"}",
+                          "Retry-After: 2\r\nx-ratelimit-remaining-requests: 0\r\n");
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_TRUE(r.err.retryable);
+    CU_ASSERT_EQUAL(r.err.http_status, 429);
+    CU_ASSERT_EQUAL(r.err.retry_after_ms, 2000);
+    CU_ASSERT_STRING_EQUAL(r.err.provider, "w");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.ratelimit, "x-ratelimit-remaining-requests: 0"));
+
+    fake_server_push_json(srv, 429, "{}", "retry-after-ms: 1500\r\nRetry-After: 9\r\n");
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.retry_after_ms, 1500);
+
+    fake_server_push_json(srv, 503, "{}", NULL);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_TRUE(r.err.retryable);
+
+    /* A server echoing the key back: the core redacts it from the message. */
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\",\"detail\":\"bad key " SECRET "\"}", NULL);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_FALSE(r.err.retryable);
+    CU_ASSERT_PTR_NULL(strstr(r.err.message, SECRET));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "<redacted>"));
+
+    fake_server_push_json(srv, 400, "{\"kind\":\"context_overflow\"}", NULL);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+
+    fake_server_push_json(srv, 404, "{}", NULL);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_MODEL_NOT_FOUND);
+    seam_client_free(c);
+}
+
+static void test_retry_after_date(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    seam_call_options o = provider_opts("w");
+    char hdr[128];
+    time_t when = time(NULL) + 30;
+    struct tm tm;
+    gmtime_r(&when, &tm);
+    strftime(hdr, sizeof hdr, "Retry-After: %a, %d %b %Y %H:%M:%S GMT\r\n", &tm);
+    fake_server_push_json(srv, 503, "{}", hdr);
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT(r.err.retry_after_ms >= 28000 && r.err.retry_after_ms <= 31000);
+    fake_server_push_json(srv, 503, "{}", "Retry-After: soon\r\n");
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.retry_after_ms, -1);
+    seam_client_free(c);
+}
+
+static void test_cut_and_truncated_streams(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    seam_call_options o = provider_opts("w");
+    /* Cut mid-body: content already yielded, so the error surfaces and the result is incomplete. */
+    fake_response cut = { .body = stream_body, .chunked = 1, .cut_after = 40 };
+    fake_server_push(srv, &cut);
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_TRUE(r.incomplete);
+    CU_ASSERT_STRING_EQUAL(r.text, "Hello, ");
+
+    /* A clean end without a stop event is still an incomplete answer. */
+    fake_response nostop = { .body = "data: partial\n\n", .chunked = 1 };
+    fake_server_push(srv, &nostop);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "ended before"));
+
+    /* An error event inside a 200 stream. */
+    fake_response se = { .body = "data: x\n\nevent: error\ndata: boom\n\n", .chunked = 1 };
+    fake_server_push(srv, &se);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "boom"));
+    seam_client_free(c);
+}
+
+static void test_idle_timeout(void)
+{
+    seam_client *c = wire_client("idle_timeout_ms = 300;", NULL);
+    seam_call_options o = provider_opts("w");
+    fake_response fr = { .body = "data: first\n\n", .chunked = 1, .hang_ms = 5000 };
+    fake_server_push(srv, &fr);
+    int64_t t0 = seam_test_now_ms();
+    run r = stream_run(c, &o);
+    int64_t took = seam_test_now_ms() - t0;
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_STRING_EQUAL(r.text, "first");
+    CU_ASSERT(took < 3000);
+    seam_client_free(c);
+}
+
+static void test_total_timeout(void)
+{
+    seam_client *c = wire_client("timeout_ms = 400;", NULL);
+    seam_call_options o = provider_opts("w");
+    fake_response fr = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 5000 };
+    fake_server_push(srv, &fr);
+    int64_t t0 = seam_test_now_ms();
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT(seam_test_now_ms() - t0 < 3000);
+    seam_client_free(c);
+}
+
+static void *cancel_later(void *arg)
+{
+    usleep(200 * 1000);
+    seam_cancel_trigger(arg);
+    return NULL;
+}
+
+static void test_cancel_closes_socket(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    seam_call_options o = provider_opts("w");
+    seam_cancel *cancel = seam_cancel_new();
+    o.cancel = cancel;
+    size_t aborts_before = fake_server_client_aborts(srv);
+    fake_response fr = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 5000 };
+    fake_server_push(srv, &fr);
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, cancel);
+    int64_t t0 = seam_test_now_ms();
+    run r = stream_run(c, &o);
+    int64_t took = seam_test_now_ms() - t0;
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_FALSE(r.err.retryable);
+    CU_ASSERT(took < 1500);
+    /* The server sees the connection closed while it was still hanging. */
+    for (int i = 0; i < 100 && fake_server_client_aborts(srv) == aborts_before; i++)
+        usleep(20 * 1000);
+    CU_ASSERT(fake_server_client_aborts(srv) > aborts_before);
+    seam_cancel_free(cancel);
+    seam_client_free(c);
+}
+
+static void test_connection_refused(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    seam_call_options o = provider_opts("dead");
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_TRUE(r.err.retryable);
+    CU_ASSERT_STRING_EQUAL(r.err.provider, "dead");
+    seam_client_free(c);
+}
+
+static void test_response_cap(void)
+{
+    seam_client *c = wire_client("max_response_bytes = 64;", NULL);
+    seam_call_options o = provider_opts("w");
+    char big[1024];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    fake_response fr = { .body = big, .content_type = "text/plain" };
+    fake_server_push(srv, &fr);
+    seam_request *req = hello();
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NULL(res);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "limit"));
+    seam_request_free(req);
+    seam_client_free(c);
+}
+
+typedef struct attempts {
+    int n;
+    seam_attempt_outcome outcome[16];
+    char provider[16][32];
+} attempts;
+
+static void on_attempt(void *ud, const seam_attempt *a)
+{
+    attempts *at = ud;
+    if (at->n < 16) {
+        at->outcome[at->n] = a->outcome;
+        snprintf(at->provider[at->n], sizeof at->provider[0], "%s", a->provider);
+        at->n++;
+    }
+}
+
+static const char *chains =
+    "chains = {\n"
+    "  retry = ( { provider = \"w\"; model = \"m\"; max_attempts = 2; backoff = { base_ms = 10; max_ms = 50; }; } );\n"
+    "  over = ( { provider = \"absent\"; model = \"m\"; }, { provider = \"nokey\"; model = \"m\"; },\n"
+    "           { provider = \"dead\"; model = \"m\"; }, { provider = \"w2\"; model = \"m2\"; } );\n"
+    "  fatal = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; }, { provider = \"w2\"; model = \"m\"; } );\n"
+    "  skipall = ( { provider = \"absent\"; model = \"m\"; }, { provider = \"nokey\"; model = \"m\"; } );\n"
+    "};\n";
+
+static void test_retry_then_success(void)
+{
+    seam_client *c = wire_client(NULL, chains);
+    fake_server_push_json(srv, 500, "{}", NULL);
+    fake_response ok = { .body = stream_body, .chunked = 1 };
+    fake_server_push(srv, &ok);
+    attempts at = { 0 };
+    seam_call_options o = { .size = sizeof o, .chain = "retry", .on_attempt = on_attempt, .ud = &at };
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.text, "Hello, w\xc3\xb6rld");
+    CU_ASSERT_EQUAL(at.n, 2);
+    CU_ASSERT_EQUAL(at.outcome[0], SEAM_ATTEMPT_FAILED);
+    CU_ASSERT_EQUAL(at.outcome[1], SEAM_ATTEMPT_SUCCEEDED);
+    seam_client_free(c);
+}
+
+static void test_failover_skips(void)
+{
+    seam_client *c = wire_client(NULL, chains);
+    fake_response ok = { .body = stream_body, .chunked = 1 };
+    fake_server_push(srv, &ok);
+    attempts at = { 0 };
+    seam_call_options o = { .size = sizeof o, .chain = "over", .on_attempt = on_attempt, .ud = &at };
+    size_t before = fake_server_request_count(srv);
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(at.n, 4);
+    CU_ASSERT_EQUAL(at.outcome[0], SEAM_ATTEMPT_SKIPPED); /* plugin not installed */
+    CU_ASSERT_EQUAL(at.outcome[1], SEAM_ATTEMPT_SKIPPED); /* no credential */
+    CU_ASSERT_EQUAL(at.outcome[2], SEAM_ATTEMPT_FAILED);  /* connection refused */
+    CU_ASSERT_EQUAL(at.outcome[3], SEAM_ATTEMPT_SUCCEEDED);
+    CU_ASSERT_STRING_EQUAL(at.provider[3], "w2");
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/second/stream");
+    /* w2 has no credential configured at all: no Authorization header is sent. */
+    CU_ASSERT_PTR_NULL(fake_server_request_header(srv, before, "Authorization"));
+    seam_client_free(c);
+}
+
+static void test_fatal_stops_chain(void)
+{
+    seam_client *c = wire_client(NULL, chains);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    attempts at = { 0 };
+    seam_call_options o = { .size = sizeof o, .chain = "fatal", .on_attempt = on_attempt, .ud = &at };
+    size_t before = fake_server_request_count(srv);
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(at.n, 1);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    seam_client_free(c);
+}
+
+static void test_all_skipped(void)
+{
+    seam_client *c = wire_client(NULL, chains);
+    seam_call_options o = { .size = sizeof o, .chain = "skipall" };
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "no-such-plugin"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "SEAM_TEST_UNSET_VARIABLE"));
+    seam_call_options bad = { .size = sizeof bad, .chain = "nope" };
+    seam_request *req = hello();
+    seam_stream *s = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_stream_open(c, req, &bad, &s, &err), SEAM_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NULL(s);
+    seam_request *empty = seam_request_new();
+    CU_ASSERT_EQUAL(seam_stream_open(c, empty, &o, &s, &err), SEAM_ERR_INVALID);
+    seam_request_free(empty);
+    seam_request_free(req);
+    seam_client_free(c);
+}
+
+typedef struct threaded {
+    seam_client *c;
+    int ok;
+} threaded;
+
+static void *thread_main(void *arg)
+{
+    threaded *t = arg;
+    for (int i = 0; i < 5; i++) {
+        seam_call_options o = provider_opts("w2");
+        run r = stream_run(t->c, &o);
+        if (r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0)
+            t->ok++;
+    }
+    return NULL;
+}
+
+static void test_threads_share_client(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    for (int i = 0; i < 20; i++) {
+        fake_response ok = { .body = stream_body, .chunked = 1 };
+        fake_server_push(srv, &ok);
+    }
+    threaded t[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        t[i].c = c;
+        t[i].ok = 0;
+        pthread_create(&th[i], NULL, thread_main, &t[i]);
+    }
+    int total = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        total += t[i].ok;
+    }
+    CU_ASSERT_EQUAL(total, 20);
+    seam_client_free(c);
+}
+
+int main(void)
+{
+    srv = fake_server_start();
+    tmpdir = tu_mkdtemp();
+    if (!srv || !tmpdir)
+        return 1;
+    CU_initialize_registry();
+    CU_pSuite s = CU_add_suite("transport", NULL, NULL);
+    CU_add_test(s, "stream split at many sizes", test_stream_split_everywhere);
+    CU_add_test(s, "generate (whole body)", test_generate_whole);
+    CU_add_test(s, "HTTP errors classified", test_http_errors);
+    CU_add_test(s, "Retry-After parsing", test_retry_after_date);
+    CU_add_test(s, "cut and truncated streams", test_cut_and_truncated_streams);
+    CU_add_test(s, "idle timeout", test_idle_timeout);
+    CU_add_test(s, "total timeout", test_total_timeout);
+    CU_add_test(s, "cancel closes the socket", test_cancel_closes_socket);
+    CU_add_test(s, "connection refused", test_connection_refused);
+    CU_add_test(s, "response size cap", test_response_cap);
+    CU_add_test(s, "retry then success", test_retry_then_success);
+    CU_add_test(s, "failover skips and advances", test_failover_skips);
+    CU_add_test(s, "fatal error stops the chain", test_fatal_stops_chain);
+    CU_add_test(s, "all entries skipped", test_all_skipped);
+    CU_add_test(s, "threads share one client", test_threads_share_client);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    fake_server_stop(srv);
+    tu_rm_rf(tmpdir);
+    free(tmpdir);
+    return failed ? 1 : 0;
+}
