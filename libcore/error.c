@@ -125,11 +125,17 @@ void seam_usage_add(seam_usage *sum, const seam_usage *add)
 {
     if (!sum || !add)
         return;
-    sum->present |= add->present;
-    sum->input_tokens += add->input_tokens;
-    sum->output_tokens += add->output_tokens;
-    sum->cache_read_tokens += add->cache_read_tokens;
-    sum->cache_write_tokens += add->cache_write_tokens;
-    sum->reasoning_tokens += add->reasoning_tokens;
-    sum->cost_microcents += add->cost_microcents;
+    /* Only present counts are added; a count the sum lacks starts from zero. */
+#define ADD_COUNT(bit, field)                                                \
+    if (add->present & (bit)) {                                              \
+        sum->field = ((sum->present & (bit)) ? sum->field : 0) + add->field; \
+        sum->present |= (bit);                                               \
+    }
+    ADD_COUNT(SEAM_USAGE_INPUT, input_tokens)
+    ADD_COUNT(SEAM_USAGE_OUTPUT, output_tokens)
+    ADD_COUNT(SEAM_USAGE_CACHE_READ, cache_read_tokens)
+    ADD_COUNT(SEAM_USAGE_CACHE_WRITE, cache_write_tokens)
+    ADD_COUNT(SEAM_USAGE_REASONING, reasoning_tokens)
+    ADD_COUNT(SEAM_USAGE_COST, cost_microcents)
+#undef ADD_COUNT
 }
