@@ -1,0 +1,1043 @@
+/* config.c — the conf file: where it is found (explicit path, $SEAM_CONF, XDG,
+ * the installed one), reading it and its conf.d/ drop-ins with libconfig into a
+ * plain seam_conf, and checking it: every type, every key name (a typo must not
+ * silently vanish), every reference from a chain to a provider or chain and from
+ * a role to a chain. Every error names FILE:LINE. The conf's keys are a public
+ * contract (seam.conf(5)); nothing from libconfig leaves this file.
+ *
+ * Note on integers: libconfig 1.5 reads a decimal literal beyond 32 bits without
+ * the `L` suffix as a truncated int; write 5000000000L for values that large. */
+#include "config.h"
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_TIMEOUT_MS 600000
+#define DEFAULT_CONNECT_TIMEOUT_MS 10000
+#define DEFAULT_IDLE_TIMEOUT_MS 60000
+#define DEFAULT_MAX_RESPONSE_BYTES ((int64_t)64 * 1024 * 1024)
+#define DEFAULT_MAX_ATTEMPTS 1
+#define DEFAULT_BACKOFF_BASE_MS 500
+#define DEFAULT_BACKOFF_MAX_MS 20000
+#define DEFAULT_BACKOFF_JITTER 0.1
+#define DEFAULT_RETRY_AFTER_CAP_MS 60000
+#define DEFAULT_COOLDOWN_MS 30000
+
+/* Room for a setting path such as "chains.default[3].backoff.base_ms". */
+#define PATH_MAX_LEN 256
+
+/* Where a chain's entries and fallbacks and a role were written: kept aside for
+ * the checks that can only run once every file is merged. Parallel to
+ * conf->chains and conf->roles. */
+typedef struct chain_lines {
+    int *entry_lines;
+    int overflow_line;
+    int filter_line;
+} chain_lines;
+
+typedef struct role_origin {
+    char *file;
+    int line;
+} role_origin;
+
+typedef struct loader {
+    seam_conf *conf;
+    seam_error *err;
+    int status; /* first failure; later ones are not reported */
+
+    /* the file being read */
+    const char *file;
+    char *dir; /* absolute directory of file: relative paths resolve here */
+    int group_or_other_access; /* file mode & 077 */
+    unsigned file_mode;
+
+    size_t cap_plugin_path, cap_providers, cap_chains, cap_roles, cap_warnings;
+    chain_lines *chain_lines;
+    role_origin *role_origins;
+} loader;
+
+/* ---- failing ------------------------------------------------------------------ */
+
+static int fail_nomem(loader *ld)
+{
+    if (ld->status == SEAM_OK) {
+        seam_error_set(ld->err, SEAM_ERROR_UNKNOWN, "out of memory reading the conf");
+        ld->status = SEAM_ERR_NOMEM;
+    }
+    return ld->status;
+}
+
+static int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
+{
+    if (ld->status != SEAM_OK)
+        return ld->status;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (line > 0)
+        seam_error_set(ld->err, SEAM_ERROR_CONF, "%s:%d: %s", file, line, what);
+    else
+        seam_error_set(ld->err, SEAM_ERROR_CONF, "%s: %s", file, what);
+    ld->status = SEAM_ERR_CONF;
+    return ld->status;
+}
+
+static const char *setting_file(const loader *ld, const config_setting_t *s)
+{
+    const char *f = config_setting_source_file(s);
+    return f ? f : ld->file;
+}
+
+static int setting_line(const config_setting_t *s)
+{
+    return (int)config_setting_source_line(s);
+}
+
+#define fail_setting(ld, s, ...) fail_at((ld), setting_file((ld), (s)), setting_line(s), __VA_ARGS__)
+
+static const char *type_name(const config_setting_t *s)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64: return "an integer";
+    case CONFIG_TYPE_FLOAT: return "a float";
+    case CONFIG_TYPE_STRING: return "a string";
+    case CONFIG_TYPE_BOOL: return "a boolean";
+    case CONFIG_TYPE_ARRAY: return "an array";
+    case CONFIG_TYPE_LIST: return "a list";
+    case CONFIG_TYPE_GROUP: return "a group";
+    default: return "nothing";
+    }
+}
+
+static int fail_type(loader *ld, const config_setting_t *s, const char *path, const char *want)
+{
+    return fail_setting(ld, s, "%s must be %s, not %s", path, want, type_name(s));
+}
+
+/* ---- typed reads ----------------------------------------------------------------- */
+
+/* out = parent "." name, cut at PATH_MAX_LEN (only a message would be cut). */
+static void join_path(char *out, const char *parent, const char *name)
+{
+    size_t used = 0;
+    for (const char *parts[] = {parent, ".", name}, **part = parts; part < parts + 3; part++)
+        for (const char *c = *part; *c && used + 1 < PATH_MAX_LEN; c++)
+            out[used++] = *c;
+    out[used] = '\0';
+}
+
+static int read_string(loader *ld, const config_setting_t *s, const char *path, char **out)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return fail_type(ld, s, path, "a string");
+    const char *v = config_setting_get_string(s);
+    if (!v || !*v)
+        return fail_setting(ld, s, "%s must be a non-empty string", path);
+    free(*out);
+    *out = strdup(v);
+    return *out ? SEAM_OK : fail_nomem(ld);
+}
+
+static int read_int64(loader *ld, const config_setting_t *s, const char *path, int64_t min,
+                      int64_t *out)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return fail_type(ld, s, path, "an integer");
+    int64_t v = t == CONFIG_TYPE_INT ? config_setting_get_int(s) : config_setting_get_int64(s);
+    if (v < min) {
+        if (min == 1)
+            return fail_setting(ld, s, "%s must be > 0", path);
+        return fail_setting(ld, s, "%s must be >= %lld", path, (long long)min);
+    }
+    *out = v;
+    return SEAM_OK;
+}
+
+static int read_number(loader *ld, const config_setting_t *s, const char *path, double *out)
+{
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_FLOAT)
+        *out = config_setting_get_float(s);
+    else if (t == CONFIG_TYPE_INT)
+        *out = config_setting_get_int(s);
+    else if (t == CONFIG_TYPE_INT64)
+        *out = (double)config_setting_get_int64(s);
+    else
+        return fail_type(ld, s, path, "a number");
+    return SEAM_OK;
+}
+
+static int expect_group(loader *ld, const config_setting_t *s, const char *path)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+        return fail_type(ld, s, path, "a group { ... }");
+    return SEAM_OK;
+}
+
+static int fail_unknown(loader *ld, const config_setting_t *s, const char *parent,
+                        const char *known)
+{
+    return fail_setting(ld, s, "unknown setting %s.%s (expected one of: %s)", parent,
+                        config_setting_name(s), known);
+}
+
+/* ---- paths ---------------------------------------------------------------------- */
+
+/* A path from the conf: "~/x" is under $HOME, a relative one is under the
+ * directory of the file that says it. */
+static char *resolve_path(const loader *ld, const char *p)
+{
+    seam_buf b = {0};
+    int rc;
+    const char *home = getenv("HOME");
+    if (p[0] == '~' && p[1] == '/' && home && *home)
+        rc = seam_buf_printf(&b, "%s%s", home, p + 1);
+    else if (p[0] == '/')
+        rc = seam_buf_puts(&b, p);
+    else
+        rc = seam_buf_printf(&b, "%s/%s", ld->dir, p);
+    if (rc != SEAM_OK) {
+        seam_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* The absolute directory holding file. */
+static char *absolute_dir_of(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    seam_buf b = {0};
+    int rc = SEAM_OK;
+    if (file[0] != '/') {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd))
+            snprintf(cwd, sizeof cwd, ".");
+        rc = seam_buf_puts(&b, cwd);
+        if (rc == SEAM_OK && slash)
+            rc = seam_buf_puts(&b, "/");
+    }
+    if (rc == SEAM_OK && slash)
+        rc = seam_buf_append(&b, file, slash == file ? 1 : (size_t)(slash - file));
+    if (rc == SEAM_OK && !b.data)
+        rc = seam_buf_puts(&b, "/");
+    if (rc != SEAM_OK) {
+        seam_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* ---- growing arrays ---------------------------------------------------------------- */
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return SEAM_OK;
+    size_t ncap = *cap ? *cap * 2 : 4;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p)
+        return SEAM_ERR_NOMEM;
+    memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+    *arr = p;
+    *cap = ncap;
+    return SEAM_OK;
+}
+
+static int add_warning(loader *ld, char *text)
+{
+    seam_conf *c = ld->conf;
+    if (!text || grow((void **)&c->warnings, &ld->cap_warnings, c->n_warnings,
+                      sizeof *c->warnings) != SEAM_OK) {
+        free(text);
+        return fail_nomem(ld);
+    }
+    c->warnings[c->n_warnings++] = text;
+    return SEAM_OK;
+}
+
+/* ---- plugin_path ---------------------------------------------------------------------- */
+
+static int load_plugin_path(loader *ld, const config_setting_t *s)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, "plugin_path", "an array of strings [ \"...\" ]");
+    seam_conf *c = ld->conf;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        char path[PATH_MAX_LEN];
+        snprintf(path, sizeof path, "plugin_path[%d]", i);
+        char *dir = NULL;
+        if (read_string(ld, e, path, &dir) != SEAM_OK)
+            return ld->status;
+        char *abs = resolve_path(ld, dir);
+        free(dir);
+        if (!abs || grow((void **)&c->plugin_path, &ld->cap_plugin_path, c->n_plugin_path,
+                         sizeof *c->plugin_path) != SEAM_OK) {
+            free(abs);
+            return fail_nomem(ld);
+        }
+        c->plugin_path[c->n_plugin_path++] = abs;
+    }
+    return SEAM_OK;
+}
+
+/* ---- options -> JSON ---------------------------------------------------------------------- */
+
+static json_object *setting_to_json(const config_setting_t *s)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT:
+        return json_object_new_int64(config_setting_get_int(s));
+    case CONFIG_TYPE_INT64:
+        return json_object_new_int64(config_setting_get_int64(s));
+    case CONFIG_TYPE_FLOAT:
+        return json_object_new_double(config_setting_get_float(s));
+    case CONFIG_TYPE_BOOL:
+        return json_object_new_boolean(config_setting_get_bool(s));
+    case CONFIG_TYPE_STRING:
+        return json_object_new_string(config_setting_get_string(s));
+    case CONFIG_TYPE_ARRAY:
+    case CONFIG_TYPE_LIST: {
+        json_object *arr = json_object_new_array();
+        for (int i = 0; arr && i < config_setting_length(s); i++) {
+            json_object *v = setting_to_json(config_setting_get_elem(s, (unsigned)i));
+            if (!v || json_object_array_add(arr, v) != 0) {
+                json_object_put(v);
+                json_object_put(arr);
+                return NULL;
+            }
+        }
+        return arr;
+    }
+    case CONFIG_TYPE_GROUP: {
+        json_object *obj = json_object_new_object();
+        for (int i = 0; obj && i < config_setting_length(s); i++) {
+            const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+            json_object *v = setting_to_json(m);
+            if (!v || json_object_object_add(obj, config_setting_name(m), v) != 0) {
+                json_object_put(v);
+                json_object_put(obj);
+                return NULL;
+            }
+        }
+        return obj;
+    }
+    default:
+        return NULL;
+    }
+}
+
+static int load_options(loader *ld, const config_setting_t *s, const char *path, char **out)
+{
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    json_object *obj = setting_to_json(s);
+    if (!obj)
+        return fail_nomem(ld);
+    const char *text =
+        json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    char *copy = text ? strdup(text) : NULL;
+    json_object_put(obj);
+    if (!copy)
+        return fail_nomem(ld);
+    free(*out);
+    *out = copy;
+    return SEAM_OK;
+}
+
+/* ---- providers ------------------------------------------------------------------------------ */
+
+static const char provider_keys[] =
+    "plugin, base_url, api_key_env, api_key_file, api_key_command, api_key, timeout_ms, "
+    "connect_timeout_ms, idle_timeout_ms, max_response_bytes, options";
+
+static int provider_member(loader *ld, seam_conf_provider *p, const config_setting_t *m,
+                           const char *parent)
+{
+    const char *key = config_setting_name(m);
+    char path[PATH_MAX_LEN];
+    join_path(path, parent, key);
+    if (strcmp(key, "plugin") == 0)
+        return read_string(ld, m, path, &p->plugin);
+    if (strcmp(key, "base_url") == 0)
+        return read_string(ld, m, path, &p->base_url);
+    if (strcmp(key, "api_key_env") == 0)
+        return read_string(ld, m, path, &p->api_key_env);
+    if (strcmp(key, "api_key_command") == 0)
+        return read_string(ld, m, path, &p->api_key_command);
+    if (strcmp(key, "api_key_file") == 0) {
+        char *file = NULL;
+        if (read_string(ld, m, path, &file) != SEAM_OK)
+            return ld->status;
+        free(p->api_key_file);
+        p->api_key_file = resolve_path(ld, file);
+        free(file);
+        return p->api_key_file ? SEAM_OK : fail_nomem(ld);
+    }
+    if (strcmp(key, "api_key") == 0) {
+        /* Read by hand: read_string's messages are fine, but the old value must
+         * be wiped, not just freed. */
+        if (config_setting_type(m) != CONFIG_TYPE_STRING)
+            return fail_type(ld, m, path, "a string");
+        const char *v = config_setting_get_string(m);
+        if (!v || !*v)
+            return fail_setting(ld, m, "%s must be a non-empty string", path);
+        seam_secret_free(p->api_key);
+        p->api_key = strdup(v);
+        if (!p->api_key)
+            return fail_nomem(ld);
+        if (ld->group_or_other_access) {
+            seam_buf w = {0};
+            if (seam_buf_printf(&w,
+                                "%s:%d: provider \"%s\" has an inline api_key in a file readable "
+                                "by group or others (mode %04o); use api_key_env, api_key_file "
+                                "or api_key_command instead, or chmod 600 %s",
+                                setting_file(ld, m), setting_line(m), p->name, ld->file_mode,
+                                setting_file(ld, m)) != SEAM_OK) {
+                seam_buf_free(&w);
+                return fail_nomem(ld);
+            }
+            return add_warning(ld, w.data);
+        }
+        return SEAM_OK;
+    }
+    if (strcmp(key, "timeout_ms") == 0)
+        return read_int64(ld, m, path, 1, &p->timeout_ms);
+    if (strcmp(key, "connect_timeout_ms") == 0)
+        return read_int64(ld, m, path, 1, &p->connect_timeout_ms);
+    if (strcmp(key, "idle_timeout_ms") == 0)
+        return read_int64(ld, m, path, 1, &p->idle_timeout_ms);
+    if (strcmp(key, "max_response_bytes") == 0)
+        return read_int64(ld, m, path, 1, &p->max_response_bytes);
+    if (strcmp(key, "options") == 0)
+        return load_options(ld, m, path, &p->options_json);
+    return fail_unknown(ld, m, parent, provider_keys);
+}
+
+static int load_provider(loader *ld, const config_setting_t *s)
+{
+    seam_conf *c = ld->conf;
+    const char *name = config_setting_name(s);
+    char path[PATH_MAX_LEN];
+    join_path(path, "providers", name);
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    const seam_conf_provider *prev = seam_conf_find_provider(c, name);
+    if (prev)
+        return fail_setting(ld, s, "provider \"%s\" already defined in %s:%d", name, prev->file,
+                            prev->line);
+
+    if (grow((void **)&c->providers, &ld->cap_providers, c->n_providers, sizeof *c->providers) !=
+        SEAM_OK)
+        return fail_nomem(ld);
+    seam_conf_provider *p = &c->providers[c->n_providers++];
+    memset(p, 0, sizeof *p);
+    p->name = strdup(name);
+    p->file = strdup(setting_file(ld, s));
+    p->line = setting_line(s);
+    p->timeout_ms = DEFAULT_TIMEOUT_MS;
+    p->connect_timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS;
+    p->idle_timeout_ms = DEFAULT_IDLE_TIMEOUT_MS;
+    p->max_response_bytes = DEFAULT_MAX_RESPONSE_BYTES;
+    if (!p->name || !p->file)
+        return fail_nomem(ld);
+
+    for (int i = 0; i < config_setting_length(s); i++)
+        if (provider_member(ld, p, config_setting_get_elem(s, (unsigned)i), path) != SEAM_OK)
+            return ld->status;
+
+    if (!p->plugin && !(p->plugin = strdup(name)))
+        return fail_nomem(ld);
+    if (!p->options_json && !(p->options_json = strdup("{}")))
+        return fail_nomem(ld);
+    return SEAM_OK;
+}
+
+static int load_providers(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "providers") != SEAM_OK)
+        return ld->status;
+    for (int i = 0; i < config_setting_length(s); i++)
+        if (load_provider(ld, config_setting_get_elem(s, (unsigned)i)) != SEAM_OK)
+            return ld->status;
+    return SEAM_OK;
+}
+
+/* ---- chains ------------------------------------------------------------------------------------ */
+
+static const char entry_keys[] = "provider, model, max_attempts, backoff";
+static const char backoff_keys[] = "base_ms, max_ms, jitter";
+static const char chain_keys[] =
+    "entries, retry_after_cap_ms, cooldown_ms, context_overflow_fallback, content_filter_fallback";
+
+static int load_backoff(loader *ld, seam_conf_backoff *b, const config_setting_t *s,
+                        const char *path)
+{
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    const config_setting_t *max_setting = NULL;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(m);
+        char mpath[PATH_MAX_LEN];
+        join_path(mpath, path, key);
+        int rc;
+        if (strcmp(key, "base_ms") == 0)
+            rc = read_int64(ld, m, mpath, 0, &b->base_ms);
+        else if (strcmp(key, "max_ms") == 0) {
+            rc = read_int64(ld, m, mpath, 0, &b->max_ms);
+            max_setting = m;
+        } else if (strcmp(key, "jitter") == 0) {
+            rc = read_number(ld, m, mpath, &b->jitter);
+            if (rc == SEAM_OK && !(b->jitter >= 0.0 && b->jitter <= 1.0))
+                rc = fail_setting(ld, m, "%s must be between 0 and 1", mpath);
+        } else
+            rc = fail_unknown(ld, m, path, backoff_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    if (b->max_ms < b->base_ms)
+        return fail_setting(ld, max_setting ? max_setting : s, "%s.max_ms (%lld) must be >= base_ms (%lld)",
+                            path, (long long)b->max_ms, (long long)b->base_ms);
+    return SEAM_OK;
+}
+
+static int load_entry(loader *ld, seam_conf_entry *e, const config_setting_t *s,
+                      const char *path)
+{
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    e->max_attempts = DEFAULT_MAX_ATTEMPTS;
+    e->backoff.base_ms = DEFAULT_BACKOFF_BASE_MS;
+    e->backoff.max_ms = DEFAULT_BACKOFF_MAX_MS;
+    e->backoff.jitter = DEFAULT_BACKOFF_JITTER;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(m);
+        char mpath[PATH_MAX_LEN];
+        join_path(mpath, path, key);
+        int rc;
+        if (strcmp(key, "provider") == 0)
+            rc = read_string(ld, m, mpath, &e->provider);
+        else if (strcmp(key, "model") == 0)
+            rc = read_string(ld, m, mpath, &e->model);
+        else if (strcmp(key, "max_attempts") == 0) {
+            int64_t n = 0;
+            rc = read_int64(ld, m, mpath, 1, &n);
+            if (rc == SEAM_OK && n > INT_MAX)
+                rc = fail_setting(ld, m, "%s is too large", mpath);
+            e->max_attempts = (int)n;
+        } else if (strcmp(key, "backoff") == 0)
+            rc = load_backoff(ld, &e->backoff, m, mpath);
+        else
+            rc = fail_unknown(ld, m, path, entry_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    if (!e->provider)
+        return fail_setting(ld, s, "%s has no provider", path);
+    if (!e->model)
+        return fail_setting(ld, s, "%s has no model", path);
+    return SEAM_OK;
+}
+
+static int load_entries(loader *ld, seam_conf_chain *ch, chain_lines *lines,
+                        const config_setting_t *s, const char *path)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, "a list of entries ( { provider = ...; model = ...; } )");
+    int n = config_setting_length(s);
+    if (n == 0)
+        return fail_setting(ld, s, "%s has no entries", path);
+    ch->entries = calloc((size_t)n, sizeof *ch->entries);
+    lines->entry_lines = calloc((size_t)n, sizeof *lines->entry_lines);
+    if (!ch->entries || !lines->entry_lines)
+        return fail_nomem(ld);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        char epath[PATH_MAX_LEN];
+        snprintf(epath, sizeof epath, "%s[%d]", path, i);
+        ch->n_entries++;
+        lines->entry_lines[i] = setting_line(e);
+        if (load_entry(ld, &ch->entries[i], e, epath) != SEAM_OK)
+            return ld->status;
+    }
+    return SEAM_OK;
+}
+
+static int load_chain_group(loader *ld, seam_conf_chain *ch, chain_lines *lines,
+                            const config_setting_t *s, const char *path)
+{
+    const config_setting_t *entries = NULL;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(m);
+        char mpath[PATH_MAX_LEN];
+        join_path(mpath, path, key);
+        int rc;
+        if (strcmp(key, "entries") == 0) {
+            entries = m;
+            rc = load_entries(ld, ch, lines, m, mpath);
+        } else if (strcmp(key, "retry_after_cap_ms") == 0)
+            rc = read_int64(ld, m, mpath, 0, &ch->retry_after_cap_ms);
+        else if (strcmp(key, "cooldown_ms") == 0)
+            rc = read_int64(ld, m, mpath, 0, &ch->cooldown_ms);
+        else if (strcmp(key, "context_overflow_fallback") == 0) {
+            rc = read_string(ld, m, mpath, &ch->context_overflow_fallback);
+            lines->overflow_line = setting_line(m);
+        } else if (strcmp(key, "content_filter_fallback") == 0) {
+            rc = read_string(ld, m, mpath, &ch->content_filter_fallback);
+            lines->filter_line = setting_line(m);
+        } else
+            rc = fail_unknown(ld, m, path, chain_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    if (!entries)
+        return fail_setting(ld, s, "%s has no entries", path);
+    return SEAM_OK;
+}
+
+static int load_chain(loader *ld, const config_setting_t *s)
+{
+    seam_conf *c = ld->conf;
+    const char *name = config_setting_name(s);
+    char path[PATH_MAX_LEN];
+    join_path(path, "chains", name);
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_GROUP)
+        return fail_type(ld, s, path, "a list of entries ( { ... } ) or a group { entries = ( ... ); }");
+    const seam_conf_chain *prev = seam_conf_find_chain(c, name);
+    if (prev)
+        return fail_setting(ld, s, "chain \"%s\" already defined in %s:%d", name, prev->file,
+                            prev->line);
+
+    size_t cap = ld->cap_chains;
+    if (grow((void **)&c->chains, &cap, c->n_chains, sizeof *c->chains) != SEAM_OK)
+        return fail_nomem(ld);
+    cap = ld->cap_chains;
+    if (grow((void **)&ld->chain_lines, &cap, c->n_chains, sizeof *ld->chain_lines) != SEAM_OK)
+        return fail_nomem(ld);
+    ld->cap_chains = cap;
+
+    seam_conf_chain *ch = &c->chains[c->n_chains];
+    chain_lines *lines = &ld->chain_lines[c->n_chains];
+    c->n_chains++;
+    memset(ch, 0, sizeof *ch);
+    memset(lines, 0, sizeof *lines);
+    ch->name = strdup(name);
+    ch->file = strdup(setting_file(ld, s));
+    ch->line = setting_line(s);
+    ch->retry_after_cap_ms = DEFAULT_RETRY_AFTER_CAP_MS;
+    ch->cooldown_ms = DEFAULT_COOLDOWN_MS;
+    if (!ch->name || !ch->file)
+        return fail_nomem(ld);
+    if (t == CONFIG_TYPE_LIST)
+        return load_entries(ld, ch, lines, s, path);
+    return load_chain_group(ld, ch, lines, s, path);
+}
+
+static int load_chains(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "chains") != SEAM_OK)
+        return ld->status;
+    for (int i = 0; i < config_setting_length(s); i++)
+        if (load_chain(ld, config_setting_get_elem(s, (unsigned)i)) != SEAM_OK)
+            return ld->status;
+    return SEAM_OK;
+}
+
+/* ---- roles ------------------------------------------------------------------------------------------ */
+
+static int load_roles(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "roles") != SEAM_OK)
+        return ld->status;
+    seam_conf *c = ld->conf;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        const char *name = config_setting_name(m);
+        char path[PATH_MAX_LEN];
+        join_path(path, "roles", name);
+        for (size_t k = 0; k < c->n_roles; k++)
+            if (strcmp(c->roles[k].name, name) == 0)
+                return fail_setting(ld, m, "role \"%s\" already defined in %s:%d", name,
+                                    ld->role_origins[k].file, ld->role_origins[k].line);
+        size_t cap = ld->cap_roles;
+        if (grow((void **)&c->roles, &cap, c->n_roles, sizeof *c->roles) != SEAM_OK)
+            return fail_nomem(ld);
+        cap = ld->cap_roles;
+        if (grow((void **)&ld->role_origins, &cap, c->n_roles, sizeof *ld->role_origins) !=
+            SEAM_OK)
+            return fail_nomem(ld);
+        ld->cap_roles = cap;
+        seam_conf_role *r = &c->roles[c->n_roles];
+        role_origin *o = &ld->role_origins[c->n_roles];
+        c->n_roles++;
+        r->name = strdup(name);
+        o->file = strdup(setting_file(ld, m));
+        o->line = setting_line(m);
+        if (!r->name || !o->file)
+            return fail_nomem(ld);
+        if (read_string(ld, m, path, &r->chain) != SEAM_OK)
+            return ld->status;
+    }
+    return SEAM_OK;
+}
+
+/* ---- one file ---------------------------------------------------------------------------------------- */
+
+static int load_file(loader *ld, const char *file)
+{
+    /* Opened here first for an errno libconfig would not report, and for the
+     * mode the inline-api_key warning needs. */
+    FILE *fp = fopen(file, "r");
+    if (!fp)
+        return fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
+    struct stat st;
+    int stat_rc = fstat(fileno(fp), &st);
+    fclose(fp);
+    if (stat_rc != 0)
+        return fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return fail_at(ld, file, 0, "not a regular file");
+
+    ld->file = file;
+    ld->file_mode = (unsigned)(st.st_mode & 07777);
+    ld->group_or_other_access = (st.st_mode & 077) != 0;
+    free(ld->dir);
+    ld->dir = absolute_dir_of(file);
+    if (!ld->dir)
+        return fail_nomem(ld);
+
+    config_t cf;
+    config_init(&cf);
+    /* An @include in a drop-in is relative to that drop-in, not to our cwd. */
+    config_set_include_dir(&cf, ld->dir);
+    if (!config_read_file(&cf, file)) {
+        if (config_error_type(&cf) == CONFIG_ERR_FILE_IO)
+            fail_at(ld, file, 0, "cannot read: %s", "I/O error");
+        else
+            fail_at(ld, config_error_file(&cf) ? config_error_file(&cf) : file,
+                    config_error_line(&cf), "%s", config_error_text(&cf));
+        config_destroy(&cf);
+        return ld->status;
+    }
+
+    const config_setting_t *root = config_root_setting(&cf);
+    for (int i = 0; i < config_setting_length(root) && ld->status == SEAM_OK; i++) {
+        const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        const char *key = config_setting_name(s);
+        if (strcmp(key, "plugin_path") == 0)
+            load_plugin_path(ld, s);
+        else if (strcmp(key, "providers") == 0)
+            load_providers(ld, s);
+        else if (strcmp(key, "chains") == 0)
+            load_chains(ld, s);
+        else if (strcmp(key, "roles") == 0)
+            load_roles(ld, s);
+        else
+            fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
+                                "chains, roles)", key);
+    }
+    config_destroy(&cf);
+    return ld->status;
+}
+
+/* ---- conf.d/ -------------------------------------------------------------------------------------------- */
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_dropin_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+static int load_conf_d(loader *ld, const char *main_file)
+{
+    char *main_dir = absolute_dir_of(main_file);
+    seam_buf dir = {0};
+    if (!main_dir || seam_buf_printf(&dir, "%s/conf.d", main_dir) != SEAM_OK) {
+        free(main_dir);
+        seam_buf_free(&dir);
+        return fail_nomem(ld);
+    }
+    free(main_dir);
+
+    DIR *d = opendir(dir.data);
+    if (!d) {
+        int e = errno;
+        int rc = SEAM_OK;
+        if (e != ENOENT && e != ENOTDIR)
+            rc = fail_at(ld, dir.data, 0, "cannot read: %s", strerror(e));
+        seam_buf_free(&dir);
+        return rc;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!is_dropin_name(de->d_name))
+            continue;
+        char *name = strdup(de->d_name);
+        if (!name || grow((void **)&names, &cap, n, sizeof *names) != SEAM_OK) {
+            free(name);
+            fail_nomem(ld);
+            break;
+        }
+        names[n++] = name;
+    }
+    closedir(d);
+    if (ld->status == SEAM_OK)
+        qsort(names, n, sizeof *names, cmp_names);
+
+    for (size_t i = 0; i < n && ld->status == SEAM_OK; i++) {
+        seam_buf file = {0};
+        if (seam_buf_printf(&file, "%s/%s", dir.data, names[i]) != SEAM_OK) {
+            seam_buf_free(&file);
+            fail_nomem(ld);
+            break;
+        }
+        struct stat st;
+        /* A directory or a dangling link named *.conf is not a drop-in. */
+        if (stat(file.data, &st) == 0 && S_ISREG(st.st_mode))
+            load_file(ld, file.data);
+        seam_buf_free(&file);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    seam_buf_free(&dir);
+    return ld->status;
+}
+
+/* ---- checks across files ---------------------------------------------------------------------------------- */
+
+static int check_fallback(loader *ld, const seam_conf_chain *ch, const char *which,
+                          const char *target, int line)
+{
+    if (target && !seam_conf_find_chain(ld->conf, target))
+        return fail_at(ld, ch->file, line, "chains.%s.%s names chain \"%s\", which is not defined",
+                       ch->name, which, target);
+    return SEAM_OK;
+}
+
+static int check_references(loader *ld)
+{
+    const seam_conf *c = ld->conf;
+    for (size_t i = 0; i < c->n_chains; i++) {
+        const seam_conf_chain *ch = &c->chains[i];
+        for (size_t k = 0; k < ch->n_entries; k++) {
+            const seam_conf_entry *e = &ch->entries[k];
+            if (!seam_conf_find_provider(c, e->provider))
+                return fail_at(ld, ch->file, ld->chain_lines[i].entry_lines[k],
+                               "chains.%s[%zu] names provider \"%s\", which is not defined",
+                               ch->name, k, e->provider);
+        }
+        if (check_fallback(ld, ch, "context_overflow_fallback", ch->context_overflow_fallback,
+                           ld->chain_lines[i].overflow_line) != SEAM_OK ||
+            check_fallback(ld, ch, "content_filter_fallback", ch->content_filter_fallback,
+                           ld->chain_lines[i].filter_line) != SEAM_OK)
+            return ld->status;
+    }
+    for (size_t i = 0; i < c->n_roles; i++)
+        if (!seam_conf_find_chain(c, c->roles[i].chain))
+            return fail_at(ld, ld->role_origins[i].file, ld->role_origins[i].line,
+                           "roles.%s names chain \"%s\", which is not defined", c->roles[i].name,
+                           c->roles[i].chain);
+    return SEAM_OK;
+}
+
+/* ---- public within libcore ------------------------------------------------------------------------------------ */
+
+int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
+{
+    if (!out)
+        return SEAM_ERR_INVALID;
+    *out = NULL;
+    seam_conf *conf = calloc(1, sizeof *conf);
+    if (!conf) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory reading the conf");
+        return SEAM_ERR_NOMEM;
+    }
+    loader ld = {.conf = conf, .err = err, .status = SEAM_OK};
+    if (path) {
+        conf->path = strdup(path);
+        if (!conf->path)
+            fail_nomem(&ld);
+        else if (load_file(&ld, path) == SEAM_OK)
+            load_conf_d(&ld, path);
+        if (ld.status == SEAM_OK)
+            check_references(&ld);
+    }
+
+    for (size_t i = 0; i < conf->n_chains && ld.chain_lines; i++)
+        free(ld.chain_lines[i].entry_lines);
+    free(ld.chain_lines);
+    for (size_t i = 0; i < conf->n_roles && ld.role_origins; i++)
+        free(ld.role_origins[i].file);
+    free(ld.role_origins);
+    free(ld.dir);
+
+    if (ld.status != SEAM_OK) {
+        seam_conf_free(conf);
+        return ld.status;
+    }
+    *out = conf;
+    return SEAM_OK;
+}
+
+void seam_conf_free(seam_conf *conf)
+{
+    if (!conf)
+        return;
+    free(conf->path);
+    for (size_t i = 0; i < conf->n_plugin_path; i++)
+        free(conf->plugin_path[i]);
+    free(conf->plugin_path);
+    for (size_t i = 0; i < conf->n_providers; i++) {
+        seam_conf_provider *p = &conf->providers[i];
+        free(p->name);
+        free(p->plugin);
+        free(p->base_url);
+        free(p->api_key_env);
+        free(p->api_key_file);
+        free(p->api_key_command);
+        seam_secret_free(p->api_key);
+        free(p->options_json);
+        free(p->file);
+    }
+    free(conf->providers);
+    for (size_t i = 0; i < conf->n_chains; i++) {
+        seam_conf_chain *ch = &conf->chains[i];
+        for (size_t k = 0; k < ch->n_entries; k++) {
+            free(ch->entries[k].provider);
+            free(ch->entries[k].model);
+        }
+        free(ch->entries);
+        free(ch->name);
+        free(ch->context_overflow_fallback);
+        free(ch->content_filter_fallback);
+        free(ch->file);
+    }
+    free(conf->chains);
+    for (size_t i = 0; i < conf->n_roles; i++) {
+        free(conf->roles[i].name);
+        free(conf->roles[i].chain);
+    }
+    free(conf->roles);
+    for (size_t i = 0; i < conf->n_warnings; i++)
+        free(conf->warnings[i]);
+    free(conf->warnings);
+    free(conf);
+}
+
+const seam_conf_provider *seam_conf_find_provider(const seam_conf *c, const char *name)
+{
+    if (!c || !name)
+        return NULL;
+    for (size_t i = 0; i < c->n_providers; i++)
+        if (c->providers[i].name && strcmp(c->providers[i].name, name) == 0)
+            return &c->providers[i];
+    return NULL;
+}
+
+const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name)
+{
+    if (!c || !name)
+        return NULL;
+    for (size_t i = 0; i < c->n_chains; i++)
+        if (c->chains[i].name && strcmp(c->chains[i].name, name) == 0)
+            return &c->chains[i];
+    return NULL;
+}
+
+/* ---- discovery ---------------------------------------------------------------------------------------------------- */
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int found(const char *path, char **out, seam_error *err)
+{
+    *out = strdup(path);
+    if (!*out) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory finding the conf");
+        return SEAM_ERR_NOMEM;
+    }
+    return SEAM_OK;
+}
+
+static int must_exist(const char *path, const char *what, char **out, seam_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return seam_error_set(err, SEAM_ERROR_CONF, "%s: cannot read conf (%s): %s", path, what,
+                              strerror(errno));
+    return found(path, out, err);
+}
+
+int seam_conf_find(const char *explicit_path, const char *installed_path, char **out,
+                   seam_error *err)
+{
+    if (!out)
+        return SEAM_ERR_INVALID;
+    *out = NULL;
+    if (explicit_path)
+        return must_exist(explicit_path, "given explicitly", out, err);
+    const char *env = getenv("SEAM_CONF");
+    if (env && *env)
+        return must_exist(env, "from $SEAM_CONF", out, err);
+
+    /* XDG: $XDG_CONFIG_HOME when set to an absolute path, else ~/.config. */
+    seam_buf user = {0};
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    int rc = SEAM_OK;
+    if (xdg && xdg[0] == '/')
+        rc = seam_buf_printf(&user, "%s/seam/seam.conf", xdg);
+    else if (home && *home)
+        rc = seam_buf_printf(&user, "%s/.config/seam/seam.conf", home);
+    if (rc != SEAM_OK) {
+        seam_buf_free(&user);
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory finding the conf");
+        return SEAM_ERR_NOMEM;
+    }
+    if (user.data && exists(user.data)) {
+        rc = found(user.data, out, err);
+        seam_buf_free(&user);
+        return rc;
+    }
+    seam_buf_free(&user);
+
+    if (installed_path && exists(installed_path))
+        return found(installed_path, out, err);
+    return SEAM_OK;
+}

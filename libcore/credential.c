@@ -1,0 +1,300 @@
+/* credential.c — resolving a provider's credential from what the conf names: an
+ * environment variable, a file (first line), a command's stdout (first line) or
+ * an inline api_key, the first of those configured in that order. The secret
+ * is never copied into an error message: messages name where the credential was
+ * looked for, never what was found (not even a command's text, which may embed
+ * a key). */
+#include "config.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* A credential is one line; anything longer than this is not one. */
+#define MAX_CREDENTIAL_BYTES (64 * 1024)
+/* A password manager prompting on a terminal must not hang a call forever. */
+#define COMMAND_TIMEOUT_MS 30000
+
+static int no_credential(const seam_conf_provider *p, seam_error *err, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int no_credential(const seam_conf_provider *p, seam_error *err, const char *fmt, ...)
+{
+    if (err) {
+        char msg[sizeof err->message];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        seam_error_set(err, SEAM_ERROR_AUTH, "%s", msg);
+        snprintf(err->provider, sizeof err->provider, "%s", p->name ? p->name : "");
+    }
+    return SEAM_ERR_NO_CREDENTIAL;
+}
+
+/* The first line of text[0..len), without surrounding whitespace; malloc'ed, or
+ * NULL when that is empty (*nomem set on allocation failure). */
+static char *first_line_trimmed(const char *text, size_t len, int *nomem)
+{
+    const char *end = memchr(text, '\n', len);
+    if (!end)
+        end = text + len;
+    const char *start = text;
+    while (start < end && (*start == ' ' || *start == '\t' || *start == '\r'))
+        start++;
+    while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        end--;
+    if (start == end || memchr(start, '\0', (size_t)(end - start)))
+        return NULL;
+    char *s = strndup(start, (size_t)(end - start));
+    if (!s)
+        *nomem = 1;
+    return s;
+}
+
+static void wipe(char *buf, size_t len)
+{
+    explicit_bzero(buf, len);
+}
+
+/* ---- the sources ----------------------------------------------------------------- */
+
+static int from_env(const seam_conf_provider *p, char **out, seam_error *err)
+{
+    const char *v = getenv(p->api_key_env);
+    if (!v || !*v)
+        return no_credential(p, err, "environment variable %s is not set%s", p->api_key_env,
+                             v ? " (it is empty)" : "");
+    int nomem = 0;
+    *out = first_line_trimmed(v, strlen(v), &nomem);
+    if (nomem)
+        return SEAM_ERR_NOMEM;
+    if (!*out)
+        return no_credential(p, err, "environment variable %s is not set (it is blank)",
+                             p->api_key_env);
+    return SEAM_OK;
+}
+
+static int from_file(const seam_conf_provider *p, char **out, seam_error *err)
+{
+    int fd = open(p->api_key_file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return no_credential(p, err, "cannot read api_key_file %s: %s", p->api_key_file,
+                             strerror(errno));
+    char buf[MAX_CREDENTIAL_BYTES];
+    size_t len = 0;
+    int read_errno = 0;
+    while (len < sizeof buf) {
+        ssize_t n = read(fd, buf + len, sizeof buf - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            read_errno = errno;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        /* Only the first line matters. */
+        if (memchr(buf + len - (size_t)n, '\n', (size_t)n))
+            break;
+    }
+    close(fd);
+    if (read_errno) {
+        wipe(buf, len);
+        return no_credential(p, err, "cannot read api_key_file %s: %s", p->api_key_file,
+                             strerror(read_errno));
+    }
+    int nomem = 0;
+    *out = first_line_trimmed(buf, len, &nomem);
+    wipe(buf, len);
+    if (nomem)
+        return SEAM_ERR_NOMEM;
+    if (!*out)
+        return no_credential(p, err, "api_key_file %s is empty", p->api_key_file);
+    return SEAM_OK;
+}
+
+/* Runs the command with /bin/sh -c, stdin and stderr on /dev/null (a secret
+ * manager's chatter must not reach our caller's terminal), stdout in a pipe. */
+static int from_command(const seam_conf_provider *p, char **out, seam_error *err)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return no_credential(p, err, "cannot run api_key_command: %s", strerror(errno));
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    /* The child starts with default signal dispositions, whatever ours are. */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+    char *argv[] = {"sh", "-c", p->api_key_command, NULL};
+    pid_t pid;
+    int spawn_rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(pipefd[1]);
+    if (spawn_rc != 0) {
+        close(pipefd[0]);
+        return no_credential(p, err, "cannot run api_key_command: %s", strerror(spawn_rc));
+    }
+
+    char buf[MAX_CREDENTIAL_BYTES];
+    size_t len = 0;
+    int timed_out = 0;
+    int64_t deadline = seam_now_ms() + COMMAND_TIMEOUT_MS;
+    for (;;) {
+        int64_t left = deadline - seam_now_ms();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)left);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0) {
+            timed_out = pr == 0;
+            break;
+        }
+        /* Past the cap the rest is drained and dropped, so the command is not
+         * stuck writing into a full pipe. */
+        char sink[4096];
+        char *dst = len < sizeof buf ? buf + len : sink;
+        size_t room = len < sizeof buf ? sizeof buf - len : sizeof sink;
+        ssize_t n = read(pipefd[0], dst, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (dst == buf + len)
+            len += (size_t)n;
+        else
+            wipe(sink, sizeof sink);
+    }
+    close(pipefd[0]);
+    if (timed_out)
+        kill(pid, SIGKILL);
+
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    /* With SIGCHLD ignored by the application the status is lost (ECHILD);
+     * the output is all there is to judge by then. */
+    int status_known = w == pid;
+
+    if (timed_out) {
+        wipe(buf, len);
+        return no_credential(p, err, "api_key_command timed out after %d s",
+                             COMMAND_TIMEOUT_MS / 1000);
+    }
+    if (status_known && WIFSIGNALED(status)) {
+        wipe(buf, len);
+        return no_credential(p, err, "api_key_command was killed by signal %d", WTERMSIG(status));
+    }
+    if (status_known && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        wipe(buf, len);
+        return no_credential(p, err, "api_key_command failed (exit status %d)",
+                             WEXITSTATUS(status));
+    }
+    int nomem = 0;
+    *out = first_line_trimmed(buf, len, &nomem);
+    wipe(buf, len);
+    if (nomem)
+        return SEAM_ERR_NOMEM;
+    if (!*out)
+        return no_credential(p, err, "api_key_command printed nothing");
+    return SEAM_OK;
+}
+
+/* ---- public within libcore ---------------------------------------------------------- */
+
+int seam_credential_resolve(const seam_conf_provider *p, char **out, seam_error *err)
+{
+    if (!p || !out)
+        return SEAM_ERR_INVALID;
+    *out = NULL;
+    if (p->api_key_env)
+        return from_env(p, out, err);
+    if (p->api_key_file)
+        return from_file(p, out, err);
+    if (p->api_key_command)
+        return from_command(p, out, err);
+    if (p->api_key) {
+        *out = strdup(p->api_key);
+        return *out ? SEAM_OK : SEAM_ERR_NOMEM;
+    }
+    return SEAM_OK;
+}
+
+/* The texts "env NAME" and "file PATH" are interned: seam_provider_info hands
+ * them to library users with the client's lifetime, so a per-call or per-thread
+ * buffer would change under them. The set of distinct texts is bounded by the
+ * confs a process loads; they live until exit. */
+typedef struct interned {
+    struct interned *next;
+    char text[];
+} interned;
+
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+static interned *interned_texts;
+
+static const char *intern2(const char *prefix, const char *value)
+{
+    size_t plen = strlen(prefix), vlen = strlen(value);
+    const char *found = NULL;
+    pthread_mutex_lock(&interned_lock);
+    for (const interned *t = interned_texts; t && !found; t = t->next)
+        if (strncmp(t->text, prefix, plen) == 0 && strcmp(t->text + plen, value) == 0)
+            found = t->text;
+    if (!found) {
+        interned *t = malloc(sizeof *t + plen + vlen + 1);
+        if (t) {
+            memcpy(t->text, prefix, plen);
+            memcpy(t->text + plen, value, vlen + 1);
+            t->next = interned_texts;
+            interned_texts = t;
+            found = t->text;
+        }
+    }
+    pthread_mutex_unlock(&interned_lock);
+    return found ? found : prefix; /* out of memory: at least the kind */
+}
+
+const char *seam_credential_source(const seam_conf_provider *p)
+{
+    if (!p)
+        return "none";
+    if (p->api_key_env)
+        return intern2("env ", p->api_key_env);
+    if (p->api_key_file)
+        return intern2("file ", p->api_key_file);
+    if (p->api_key_command)
+        return "command"; /* its text may hold a key: not shown */
+    if (p->api_key)
+        return "inline";
+    return "none";
+}

@@ -1,0 +1,1048 @@
+/* test_conf.c — the conf file (libcore/config.c) and credentials
+ * (libcore/credential.c): every key read back with its defaults, conf.d/ merge
+ * order and duplicates naming both files, syntax and type errors with
+ * FILE:LINE, unknown keys and references, options as JSON, discovery order,
+ * the inline api_key warning, each credential source and its failures, and
+ * that no message ever holds a secret. */
+#include "config.h"
+#include "internal.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static char *make_temp_dir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/seam-test-conf-XXXXXX", base && *base ? base : "/tmp");
+    char *d = mkdtemp(tmpl);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    return strdup(d);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void remove_tree(char *dir)
+{
+    if (dir)
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+}
+
+/* dir/name, malloc'ed. */
+static char *path_in(const char *dir, const char *name)
+{
+    seam_buf b = {0};
+    seam_buf_printf(&b, "%s/%s", dir, name);
+    return b.data;
+}
+
+/* Writes dir/name with the given mode; returns the malloc'ed path. */
+static char *write_file(const char *dir, const char *name, const char *text, mode_t mode)
+{
+    char *path = path_in(dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CU_ASSERT_FATAL(fd >= 0);
+    size_t len = strlen(text);
+    CU_ASSERT_FATAL(write(fd, text, len) == (ssize_t)len);
+    close(fd);
+    CU_ASSERT_FATAL(chmod(path, mode) == 0); /* exact mode, whatever the umask */
+    return path;
+}
+
+static void make_dir(const char *dir, const char *name)
+{
+    char *p = path_in(dir, name);
+    CU_ASSERT_FATAL(mkdir(p, 0700) == 0);
+    free(p);
+}
+
+/* Loads text written as seam.conf (mode 0600) in a fresh directory. The
+ * directory is returned in *dir_out (caller removes it) when non-NULL. */
+static int load_text(const char *text, seam_conf **conf, seam_error *err, char **dir_out)
+{
+    char *dir = make_temp_dir();
+    char *path = write_file(dir, "seam.conf", text, 0600);
+    seam_error_clear(err);
+    int rc = seam_conf_load(path, conf, err);
+    free(path);
+    if (dir_out)
+        *dir_out = dir;
+    else
+        remove_tree(dir);
+    return rc;
+}
+
+/* Asserts that text fails to load with a message equal to
+ * "<dir>/seam.conf:" + want_suffix. */
+static void expect_error(const char *text, const char *want_suffix)
+{
+    seam_conf *conf = (seam_conf *)0x1;
+    seam_error err;
+    char *dir = NULL;
+    int rc = load_text(text, &conf, &err, &dir);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_CONF);
+    CU_ASSERT_PTR_NULL(conf);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s/seam.conf:", dir);
+    seam_buf_puts(&want, want_suffix);
+    if (strcmp(err.message, want.data) != 0) {
+        fprintf(stderr, "\n got: %s\nwant: %s\n", err.message, want.data);
+        CU_FAIL("conf error message");
+    }
+    seam_buf_free(&want);
+    if (rc == SEAM_OK)
+        seam_conf_free(conf);
+    remove_tree(dir);
+}
+
+static const char *srcdir_file(const char *name)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/tests/conf/%s", TOP_SRCDIR, name);
+    return path;
+}
+
+static const char *json_str(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+/* ---- a good conf, every key ------------------------------------------------------------ */
+
+static void test_good_conf_every_key(void)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_conf_load(srcdir_file("good.conf"), &c, &err);
+    if (rc != SEAM_OK)
+        fprintf(stderr, "\n%s\n", err.message);
+    CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_STRING_EQUAL(c->path, srcdir_file("good.conf"));
+
+    /* plugin_path: relative to the file's directory. */
+    CU_ASSERT_EQUAL_FATAL(c->n_plugin_path, 2);
+    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], TOP_SRCDIR "/tests/conf/plugins");
+    CU_ASSERT_STRING_EQUAL(c->plugin_path[1], "/opt/seam/plugins");
+
+    CU_ASSERT_EQUAL_FATAL(c->n_providers, 4);
+    const seam_conf_provider *p = seam_conf_find_provider(c, "openai");
+    CU_ASSERT_PTR_EQUAL_FATAL(p, &c->providers[0]);
+    CU_ASSERT_STRING_EQUAL(p->name, "openai");
+    CU_ASSERT_STRING_EQUAL(p->plugin, "openai");
+    CU_ASSERT_STRING_EQUAL(p->base_url, "https://api.openai.com/v1");
+    CU_ASSERT_STRING_EQUAL(p->api_key_env, "OPENAI_API_KEY");
+    CU_ASSERT_PTR_NULL(p->api_key_file);
+    CU_ASSERT_PTR_NULL(p->api_key_command);
+    CU_ASSERT_PTR_NULL(p->api_key);
+    CU_ASSERT_EQUAL(p->timeout_ms, 600001);
+    CU_ASSERT_EQUAL(p->connect_timeout_ms, 10001);
+    CU_ASSERT_EQUAL(p->idle_timeout_ms, 60001);
+    CU_ASSERT_EQUAL(p->max_response_bytes, 67108865);
+    CU_ASSERT_STRING_EQUAL(p->file, srcdir_file("good.conf"));
+    CU_ASSERT_EQUAL(p->line, 6);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p->options_json);
+    json_object *opts = json_tokener_parse(p->options_json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(opts);
+    CU_ASSERT_TRUE(json_object_is_type(opts, json_type_object));
+    CU_ASSERT_EQUAL(json_object_object_length(opts), 9);
+    json_object_put(opts);
+
+    p = seam_conf_find_provider(c, "local");
+    CU_ASSERT_PTR_EQUAL_FATAL(p, &c->providers[1]);
+    CU_ASSERT_STRING_EQUAL(p->plugin, "openai");
+    CU_ASSERT_STRING_EQUAL(p->api_key_file, TOP_SRCDIR "/tests/conf/keys/local");
+    CU_ASSERT_STRING_EQUAL(p->options_json, "{}");
+
+    p = seam_conf_find_provider(c, "vault");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_STRING_EQUAL(p->api_key_command, "cat /nonexistent");
+
+    /* An empty provider: every default. */
+    p = seam_conf_find_provider(c, "mock");
+    CU_ASSERT_PTR_EQUAL_FATAL(p, &c->providers[3]);
+    CU_ASSERT_STRING_EQUAL(p->plugin, "mock");
+    CU_ASSERT_PTR_NULL(p->base_url);
+    CU_ASSERT_PTR_NULL(p->api_key_env);
+    CU_ASSERT_EQUAL(p->timeout_ms, 600000);
+    CU_ASSERT_EQUAL(p->connect_timeout_ms, 10000);
+    CU_ASSERT_EQUAL(p->idle_timeout_ms, 60000);
+    CU_ASSERT_EQUAL(p->max_response_bytes, 64 * 1024 * 1024);
+    CU_ASSERT_STRING_EQUAL(p->options_json, "{}");
+    CU_ASSERT_PTR_NULL(seam_conf_find_provider(c, "nope"));
+    CU_ASSERT_PTR_NULL(seam_conf_find_provider(c, NULL));
+
+    CU_ASSERT_EQUAL_FATAL(c->n_chains, 2);
+    const seam_conf_chain *ch = seam_conf_find_chain(c, "default");
+    CU_ASSERT_PTR_EQUAL_FATAL(ch, &c->chains[0]);
+    CU_ASSERT_STRING_EQUAL(ch->file, srcdir_file("good.conf"));
+    CU_ASSERT_EQUAL(ch->line, 32);
+    CU_ASSERT_EQUAL_FATAL(ch->n_entries, 2);
+    CU_ASSERT_STRING_EQUAL(ch->entries[0].provider, "openai");
+    CU_ASSERT_STRING_EQUAL(ch->entries[0].model, "gpt-4.1-mini");
+    CU_ASSERT_EQUAL(ch->entries[0].max_attempts, 2);
+    CU_ASSERT_EQUAL(ch->entries[0].backoff.base_ms, 250);
+    CU_ASSERT_EQUAL(ch->entries[0].backoff.max_ms, 8000);
+    CU_ASSERT_DOUBLE_EQUAL(ch->entries[0].backoff.jitter, 0.25, 1e-9);
+    /* Entry defaults. */
+    CU_ASSERT_STRING_EQUAL(ch->entries[1].provider, "mock");
+    CU_ASSERT_EQUAL(ch->entries[1].max_attempts, 1);
+    CU_ASSERT_EQUAL(ch->entries[1].backoff.base_ms, 500);
+    CU_ASSERT_EQUAL(ch->entries[1].backoff.max_ms, 20000);
+    CU_ASSERT_DOUBLE_EQUAL(ch->entries[1].backoff.jitter, 0.1, 1e-9);
+    /* Chain defaults. */
+    CU_ASSERT_EQUAL(ch->retry_after_cap_ms, 60000);
+    CU_ASSERT_EQUAL(ch->cooldown_ms, 30000);
+    CU_ASSERT_PTR_NULL(ch->context_overflow_fallback);
+    CU_ASSERT_PTR_NULL(ch->content_filter_fallback);
+
+    ch = seam_conf_find_chain(c, "big");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+    CU_ASSERT_EQUAL_FATAL(ch->n_entries, 1);
+    CU_ASSERT_STRING_EQUAL(ch->entries[0].model, "llama3");
+    CU_ASSERT_EQUAL(ch->retry_after_cap_ms, 120000);
+    CU_ASSERT_EQUAL(ch->cooldown_ms, 5000);
+    CU_ASSERT_STRING_EQUAL(ch->context_overflow_fallback, "default");
+    CU_ASSERT_STRING_EQUAL(ch->content_filter_fallback, "default");
+    CU_ASSERT_PTR_NULL(seam_conf_find_chain(c, "nope"));
+
+    CU_ASSERT_EQUAL_FATAL(c->n_roles, 2);
+    CU_ASSERT_STRING_EQUAL(c->roles[0].name, "assistant");
+    CU_ASSERT_STRING_EQUAL(c->roles[0].chain, "default");
+    CU_ASSERT_STRING_EQUAL(c->roles[1].name, "summarizer");
+    CU_ASSERT_STRING_EQUAL(c->roles[1].chain, "big");
+    CU_ASSERT_EQUAL(c->n_warnings, 0);
+    seam_conf_free(c);
+}
+
+static void test_empty_and_null_conf(void)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(NULL, &c, &err), SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_PTR_NULL(c->path);
+    CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
+    seam_conf_free(c);
+
+    CU_ASSERT_EQUAL_FATAL(load_text("# nothing but a comment\n", &c, &err, NULL), SEAM_OK);
+    CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
+    seam_conf_free(c);
+    seam_conf_free(NULL);
+}
+
+static void test_relative_conf_path(void)
+{
+    /* A conf given as a relative path still yields absolute plugin and key paths:
+     * the caller may chdir later. */
+    char *dir = make_temp_dir();
+    char *f = write_file(dir, "rel.conf",
+                         "plugin_path = [ \"p\" ];\n"
+                         "providers = { a = { api_key_file = \"k\"; }; };\n", 0600);
+    char old[4096];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(old, sizeof old));
+    CU_ASSERT_FATAL(chdir(dir) == 0);
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_conf_load("rel.conf", &c, &err);
+    CU_ASSERT_FATAL(chdir(old) == 0);
+    CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    char *want = path_in(dir, "p");
+    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
+    free(want);
+    want = path_in(dir, "k");
+    CU_ASSERT_STRING_EQUAL(c->providers[0].api_key_file, want);
+    free(want);
+    seam_conf_free(c);
+    free(f);
+    remove_tree(dir);
+}
+
+/* ---- conf.d/ ------------------------------------------------------------------------------ */
+
+static void test_conf_d_merge_in_name_order(void)
+{
+    char *dir = make_temp_dir();
+    char *main_conf = write_file(dir, "seam.conf",
+                                 "plugin_path = [ \"main\" ];\n"
+                                 "providers = { a = { plugin = \"mock\"; }; };\n"
+                                 /* b is only defined in a drop-in: references cross files */
+                                 "chains = { default = ( { provider = \"b\"; model = \"m\"; } ); };\n",
+                                 0600);
+    make_dir(dir, "conf.d");
+    free(write_file(dir, "conf.d/20-b.conf",
+                    "plugin_path = [ \"/abs/twenty\" ];\n"
+                    "providers = { b = { plugin = \"mock\"; }; };\n"
+                    "roles = { assistant = \"other\"; };\n", 0644));
+    free(write_file(dir, "conf.d/10-c.conf",
+                    "plugin_path = [ \"ten\" ];\n"
+                    "providers = { c = { plugin = \"mock\"; }; };\n"
+                    "chains = { other = ( { provider = \"c\"; model = \"m\"; } ); };\n", 0644));
+    /* strcmp order, not locale order: "10-" < "20-" < "A-". */
+    free(write_file(dir, "conf.d/A-d.conf", "providers = { d = { }; };\n", 0644));
+    /* Not drop-ins: a dotfile, another suffix, a bare ".conf", a directory. */
+    free(write_file(dir, "conf.d/.hidden.conf", "this is not libconfig\n", 0644));
+    free(write_file(dir, "conf.d/notes.txt", "neither is this\n", 0644));
+    free(write_file(dir, "conf.d/x.conf.bak", "nor this\n", 0644));
+    free(write_file(dir, "conf.d/.conf", "nor this\n", 0644));
+    make_dir(dir, "conf.d/sub.conf");
+
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_conf_load(main_conf, &c, &err);
+    if (rc != SEAM_OK)
+        fprintf(stderr, "\n%s\n", err.message);
+    CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(c->n_providers, 4);
+    CU_ASSERT_STRING_EQUAL(c->providers[0].name, "a");
+    CU_ASSERT_STRING_EQUAL(c->providers[1].name, "c");
+    CU_ASSERT_STRING_EQUAL(c->providers[2].name, "b");
+    CU_ASSERT_STRING_EQUAL(c->providers[3].name, "d");
+    char *want = path_in(dir, "conf.d/20-b.conf");
+    CU_ASSERT_STRING_EQUAL(c->providers[2].file, want);
+    CU_ASSERT_EQUAL(c->providers[2].line, 2);
+    free(want);
+
+    /* plugin_path entries append; relative ones resolve in their own file's dir. */
+    CU_ASSERT_EQUAL_FATAL(c->n_plugin_path, 3);
+    want = path_in(dir, "main");
+    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
+    free(want);
+    want = path_in(dir, "conf.d/ten");
+    CU_ASSERT_STRING_EQUAL(c->plugin_path[1], want);
+    free(want);
+    CU_ASSERT_STRING_EQUAL(c->plugin_path[2], "/abs/twenty");
+
+    CU_ASSERT_EQUAL(c->n_chains, 2);
+    CU_ASSERT_EQUAL_FATAL(c->n_roles, 1);
+    CU_ASSERT_STRING_EQUAL(c->roles[0].chain, "other");
+    seam_conf_free(c);
+    free(main_conf);
+    remove_tree(dir);
+}
+
+/* main text + one drop-in; returns the load status, err filled. */
+static int load_with_dropin(const char *main_text, const char *dropin_text, char **dir_out,
+                            seam_error *err)
+{
+    char *dir = make_temp_dir();
+    char *main_conf = write_file(dir, "seam.conf", main_text, 0600);
+    make_dir(dir, "conf.d");
+    free(write_file(dir, "conf.d/50-pkg.conf", dropin_text, 0644));
+    seam_conf *c = NULL;
+    seam_error_clear(err);
+    int rc = seam_conf_load(main_conf, &c, err);
+    seam_conf_free(c);
+    free(main_conf);
+    *dir_out = dir;
+    return rc;
+}
+
+static void expect_dropin_error(const char *main_text, const char *dropin_text,
+                                const char *want_fmt)
+{
+    char *dir = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(load_with_dropin(main_text, dropin_text, &dir, &err), SEAM_ERR_CONF);
+    /* want_fmt with each "%s" replaced by the temp dir */
+    seam_buf want = {0};
+    for (const char *c = want_fmt; *c; c++) {
+        if (c[0] == '%' && c[1] == 's') {
+            seam_buf_puts(&want, dir);
+            c++;
+        } else {
+            seam_buf_append(&want, c, 1);
+        }
+    }
+    if (strcmp(err.message, want.data) != 0) {
+        fprintf(stderr, "\n got: %s\nwant: %s\n", err.message, want.data);
+        CU_FAIL("conf.d error message");
+    }
+    seam_buf_free(&want);
+    remove_tree(dir);
+}
+
+static void test_conf_d_duplicates_name_both_files(void)
+{
+    expect_dropin_error("providers = {\n  x = { };\n};\n",
+                        "\nproviders = { x = { plugin = \"other\"; }; };\n",
+                        "%s/conf.d/50-pkg.conf:2: provider \"x\" already defined in "
+                        "%s/seam.conf:2");
+    expect_dropin_error("providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; model = \"m\"; } ); };\n",
+                        "chains = { c = ( { provider = \"p\"; model = \"n\"; } ); };\n",
+                        "%s/conf.d/50-pkg.conf:1: chain \"c\" already defined in %s/seam.conf:2");
+    expect_dropin_error("providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; model = \"m\"; } ); };\n"
+                        "roles = { r = \"c\"; };\n",
+                        "roles = {\n  r = \"c\";\n};\n",
+                        "%s/conf.d/50-pkg.conf:2: role \"r\" already defined in %s/seam.conf:3");
+    /* A syntax error in a drop-in names the drop-in. */
+    expect_dropin_error("providers = { p = { }; };\n", "providers = {\n  q = { plugin = ; };\n};\n",
+                        "%s/conf.d/50-pkg.conf:2: syntax error");
+}
+
+/* ---- errors with FILE:LINE --------------------------------------------------------------------- */
+
+static void test_syntax_error_has_file_and_line(void)
+{
+    expect_error("providers = {\n  a = { };\n  b = ;\n};\n", "3: syntax error");
+    expect_error("providers = { a = { }; };\nproviders = { b = { }; };\n",
+                 "2: duplicate setting name");
+
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(srcdir_file("bad-syntax.conf"), &c, &err), SEAM_ERR_CONF);
+    CU_ASSERT_PTR_NULL(c);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s:4: syntax error", srcdir_file("bad-syntax.conf"));
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+
+    /* A missing file. */
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load("/nonexistent/seam.conf", &c, &err), SEAM_ERR_CONF);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "/nonexistent/seam.conf: cannot read: No such file or directory");
+}
+
+static void test_wrong_type_has_file_line_and_expected(void)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(srcdir_file("bad-type.conf"), &c, &err), SEAM_ERR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s:4: providers.mock.timeout_ms must be an integer, not a string",
+                    srcdir_file("bad-type.conf"));
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+
+    expect_error("providers = {\n a = { plugin = 1; };\n};\n",
+                 "2: providers.a.plugin must be a string, not an integer");
+    expect_error("providers = { a = { plugin = \"\"; }; };\n",
+                 "1: providers.a.plugin must be a non-empty string");
+    expect_error("providers = { a = { timeout_ms = 0; }; };\n", "1: providers.a.timeout_ms must be > 0");
+    expect_error("providers = { a = { idle_timeout_ms = -5; }; };\n",
+                 "1: providers.a.idle_timeout_ms must be > 0");
+    expect_error("providers = { a = { connect_timeout_ms = 1.5; }; };\n",
+                 "1: providers.a.connect_timeout_ms must be an integer, not a float");
+    expect_error("providers = { a = { options = \"{}\"; }; };\n",
+                 "1: providers.a.options must be a group { ... }, not a string");
+    expect_error("providers = ( 1 );\n", "1: providers must be a group { ... }, not a list");
+    expect_error("providers = { a = 3; };\n", "1: providers.a must be a group { ... }, not an integer");
+    expect_error("plugin_path = \"/x\";\n",
+                 "1: plugin_path must be an array of strings [ \"...\" ], not a string");
+    expect_error("plugin_path = [ 1 ];\n", "1: plugin_path[0] must be a string, not an integer");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = (\n { provider = \"p\"; model = \"m\"; max_attempts = 0; } ); };\n",
+                 "3: chains.c[0].max_attempts must be > 0");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
+                 "  { provider = \"p\"; model = \"m\"; max_attempts = \"2\"; } ); };\n",
+                 "3: chains.c[1].max_attempts must be an integer, not a string");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\";\n"
+                 "  backoff = { jitter = \"lots\"; }; } ); };\n",
+                 "3: chains.c[0].backoff.jitter must be a number, not a string");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\";\n"
+                 "  backoff = { jitter = 1.5; }; } ); };\n",
+                 "3: chains.c[0].backoff.jitter must be between 0 and 1");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\";\n"
+                 "  backoff = { base_ms = 100;\n max_ms = 10; }; } ); };\n",
+                 "4: chains.c[0].backoff.max_ms (10) must be >= base_ms (100)");
+    expect_error("providers = { p = { }; };\nchains = { c = \"p\"; };\n",
+                 "2: chains.c must be a list of entries ( { ... } ) or a group { entries = ( ... ); }, "
+                 "not a string");
+    expect_error("providers = { p = { }; };\nchains = { c = ( \"p\" ); };\n",
+                 "2: chains.c[0] must be a group { ... }, not a string");
+    expect_error("providers = { p = { }; };\nchains = { c = ( ); };\n", "2: chains.c has no entries");
+    expect_error("providers = { p = { }; };\nchains = { c = { cooldown_ms = 1; }; };\n",
+                 "2: chains.c has no entries");
+    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 " cooldown_ms = -1; }; };\n",
+                 "3: chains.c.cooldown_ms must be >= 0");
+    expect_error("providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; } ); };\n",
+                 "2: chains.c[0] has no model");
+    expect_error("providers = { p = { }; };\nchains = { c = ( { model = \"m\"; } ); };\n",
+                 "2: chains.c[0] has no provider");
+    expect_error("roles = { r = 1; };\n", "1: roles.r must be a string, not an integer");
+}
+
+static void test_integers_accept_int_and_int64(void)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(load_text("providers = { a = { max_response_bytes = 8589934592L;\n"
+                                    " timeout_ms = 0x10; }; };\n",
+                                    &c, &err, NULL), SEAM_OK);
+    CU_ASSERT_EQUAL(c->providers[0].max_response_bytes, 8589934592LL);
+    CU_ASSERT_EQUAL(c->providers[0].timeout_ms, 16);
+    seam_conf_free(c);
+    /* Jitter written as an integer is a number too. */
+    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { }; };\n"
+                                    "chains = { c = ( { provider = \"p\"; model = \"m\";"
+                                    " backoff = { jitter = 0; }; } ); };\n",
+                                    &c, &err, NULL), SEAM_OK);
+    CU_ASSERT_DOUBLE_EQUAL(c->chains[0].entries[0].backoff.jitter, 0.0, 1e-12);
+    seam_conf_free(c);
+}
+
+static void test_unknown_keys(void)
+{
+    expect_error("providers = {\n a = { plugin = \"x\";\n  api_kye = \"K\"; };\n};\n",
+                 "3: unknown setting providers.a.api_kye (expected one of: plugin, base_url, "
+                 "api_key_env, api_key_file, api_key_command, api_key, timeout_ms, "
+                 "connect_timeout_ms, idle_timeout_ms, max_response_bytes, options)");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\";\n modle = \"m\"; } ); };\n",
+                 "3: unknown setting chains.c[0].modle (expected one of: provider, model, "
+                 "max_attempts, backoff)");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\"; backoff = { base = 1; }; } ); };\n",
+                 "2: unknown setting chains.c[0].backoff.base (expected one of: base_ms, max_ms, "
+                 "jitter)");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } ); cooldown = 1; }; };\n",
+                 "2: unknown setting chains.c.cooldown (expected one of: entries, "
+                 "retry_after_cap_ms, cooldown_ms, context_overflow_fallback, "
+                 "content_filter_fallback)");
+    expect_error("provider = { p = { }; };\n",
+                 "1: unknown setting provider (expected one of: plugin_path, providers, chains, "
+                 "roles)");
+
+    /* Anything goes inside options. */
+    seam_conf *c = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(load_text("providers = { p = { options = { whatever = 1; any_key = { x = 2; }; }; }; };\n",
+                              &c, &err, NULL), SEAM_OK);
+    seam_conf_free(c);
+}
+
+static void test_unknown_references(void)
+{
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
+                 "                 { provider = \"q\"; model = \"m\"; } ); };\n",
+                 "3: chains.c[1] names provider \"q\", which is not defined");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = ( { provider = \"p\"; model = \"m\"; } ); };\n"
+                 "roles = { a = \"c\";\n b = \"nope\"; };\n",
+                 "4: roles.b names chain \"nope\", which is not defined");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 "  context_overflow_fallback = \"big\"; }; };\n",
+                 "3: chains.c.context_overflow_fallback names chain \"big\", which is not defined");
+    expect_error("providers = { p = { }; };\n"
+                 "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 "\n  content_filter_fallback = \"x\"; }; };\n",
+                 "4: chains.c.content_filter_fallback names chain \"x\", which is not defined");
+}
+
+/* ---- options -> JSON ------------------------------------------------------------------------------ */
+
+static void test_options_to_json(void)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(srcdir_file("good.conf"), &c, &err), SEAM_OK);
+    const seam_conf_provider *p = seam_conf_find_provider(c, "openai");
+    json_object *o = json_tokener_parse(p->options_json);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    json_object *v, *w;
+
+    CU_ASSERT_STRING_EQUAL(json_str(o, "organization"), "org-1");
+    CU_ASSERT_STRING_EQUAL(json_str(o, "url"), "https://example.invalid/v1");
+    /* No "\/" escaping: the plugin may compare the raw text. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(p->options_json, "https://example.invalid/v1"));
+
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "reasoning", &v));
+    CU_ASSERT_TRUE(json_object_is_type(v, json_type_object));
+    CU_ASSERT_STRING_EQUAL(json_str(v, "effort"), "high");
+    CU_ASSERT_FATAL(json_object_object_get_ex(v, "budget", &w));
+    CU_ASSERT_TRUE(json_object_is_type(w, json_type_int));
+    CU_ASSERT_EQUAL(json_object_get_int64(w), 1024);
+
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "stop", &v));
+    CU_ASSERT_TRUE(json_object_is_type(v, json_type_array));
+    CU_ASSERT_EQUAL(json_object_array_length(v), 2);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(v, 1)), "b");
+
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "mixed", &v));
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(v), 5);
+    CU_ASSERT_EQUAL(json_object_get_int(json_object_array_get_idx(v, 0)), 1);
+    CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(v, 1)), "x");
+    CU_ASSERT_TRUE(json_object_is_type(json_object_array_get_idx(v, 2), json_type_boolean));
+    CU_ASSERT_TRUE(json_object_get_boolean(json_object_array_get_idx(v, 2)));
+    CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(json_object_array_get_idx(v, 3)), 2.5, 1e-12);
+    w = json_object_array_get_idx(v, 4);
+    CU_ASSERT_TRUE(json_object_is_type(w, json_type_object));
+    CU_ASSERT_FATAL(json_object_object_get_ex(w, "deep", &w));
+    CU_ASSERT_EQUAL(json_object_array_length(w), 2);
+
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "big", &v));
+    CU_ASSERT_EQUAL(json_object_get_int64(v), 5000000000LL);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "temperature", &v));
+    CU_ASSERT_TRUE(json_object_is_type(v, json_type_double));
+    CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(v), 0.5, 1e-12);
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "flag", &v));
+    CU_ASSERT_TRUE(json_object_is_type(v, json_type_boolean));
+    CU_ASSERT_FALSE(json_object_get_boolean(v));
+    CU_ASSERT_FATAL(json_object_object_get_ex(o, "empty", &v));
+    CU_ASSERT_TRUE(json_object_is_type(v, json_type_object));
+    CU_ASSERT_EQUAL(json_object_object_length(v), 0);
+    json_object_put(o);
+    seam_conf_free(c);
+}
+
+/* ---- discovery ------------------------------------------------------------------------------------------ */
+
+static void set_env(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+static void test_discovery_order(void)
+{
+    char *saved[3];
+    static const char *const names[3] = {"SEAM_CONF", "XDG_CONFIG_HOME", "HOME"};
+    for (int i = 0; i < 3; i++)
+        saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+
+    char *dir = make_temp_dir();
+    char *explicit_conf = write_file(dir, "explicit.conf", "", 0600);
+    char *env_conf = write_file(dir, "env.conf", "", 0600);
+    char *installed = write_file(dir, "installed.conf", "", 0600);
+    make_dir(dir, "xdg");
+    make_dir(dir, "xdg/seam");
+    char *xdg_conf = write_file(dir, "xdg/seam/seam.conf", "", 0600);
+    make_dir(dir, "home");
+    make_dir(dir, "home/.config");
+    make_dir(dir, "home/.config/seam");
+    char *home_conf = write_file(dir, "home/.config/seam/seam.conf", "", 0600);
+    char *xdg = path_in(dir, "xdg");
+    char *home = path_in(dir, "home");
+    char *missing = path_in(dir, "missing.conf");
+
+    seam_error err;
+    char *found = NULL;
+    set_env("SEAM_CONF", env_conf);
+    set_env("XDG_CONFIG_HOME", xdg);
+    set_env("HOME", home);
+
+    /* explicit beats everything */
+    CU_ASSERT_EQUAL(seam_conf_find(explicit_conf, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, explicit_conf);
+    free(found);
+    /* an explicit file must exist */
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_find(missing, installed, &found, &err), SEAM_ERR_CONF);
+    CU_ASSERT_PTR_NULL(found);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, missing));
+
+    /* then $SEAM_CONF */
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, env_conf);
+    free(found);
+    set_env("SEAM_CONF", missing);
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_ERR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, missing));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "SEAM_CONF"));
+
+    /* an empty $SEAM_CONF is unset: then $XDG_CONFIG_HOME/seam/seam.conf */
+    set_env("SEAM_CONF", "");
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, xdg_conf);
+    free(found);
+
+    /* no XDG_CONFIG_HOME (or a relative one, which XDG says to ignore): ~/.config */
+    set_env("XDG_CONFIG_HOME", NULL);
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, home_conf);
+    free(found);
+    set_env("XDG_CONFIG_HOME", "relative/dir");
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, home_conf);
+    free(found);
+
+    /* an XDG dir without seam.conf: the installed one (not ~/.config) */
+    set_env("XDG_CONFIG_HOME", dir);
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, installed);
+    free(found);
+
+    /* nothing anywhere: OK and NULL */
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, missing, &found, &err), SEAM_OK);
+    CU_ASSERT_PTR_NULL(found);
+    CU_ASSERT_EQUAL(seam_conf_find(NULL, NULL, &found, &err), SEAM_OK);
+    CU_ASSERT_PTR_NULL(found);
+
+    for (int i = 0; i < 3; i++) {
+        set_env(names[i], saved[i]);
+        free(saved[i]);
+    }
+    free(explicit_conf);
+    free(env_conf);
+    free(installed);
+    free(xdg_conf);
+    free(home_conf);
+    free(xdg);
+    free(home);
+    free(missing);
+    remove_tree(dir);
+}
+
+/* ---- the inline api_key warning ------------------------------------------------------------------------------------ */
+
+#define INLINE_SECRET "sk-inline-SECRET-0123456789"
+
+static void test_inline_key_warning(void)
+{
+    const char *text = "providers = {\n  p = { api_key = \"" INLINE_SECRET "\"; };\n};\n";
+    char *dir = make_temp_dir();
+    seam_conf *c = NULL;
+    seam_error err;
+
+    char *open_file = write_file(dir, "open.conf", text, 0644);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(open_file, &c, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(c->providers[0].api_key, INLINE_SECRET);
+    CU_ASSERT_EQUAL_FATAL(c->n_warnings, 1);
+    const char *w = c->warnings[0];
+    CU_ASSERT_PTR_NOT_NULL(strstr(w, open_file));
+    CU_ASSERT_PTR_NOT_NULL(strstr(w, ":2:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(w, "0644"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(w, "api_key_env"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(w, "api_key_file"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(w, "api_key_command"));
+    CU_ASSERT_PTR_NULL(strstr(w, "SECRET"));
+    seam_conf_free(c);
+
+    /* Group-readable only counts too; 0600 does not warn. */
+    char *group_file = write_file(dir, "group.conf", text, 0640);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(group_file, &c, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(c->n_warnings, 1);
+    seam_conf_free(c);
+    char *private_file = write_file(dir, "private.conf", text, 0600);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(private_file, &c, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(c->n_warnings, 0);
+    seam_conf_free(c);
+
+    /* A readable file without an inline key does not warn. */
+    char *plain = write_file(dir, "plain.conf", "providers = { p = { api_key_env = \"X\"; }; };\n", 0644);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(plain, &c, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(c->n_warnings, 0);
+    seam_conf_free(c);
+
+    free(open_file);
+    free(group_file);
+    free(private_file);
+    free(plain);
+    remove_tree(dir);
+}
+
+static void test_conf_errors_never_hold_the_key(void)
+{
+    static const char *const texts[] = {
+        /* a syntax error on the key's own line */
+        "providers = {\n p = { api_key = \"" INLINE_SECRET "\" oops; };\n};\n",
+        /* a later error in the same provider */
+        "providers = {\n p = { api_key = \"" INLINE_SECRET "\"; timeout_ms = \"x\"; };\n};\n",
+        /* an unknown key next to it */
+        "providers = {\n p = { api_key = \"" INLINE_SECRET "\"; bogus = \"" INLINE_SECRET "\"; };\n};\n",
+        /* the key given in the wrong place */
+        "providers = {\n p = { api_key = [ \"" INLINE_SECRET "\" ]; };\n};\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        seam_conf *c = NULL;
+        seam_error err;
+        CU_ASSERT_EQUAL(load_text(texts[i], &c, &err, NULL), SEAM_ERR_CONF);
+        CU_ASSERT_PTR_NULL(strstr(err.message, "SECRET"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "seam.conf:2:"));
+    }
+}
+
+/* ---- credentials -------------------------------------------------------------------------------------------------- */
+
+#define CRED_SECRET "sk-cred-SECRET-abcdef123456"
+
+static seam_conf_provider provider_with(const char *env, const char *file, const char *command,
+                                        const char *inline_key)
+{
+    seam_conf_provider p = {0};
+    p.name = (char *)"prov";
+    p.api_key_env = (char *)env;
+    p.api_key_file = (char *)file;
+    p.api_key_command = (char *)command;
+    p.api_key = (char *)inline_key;
+    return p;
+}
+
+/* Resolves, asserting the secret never reaches the message; returns the status. */
+static int resolve(const seam_conf_provider *p, char **out, seam_error *err)
+{
+    seam_error_clear(err);
+    *out = (char *)0x1;
+    int rc = seam_credential_resolve(p, out, err);
+    CU_ASSERT_PTR_NULL(strstr(err->message, "SECRET"));
+    if (rc != SEAM_OK) {
+        CU_ASSERT_PTR_NULL(*out);
+        CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
+        CU_ASSERT_STRING_EQUAL(err->provider, "prov");
+        CU_ASSERT_NOT_EQUAL(err->kind, SEAM_ERROR_NONE);
+        CU_ASSERT_FALSE(err->retryable);
+    }
+    return rc;
+}
+
+static void test_credential_env(void)
+{
+    seam_conf_provider p = provider_with("SEAM_TEST_KEY", NULL, NULL, NULL);
+    char *key;
+    seam_error err;
+    setenv("SEAM_TEST_KEY", CRED_SECRET, 1);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
+    seam_secret_free(key);
+    /* The text stays valid and unchanged across later calls (and threads). */
+    const char *source = seam_credential_source(&p);
+    CU_ASSERT_STRING_EQUAL(source, "env SEAM_TEST_KEY");
+    seam_conf_provider other = provider_with("OTHER_KEY", NULL, NULL, NULL);
+    CU_ASSERT_STRING_EQUAL(seam_credential_source(&other), "env OTHER_KEY");
+    CU_ASSERT_STRING_EQUAL(source, "env SEAM_TEST_KEY");
+    CU_ASSERT_PTR_EQUAL(seam_credential_source(&p), source);
+
+    unsetenv("SEAM_TEST_KEY");
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_STRING_EQUAL(err.message, "environment variable SEAM_TEST_KEY is not set");
+    setenv("SEAM_TEST_KEY", "", 1);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "environment variable SEAM_TEST_KEY is not set"));
+    unsetenv("SEAM_TEST_KEY");
+}
+
+static void test_credential_file(void)
+{
+    char *dir = make_temp_dir();
+    char *good = write_file(dir, "key", "  " CRED_SECRET " \r\nsecond line\n", 0600);
+    char *empty = write_file(dir, "empty", "\n\n", 0600);
+    char *missing = path_in(dir, "missing");
+    char *key;
+    seam_error err;
+
+    seam_conf_provider p = provider_with(NULL, good, NULL, NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
+    seam_secret_free(key);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_credential_source(&p), good));
+
+    p = provider_with(NULL, missing, NULL, NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, missing));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "No such file"));
+
+    p = provider_with(NULL, empty, NULL, NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, empty));
+
+    /* A directory cannot be read as a key file. */
+    p = provider_with(NULL, dir, NULL, NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, dir));
+
+    free(good);
+    free(empty);
+    free(missing);
+    remove_tree(dir);
+}
+
+/* Runs resolve with our stderr sent to a file; returns what was written there. */
+static char *resolve_capturing_stderr(const seam_conf_provider *p, char **key, seam_error *err,
+                                      int *rc)
+{
+    char *dir = make_temp_dir();
+    char *path = path_in(dir, "stderr");
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    *rc = resolve(p, key, err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char text[4096] = "";
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    free(path);
+    remove_tree(dir);
+    return strdup(text);
+}
+
+static void test_credential_command(void)
+{
+    char *key;
+    seam_error err;
+    int rc;
+
+    seam_conf_provider p =
+        provider_with(NULL, NULL, "echo chatter >&2; printf ' " CRED_SECRET " \\nsecond\\n'", NULL);
+    char *noise = resolve_capturing_stderr(&p, &key, &err, &rc);
+    CU_ASSERT_EQUAL(rc, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
+    CU_ASSERT_STRING_EQUAL(noise, ""); /* the command's stderr never reaches ours */
+    free(noise);
+    seam_secret_free(key);
+    CU_ASSERT_STRING_EQUAL(seam_credential_source(&p), "command");
+
+    /* Failing, even after printing the key: no key, and the message holds
+     * neither the output nor the command text. */
+    p = provider_with(NULL, NULL, "echo " CRED_SECRET "; echo " CRED_SECRET " >&2; exit 3", NULL);
+    noise = resolve_capturing_stderr(&p, &key, &err, &rc);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_STRING_EQUAL(err.message, "api_key_command failed (exit status 3)");
+    CU_ASSERT_STRING_EQUAL(noise, "");
+    free(noise);
+
+    p = provider_with(NULL, NULL, "true", NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_STRING_EQUAL(err.message, "api_key_command printed nothing");
+
+    p = provider_with(NULL, NULL, "kill -9 $$", NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "signal 9"));
+
+    p = provider_with(NULL, NULL, "/nonexistent/secret-helper", NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "exit status 127"));
+
+    /* The command reads nothing from our stdin. */
+    p = provider_with(NULL, NULL, "cat; echo " CRED_SECRET, NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
+    seam_secret_free(key);
+}
+
+static void test_credential_inline_none_and_preference(void)
+{
+    char *key;
+    seam_error err;
+    seam_conf_provider p = provider_with(NULL, NULL, NULL, CRED_SECRET);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
+    seam_secret_free(key);
+    CU_ASSERT_STRING_EQUAL(seam_credential_source(&p), "inline");
+
+    p = provider_with(NULL, NULL, NULL, NULL);
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_PTR_NULL(key);
+    CU_ASSERT_STRING_EQUAL(seam_credential_source(&p), "none");
+
+    /* env, file, command, inline: the first configured one decides. */
+    char *dir = make_temp_dir();
+    char *file = write_file(dir, "key", "from-file\n", 0600);
+    setenv("SEAM_TEST_KEY2", "from-env", 1);
+    p = provider_with("SEAM_TEST_KEY2", file, "echo from-command", "from-inline");
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, "from-env");
+    seam_secret_free(key);
+    p = provider_with(NULL, file, "echo from-command", "from-inline");
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, "from-file");
+    seam_secret_free(key);
+    p = provider_with(NULL, NULL, "echo from-command", "from-inline");
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, "from-command");
+    seam_secret_free(key);
+    /* A configured but unset variable is an error, not a fall-through. */
+    unsetenv("SEAM_TEST_KEY2");
+    p = provider_with("SEAM_TEST_KEY2", file, NULL, "from-inline");
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    free(file);
+    remove_tree(dir);
+}
+
+static void test_credential_from_loaded_conf(void)
+{
+    /* api_key_file as written in a conf: relative to the conf's directory. */
+    char *dir = make_temp_dir();
+    make_dir(dir, "keys");
+    free(write_file(dir, "keys/p", CRED_SECRET "\n", 0600));
+    char *conf_path = write_file(dir, "seam.conf",
+                                 "providers = { p = { api_key_file = \"keys/p\"; }; };\n", 0600);
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(conf_path, &c, &err), SEAM_OK);
+    char *key = NULL;
+    CU_ASSERT_EQUAL(seam_credential_resolve(&c->providers[0], &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
+    seam_secret_free(key);
+    seam_conf_free(c);
+    free(conf_path);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("conf", NULL, NULL);
+    if (!s)
+        return 2;
+    CU_add_test(s, "good conf: every key and default", test_good_conf_every_key);
+    CU_add_test(s, "empty and NULL conf", test_empty_and_null_conf);
+    CU_add_test(s, "relative conf path", test_relative_conf_path);
+    CU_add_test(s, "conf.d merged in name order", test_conf_d_merge_in_name_order);
+    CU_add_test(s, "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files);
+    CU_add_test(s, "syntax error: FILE:LINE", test_syntax_error_has_file_and_line);
+    CU_add_test(s, "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected);
+    CU_add_test(s, "int and int64", test_integers_accept_int_and_int64);
+    CU_add_test(s, "unknown keys", test_unknown_keys);
+    CU_add_test(s, "unknown references", test_unknown_references);
+    CU_add_test(s, "options as JSON", test_options_to_json);
+    CU_add_test(s, "discovery order", test_discovery_order);
+    CU_add_test(s, "inline api_key warning", test_inline_key_warning);
+    CU_add_test(s, "conf errors never hold the key", test_conf_errors_never_hold_the_key);
+    CU_add_test(s, "credential: env", test_credential_env);
+    CU_add_test(s, "credential: file", test_credential_file);
+    CU_add_test(s, "credential: command", test_credential_command);
+    CU_add_test(s, "credential: inline, none, preference", test_credential_inline_none_and_preference);
+    CU_add_test(s, "credential: api_key_file from a conf", test_credential_from_loaded_conf);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
