@@ -1,0 +1,1166 @@
+/* test_gemini.c — the Gemini provider plugin through the real loader and the fake
+ * server: the wire it sends (path, headers, body, the reshaped JSON Schemas), the
+ * decode of streams (CRLF-framed, cut at every byte) and of whole responses, the
+ * synthesized tool-call ids over a two-step tool conversation, thought signatures
+ * replayed, finish reasons, usage, and the error table. The transcripts below are
+ * written for this test in the shape the Gemini API documents. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+#define API_KEY "gm-test-secret-key"
+#define MODEL "gemini-2.5-flash"
+
+static fake_server *server;
+static seam_client *client;
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static int init_suite(void)
+{
+    server = fake_server_start();
+    if (!server)
+        return -1;
+    char conf[1024];
+    snprintf(conf, sizeof conf,
+             "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+             "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
+             "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
+             fake_server_url(server));
+    seam_error err;
+    seam_error_clear(&err);
+    client = tu_client(conf, &err);
+    if (!client) {
+        fprintf(stderr, "tu_client: %s\n", err.message);
+        return -1;
+    }
+    return 0;
+}
+
+static int clean_suite(void)
+{
+    tu_client_free(client);
+    fake_server_stop(server);
+    return 0;
+}
+
+static seam_call_options call_options(void)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.provider = "gm";
+    o.model = MODEL;
+    return o;
+}
+
+/* What a call gave: the assistant message (a copy), stop, usage, chunk counts. */
+typedef struct outcome {
+    int rc;
+    seam_error err;
+    seam_message *msg;
+    seam_stop_reason stop;
+    seam_usage usage;
+    int stop_chunks;
+    int chunks;
+} outcome;
+
+static void outcome_free(outcome *o)
+{
+    seam_message_free(o->msg);
+    memset(o, 0, sizeof *o);
+}
+
+static outcome run(const seam_request *req, int streaming)
+{
+    outcome o;
+    memset(&o, 0, sizeof o);
+    seam_error_clear(&o.err);
+    seam_call_options opts = call_options();
+    if (!streaming) {
+        seam_result *res = NULL;
+        o.rc = seam_generate(client, req, &opts, &res, &o.err);
+        if (res) {
+            o.msg = seam_message_dup(seam_result_message(res));
+            o.stop = seam_result_stop_reason(res);
+            o.usage = *seam_result_usage(res);
+            o.stop_chunks = 1;
+            seam_result_free(res);
+        }
+        return o;
+    }
+    seam_stream *s = NULL;
+    o.rc = seam_stream_open(client, req, &opts, &s, &o.err);
+    if (o.rc != SEAM_OK)
+        return o;
+    const seam_chunk *c;
+    while ((o.rc = seam_stream_next(s, &c, &o.err)) == 1) {
+        o.chunks++;
+        if (c->type == SEAM_CHUNK_STOP)
+            o.stop_chunks++;
+    }
+    const seam_result *res = seam_stream_result(s);
+    o.msg = seam_message_dup(seam_result_message(res));
+    o.stop = seam_result_stop_reason(res);
+    o.usage = *seam_result_usage(res);
+    seam_stream_free(s);
+    return o;
+}
+
+static seam_request *user_request(const char *text)
+{
+    seam_request *req = seam_request_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(req);
+    CU_ASSERT_EQUAL(seam_request_add_user_text(req, text), SEAM_OK);
+    return req;
+}
+
+/* Concatenated reasoning text of a message. */
+static char *reasoning_text(const seam_message *m)
+{
+    size_t cap = 1, len = 0;
+    for (size_t i = 0; m && i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        if (seam_part_get_type(p) == SEAM_PART_REASONING && seam_part_text(p))
+            cap += strlen(seam_part_text(p));
+    }
+    char *out = calloc(1, cap);
+    for (size_t i = 0; out && m && i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        if (seam_part_get_type(p) == SEAM_PART_REASONING && seam_part_text(p)) {
+            memcpy(out + len, seam_part_text(p), strlen(seam_part_text(p)));
+            len += strlen(seam_part_text(p));
+        }
+    }
+    return out;
+}
+
+static size_t count_parts(const seam_message *m, seam_part_type t)
+{
+    size_t n = 0;
+    for (size_t i = 0; m && i < seam_message_part_count(m); i++)
+        n += seam_part_get_type(seam_message_part(m, i)) == t;
+    return n;
+}
+
+static const seam_part *nth_part(const seam_message *m, seam_part_type t, size_t nth)
+{
+    for (size_t i = 0; m && i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        if (seam_part_get_type(p) == t && nth-- == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static int json_text_equal(const char *a, const char *b)
+{
+    json_object *ja = json_tokener_parse(a), *jb = json_tokener_parse(b);
+    int eq = ja && jb && json_object_equal(ja, jb);
+    json_object_put(ja);
+    json_object_put(jb);
+    return eq;
+}
+
+/* The last request the server received. */
+static size_t last_request(void)
+{
+    size_t n = fake_server_request_count(server);
+    CU_ASSERT_FATAL(n > 0);
+    return n - 1;
+}
+
+static json_object *request_body(size_t i)
+{
+    const char *body = fake_server_request_body(server, i);
+    json_object *j = body ? json_tokener_parse(body) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(j);
+    return j;
+}
+
+/* A member by path: "contents.1.parts.0.text". */
+static json_object *jpath(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+        if (json_object_is_type(o, json_type_array)) {
+            size_t idx = (size_t)strtoul(tok, NULL, 10);
+            o = idx < json_object_array_length(o) ? json_object_array_get_idx(o, idx) : NULL;
+        } else if (!json_object_object_get_ex(o, tok, &o)) {
+            o = NULL;
+        }
+    }
+    return o;
+}
+
+static const char *jpath_str(json_object *o, const char *path)
+{
+    json_object *v = jpath(o, path);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* Asserts that actual equals the JSON text expected (objects compare by key). */
+#define CHECK_JSON(actual, expected) check_json(actual, expected, __FILE__, __LINE__)
+static void check_json(json_object *actual, const char *expected, const char *file, int line)
+{
+    json_object *want = json_tokener_parse(expected);
+    int eq = want && actual && json_object_equal(actual, want);
+    if (!eq)
+        fprintf(stderr, "\n%s:%d: JSON differs\n  got:  %s\n  want: %s\n", file, line,
+                actual ? json_object_to_json_string_ext(actual, JSON_C_TO_STRING_PLAIN) : "(none)",
+                want ? json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN) : "(unparsable)");
+    CU_ASSERT_TRUE(eq);
+    json_object_put(want);
+}
+
+/* Every keyword anywhere in a Gemini schema tree must be one Gemini accepts. */
+static int schema_is_gemini_subset(json_object *s, char *why, size_t why_size)
+{
+    static const char *const allowed[] = {
+        "type",     "format",    "title",     "description",   "nullable", "enum",
+        "properties", "required", "propertyOrdering", "minProperties", "maxProperties",
+        "items",    "minItems",  "maxItems",  "minLength",     "maxLength", "pattern",
+        "minimum",  "maximum",   "anyOf",     "default",
+    };
+    static const char *const types[] = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"};
+    if (!json_object_is_type(s, json_type_object)) {
+        snprintf(why, why_size, "a schema that is not an object");
+        return 0;
+    }
+    json_object_object_foreach(s, key, val)
+    {
+        int ok = 0;
+        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+            ok |= strcmp(key, allowed[i]) == 0;
+        if (!ok) {
+            snprintf(why, why_size, "keyword %s", key);
+            return 0;
+        }
+        if (strcmp(key, "type") == 0) {
+            int known = 0;
+            for (size_t i = 0; i < 6; i++)
+                known |= json_object_is_type(val, json_type_string) &&
+                         strcmp(json_object_get_string(val), types[i]) == 0;
+            if (!known) {
+                snprintf(why, why_size, "type %s", json_object_to_json_string(val));
+                return 0;
+            }
+        }
+        if (strcmp(key, "enum") == 0)
+            for (size_t i = 0; i < json_object_array_length(val); i++)
+                if (!json_object_is_type(json_object_array_get_idx(val, i), json_type_string)) {
+                    snprintf(why, why_size, "a non-string enum value");
+                    return 0;
+                }
+        if (strcmp(key, "properties") == 0) {
+            if (json_object_object_length(val) == 0) {
+                snprintf(why, why_size, "empty properties");
+                return 0;
+            }
+            json_object_object_foreach(val, pname, sub)
+            {
+                (void)pname;
+                if (!schema_is_gemini_subset(sub, why, why_size))
+                    return 0;
+            }
+        }
+        if (strcmp(key, "items") == 0 && !schema_is_gemini_subset(val, why, why_size))
+            return 0;
+        if (strcmp(key, "anyOf") == 0)
+            for (size_t i = 0; i < json_object_array_length(val); i++)
+                if (!schema_is_gemini_subset(json_object_array_get_idx(val, i), why, why_size))
+                    return 0;
+    }
+    const char *t = NULL;
+    json_object *tv;
+    if (json_object_object_get_ex(s, "type", &tv))
+        t = json_object_get_string(tv);
+    if (t && strcmp(t, "ARRAY") == 0 && !json_object_object_get_ex(s, "items", NULL)) {
+        snprintf(why, why_size, "an ARRAY without items");
+        return 0;
+    }
+    if ((!t || strcmp(t, "OBJECT") != 0) &&
+        (json_object_object_get_ex(s, "properties", NULL) || json_object_object_get_ex(s, "required", NULL))) {
+        snprintf(why, why_size, "properties on a non-OBJECT");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- transcripts ----------------------------------------------------------------------- */
+
+/* Thoughts, then text with UTF-8 that a cut can split, then the signature in a
+ * final empty text part, as Gemini 3 streams it. */
+static const char STREAM_REASONING[] =
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Counting the r's\",\"thought\":true}],"
+    "\"role\":\"model\"},\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":12,\"totalTokenCount\":40,"
+    "\"thoughtsTokenCount\":28},\"modelVersion\":\"gemini-2.5-flash\"}\r\n\r\n"
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\" in strawberry.\",\"thought\":true}],"
+    "\"role\":\"model\"},\"index\":0}]}\r\n\r\n"
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"There are 3 r\xe2\x80\x99s \xe2\x80\x94 "
+    "\xc3\xa9t\xc3\xa9 \xe2\x9c\x93\"}],\"role\":\"model\"},\"index\":0}]}\r\n\r\n"
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\" in strawberry.\"}],\"role\":\"model\"},"
+    "\"index\":0}]}\r\n\r\n"
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\",\"thoughtSignature\":\"c2lnLXRleHQ=\"}],"
+    "\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":12,"
+    "\"cachedContentTokenCount\":4,\"candidatesTokenCount\":9,\"totalTokenCount\":49,"
+    "\"thoughtsTokenCount\":28}}\r\n\r\n";
+static const char REASONING_TEXT[] = "Counting the r's in strawberry.";
+static const char ANSWER_TEXT[] =
+    "There are 3 r\xe2\x80\x99s \xe2\x80\x94 \xc3\xa9t\xc3\xa9 \xe2\x9c\x93 in strawberry.";
+
+/* Text, then two parallel calls; the signature on the first call only. */
+static const char STREAM_TOOLS[] =
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Let me check.\"}],\"role\":\"model\"},"
+    "\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":40,\"totalTokenCount\":44}}\r\n\r\n"
+    "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"get_weather\","
+    "\"args\":{\"city\":\"Paris\",\"days\":2}},\"thoughtSignature\":\"c2lnLWNhbGw=\"},"
+    "{\"functionCall\":{\"name\":\"get_time\",\"args\":{\"tz\":\"Europe/Paris\"}}}],\"role\":\"model\"},"
+    "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":40,"
+    "\"candidatesTokenCount\":20,\"totalTokenCount\":60}}\r\n\r\n";
+
+static void check_reasoning_outcome(const outcome *o)
+{
+    CU_ASSERT_EQUAL(o->rc, SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o->msg);
+    CU_ASSERT_STRING_EQUAL(seam_message_text(o->msg), ANSWER_TEXT);
+    char *r = reasoning_text(o->msg);
+    CU_ASSERT_STRING_EQUAL(r, REASONING_TEXT);
+    free(r);
+    CU_ASSERT_EQUAL(o->stop, SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(o->stop_chunks, 1);
+    CU_ASSERT_EQUAL(o->usage.input_tokens, 8); /* 12 prompt - 4 cached */
+    CU_ASSERT_EQUAL(o->usage.cache_read_tokens, 4);
+    CU_ASSERT_EQUAL(o->usage.output_tokens, 37); /* 9 candidates + 28 thoughts */
+    CU_ASSERT_EQUAL(o->usage.reasoning_tokens, 28);
+    CU_ASSERT(o->usage.present & SEAM_USAGE_INPUT);
+    CU_ASSERT(o->usage.present & SEAM_USAGE_OUTPUT);
+    CU_ASSERT(o->usage.present & SEAM_USAGE_REASONING);
+    CU_ASSERT_FALSE(o->usage.present & SEAM_USAGE_CACHE_WRITE);
+    /* The thought block, then the answer, then the signature carrier. */
+    CU_ASSERT_EQUAL(count_parts(o->msg, SEAM_PART_REASONING), 2);
+    const seam_part *sig = nth_part(o->msg, SEAM_PART_REASONING, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sig);
+    CU_ASSERT_STRING_EQUAL(seam_part_text(sig), "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(seam_part_signature(sig));
+    CU_ASSERT_STRING_EQUAL(seam_part_signature(sig), "gemini:c2lnLXRleHQ=");
+}
+
+/* ---- tests: streaming decode ----------------------------------------------------------------- */
+
+static void test_stream_reasoning_and_wire(void)
+{
+    seam_request *req = user_request("How many r's in strawberry?");
+    fake_server_push_sse(server, STREAM_REASONING, 0);
+    outcome o = run(req, 1);
+    check_reasoning_outcome(&o);
+
+    size_t i = last_request();
+    CU_ASSERT_STRING_EQUAL(fake_server_request_method(server, i), "POST");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(server, i),
+                           "/v1beta/models/" MODEL ":streamGenerateContent?alt=sse");
+    const char *key = fake_server_request_header(server, i, "x-goog-api-key");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(key);
+    CU_ASSERT_STRING_EQUAL(key, API_KEY);
+    CU_ASSERT_PTR_NULL(fake_server_request_header(server, i, "Authorization"));
+    const char *ct = fake_server_request_header(server, i, "Content-Type");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ct);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ct, "application/json"));
+    CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(server, i), API_KEY));
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* The same transcript cut at every byte position (one byte per piece, paced so
+ * that TCP delivers them apart), then in pieces of every size up to 48. */
+static void test_stream_cut_everywhere(void)
+{
+    seam_request *req = user_request("How many r's in strawberry?");
+    fake_response r = {.status = 200, .content_type = "text/event-stream",
+                       .body = STREAM_REASONING, .split = 1, .delay_ms = 1, .chunked = 1};
+    fake_server_push(server, &r);
+    outcome o = run(req, 1);
+    check_reasoning_outcome(&o);
+    outcome_free(&o);
+    for (size_t split = 2; split <= 48; split++) {
+        fake_server_push_sse(server, STREAM_REASONING, split);
+        o = run(req, 1);
+        check_reasoning_outcome(&o);
+        outcome_free(&o);
+        fake_server_push_sse(server, STREAM_TOOLS, split);
+        o = run(req, 1);
+        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+        CU_ASSERT_EQUAL(count_parts(o.msg, SEAM_PART_TOOL_CALL), 2);
+        CU_ASSERT_EQUAL(o.stop, SEAM_STOP_TOOL_USE);
+        CU_ASSERT_EQUAL(o.stop_chunks, 1);
+        outcome_free(&o);
+    }
+    seam_request_free(req);
+}
+
+static void test_stream_usage_after_finish(void)
+{
+    seam_request *req = user_request("hi");
+    /* finishReason first, usage in a later event: one stop, with that usage. */
+    fake_server_push_sse(server,
+                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+                         "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
+                         "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
+                         "\"totalTokenCount\":4}}\r\n\r\n",
+                         0);
+    outcome o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.stop_chunks, 1);
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(o.usage.input_tokens, 3);
+    CU_ASSERT_EQUAL(o.usage.output_tokens, 1);
+    CU_ASSERT_FALSE(o.usage.present & SEAM_USAGE_REASONING);
+    outcome_free(&o);
+
+    /* finishReason and never any usage: the stop still comes, at the end. */
+    fake_server_push_sse(server,
+                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+                         "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
+                         0);
+    o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.stop_chunks, 1);
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_LENGTH);
+    CU_ASSERT_EQUAL(o.usage.present, 0);
+    outcome_free(&o);
+
+    /* No finishReason at all before the server closes: a cut stream. */
+    fake_server_push_sse(server,
+                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+                         "\"index\":0}]}\r\n\r\n",
+                         0);
+    o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_EQUAL(o.stop_chunks, 0);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+static void test_finish_reasons_and_blocked_prompt(void)
+{
+    static const struct {
+        const char *reason;
+        seam_stop_reason want;
+    } table[] = {
+        {"STOP", SEAM_STOP_STOP},
+        {"MAX_TOKENS", SEAM_STOP_LENGTH},
+        {"SAFETY", SEAM_STOP_CONTENT_FILTER},
+        {"RECITATION", SEAM_STOP_CONTENT_FILTER},
+        {"BLOCKLIST", SEAM_STOP_CONTENT_FILTER},
+        {"PROHIBITED_CONTENT", SEAM_STOP_CONTENT_FILTER},
+        {"SPII", SEAM_STOP_CONTENT_FILTER},
+        {"MALFORMED_FUNCTION_CALL", SEAM_STOP_ERROR},
+        {"OTHER", SEAM_STOP_STOP},
+    };
+    seam_request *req = user_request("hi");
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"partial\"}],\"role\":\"model\"},"
+                 "\"finishReason\":\"%s\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":5,"
+                 "\"candidatesTokenCount\":2,\"totalTokenCount\":7}}",
+                 table[i].reason);
+        fake_server_push_json(server, 200, body, NULL);
+        outcome o = run(req, 0);
+        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+        if (o.stop != table[i].want)
+            fprintf(stderr, "\nfinishReason %s gave %s\n", table[i].reason,
+                    seam_stop_reason_name(o.stop));
+        CU_ASSERT_EQUAL(o.stop, table[i].want);
+        outcome_free(&o);
+    }
+
+    /* A blocked prompt has no candidates, only promptFeedback. Whole and streamed. */
+    static const char blocked[] =
+        "{\"promptFeedback\":{\"blockReason\":\"SAFETY\",\"safetyRatings\":[{\"category\":"
+        "\"HARM_CATEGORY_DANGEROUS_CONTENT\",\"probability\":\"HIGH\"}]},"
+        "\"usageMetadata\":{\"promptTokenCount\":7,\"totalTokenCount\":7}}";
+    fake_server_push_json(server, 200, blocked, NULL);
+    outcome o = run(req, 0);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "");
+    CU_ASSERT_EQUAL(o.usage.input_tokens, 7);
+    outcome_free(&o);
+
+    char sse[1024];
+    snprintf(sse, sizeof sse, "data: %s\r\n\r\n", blocked);
+    fake_server_push_sse(server, sse, 7);
+    o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_EQUAL(o.stop_chunks, 1);
+    outcome_free(&o);
+
+    /* Safety stop in the middle of a stream. */
+    fake_server_push_sse(server,
+                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Sure, \"}],\"role\":\"model\"},"
+                         "\"index\":0}]}\r\n\r\n"
+                         "data: {\"candidates\":[{\"finishReason\":\"SAFETY\",\"index\":0,\"safetyRatings\":[]}],"
+                         "\"usageMetadata\":{\"promptTokenCount\":5,\"candidatesTokenCount\":2,"
+                         "\"totalTokenCount\":7}}\r\n\r\n",
+                         3);
+    o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "Sure, ");
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* One GenerateContentResponse as a whole body and as a single stream event:
+ * the same parts, stop and usage. And the reasoning transcript, streamed and as
+ * the equivalent whole response: the same text, reasoning, stop and usage. */
+static void test_whole_response_equals_stream(void)
+{
+    static const char response[] =
+        "{\"candidates\":[{\"content\":{\"parts\":["
+        "{\"text\":\"Planning the lookup.\",\"thought\":true},"
+        "{\"text\":\"Checking the weather.\"},"
+        "{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Oslo\",\"units\":[\"c\"]}},"
+        "\"thoughtSignature\":\"c2lnLW9zbG8=\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}],"
+        "\"usageMetadata\":{\"promptTokenCount\":30,\"candidatesTokenCount\":12,\"thoughtsTokenCount\":50,"
+        "\"totalTokenCount\":92},\"modelVersion\":\"gemini-2.5-flash\"}";
+    seam_request *req = user_request("Weather in Oslo?");
+    fake_server_push_json(server, 200, response, NULL);
+    outcome whole = run(req, 0);
+    char sse[2048];
+    snprintf(sse, sizeof sse, "data: %s\r\n\r\n", response);
+    fake_server_push_sse(server, sse, 5);
+    outcome streamed = run(req, 1);
+
+    CU_ASSERT_EQUAL(whole.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(streamed.rc, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(server, last_request() - 1),
+                           "/v1beta/models/" MODEL ":generateContent");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(streamed.msg);
+    CU_ASSERT_EQUAL(whole.stop, SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(streamed.stop, whole.stop);
+    CU_ASSERT_EQUAL(memcmp(&whole.usage, &streamed.usage, sizeof whole.usage), 0);
+    CU_ASSERT_EQUAL(whole.usage.output_tokens, 62);
+    CU_ASSERT_EQUAL(whole.usage.reasoning_tokens, 50);
+    size_t n = seam_message_part_count(whole.msg);
+    CU_ASSERT_EQUAL(n, 4); /* thought, text, signature carrier, tool call */
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(streamed.msg), n);
+    for (size_t i = 0; i < n; i++) {
+        const seam_part *a = seam_message_part(whole.msg, i);
+        const seam_part *b = seam_message_part(streamed.msg, i);
+        CU_ASSERT_EQUAL_FATAL(seam_part_get_type(a), seam_part_get_type(b));
+        switch (seam_part_get_type(a)) {
+        case SEAM_PART_TEXT:
+            CU_ASSERT_STRING_EQUAL(seam_part_text(a), seam_part_text(b));
+            break;
+        case SEAM_PART_REASONING:
+            CU_ASSERT_STRING_EQUAL(seam_part_text(a), seam_part_text(b));
+            CU_ASSERT_EQUAL(!seam_part_signature(a), !seam_part_signature(b));
+            if (seam_part_signature(a) && seam_part_signature(b))
+                CU_ASSERT_STRING_EQUAL(seam_part_signature(a), seam_part_signature(b));
+            break;
+        case SEAM_PART_TOOL_CALL:
+            CU_ASSERT_STRING_EQUAL(seam_part_tool_name(a), seam_part_tool_name(b));
+            CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(a), seam_part_args_json(b)));
+            CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(a),
+                                           "{\"city\":\"Oslo\",\"units\":[\"c\"]}"));
+            /* Ids are synthesized per response: both present, not the same. */
+            CU_ASSERT(strlen(seam_part_tool_call_id(a)) > 0);
+            CU_ASSERT(strcmp(seam_part_tool_call_id(a), seam_part_tool_call_id(b)) != 0);
+            break;
+        default:
+            CU_FAIL("unexpected part type");
+        }
+    }
+    const seam_part *carrier = seam_message_part(whole.msg, 2);
+    CU_ASSERT_EQUAL(seam_part_get_type(carrier), SEAM_PART_REASONING);
+    CU_ASSERT_STRING_EQUAL(seam_part_signature(carrier), "gemini:c2lnLW9zbG8=");
+    outcome_free(&whole);
+    outcome_free(&streamed);
+
+    static const char merged[] =
+        "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Counting the r's in strawberry.\","
+        "\"thought\":true},{\"text\":\"There are 3 r\xe2\x80\x99s \xe2\x80\x94 \xc3\xa9t\xc3\xa9 \xe2\x9c\x93 "
+        "in strawberry.\",\"thoughtSignature\":\"c2lnLXRleHQ=\"}],\"role\":\"model\"},"
+        "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":12,"
+        "\"cachedContentTokenCount\":4,\"candidatesTokenCount\":9,\"totalTokenCount\":49,"
+        "\"thoughtsTokenCount\":28}}";
+    fake_server_push_json(server, 200, merged, NULL);
+    whole = run(req, 0);
+    check_reasoning_outcome(&whole);
+    outcome_free(&whole);
+    seam_request_free(req);
+}
+
+/* ---- tests: encode ---------------------------------------------------------------------- */
+
+static void test_encode_conversation(void)
+{
+    seam_request *req = seam_request_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(req);
+    seam_request_set_system(req, "You are terse.");
+    seam_message *u = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(u, "What is in these?");
+    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
+    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_URL,
+                           "https://generativelanguage.googleapis.com/v1beta/files/abc");
+    seam_message_add_text(u, "");
+    CU_ASSERT_EQUAL(seam_request_add_message(req, u), SEAM_OK);
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    /* A reasoning part of another provider (no signature) is not replayed. */
+    seam_message_add_reasoning(a, "thinking elsewhere", NULL, 0);
+    seam_message_add_text(a, "A cat and a report.");
+    CU_ASSERT_EQUAL(seam_request_add_message(req, a), SEAM_OK);
+    seam_request_add_user_text(req, "Thanks.");
+    seam_request_add_user_text(req, "Summarize.");
+    seam_request_set_temperature(req, 0.7);
+    seam_request_set_max_tokens(req, 256);
+    seam_request_add_stop(req, "END");
+    seam_request_add_stop(req, "STOP HERE");
+
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Done.\"}],"
+                          "\"role\":\"model\"},\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run(req, 0);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "Done.");
+    json_object *body = request_body(last_request());
+    CHECK_JSON(body,
+               "{\"systemInstruction\":{\"parts\":[{\"text\":\"You are terse.\"}]},"
+               "\"contents\":["
+               "{\"role\":\"user\",\"parts\":[{\"text\":\"What is in these?\"},"
+               "{\"inlineData\":{\"mimeType\":\"image/png\",\"data\":\"iVBORw0KGgo=\"}},"
+               "{\"fileData\":{\"mimeType\":\"application/pdf\",\"fileUri\":"
+               "\"https://generativelanguage.googleapis.com/v1beta/files/abc\"}}]},"
+               "{\"role\":\"model\",\"parts\":[{\"text\":\"A cat and a report.\"}]},"
+               "{\"role\":\"user\",\"parts\":[{\"text\":\"Thanks.\"},{\"text\":\"Summarize.\"}]}],"
+               "\"generationConfig\":{\"temperature\":0.7,\"maxOutputTokens\":256,"
+               "\"stopSequences\":[\"END\",\"STOP HERE\"]}}");
+    json_object_put(body);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* The schema of the issue: $ref/$defs, additionalProperties, const, a nullable
+ * type array, plus the shapes Gemini's validator refuses. */
+static const char WEATHER_SCHEMA[] =
+    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+    "\"additionalProperties\":false,"
+    "\"$defs\":{"
+    "  \"Unit\":{\"type\":\"string\",\"enum\":[\"celsius\",\"fahrenheit\"],\"description\":\"Temperature unit\"},"
+    "  \"Place\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\",\"minLength\":1},"
+    "     \"country\":{\"type\":\"string\",\"format\":\"iso-3166\"}},\"required\":[\"city\",\"zip\"],"
+    "     \"additionalProperties\":false},"
+    "  \"Node\":{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"
+    "     \"next\":{\"$ref\":\"#/$defs/Node\"}}}},"
+    "\"properties\":{"
+    "  \"place\":{\"$ref\":\"#/$defs/Place\",\"description\":\"Where\"},"
+    "  \"unit\":{\"$ref\":\"#/$defs/Unit\"},"
+    "  \"kind\":{\"const\":\"forecast\"},"
+    "  \"days\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":14,\"exclusiveMaximum\":15},"
+    "  \"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
+    "  \"email\":{\"type\":\"string\",\"format\":\"email\"},"
+    "  \"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"uniqueItems\":true,\"maxItems\":5},"
+    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
+    "  \"raw\":{\"type\":\"array\"},"
+    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"},"
+    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"
+    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"
+    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+    "  \"both\":{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"}},"
+    "     \"required\":[\"a\"]},{\"properties\":{\"b\":{\"type\":\"number\",\"format\":\"double\"}}}]}"
+    "},"
+    "\"required\":[\"place\",\"unit\",\"ghost\"]}";
+
+static const char WEATHER_SCHEMA_GEMINI[] =
+    "{\"type\":\"OBJECT\",\"properties\":{"
+    "\"place\":{\"type\":\"OBJECT\",\"description\":\"Where\",\"properties\":{"
+    "   \"city\":{\"type\":\"STRING\",\"minLength\":1},\"country\":{\"type\":\"STRING\"}},"
+    "   \"required\":[\"city\"]},"
+    "\"unit\":{\"type\":\"STRING\",\"description\":\"Temperature unit\",\"enum\":[\"celsius\",\"fahrenheit\"]},"
+    "\"kind\":{\"type\":\"STRING\",\"enum\":[\"forecast\"]},"
+    "\"days\":{\"type\":\"INTEGER\",\"nullable\":true,\"minimum\":1,\"maximum\":14},"
+    "\"when\":{\"type\":\"STRING\",\"format\":\"date-time\"},"
+    "\"email\":{\"type\":\"STRING\"},"
+    "\"tags\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},\"maxItems\":5},"
+    "\"extra\":{\"type\":\"OBJECT\"},"
+    "\"raw\":{\"type\":\"ARRAY\",\"items\":{}},"
+    "\"note\":{\"type\":\"STRING\",\"description\":\"Optional note\",\"nullable\":true},"
+    "\"level\":{\"type\":\"INTEGER\",\"format\":\"enum\",\"enum\":[\"1\",\"2\",\"3\"]},"
+    "\"node\":{\"type\":\"OBJECT\",\"properties\":{\"value\":{\"type\":\"STRING\"},\"next\":{}}},"
+    "\"either\":{\"anyOf\":[{\"type\":\"STRING\"},{\"type\":\"ARRAY\",\"items\":{\"type\":\"NUMBER\"}}]},"
+    "\"both\":{\"type\":\"OBJECT\",\"properties\":{\"a\":{\"type\":\"BOOLEAN\"},"
+    "   \"b\":{\"type\":\"NUMBER\",\"format\":\"double\"}},\"required\":[\"a\"]}"
+    "},\"required\":[\"place\",\"unit\"]}";
+
+static void test_encode_tools_and_schema_reshape(void)
+{
+    seam_request *req = user_request("Weather in Paris?");
+    CU_ASSERT_EQUAL(seam_request_add_tool(req, "get_weather", "Forecast for a place", WEATHER_SCHEMA),
+                    SEAM_OK);
+    CU_ASSERT_EQUAL(seam_request_add_tool(req, "ping", "No arguments", NULL), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_request_add_tool(req, "noop", "",
+                                          "{\"type\":\"object\",\"properties\":{},"
+                                          "\"additionalProperties\":false}"),
+                    SEAM_OK);
+    CU_ASSERT_EQUAL(seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NAMED, "get_weather"), SEAM_OK);
+
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":"
+                          "\"get_weather\",\"args\":{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}}}],"
+                          "\"role\":\"model\"},\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run(req, 0);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_TOOL_USE);
+    const seam_part *call = nth_part(o.msg, SEAM_PART_TOOL_CALL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(call);
+    CU_ASSERT_STRING_EQUAL(seam_part_tool_name(call), "get_weather");
+    CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(call),
+                                   "{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}"));
+
+    json_object *body = request_body(last_request());
+    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.0.parameters"), WEATHER_SCHEMA_GEMINI);
+    CU_ASSERT_STRING_EQUAL(jpath_str(body, "tools.0.functionDeclarations.0.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(jpath_str(body, "tools.0.functionDeclarations.0.description"),
+                           "Forecast for a place");
+    /* Functions without arguments are declared without parameters. */
+    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.1"),
+               "{\"name\":\"ping\",\"description\":\"No arguments\"}");
+    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
+    CHECK_JSON(jpath(body, "toolConfig"),
+               "{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"get_weather\"]}}");
+    char why[128] = "";
+    CU_ASSERT_TRUE(schema_is_gemini_subset(jpath(body, "tools.0.functionDeclarations.0.parameters"),
+                                           why, sizeof why));
+    if (why[0])
+        fprintf(stderr, "\nnot Gemini's subset: %s\n", why);
+    json_object_put(body);
+    outcome_free(&o);
+
+    /* The other tool choices. */
+    static const struct {
+        seam_tool_choice choice;
+        const char *mode;
+    } modes[] = {{SEAM_TOOL_CHOICE_AUTO, "AUTO"}, {SEAM_TOOL_CHOICE_REQUIRED, "ANY"},
+                 {SEAM_TOOL_CHOICE_NONE, "NONE"}};
+    for (size_t i = 0; i < 3; i++) {
+        seam_request_set_tool_choice(req, modes[i].choice, NULL);
+        fake_server_push_json(server, 200,
+                              "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                              "\"finishReason\":\"STOP\"}]}",
+                              NULL);
+        o = run(req, 0);
+        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+        body = request_body(last_request());
+        CU_ASSERT_STRING_EQUAL(jpath_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
+        CU_ASSERT_PTR_NULL(jpath(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
+        json_object_put(body);
+        outcome_free(&o);
+    }
+
+    /* A named choice that is not a declared tool cannot be expressed. */
+    size_t before = fake_server_request_count(server);
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NAMED, "missing_tool");
+    o = run(req, 0);
+    CU_ASSERT_NOT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+static void test_encode_json_mode_thinking_and_options(void)
+{
+    seam_request *req = user_request("List two colors.");
+    CU_ASSERT_EQUAL(seam_request_set_response_format(
+                        req, SEAM_FORMAT_JSON, "colors",
+                        "{\"type\":\"object\",\"properties\":{\"colors\":{\"type\":\"array\","
+                        "\"items\":{\"type\":\"string\"},\"minItems\":2}},\"required\":[\"colors\"],"
+                        "\"additionalProperties\":false}",
+                        1),
+                    SEAM_OK);
+    CU_ASSERT_EQUAL(seam_request_set_reasoning_budget(req, 1024), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_request_set_provider_options(
+                        req, "{\"safetySettings\":[{\"category\":\"HARM_CATEGORY_HARASSMENT\","
+                             "\"threshold\":\"BLOCK_NONE\"}],\"generationConfig\":{\"topK\":20},"
+                             "\"unknownKey\":1}"),
+                    SEAM_OK);
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\\\"colors\\\":"
+                          "[\\\"red\\\",\\\"blue\\\"]}\"}]},\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run(req, 0);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_TRUE(json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
+    json_object *body = request_body(last_request());
+    CHECK_JSON(jpath(body, "generationConfig"),
+               "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"OBJECT\","
+               "\"properties\":{\"colors\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},"
+               "\"minItems\":2}},\"required\":[\"colors\"]},"
+               "\"thinkingConfig\":{\"thinkingBudget\":1024,\"includeThoughts\":true},\"topK\":20}");
+    CHECK_JSON(jpath(body, "safetySettings"),
+               "[{\"category\":\"HARM_CATEGORY_HARASSMENT\",\"threshold\":\"BLOCK_NONE\"}]");
+    CU_ASSERT_PTR_NULL(jpath(body, "unknownKey"));
+    json_object_put(body);
+    outcome_free(&o);
+
+    /* JSON mode without a schema: the mime type alone. */
+    seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+    seam_request_set_reasoning_budget(req, 0);
+    seam_request_set_provider_options(req, "{}");
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{}\"}]},"
+                          "\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    o = run(req, 0);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    body = request_body(last_request());
+    CHECK_JSON(jpath(body, "generationConfig"), "{\"responseMimeType\":\"application/json\"}");
+    json_object_put(body);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+static void test_encode_rejects_what_gemini_cannot_take(void)
+{
+    size_t before = fake_server_request_count(server);
+    seam_request *req = user_request("hi");
+    seam_call_options opts = call_options();
+    opts.model = "gemini 2.5/../../x?key=1";
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_NOT_EQUAL(seam_generate(client, req, &opts, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NULL(res);
+    seam_request_free(req);
+
+    /* Only empty text: nothing Gemini accepts as content. */
+    req = seam_request_new();
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(m, "");
+    seam_request_add_message(req, m);
+    outcome o = run(req, 0);
+    CU_ASSERT_NOT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_BAD_REQUEST);
+    outcome_free(&o);
+    seam_request_free(req);
+
+    /* A tool result that matches no call and names no tool. */
+    req = user_request("hi");
+    m = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(m, "call_unknown", NULL, "\"x\"", 0);
+    seam_request_add_message(req, m);
+    o = run(req, 0);
+    CU_ASSERT_NOT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_BAD_REQUEST);
+    outcome_free(&o);
+    seam_request_free(req);
+    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+}
+
+/* ---- tests: the two-step tool conversation ------------------------------------------------- */
+
+static void test_tool_round_trip_with_synthesized_ids(void)
+{
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "Weather and time in Paris?");
+    seam_request_add_tool(req, "get_weather", "Weather",
+                          "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
+                          "\"days\":{\"type\":\"integer\"}},\"required\":[\"city\"]}");
+    seam_request_add_tool(req, "get_time", "Time",
+                          "{\"type\":\"object\",\"properties\":{\"tz\":{\"type\":\"string\"}}}");
+
+    /* Step 1: two parallel calls, streamed. */
+    fake_server_push_sse(server, STREAM_TOOLS, 11);
+    outcome step1 = run(req, 1);
+    CU_ASSERT_EQUAL_FATAL(step1.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(step1.stop, SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(step1.usage.input_tokens, 40);
+    CU_ASSERT_EQUAL(step1.usage.output_tokens, 20);
+    CU_ASSERT_EQUAL_FATAL(count_parts(step1.msg, SEAM_PART_TOOL_CALL), 2);
+    const seam_part *weather = nth_part(step1.msg, SEAM_PART_TOOL_CALL, 0);
+    const seam_part *clock = nth_part(step1.msg, SEAM_PART_TOOL_CALL, 1);
+    CU_ASSERT_STRING_EQUAL(seam_part_tool_name(weather), "get_weather");
+    CU_ASSERT_STRING_EQUAL(seam_part_tool_name(clock), "get_time");
+    char weather_id[128], clock_id[128];
+    snprintf(weather_id, sizeof weather_id, "%s", seam_part_tool_call_id(weather));
+    snprintf(clock_id, sizeof clock_id, "%s", seam_part_tool_call_id(clock));
+    CU_ASSERT(strlen(weather_id) > 0);
+    CU_ASSERT(strlen(clock_id) > 0);
+    CU_ASSERT(strcmp(weather_id, clock_id) != 0);
+    CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(weather), "{\"city\":\"Paris\",\"days\":2}"));
+    /* The signature that came on the first call sits just before it. */
+    const seam_part *carrier = nth_part(step1.msg, SEAM_PART_REASONING, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(carrier);
+    CU_ASSERT_STRING_EQUAL(seam_part_signature(carrier), "gemini:c2lnLWNhbGw=");
+
+    /* Step 2: the results come back in the other order, without names, one
+     * message each (as an OpenAI-shaped caller sends them), then a user remark. */
+    CU_ASSERT_EQUAL(seam_request_add_message(req, seam_message_dup(step1.msg)), SEAM_OK);
+    seam_message *t1 = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(t1, clock_id, NULL, "\"14:05\"", 0);
+    seam_request_add_message(req, t1);
+    seam_message *t2 = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(t2, weather_id, NULL, "{\"temp_c\":18}", 0);
+    seam_request_add_message(req, t2);
+    seam_request_add_user_text(req, "Be brief.");
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18\xc2\xb0"
+                          "C, 14:05.\"}],\"role\":\"model\"},\"finishReason\":\"STOP\"}],"
+                          "\"usageMetadata\":{\"promptTokenCount\":80,\"candidatesTokenCount\":6}}",
+                          NULL);
+    outcome step2 = run(req, 0);
+    CU_ASSERT_EQUAL(step2.rc, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_message_text(step2.msg), "18\xc2\xb0" "C, 14:05.");
+    CU_ASSERT_EQUAL(step2.stop, SEAM_STOP_STOP);
+
+    json_object *body = request_body(last_request());
+    CHECK_JSON(jpath(body, "contents"),
+               "[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather and time in Paris?\"}]},"
+               "{\"role\":\"model\",\"parts\":[{\"text\":\"Let me check.\"},"
+               "{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\",\"days\":2}},"
+               "\"thoughtSignature\":\"c2lnLWNhbGw=\"},"
+               "{\"functionCall\":{\"name\":\"get_time\",\"args\":{\"tz\":\"Europe/Paris\"}}}]},"
+               "{\"role\":\"user\",\"parts\":["
+               "{\"functionResponse\":{\"name\":\"get_weather\",\"response\":{\"output\":{\"temp_c\":18}}}},"
+               "{\"functionResponse\":{\"name\":\"get_time\",\"response\":{\"output\":\"14:05\"}}},"
+               "{\"text\":\"Be brief.\"}]}]");
+    json_object_put(body);
+
+    /* Step 1 again: a new response gets new ids. */
+    fake_server_push_sse(server, STREAM_TOOLS, 0);
+    seam_request *again = user_request("Weather and time in Paris?");
+    outcome step1b = run(again, 1);
+    CU_ASSERT_EQUAL(step1b.rc, SEAM_OK);
+    const seam_part *w2 = nth_part(step1b.msg, SEAM_PART_TOOL_CALL, 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w2);
+    CU_ASSERT(strcmp(seam_part_tool_call_id(w2), weather_id) != 0);
+    CU_ASSERT(strcmp(seam_part_tool_call_id(w2), clock_id) != 0);
+    outcome_free(&step1b);
+    seam_request_free(again);
+
+    outcome_free(&step1);
+    outcome_free(&step2);
+    seam_request_free(req);
+}
+
+/* Signatures replayed where they came from: on a thought part, on the text part
+ * before a trailing carrier, and as an empty text part when nothing is left;
+ * another provider's reasoning never reaches Gemini; an error result goes back
+ * under "error". */
+static void test_signature_replay_shapes(void)
+{
+    seam_request *req = user_request("Go.");
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_reasoning(a, "Thinking it over.", "gemini:c2lnLXRob3VnaHQ=", 0);
+    /* Anthropic-style thinking (an untagged signature) and redacted data. */
+    seam_message_add_reasoning(a, "Claude thought.", "EqQBCkYIBxgCKkB", 0);
+    seam_message_add_reasoning(a, "opaque", "sig", 1);
+    seam_message_add_text(a, "Answer.");
+    seam_message_add_reasoning(a, "", "gemini:c2lnLXRyYWlsaW5n", 0);
+    seam_request_add_message(req, a);
+    seam_request_add_user_text(req, "Again.");
+    seam_message *b = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_reasoning(b, "", "gemini:c2lnLWFsb25l", 0);
+    seam_request_add_message(req, b);
+    seam_message *c = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_tool_call(c, "call_7", "lookup", "{\"q\":\"x\"}");
+    seam_request_add_message(req, c);
+    seam_message *r = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(r, "call_7", NULL, "\"not found\"", 1);
+    seam_request_add_message(req, r);
+
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                          "\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run(req, 0);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    json_object *body = request_body(last_request());
+    /* The two consecutive model messages merge into one model content. */
+    CHECK_JSON(jpath(body, "contents"),
+               "[{\"role\":\"user\",\"parts\":[{\"text\":\"Go.\"}]},"
+               "{\"role\":\"model\",\"parts\":[{\"text\":\"Thinking it over.\",\"thought\":true,"
+               "\"thoughtSignature\":\"c2lnLXRob3VnaHQ=\"},"
+               "{\"text\":\"Answer.\",\"thoughtSignature\":\"c2lnLXRyYWlsaW5n\"}]},"
+               "{\"role\":\"user\",\"parts\":[{\"text\":\"Again.\"}]},"
+               "{\"role\":\"model\",\"parts\":[{\"text\":\"\",\"thoughtSignature\":\"c2lnLWFsb25l\"},"
+               "{\"functionCall\":{\"name\":\"lookup\",\"args\":{\"q\":\"x\"}}}]},"
+               "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"lookup\","
+               "\"response\":{\"error\":\"not found\"}}}]}]");
+    json_object_put(body);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* ---- tests: errors ----------------------------------------------------------------------- */
+
+static void test_error_table(void)
+{
+    static const struct {
+        int status;
+        const char *body;
+        seam_error_kind kind;
+        int retryable;
+        int64_t retry_after_ms;
+        const char *code;
+    } table[] = {
+        {400, "{\"error\":{\"code\":400,\"message\":\"Invalid JSON payload received. Unknown name \\\"foo\\\"\","
+              "\"status\":\"INVALID_ARGUMENT\"}}",
+         SEAM_ERROR_BAD_REQUEST, 0, -1, "INVALID_ARGUMENT"},
+        {400, "{\"error\":{\"code\":400,\"message\":\"The input token count (1200000) exceeds the maximum "
+              "number of tokens allowed (1048576).\",\"status\":\"INVALID_ARGUMENT\"}}",
+         SEAM_ERROR_CONTEXT_OVERFLOW, 0, -1, "INVALID_ARGUMENT"},
+        {400, "{\"error\":{\"code\":400,\"message\":\"API key not valid. Please pass a valid API key.\","
+              "\"status\":\"INVALID_ARGUMENT\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\","
+              "\"reason\":\"API_KEY_INVALID\",\"domain\":\"googleapis.com\"}]}}",
+         SEAM_ERROR_AUTH, 0, -1, "INVALID_ARGUMENT"},
+        {400, "{\"error\":{\"code\":400,\"message\":\"User location is not supported for the API use.\","
+              "\"status\":\"FAILED_PRECONDITION\"}}",
+         SEAM_ERROR_BAD_REQUEST, 0, -1, "FAILED_PRECONDITION"},
+        {401, "{\"error\":{\"code\":401,\"message\":\"Request had invalid authentication credentials.\","
+              "\"status\":\"UNAUTHENTICATED\"}}",
+         SEAM_ERROR_AUTH, 0, -1, "UNAUTHENTICATED"},
+        {403, "{\"error\":{\"code\":403,\"message\":\"Method doesn't allow unregistered callers.\","
+              "\"status\":\"PERMISSION_DENIED\"}}",
+         SEAM_ERROR_AUTH, 0, -1, "PERMISSION_DENIED"},
+        {404, "{\"error\":{\"code\":404,\"message\":\"models/gemini-9 is not found for API version v1beta\","
+              "\"status\":\"NOT_FOUND\"}}",
+         SEAM_ERROR_MODEL_NOT_FOUND, 0, -1, "NOT_FOUND"},
+        {429, "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota.\","
+              "\"status\":\"RESOURCE_EXHAUSTED\",\"details\":["
+              "{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[]},"
+              "{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"2.5s\"}]}}",
+         SEAM_ERROR_RATE_LIMIT, 1, 2500, "RESOURCE_EXHAUSTED"},
+        {429, "[{\"error\":{\"code\":429,\"message\":\"Resource exhausted. Please try again later.\","
+              "\"status\":\"RESOURCE_EXHAUSTED\"}}]",
+         SEAM_ERROR_RATE_LIMIT, 1, -1, "RESOURCE_EXHAUSTED"},
+        {500, "{\"error\":{\"code\":500,\"message\":\"An internal error has occurred.\",\"status\":\"INTERNAL\"}}",
+         SEAM_ERROR_OVERLOADED, 1, -1, "INTERNAL"},
+        {503, "{\"error\":{\"code\":503,\"message\":\"The model is overloaded. Please try again later.\","
+              "\"status\":\"UNAVAILABLE\"}}",
+         SEAM_ERROR_OVERLOADED, 1, -1, "UNAVAILABLE"},
+        {504, "{\"error\":{\"code\":504,\"message\":\"Deadline expired before operation could complete.\","
+              "\"status\":\"DEADLINE_EXCEEDED\"}}",
+         SEAM_ERROR_TIMEOUT, 1, -1, "DEADLINE_EXCEEDED"},
+        {502, "<html><body>Bad Gateway</body></html>", SEAM_ERROR_OVERLOADED, 1, -1, ""},
+    };
+    seam_request *req = user_request("hi");
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        for (int streaming = 0; streaming <= 1; streaming++) {
+            fake_server_push_json(server, table[i].status, table[i].body, NULL);
+            outcome o = run(req, streaming);
+            CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
+            if (o.err.kind != table[i].kind)
+                fprintf(stderr, "\nrow %zu: kind %s, want %s (%s)\n", i, seam_error_kind_name(o.err.kind),
+                        seam_error_kind_name(table[i].kind), o.err.message);
+            CU_ASSERT_EQUAL(o.err.kind, table[i].kind);
+            CU_ASSERT_EQUAL(o.err.retryable, table[i].retryable);
+            CU_ASSERT_EQUAL(o.err.retry_after_ms, table[i].retry_after_ms);
+            CU_ASSERT_EQUAL(o.err.http_status, table[i].status);
+            CU_ASSERT_STRING_EQUAL(o.err.code, table[i].code);
+            CU_ASSERT_STRING_EQUAL(o.err.provider, "gm");
+            outcome_free(&o);
+        }
+    }
+    /* A Retry-After header without a retryDelay is kept. */
+    fake_server_push_json(server, 429,
+                          "{\"error\":{\"code\":429,\"message\":\"Slow down.\",\"status\":\"RESOURCE_EXHAUSTED\"}}",
+                          "Retry-After: 3\r\n");
+    outcome o = run(req, 0);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_EQUAL(o.err.retry_after_ms, 3000);
+    CU_ASSERT_STRING_EQUAL(o.err.message, "Slow down.");
+    outcome_free(&o);
+
+    /* A message that echoes the key never carries it out. */
+    fake_server_push_json(server, 400,
+                          "{\"error\":{\"code\":400,\"message\":\"API key not valid: " API_KEY "\","
+                          "\"status\":\"INVALID_ARGUMENT\"}}",
+                          NULL);
+    o = run(req, 0);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_PTR_NULL(strstr(o.err.message, API_KEY));
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+static void test_error_event_in_stream(void)
+{
+    seam_request *req = user_request("hi");
+    /* Before any content: the stream fails with the classified error. */
+    fake_server_push_sse(server,
+                         "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\","
+                         "\"status\":\"UNAVAILABLE\"}}\r\n\r\n",
+                         4);
+    outcome o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_EQUAL(o.err.http_status, 503);
+    CU_ASSERT_STRING_EQUAL(o.err.code, "UNAVAILABLE");
+    outcome_free(&o);
+
+    /* After content: the text so far is kept, the error surfaces. */
+    fake_server_push_sse(server,
+                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Once upon\"}],"
+                         "\"role\":\"model\"},\"index\":0}]}\r\n\r\n"
+                         "data: {\"error\":{\"code\":500,\"message\":\"Internal error.\",\"status\":\"INTERNAL\"}}\r\n\r\n",
+                         0);
+    o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "Once upon");
+    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_ERROR);
+    outcome_free(&o);
+
+    /* An event that is not JSON. */
+    fake_server_push_sse(server, "data: {\"candidates\":[\r\n\r\n", 0);
+    o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("gemini", init_suite, clean_suite);
+    if (!s)
+        return 2;
+    CU_add_test(s, "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire);
+    CU_add_test(s, "stream: cut at every byte (CRLF)", test_stream_cut_everywhere);
+    CU_add_test(s, "stream: usage after finish, no finish", test_stream_usage_after_finish);
+    CU_add_test(s, "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt);
+    CU_add_test(s, "whole response equals stream", test_whole_response_equals_stream);
+    CU_add_test(s, "encode: conversation, media, generation config", test_encode_conversation);
+    CU_add_test(s, "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape);
+    CU_add_test(s, "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options);
+    CU_add_test(s, "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take);
+    CU_add_test(s, "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids);
+    CU_add_test(s, "thought signatures replayed", test_signature_replay_shapes);
+    CU_add_test(s, "error table", test_error_table);
+    CU_add_test(s, "error event in a stream", test_error_event_in_stream);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
