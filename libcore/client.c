@@ -269,6 +269,22 @@ const char *seam_client_role_chain(const seam_client *c, const char *role)
     return NULL;
 }
 
+size_t seam_client_role_count(const seam_client *c)
+{
+    return c ? c->conf->n_roles : 0;
+}
+
+int seam_client_role_at(const seam_client *c, size_t i, const char **role, const char **chain)
+{
+    if (!c || i >= c->conf->n_roles)
+        return SEAM_ERR_INVALID;
+    if (role)
+        *role = c->conf->roles[i].name;
+    if (chain)
+        *chain = c->conf->roles[i].chain;
+    return SEAM_OK;
+}
+
 int seam_conf_check(const char *path, void (*warn)(void *ud, const char *text), void *ud,
                     seam_error *err)
 {

@@ -3,7 +3,10 @@
  * plain seam_conf, and checking it: every type, every key name (a typo must not
  * silently vanish), every reference from a chain to a provider or chain and from
  * a role to a chain. Every error names FILE:LINE. The conf's keys are a public
- * contract (seam.conf(5)); nothing from libconfig leaves this file.
+ * contract (seam.conf(5), doc/seam.conf.md); nothing from libconfig leaves this
+ * file. It also reads the model catalog (conf/models.conf, installed, or the
+ * file `model_catalog` names) after the user's files, whose `models` entries
+ * override the catalog's.
  *
  * Note on integers: libconfig 1.5 reads a decimal literal beyond 32 bits without
  * the `L` suffix as a truncated int; write 5000000000L for values that large. */
@@ -60,7 +63,9 @@ typedef struct loader {
     int group_or_other_access; /* file mode & 077 */
     unsigned file_mode;
 
-    size_t cap_plugin_path, cap_providers, cap_chains, cap_roles, cap_warnings;
+    size_t cap_plugin_path, cap_providers, cap_chains, cap_roles, cap_warnings, cap_models;
+    int in_catalog; /* reading the model catalog: only `models`, entries marked from_catalog */
+    int catalog_disabled; /* model_catalog = "" */
     chain_lines *chain_lines;
     role_origin *role_origins;
 } loader;
@@ -369,8 +374,60 @@ static int load_options(loader *ld, const config_setting_t *s, const char *path,
 /* ---- providers ------------------------------------------------------------------------------ */
 
 static const char provider_keys[] =
-    "plugin, base_url, api_key_env, api_key_file, api_key_command, api_key, timeout_ms, "
-    "connect_timeout_ms, idle_timeout_ms, max_response_bytes, options";
+    "plugin, base_url, api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
+    "api_key_files, api_key_commands, key_selection, rate_limit_guard, api_key_ttl_ms, "
+    "timeout_ms, connect_timeout_ms, idle_timeout_ms, max_response_bytes, options";
+
+/* An array or list of non-empty strings; each file path is resolved like
+ * api_key_file when resolve is set. */
+static int read_string_list(loader *ld, const config_setting_t *s, const char *path, int resolve,
+                            char ***out, size_t *n_out)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, "an array of strings [ \"...\" ]");
+    int n = config_setting_length(s);
+    if (n == 0)
+        return fail_setting(ld, s, "%s must name at least one", path);
+    for (size_t i = 0; i < *n_out; i++)
+        free((*out)[i]);
+    free(*out);
+    *out = calloc((size_t)n, sizeof **out);
+    *n_out = 0;
+    if (!*out)
+        return fail_nomem(ld);
+    for (int i = 0; i < n; i++) {
+        char epath[PATH_MAX_LEN + 16];
+        snprintf(epath, sizeof epath, "%s[%d]", path, i);
+        char *v = NULL;
+        if (read_string(ld, config_setting_get_elem(s, (unsigned)i), epath, &v) != SEAM_OK)
+            return ld->status;
+        if (resolve) {
+            char *abs = resolve_path(ld, v);
+            free(v);
+            if (!abs)
+                return fail_nomem(ld);
+            v = abs;
+        }
+        (*out)[(*n_out)++] = v;
+    }
+    return SEAM_OK;
+}
+
+/* A string that must be one of names[] (NULL-terminated); *out gets its index. */
+static int read_choice(loader *ld, const config_setting_t *s, const char *path,
+                       const char *const *names, const char *expected, int *out)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return fail_type(ld, s, path, "a string");
+    const char *v = config_setting_get_string(s);
+    for (int i = 0; names[i]; i++)
+        if (v && strcmp(v, names[i]) == 0) {
+            *out = i;
+            return SEAM_OK;
+        }
+    return fail_setting(ld, s, "%s must be %s, not \"%s\"", path, expected, v ? v : "");
+}
 
 static int provider_member(loader *ld, seam_conf_provider *p, const config_setting_t *m,
                            const char *parent)
@@ -422,6 +479,23 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
         }
         return SEAM_OK;
     }
+    if (strcmp(key, "api_keys_env") == 0)
+        return read_string_list(ld, m, path, 0, &p->api_keys_env, &p->n_api_keys_env);
+    if (strcmp(key, "api_key_files") == 0)
+        return read_string_list(ld, m, path, 1, &p->api_key_files, &p->n_api_key_files);
+    if (strcmp(key, "api_key_commands") == 0)
+        return read_string_list(ld, m, path, 0, &p->api_key_commands, &p->n_api_key_commands);
+    if (strcmp(key, "key_selection") == 0) {
+        static const char *const names[] = {"round_robin", "sticky", NULL};
+        return read_choice(ld, m, path, names, "\"round_robin\" or \"sticky\"", &p->key_selection);
+    }
+    if (strcmp(key, "rate_limit_guard") == 0) {
+        static const char *const names[] = {"rotate", "wait", "off", NULL};
+        return read_choice(ld, m, path, names, "\"rotate\", \"wait\" or \"off\"",
+                           &p->rate_limit_guard);
+    }
+    if (strcmp(key, "api_key_ttl_ms") == 0)
+        return read_int64(ld, m, path, 0, &p->api_key_ttl_ms);
     if (strcmp(key, "timeout_ms") == 0)
         return read_int64(ld, m, path, 1, &p->timeout_ms);
     if (strcmp(key, "connect_timeout_ms") == 0)
@@ -706,6 +780,182 @@ static int load_roles(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
+/* ---- models (the catalog and the user's entries) -------------------------------------------------------- */
+
+static const char model_keys[] =
+    "id, provider, context_window, max_output_tokens, capabilities, price";
+static const char price_keys[] = "input, output, cache_read, cache_write";
+
+static const struct {
+    const char *name;
+    uint32_t bit;
+} capability_names[] = {
+    {"tools", SEAM_CAP_TOOLS},
+    {"streaming", SEAM_CAP_STREAMING},
+    {"parallel_tool_calls", SEAM_CAP_PARALLEL_TOOL_CALLS},
+    {"vision", SEAM_CAP_VISION},
+    {"audio_input", SEAM_CAP_AUDIO_INPUT},
+    {"pdf_input", SEAM_CAP_PDF_INPUT},
+    {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
+    {"reasoning", SEAM_CAP_REASONING},
+    {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
+};
+
+static int load_capabilities(loader *ld, seam_conf_model *m, const config_setting_t *s,
+                             const char *path)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, "an array of capability names [ \"tools\", ... ]");
+    m->has_capabilities = 1;
+    m->capabilities = 0;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        char epath[PATH_MAX_LEN + 16];
+        snprintf(epath, sizeof epath, "%s[%d]", path, i);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING)
+            return fail_type(ld, e, epath, "a string");
+        const char *v = config_setting_get_string(e);
+        uint32_t bit = 0;
+        for (size_t k = 0; k < sizeof capability_names / sizeof capability_names[0]; k++)
+            if (v && strcmp(v, capability_names[k].name) == 0)
+                bit = capability_names[k].bit;
+        if (!bit)
+            return fail_setting(ld, e,
+                                "%s: unknown capability \"%s\" (expected one of: tools, streaming, "
+                                "parallel_tool_calls, vision, audio_input, pdf_input, prompt_cache, "
+                                "reasoning, structured_output)",
+                                epath, v ? v : "");
+        m->capabilities |= bit;
+    }
+    return SEAM_OK;
+}
+
+static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s, const char *path)
+{
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    int have_input = 0, have_output = 0;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(e);
+        char epath[PATH_MAX_LEN];
+        join_path(epath, path, key);
+        int rc;
+        if (strcmp(key, "input") == 0) {
+            rc = read_int64(ld, e, epath, 0, &m->price_input);
+            have_input = 1;
+        } else if (strcmp(key, "output") == 0) {
+            rc = read_int64(ld, e, epath, 0, &m->price_output);
+            have_output = 1;
+        } else if (strcmp(key, "cache_read") == 0)
+            rc = read_int64(ld, e, epath, 0, &m->price_cache_read);
+        else if (strcmp(key, "cache_write") == 0)
+            rc = read_int64(ld, e, epath, 0, &m->price_cache_write);
+        else
+            rc = fail_unknown(ld, e, path, price_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    if (!have_input || !have_output)
+        return fail_setting(ld, s, "%s needs both input and output (micro-cents per million tokens)",
+                            path);
+    m->priced = 1;
+    return SEAM_OK;
+}
+
+static int same_provider(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int load_model(loader *ld, const config_setting_t *s, const char *path)
+{
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    seam_conf_model m;
+    memset(&m, 0, sizeof m);
+    m.price_cache_read = m.price_cache_write = -1;
+    m.from_catalog = ld->in_catalog;
+    int rc = SEAM_OK;
+    for (int i = 0; i < config_setting_length(s) && rc == SEAM_OK; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(e);
+        char epath[PATH_MAX_LEN];
+        join_path(epath, path, key);
+        if (strcmp(key, "id") == 0)
+            rc = read_string(ld, e, epath, &m.id);
+        else if (strcmp(key, "provider") == 0)
+            rc = read_string(ld, e, epath, &m.provider);
+        else if (strcmp(key, "context_window") == 0)
+            rc = read_int64(ld, e, epath, 0, &m.context_window);
+        else if (strcmp(key, "max_output_tokens") == 0)
+            rc = read_int64(ld, e, epath, 0, &m.max_output_tokens);
+        else if (strcmp(key, "capabilities") == 0)
+            rc = load_capabilities(ld, &m, e, epath);
+        else if (strcmp(key, "price") == 0)
+            rc = load_price(ld, &m, e, epath);
+        else
+            rc = fail_unknown(ld, e, path, model_keys);
+    }
+    if (rc == SEAM_OK && !m.id)
+        rc = fail_setting(ld, s, "%s has no id", path);
+    seam_conf *c = ld->conf;
+    int keep = rc == SEAM_OK;
+    for (size_t i = 0; keep && i < c->n_models; i++) {
+        const seam_conf_model *o = &c->models[i];
+        if (strcmp(o->id, m.id) != 0 || !same_provider(o->provider, m.provider))
+            continue;
+        if (o->from_catalog == m.from_catalog) {
+            rc = fail_setting(ld, s, "model \"%s\"%s%s already defined in %s:%d", m.id,
+                              m.provider ? " of provider " : "", m.provider ? m.provider : "",
+                              o->file, o->line);
+        }
+        keep = 0; /* the user's entry overrides the catalog's */
+    }
+    if (keep) {
+        m.file = strdup(setting_file(ld, s));
+        m.line = setting_line(s);
+        if (!m.file || grow((void **)&c->models, &ld->cap_models, c->n_models, sizeof *c->models) != SEAM_OK) {
+            rc = fail_nomem(ld);
+        } else {
+            c->models[c->n_models++] = m;
+            return SEAM_OK;
+        }
+    }
+    free(m.id);
+    free(m.provider);
+    free(m.file);
+    return rc;
+}
+
+static int load_models(loader *ld, const config_setting_t *s)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, "models", "a list of models ( { id = ...; ... } )");
+    for (int i = 0; i < config_setting_length(s); i++) {
+        char path[PATH_MAX_LEN];
+        snprintf(path, sizeof path, "models[%d]", i);
+        if (load_model(ld, config_setting_get_elem(s, (unsigned)i), path) != SEAM_OK)
+            return ld->status;
+    }
+    return SEAM_OK;
+}
+
+static int load_model_catalog_key(loader *ld, const config_setting_t *s)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return fail_type(ld, s, "model_catalog", "a string");
+    const char *v = config_setting_get_string(s);
+    free(ld->conf->model_catalog);
+    ld->conf->model_catalog = NULL;
+    ld->catalog_disabled = !v || !*v;
+    if (ld->catalog_disabled)
+        return SEAM_OK;
+    ld->conf->model_catalog = resolve_path(ld, v);
+    return ld->conf->model_catalog ? SEAM_OK : fail_nomem(ld);
+}
+
 /* ---- one file ---------------------------------------------------------------------------------------- */
 
 static int load_file(loader *ld, const char *file)
@@ -749,7 +999,13 @@ static int load_file(loader *ld, const char *file)
     for (int i = 0; i < config_setting_length(root) && ld->status == SEAM_OK; i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *key = config_setting_name(s);
-        if (strcmp(key, "plugin_path") == 0)
+        if (ld->in_catalog) {
+            if (strcmp(key, "models") == 0)
+                load_models(ld, s);
+            else
+                fail_setting(ld, s, "unknown setting %s in the model catalog (expected: models)",
+                             key);
+        } else if (strcmp(key, "plugin_path") == 0)
             load_plugin_path(ld, s);
         else if (strcmp(key, "providers") == 0)
             load_providers(ld, s);
@@ -757,9 +1013,13 @@ static int load_file(loader *ld, const char *file)
             load_chains(ld, s);
         else if (strcmp(key, "roles") == 0)
             load_roles(ld, s);
+        else if (strcmp(key, "models") == 0)
+            load_models(ld, s);
+        else if (strcmp(key, "model_catalog") == 0)
+            load_model_catalog_key(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles)", key);
+                                "chains, roles, models, model_catalog)", key);
     }
     config_destroy(&cf);
     return ld->status;
@@ -813,7 +1073,7 @@ static int load_conf_d(loader *ld, const char *main_file)
         names[n++] = name;
     }
     closedir(d);
-    if (ld->status == SEAM_OK)
+    if (ld->status == SEAM_OK && n > 1)
         qsort(names, n, sizeof *names, cmp_names);
 
     for (size_t i = 0; i < n && ld->status == SEAM_OK; i++) {
@@ -873,6 +1133,32 @@ static int check_references(loader *ld)
     return SEAM_OK;
 }
 
+/* The model catalog: the one the conf names (which must be readable), else the
+ * installed one when it exists. Read after the user's files so that their
+ * entries win. */
+static int load_catalog(loader *ld)
+{
+    if (ld->catalog_disabled)
+        return SEAM_OK;
+    seam_conf *c = ld->conf;
+    if (!c->model_catalog) {
+#ifdef SEAM_MODELS_INSTALLED
+        struct stat st;
+        if (stat(SEAM_MODELS_INSTALLED, &st) != 0)
+            return SEAM_OK;
+        c->model_catalog = strdup(SEAM_MODELS_INSTALLED);
+        if (!c->model_catalog)
+            return fail_nomem(ld);
+#else
+        return SEAM_OK;
+#endif
+    }
+    ld->in_catalog = 1;
+    int rc = load_file(ld, c->model_catalog);
+    ld->in_catalog = 0;
+    return rc;
+}
+
 /* ---- public within libcore ------------------------------------------------------------------------------------ */
 
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
@@ -895,6 +1181,8 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
         if (ld.status == SEAM_OK)
             check_references(&ld);
     }
+    if (ld.status == SEAM_OK)
+        load_catalog(&ld);
 
     for (size_t i = 0; i < conf->n_chains && ld.chain_lines; i++)
         free(ld.chain_lines[i].entry_lines);
@@ -931,8 +1219,24 @@ void seam_conf_free(seam_conf *conf)
         seam_secret_free(p->api_key);
         free(p->options_json);
         free(p->file);
+        for (size_t k = 0; k < p->n_api_keys_env; k++)
+            free(p->api_keys_env[k]);
+        free(p->api_keys_env);
+        for (size_t k = 0; k < p->n_api_key_files; k++)
+            free(p->api_key_files[k]);
+        free(p->api_key_files);
+        for (size_t k = 0; k < p->n_api_key_commands; k++)
+            free(p->api_key_commands[k]);
+        free(p->api_key_commands);
     }
     free(conf->providers);
+    for (size_t i = 0; i < conf->n_models; i++) {
+        free(conf->models[i].id);
+        free(conf->models[i].provider);
+        free(conf->models[i].file);
+    }
+    free(conf->models);
+    free(conf->model_catalog);
     for (size_t i = 0; i < conf->n_chains; i++) {
         seam_conf_chain *ch = &conf->chains[i];
         for (size_t k = 0; k < ch->n_entries; k++) {
@@ -975,6 +1279,35 @@ const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name
         if (c->chains[i].name && strcmp(c->chains[i].name, name) == 0)
             return &c->chains[i];
     return NULL;
+}
+
+const seam_conf_model *seam_conf_find_model(const seam_conf *c, const char *provider_name,
+                                            const char *plugin_id, const char *model)
+{
+    if (!c || !model)
+        return NULL;
+    const seam_conf_model *best = NULL;
+    int best_rank = 0;
+    for (size_t i = 0; i < c->n_models; i++) {
+        const seam_conf_model *m = &c->models[i];
+        if (strcmp(m->id, model) != 0)
+            continue;
+        int rank;
+        if (!m->provider)
+            rank = 1;
+        else if (provider_name && strcmp(m->provider, provider_name) == 0)
+            rank = 3;
+        else if (plugin_id && strcmp(m->provider, plugin_id) == 0)
+            rank = 2;
+        else
+            continue;
+        rank += m->from_catalog ? 0 : 10;
+        if (rank > best_rank) {
+            best = m;
+            best_rank = rank;
+        }
+    }
+    return best;
 }
 
 /* ---- discovery ---------------------------------------------------------------------------------------------------- */

@@ -277,7 +277,8 @@ void seam_registry_load_dir(seam_registry *r, const char *dir)
             n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, name_cmp);
+    if (n > 1)
+        qsort(names, n, sizeof *names, name_cmp);
     for (size_t i = 0; i < n; i++) {
         seam_buf path = { 0 };
         if (seam_buf_printf(&path, "%s/%s", dir, names[i]) == SEAM_OK)

@@ -128,6 +128,8 @@ static int on_emit(void *ud, const seam_chunk *c)
     return queue_push(t, c);
 }
 
+static int is_success(long status);
+
 /* ---- failure bookkeeping -------------------------------------------------------------- */
 
 static void fail(seam_transfer *t, const seam_error *e)
@@ -150,7 +152,8 @@ static void fail_kind(seam_transfer *t, seam_error_kind kind, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(e.message, sizeof e.message, fmt, ap);
     va_end(ap);
-    if (t->status_known)
+    /* A cancel or timeout after a 200 is not an HTTP failure: status stays 0. */
+    if (t->status_known && !is_success(t->status))
         e.http_status = (int)t->status;
     fail(t, &e);
 }

@@ -92,6 +92,10 @@ SEAM_EXPORT int seam_client_chain_entry(const seam_client *client, size_t i, siz
                                         int *max_attempts);
 /* The chain a role names (roles = { assistant = "default"; }), NULL if none. */
 SEAM_EXPORT const char *seam_client_role_chain(const seam_client *client, const char *role);
+/* Configured roles: name and chain of role i (borrowed); SEAM_ERR_INVALID past the end. */
+SEAM_EXPORT size_t seam_client_role_count(const seam_client *client);
+SEAM_EXPORT int seam_client_role_at(const seam_client *client, size_t i, const char **role,
+                                    const char **chain);
 
 /* Checks a conf file (and its conf.d/) without loading plugins. Returns SEAM_OK
  * or SEAM_ERR_CONF with err filled. Each warning (e.g. an inline api_key in a
@@ -162,4 +166,7 @@ SEAM_EXPORT void seam_stream_free(seam_stream *s);
 #ifdef __cplusplus
 }
 #endif
+
+#include <seam/loop.h>
+
 #endif /* SEAM_SEAM_H */
