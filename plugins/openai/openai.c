@@ -1,0 +1,2035 @@
+/* openai.c — the OpenAI-compatible provider plugin (provider id "openai").
+ *
+ * A codec for `POST {base_url}/chat/completions`, the wire spoken by OpenAI and
+ * by most other providers and local servers. It owns:
+ *   - encode: seam request -> Chat Completions JSON body, URL and headers;
+ *   - decode: SSE `chat.completion.chunk` events (and a whole non-streamed body)
+ *     -> seam chunks, with tool calls assembled by index, the reasoning channel,
+ *     finish reasons and usage normalized net of cache;
+ *   - classify_error: an error answer -> a classified seam_error;
+ *   - capabilities: per model family defaults, overridable in the conf;
+ *   - profiles: the quirks of the servers that speak this wire.
+ *
+ * Profiles. `options.profile` in a provider's conf block selects one; without it
+ * the profile is inferred from the base_url host (api.deepseek.com -> deepseek,
+ * api.groq.com -> groq, api.mistral.ai -> mistral, api.x.ai -> xai,
+ * openrouter.ai -> openrouter, port 11434 -> ollama), else, when no base_url is
+ * given, from the provider's conf name, else "openai". What each one changes:
+ *
+ *   openai      https://api.openai.com/v1, key OPENAI_API_KEY. For the reasoning
+ *               families (o1, o3, o4, gpt-5 except gpt-5-chat, codex-mini):
+ *               `max_completion_tokens` instead of `max_tokens`, the system prompt
+ *               as a `developer` message, no `temperature` (they reject it), the
+ *               reasoning budget as `reasoning_effort` low/medium/high.
+ *   deepseek    https://api.deepseek.com/v1, key DEEPSEEK_API_KEY. JSON output as
+ *               `json_object` (no json_schema on this server); reasoning arrives
+ *               as `reasoning_content`; cache hits as `prompt_cache_hit_tokens`.
+ *   groq        https://api.groq.com/openai/v1, key GROQ_API_KEY. No
+ *               `stream_options` (usage arrives in `x_groq.usage` anyway);
+ *               reasoning arrives as `reasoning`.
+ *   mistral     https://api.mistral.ai/v1, key MISTRAL_API_KEY. No
+ *               `stream_options` (the server rejects unknown fields with 422 and
+ *               always sends usage on the last chunk); tool messages carry the
+ *               tool `name`; content may be an array of text/thinking parts.
+ *   xai         https://api.x.ai/v1, key XAI_API_KEY. Reasoning models (grok-4,
+ *               grok-3-mini, grok-code) reject `stop`: it is not sent to them;
+ *               `reasoning_effort` (low/high) only for grok-3-mini.
+ *   openrouter  https://openrouter.ai/api/v1, key OPENROUTER_API_KEY. The
+ *               reasoning budget as `reasoning: {max_tokens}`; reasoning arrives as
+ *               `reasoning`; model ids are "vendor/model".
+ *   ollama      http://127.0.0.1:11434/v1, no key. Reasoning budget as
+ *               `reasoning_effort`.
+ *   vllm        http://127.0.0.1:8000/v1, no key (explicit profile only).
+ *
+ * Decoding does not depend on the profile: every variant seen on this wire is
+ * understood from every server.
+ *
+ * Options (the conf's `options` group, and a request's provider options merged
+ * over it): these keys are the plugin's own and are not sent:
+ *   profile            see above
+ *   capabilities       { tools = true; vision = false; context_window = 32768; ...
+ *                        models = ( { match = "llava"; vision = true; } ); }
+ *                      overrides the family defaults (match is a model-id prefix)
+ *   headers            { HTTP-Referer = "https://example.org"; } extra headers
+ *                      (never a credential: Authorization or api-key is refused)
+ *   max_tokens_param   "max_tokens" | "max_completion_tokens": force the field name
+ *   stream_usage       true | false: send stream_options.include_usage or not
+ * (in a request's provider options these keys are ignored). Every other key is merged into the request body as is, top-level keys
+ * replacing what the codec wrote (the escape hatch); in a request's provider
+ * options (JSON, unlike libconfig, has null) a null value removes a field the
+ * codec would have sent, e.g. {"stream_options": null}.
+ *
+ * The usual key variables (profiles[].key_env) are documentation for the conf:
+ * the core resolves credentials, this codec only asks for "Bearer <key>".
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <json-c/json.h>
+
+#include <seam/plugin.h>
+
+/* ==== small helpers ======================================================== */
+
+/* A growable NUL-terminated string. */
+typedef struct strbuf {
+    char *data;
+    size_t len;
+    size_t cap;
+} strbuf;
+
+static int sb_append(strbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1) {
+            if (cap > SIZE_MAX / 2)
+                return SEAM_ERR_NOMEM;
+            cap *= 2;
+        }
+        char *p = realloc(b->data, cap);
+        if (!p)
+            return SEAM_ERR_NOMEM;
+        b->data = p;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return SEAM_OK;
+}
+
+static int sb_puts(strbuf *b, const char *s)
+{
+    return sb_append(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void sb_free(strbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+static char *xstrdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* Case-insensitive substring test. */
+static int contains_ci(const char *hay, const char *needle)
+{
+    if (!hay || !needle)
+        return 0;
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Parses exactly one JSON value from text[0..len) (surrounding whitespace
+ * allowed, nothing else). NULL when it does not parse. */
+static json_object *json_parse_strict(const char *text, size_t len)
+{
+    if (!text)
+        return NULL;
+    if (len > INT_MAX)
+        return NULL;
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return NULL;
+    json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
+    if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
+        json_object_put(obj);
+        json_tokener_free(tok);
+        return NULL;
+    }
+    size_t used = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    for (; used < len; used++) {
+        if (!isspace((unsigned char)text[used])) {
+            json_object_put(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+static json_object *jget(json_object *obj, const char *key)
+{
+    json_object *v = NULL;
+    if (obj && json_object_is_type(obj, json_type_object) &&
+        json_object_object_get_ex(obj, key, &v))
+        return v; /* may be NULL for a JSON null */
+    return NULL;
+}
+
+static const char *jstr(json_object *obj, const char *key)
+{
+    json_object *v = jget(obj, key);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* 1 and *out set when obj[key] is an integer (or an integral double). */
+static int jint(json_object *obj, const char *key, int64_t *out)
+{
+    json_object *v = jget(obj, key);
+    if (json_object_is_type(v, json_type_int)) {
+        *out = json_object_get_int64(v);
+        return 1;
+    }
+    if (json_object_is_type(v, json_type_double)) {
+        *out = (int64_t)json_object_get_double(v);
+        return 1;
+    }
+    return 0;
+}
+
+/* A double that serializes the way a person wrote it ("0.7", not 0.69999...),
+ * whatever the process locale's decimal separator. */
+static json_object *json_double(double d)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.15g", d);
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    return json_object_new_double_s(d, buf);
+}
+
+static const char *json_text(json_object *obj)
+{
+    return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* ==== profiles ============================================================ */
+
+enum {
+    PF_STREAM_USAGE = 1u << 0,     /* send stream_options.include_usage */
+    PF_OPENAI_REASONING = 1u << 1, /* o-series/gpt-5 rules: max_completion_tokens, developer, no temperature */
+    PF_JSON_SCHEMA = 1u << 2,      /* response_format json_schema (else json_object) */
+    PF_EFFORT = 1u << 3,           /* reasoning budget -> reasoning_effort low/medium/high */
+    PF_OPENROUTER_REASONING = 1u << 4, /* reasoning budget -> reasoning.max_tokens */
+    PF_TOOL_NAME = 1u << 5,        /* tool result messages carry the tool name */
+    PF_XAI = 1u << 6               /* xAI reasoning models: no stop, effort on grok-3-mini only */
+};
+
+typedef struct oa_profile {
+    const char *id;
+    const char *base_url;
+    const char *key_env; /* the key's usual env var (NULL: no key needed); for docs and the core */
+    unsigned flags;
+} oa_profile;
+
+static const oa_profile profiles[] = {
+    {"openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
+     PF_STREAM_USAGE | PF_OPENAI_REASONING | PF_JSON_SCHEMA | PF_EFFORT},
+    {"deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", PF_STREAM_USAGE},
+    {"groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", PF_JSON_SCHEMA},
+    {"mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", PF_JSON_SCHEMA | PF_TOOL_NAME},
+    {"xai", "https://api.x.ai/v1", "XAI_API_KEY", PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_XAI},
+    {"openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+     PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_OPENROUTER_REASONING},
+    {"ollama", "http://127.0.0.1:11434/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_EFFORT},
+    {"vllm", "http://127.0.0.1:8000/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA},
+};
+#define N_PROFILES (sizeof profiles / sizeof profiles[0])
+
+static const oa_profile *profile_by_id(const char *id)
+{
+    if (!id)
+        return NULL;
+    for (size_t i = 0; i < N_PROFILES; i++)
+        if (strcasecmp(profiles[i].id, id) == 0)
+            return &profiles[i];
+    return NULL;
+}
+
+/* 1 when host equals domain or ends with "." domain. */
+static int host_is(const char *host, size_t hlen, const char *domain)
+{
+    size_t dlen = strlen(domain);
+    if (hlen < dlen || strncasecmp(host + hlen - dlen, domain, dlen) != 0)
+        return 0;
+    return hlen == dlen || host[hlen - dlen - 1] == '.';
+}
+
+static const oa_profile *profile_from_url(const char *url)
+{
+    if (!url)
+        return NULL;
+    const char *p = strstr(url, "://");
+    p = p ? p + 3 : url;
+    const char *at = NULL; /* skip userinfo */
+    for (const char *q = p; *q && *q != '/'; q++)
+        if (*q == '@')
+            at = q;
+    if (at)
+        p = at + 1;
+    size_t hostport = strcspn(p, "/?#");
+    size_t hlen = hostport;
+    const char *port = NULL;
+    if (*p == '[') { /* IPv6 literal */
+        const char *close = memchr(p, ']', hostport);
+        hlen = close ? (size_t)(close - p + 1) : hostport;
+        if (close && close[1] == ':')
+            port = close + 2;
+    } else {
+        const char *colon = memchr(p, ':', hostport);
+        if (colon) {
+            hlen = (size_t)(colon - p);
+            port = colon + 1;
+        }
+    }
+    if (host_is(p, hlen, "api.openai.com"))
+        return profile_by_id("openai");
+    if (host_is(p, hlen, "deepseek.com"))
+        return profile_by_id("deepseek");
+    if (host_is(p, hlen, "groq.com"))
+        return profile_by_id("groq");
+    if (host_is(p, hlen, "mistral.ai"))
+        return profile_by_id("mistral");
+    if (host_is(p, hlen, "x.ai"))
+        return profile_by_id("xai");
+    if (host_is(p, hlen, "openrouter.ai"))
+        return profile_by_id("openrouter");
+    if (port && strncmp(port, "11434", 5) == 0 && !isdigit((unsigned char)port[5]))
+        return profile_by_id("ollama");
+    return NULL;
+}
+
+/* ==== model families ======================================================== */
+
+/* The model id without a "vendor/" prefix (OpenRouter, Groq, vLLM ids). */
+static const char *model_base(const char *model)
+{
+    if (!model)
+        return "";
+    const char *slash = strrchr(model, '/');
+    return slash ? slash + 1 : model;
+}
+
+/* 1 when model starts with prefix at a name boundary ("o1" matches "o1-pro",
+ * "o1", not "o10"). */
+static int model_is(const char *model, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncasecmp(model, prefix, n) != 0)
+        return 0;
+    char c = model[n];
+    return c == '\0' || c == '-' || c == ':' || c == '.' || c == '_' || c == '@';
+}
+
+/* OpenAI's reasoning families: they take max_completion_tokens and reject
+ * temperature. gpt-5-chat is the non-reasoning chat variant. */
+static int openai_reasoning_model(const char *model)
+{
+    const char *m = model_base(model);
+    if (model_is(m, "gpt-5-chat"))
+        return 0;
+    return model_is(m, "o1") || model_is(m, "o3") || model_is(m, "o4-mini") ||
+           model_is(m, "o4") || model_is(m, "gpt-5") || model_is(m, "codex-mini");
+}
+
+static int xai_reasoning_model(const char *model)
+{
+    const char *m = model_base(model);
+    return model_is(m, "grok-4") || model_is(m, "grok-3-mini") || model_is(m, "grok-code-fast") ||
+           model_is(m, "grok-code");
+}
+
+enum {
+    CAP_TOOLS = 1u << 0,
+    CAP_PARALLEL = 1u << 1,
+    CAP_VISION = 1u << 2,
+    CAP_REASONING = 1u << 3,
+    CAP_STRUCTURED = 1u << 4,
+    CAP_CACHE = 1u << 5,
+    CAP_AUDIO = 1u << 6,
+    CAP_PDF = 1u << 7
+};
+
+typedef struct model_family {
+    const char *prefix;
+    unsigned caps;
+    int64_t context_window;
+    int64_t max_output;
+} model_family;
+
+#define CAP_CHAT (CAP_TOOLS | CAP_PARALLEL)
+/* First match wins: longer prefixes come before the shorter ones they extend. */
+static const model_family families[] = {
+    /* OpenAI */
+    {"gpt-5-chat", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 128000, 16384},
+    {"gpt-5", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 400000, 128000},
+    {"gpt-4.1", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 1047576, 32768},
+    {"gpt-4o-audio-preview", CAP_CHAT | CAP_AUDIO, 128000, 16384},
+    {"gpt-4o", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 128000, 16384},
+    {"gpt-4-turbo", CAP_CHAT | CAP_VISION, 128000, 4096},
+    {"gpt-4", CAP_TOOLS, 8192, 8192},
+    {"gpt-3.5-turbo", CAP_CHAT, 16385, 4096},
+    {"o1-mini", CAP_REASONING, 128000, 65536},
+    {"o1", CAP_TOOLS | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE, 200000, 100000},
+    {"o3-mini", CAP_TOOLS | CAP_PARALLEL | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE, 200000, 100000},
+    {"o3", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 200000, 100000},
+    {"o4-mini", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 200000, 100000},
+    {"codex-mini", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE, 200000, 100000},
+    {"gpt-oss", CAP_TOOLS | CAP_REASONING | CAP_STRUCTURED, 131072, 65536},
+    /* DeepSeek */
+    {"deepseek-reasoner", CAP_TOOLS | CAP_REASONING | CAP_CACHE, 128000, 65536},
+    {"deepseek-chat", CAP_CHAT | CAP_CACHE, 128000, 8192},
+    {"deepseek-r1", CAP_REASONING, 128000, 32768},
+    {"deepseek-v3", CAP_CHAT, 128000, 8192},
+    /* xAI */
+    {"grok-4", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE, 256000, 0},
+    {"grok-3-mini", CAP_CHAT | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE, 131072, 0},
+    {"grok-3", CAP_CHAT | CAP_STRUCTURED | CAP_CACHE, 131072, 0},
+    {"grok-code-fast", CAP_CHAT | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE, 256000, 0},
+    {"grok-2-vision", CAP_TOOLS | CAP_VISION, 32768, 0},
+    /* Mistral */
+    {"magistral", CAP_TOOLS | CAP_REASONING | CAP_STRUCTURED, 128000, 0},
+    {"mistral-large", CAP_CHAT | CAP_STRUCTURED, 131072, 0},
+    {"mistral-medium", CAP_CHAT | CAP_VISION | CAP_STRUCTURED, 131072, 0},
+    {"mistral-small", CAP_CHAT | CAP_VISION | CAP_STRUCTURED, 131072, 0},
+    {"pixtral", CAP_CHAT | CAP_VISION | CAP_STRUCTURED, 131072, 0},
+    {"codestral", CAP_CHAT | CAP_STRUCTURED, 256000, 0},
+    {"ministral", CAP_CHAT | CAP_STRUCTURED, 131072, 0},
+    {"devstral", CAP_CHAT | CAP_STRUCTURED, 131072, 0},
+    /* open-weight families served by Groq, OpenRouter, Ollama, vLLM */
+    {"llama-4", CAP_CHAT | CAP_VISION | CAP_STRUCTURED, 131072, 8192},
+    {"llama-3.3-70b", CAP_CHAT, 131072, 32768},
+    {"llama-3.1-8b", CAP_CHAT, 131072, 131072},
+    {"llama3.2-vision", CAP_VISION, 131072, 0},
+    {"llava", CAP_VISION, 4096, 0},
+    {"qwen3", CAP_TOOLS | CAP_REASONING, 131072, 0},
+    {"qwq", CAP_TOOLS | CAP_REASONING, 131072, 0},
+    {"kimi-k2", CAP_CHAT, 131072, 16384},
+};
+#define N_FAMILIES (sizeof families / sizeof families[0])
+
+static const model_family *family_of(const char *model)
+{
+    const char *m = model_base(model);
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (model_is(m, families[i].prefix))
+            return &families[i];
+    return NULL;
+}
+
+/* ==== the provider instance ================================================= */
+
+enum { MAXTOK_AUTO = 0, MAXTOK_MAX_TOKENS, MAXTOK_MAX_COMPLETION_TOKENS };
+
+/* Immutable after create: safe to share between threads. JSON is kept as text
+ * and parsed per call because json-c reference counts are not atomic. */
+typedef struct oa_instance {
+    char *name;
+    char *base_url; /* without a trailing slash */
+    const oa_profile *profile;
+    char *body_options;  /* JSON object: the conf options minus the plugin's own keys */
+    char *headers_json;  /* JSON object of extra headers, or NULL */
+    char *caps_json;     /* JSON object of capability overrides, or NULL */
+    int max_tokens_param;
+    int stream_usage;    /* -1: the profile decides */
+} oa_instance;
+
+static const char *const reserved_options[] = {
+    "profile", "capabilities", "headers", "max_tokens_param", "stream_usage",
+};
+
+static int is_reserved_option(const char *key)
+{
+    for (size_t i = 0; i < sizeof reserved_options / sizeof reserved_options[0]; i++)
+        if (strcmp(key, reserved_options[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void instance_free(oa_instance *in)
+{
+    if (!in)
+        return;
+    free(in->name);
+    free(in->base_url);
+    free(in->body_options);
+    free(in->headers_json);
+    free(in->caps_json);
+    free(in);
+}
+
+static int conf_error(seam_error *err, const char *name, const char *what)
+{
+    if (err) {
+        seam_error_set(err, SEAM_ERROR_CONF, "provider %s (openai plugin): %s",
+                       name ? name : "?", what);
+        seam_strlcpy(err->provider, name ? name : "openai", sizeof err->provider);
+    }
+    return SEAM_ERR_CONF;
+}
+
+/* Reads the plugin's own option keys from opts into in. */
+static int read_plugin_options(oa_instance *in, json_object *opts, seam_error *err)
+{
+    json_object *v;
+    if ((v = jget(opts, "max_tokens_param"))) {
+        const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        if (strcmp(s, "max_tokens") == 0)
+            in->max_tokens_param = MAXTOK_MAX_TOKENS;
+        else if (strcmp(s, "max_completion_tokens") == 0)
+            in->max_tokens_param = MAXTOK_MAX_COMPLETION_TOKENS;
+        else
+            return conf_error(err, in->name,
+                              "options.max_tokens_param must be \"max_tokens\" or "
+                              "\"max_completion_tokens\"");
+    }
+    if ((v = jget(opts, "stream_usage"))) {
+        if (!json_object_is_type(v, json_type_boolean))
+            return conf_error(err, in->name, "options.stream_usage must be true or false");
+        in->stream_usage = json_object_get_boolean(v) ? 1 : 0;
+    }
+    if ((v = jget(opts, "headers"))) {
+        if (!json_object_is_type(v, json_type_object))
+            return conf_error(err, in->name, "options.headers must be a group of strings");
+        json_object_object_foreach(v, hk, hv)
+        {
+            if (!json_object_is_type(hv, json_type_string))
+                return conf_error(err, in->name, "options.headers must be a group of strings");
+            /* A credential in options would be neither redacted nor protected. */
+            if (strcasecmp(hk, "Authorization") == 0 || strcasecmp(hk, "api-key") == 0 ||
+                strcasecmp(hk, "x-api-key") == 0)
+                return conf_error(err, in->name,
+                                  "options.headers may not carry a credential: use api_key_env, "
+                                  "api_key_file or api_key_command");
+        }
+        if (!(in->headers_json = xstrdup(json_text(v))))
+            return SEAM_ERR_NOMEM;
+    }
+    if ((v = jget(opts, "capabilities"))) {
+        if (!json_object_is_type(v, json_type_object))
+            return conf_error(err, in->name, "options.capabilities must be a group");
+        if (!(in->caps_json = xstrdup(json_text(v))))
+            return SEAM_ERR_NOMEM;
+    }
+    return SEAM_OK;
+}
+
+static void *oa_create(const seam_provider_config *cfg, seam_error *err)
+{
+    oa_instance *in = calloc(1, sizeof *in);
+    if (!in) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+        return NULL;
+    }
+    in->stream_usage = -1;
+    in->name = xstrdup(cfg && cfg->name ? cfg->name : "openai");
+    const char *opts_text = cfg && cfg->options_json ? cfg->options_json : "{}";
+    json_object *opts = json_parse_strict(opts_text, strlen(opts_text));
+    json_object *body = json_object_new_object();
+    if (!in->name || !body)
+        goto nomem;
+    if (!json_object_is_type(opts, json_type_object)) {
+        conf_error(err, in->name, "options must be a group");
+        goto fail;
+    }
+
+    const char *pname = NULL;
+    json_object *pv = jget(opts, "profile");
+    if (pv) {
+        if (!json_object_is_type(pv, json_type_string)) {
+            conf_error(err, in->name, "options.profile must be a string");
+            goto fail;
+        }
+        pname = json_object_get_string(pv);
+        in->profile = profile_by_id(pname);
+        if (!in->profile) {
+            char what[256];
+            snprintf(what, sizeof what,
+                     "unknown profile \"%.64s\" (known: openai, deepseek, groq, mistral, "
+                     "xai, openrouter, ollama, vllm)",
+                     pname);
+            conf_error(err, in->name, what);
+            goto fail;
+        }
+    }
+    const char *base = cfg && cfg->base_url && *cfg->base_url ? cfg->base_url : NULL;
+    if (!in->profile)
+        in->profile = base ? profile_from_url(base) : profile_by_id(in->name);
+    if (!in->profile)
+        in->profile = &profiles[0];
+    in->base_url = xstrdup(base ? base : in->profile->base_url);
+    if (!in->base_url)
+        goto nomem;
+    for (size_t n = strlen(in->base_url); n > 0 && in->base_url[n - 1] == '/'; n--)
+        in->base_url[n - 1] = '\0';
+
+    if (read_plugin_options(in, opts, err) != SEAM_OK)
+        goto fail;
+    json_object_object_foreach(opts, key, val)
+    {
+        if (is_reserved_option(key))
+            continue;
+        json_object_object_add(body, key, json_object_get(val));
+    }
+    if (!(in->body_options = xstrdup(json_text(body))))
+        goto nomem;
+    json_object_put(opts);
+    json_object_put(body);
+    return in;
+
+nomem:
+    seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+fail:
+    json_object_put(opts);
+    json_object_put(body);
+    instance_free(in);
+    return NULL;
+}
+
+static void oa_destroy(void *instance)
+{
+    instance_free(instance);
+}
+
+/* ==== encode ================================================================= */
+
+#ifdef __GNUC__
+__attribute__((format(printf, 2, 3)))
+#endif
+static int bad_request(seam_error *err, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "openai: %s", msg);
+}
+
+/* A part's JSON value as it goes into a tool message's content: a JSON string is
+ * sent as its text, anything else as its JSON text. */
+static json_object *tool_result_content(const char *result_json)
+{
+    if (!result_json)
+        return json_object_new_string("");
+    json_object *v = json_parse_strict(result_json, strlen(result_json));
+    json_object *out;
+    if (json_object_is_type(v, json_type_string))
+        out = json_object_new_string(json_object_get_string(v));
+    else
+        out = json_object_new_string(result_json);
+    json_object_put(v);
+    return out;
+}
+
+static json_object *data_url(const char *mime, const char *b64)
+{
+    strbuf b = {0};
+    if (sb_puts(&b, "data:") || sb_puts(&b, mime) || sb_puts(&b, ";base64,") || sb_puts(&b, b64)) {
+        sb_free(&b);
+        return NULL;
+    }
+    json_object *s = json_object_new_string_len(b.data, (int)b.len);
+    sb_free(&b);
+    return s;
+}
+
+/* One media part of a user message as a Chat Completions content part. */
+static int media_part(const seam_part *p, json_object **out, seam_error *err)
+{
+    const char *mime = seam_part_mime_type(p);
+    const char *data = seam_part_media_data(p);
+    seam_media_source src = seam_part_media_source(p);
+    if (!mime || !data)
+        return bad_request(err, "a media part lacks its type or data");
+    json_object *part = json_object_new_object();
+    if (strncasecmp(mime, "image/", 6) == 0) {
+        json_object *img = json_object_new_object();
+        json_object_object_add(img, "url", src == SEAM_MEDIA_URL ? json_object_new_string(data)
+                                                                 : data_url(mime, data));
+        json_object_object_add(part, "type", json_object_new_string("image_url"));
+        json_object_object_add(part, "image_url", img);
+    } else if (strncasecmp(mime, "audio/", 6) == 0 && src == SEAM_MEDIA_BASE64) {
+        const char *fmt = NULL;
+        if (contains_ci(mime, "wav"))
+            fmt = "wav";
+        else if (contains_ci(mime, "mpeg") || contains_ci(mime, "mp3"))
+            fmt = "mp3";
+        if (!fmt) {
+            json_object_put(part);
+            return bad_request(err, "audio type %s is not supported (wav or mp3 only)", mime);
+        }
+        json_object *audio = json_object_new_object();
+        json_object_object_add(audio, "data", json_object_new_string(data));
+        json_object_object_add(audio, "format", json_object_new_string(fmt));
+        json_object_object_add(part, "type", json_object_new_string("input_audio"));
+        json_object_object_add(part, "input_audio", audio);
+    } else if (strcasecmp(mime, "application/pdf") == 0 && src == SEAM_MEDIA_BASE64) {
+        json_object *file = json_object_new_object();
+        json_object_object_add(file, "filename", json_object_new_string("document.pdf"));
+        json_object_object_add(file, "file_data", data_url(mime, data));
+        json_object_object_add(part, "type", json_object_new_string("file"));
+        json_object_object_add(part, "file", file);
+    } else {
+        json_object_put(part);
+        return bad_request(err, "media of type %s cannot be sent on this wire (as given)", mime);
+    }
+    *out = part;
+    return SEAM_OK;
+}
+
+static json_object *tool_message(const oa_instance *in, const seam_part *p)
+{
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "role", json_object_new_string("tool"));
+    json_object_object_add(m, "tool_call_id",
+                           json_object_new_string(seam_part_tool_call_id(p) ? seam_part_tool_call_id(p) : ""));
+    if ((in->profile->flags & PF_TOOL_NAME) && seam_part_tool_name(p))
+        json_object_object_add(m, "name", json_object_new_string(seam_part_tool_name(p)));
+    json_object_object_add(m, "content", tool_result_content(seam_part_result_json(p)));
+    return m;
+}
+
+static int encode_user(const oa_instance *in, const seam_message *msg, json_object *messages,
+                       seam_error *err)
+{
+    json_object *parts = json_object_new_array();
+    size_t n_text = 0, n_other = 0;
+    const char *only_text = NULL;
+    for (size_t i = 0; i < seam_message_part_count(msg); i++) {
+        const seam_part *p = seam_message_part(msg, i);
+        switch (seam_part_get_type(p)) {
+        case SEAM_PART_TEXT: {
+            json_object *t = json_object_new_object();
+            json_object_object_add(t, "type", json_object_new_string("text"));
+            json_object_object_add(t, "text", json_object_new_string(seam_part_text(p) ? seam_part_text(p) : ""));
+            json_object_array_add(parts, t);
+            only_text = seam_part_text(p);
+            n_text++;
+            break;
+        }
+        case SEAM_PART_MEDIA: {
+            json_object *mp = NULL;
+            int rc = media_part(p, &mp, err);
+            if (rc != SEAM_OK) {
+                json_object_put(parts);
+                return rc;
+            }
+            json_object_array_add(parts, mp);
+            n_other++;
+            break;
+        }
+        case SEAM_PART_TOOL_RESULT:
+            /* Tool results must directly follow the assistant's tool calls. */
+            json_object_array_add(messages, tool_message(in, p));
+            break;
+        default: /* reasoning and tool calls do not belong in a user turn here */
+            break;
+        }
+    }
+    if (n_text + n_other > 0) {
+        json_object *m = json_object_new_object();
+        json_object_object_add(m, "role", json_object_new_string("user"));
+        if (n_text == 1 && n_other == 0) {
+            json_object_object_add(m, "content", json_object_new_string(only_text ? only_text : ""));
+            json_object_put(parts);
+        } else {
+            json_object_object_add(m, "content", parts);
+        }
+        json_object_array_add(messages, m);
+    } else {
+        json_object_put(parts);
+    }
+    return SEAM_OK;
+}
+
+static int encode_assistant(const seam_message *msg, json_object *messages)
+{
+    strbuf text = {0};
+    int has_text = 0;
+    json_object *calls = json_object_new_array();
+    for (size_t i = 0; i < seam_message_part_count(msg); i++) {
+        const seam_part *p = seam_message_part(msg, i);
+        switch (seam_part_get_type(p)) {
+        case SEAM_PART_TEXT:
+            if (sb_puts(&text, seam_part_text(p)) != SEAM_OK) {
+                sb_free(&text);
+                json_object_put(calls);
+                return SEAM_ERR_NOMEM;
+            }
+            has_text = 1;
+            break;
+        case SEAM_PART_TOOL_CALL: {
+            if (seam_part_provider_executed(p))
+                break; /* run by the provider: not the client's call to replay */
+            const char *args = seam_part_args_json(p);
+            json_object *fn = json_object_new_object();
+            json_object_object_add(fn, "name", json_object_new_string(seam_part_tool_name(p) ? seam_part_tool_name(p) : ""));
+            json_object_object_add(fn, "arguments", json_object_new_string(args && *args ? args : "{}"));
+            json_object *call = json_object_new_object();
+            json_object_object_add(call, "id", json_object_new_string(seam_part_tool_call_id(p) ? seam_part_tool_call_id(p) : ""));
+            json_object_object_add(call, "type", json_object_new_string("function"));
+            json_object_object_add(call, "function", fn);
+            json_object_array_add(calls, call);
+            break;
+        }
+        default: /* reasoning is never sent back on this wire; media output neither */
+            break;
+        }
+    }
+    size_t n_calls = json_object_array_length(calls);
+    if (!has_text && n_calls == 0) {
+        sb_free(&text);
+        json_object_put(calls);
+        return SEAM_OK; /* nothing this wire can carry (e.g. reasoning only) */
+    }
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "role", json_object_new_string("assistant"));
+    if (has_text)
+        json_object_object_add(m, "content", json_object_new_string_len(text.data ? text.data : "", (int)text.len));
+    else
+        json_object_object_add(m, "content", NULL);
+    if (n_calls)
+        json_object_object_add(m, "tool_calls", calls);
+    else
+        json_object_put(calls);
+    json_object_array_add(messages, m);
+    sb_free(&text);
+    return SEAM_OK;
+}
+
+static int encode_messages(const oa_instance *in, const seam_request *req, int reasoning_model,
+                           json_object *messages, seam_error *err)
+{
+    const char *system = seam_request_system(req);
+    if (system && *system) {
+        json_object *m = json_object_new_object();
+        json_object_object_add(m, "role", json_object_new_string(reasoning_model ? "developer" : "system"));
+        json_object_object_add(m, "content", json_object_new_string(system));
+        json_object_array_add(messages, m);
+    }
+    for (size_t i = 0; i < seam_request_message_count(req); i++) {
+        const seam_message *msg = seam_request_message(req, i);
+        int rc = SEAM_OK;
+        switch (seam_message_role(msg)) {
+        case SEAM_ROLE_USER:
+            rc = encode_user(in, msg, messages, err);
+            break;
+        case SEAM_ROLE_ASSISTANT:
+            rc = encode_assistant(msg, messages);
+            break;
+        case SEAM_ROLE_TOOL:
+            for (size_t j = 0; j < seam_message_part_count(msg); j++) {
+                const seam_part *p = seam_message_part(msg, j);
+                if (seam_part_get_type(p) == SEAM_PART_TOOL_RESULT)
+                    json_object_array_add(messages, tool_message(in, p));
+            }
+            break;
+        default:
+            rc = bad_request(err, "a message has an unknown role");
+        }
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+static int encode_tools(const seam_request *req, json_object *body, seam_error *err)
+{
+    size_t n = seam_request_tool_count(req);
+    if (n == 0)
+        return SEAM_OK;
+    json_object *tools = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        const char *params = seam_request_tool_parameters(req, i);
+        json_object *schema = params ? json_parse_strict(params, strlen(params)) : NULL;
+        if (params && !json_object_is_type(schema, json_type_object)) {
+            json_object_put(schema);
+            json_object_put(tools);
+            return bad_request(err, "the parameters of tool %s are not a JSON Schema object",
+                               seam_request_tool_name(req, i));
+        }
+        if (!schema) {
+            schema = json_object_new_object();
+            json_object_object_add(schema, "type", json_object_new_string("object"));
+        }
+        /* OpenAI refuses an object schema without "properties". */
+        const char *type = jstr(schema, "type");
+        if (type && strcmp(type, "object") == 0 && !jget(schema, "properties"))
+            json_object_object_add(schema, "properties", json_object_new_object());
+        json_object *fn = json_object_new_object();
+        json_object_object_add(fn, "name", json_object_new_string(seam_request_tool_name(req, i) ? seam_request_tool_name(req, i) : ""));
+        const char *desc = seam_request_tool_description(req, i);
+        if (desc && *desc)
+            json_object_object_add(fn, "description", json_object_new_string(desc));
+        json_object_object_add(fn, "parameters", schema);
+        json_object *tool = json_object_new_object();
+        json_object_object_add(tool, "type", json_object_new_string("function"));
+        json_object_object_add(tool, "function", fn);
+        json_object_array_add(tools, tool);
+    }
+    json_object_object_add(body, "tools", tools);
+
+    const char *named = NULL;
+    switch (seam_request_tool_choice(req, &named)) {
+    case SEAM_TOOL_CHOICE_NONE:
+        json_object_object_add(body, "tool_choice", json_object_new_string("none"));
+        break;
+    case SEAM_TOOL_CHOICE_REQUIRED:
+        json_object_object_add(body, "tool_choice", json_object_new_string("required"));
+        break;
+    case SEAM_TOOL_CHOICE_NAMED: {
+        json_object *fn = json_object_new_object();
+        json_object_object_add(fn, "name", json_object_new_string(named ? named : ""));
+        json_object *tc = json_object_new_object();
+        json_object_object_add(tc, "type", json_object_new_string("function"));
+        json_object_object_add(tc, "function", fn);
+        json_object_object_add(body, "tool_choice", tc);
+        break;
+    }
+    default:
+        json_object_object_add(body, "tool_choice", json_object_new_string("auto"));
+    }
+    return SEAM_OK;
+}
+
+static int encode_response_format(const oa_instance *in, const seam_request *req,
+                                  json_object *body, seam_error *err)
+{
+    const char *name = NULL, *schema_text = NULL;
+    int strict = 0;
+    if (seam_request_response_format(req, &name, &schema_text, &strict) != SEAM_FORMAT_JSON)
+        return SEAM_OK;
+    json_object *schema = schema_text ? json_parse_strict(schema_text, strlen(schema_text)) : NULL;
+    if (schema_text && !json_object_is_type(schema, json_type_object)) {
+        json_object_put(schema);
+        return bad_request(err, "the response format schema is not a JSON object");
+    }
+    /* No schema, or the bare {"type":"object"} that stands for "any JSON object":
+     * JSON mode, which every server of this wire has. */
+    const char *type = jstr(schema, "type");
+    int any_object = !schema || (json_object_object_length(schema) == 1 && type &&
+                                 strcmp(type, "object") == 0);
+    json_object *rf = json_object_new_object();
+    if (!(in->profile->flags & PF_JSON_SCHEMA) || any_object) {
+        json_object_put(schema);
+        json_object_object_add(rf, "type", json_object_new_string("json_object"));
+    } else {
+        json_object *js = json_object_new_object();
+        json_object_object_add(js, "name", json_object_new_string(name && *name ? name : "response"));
+        json_object_object_add(js, "schema", schema);
+        json_object_object_add(js, "strict", json_object_new_boolean(strict ? 1 : 0));
+        json_object_object_add(rf, "type", json_object_new_string("json_schema"));
+        json_object_object_add(rf, "json_schema", js);
+    }
+    json_object_object_add(body, "response_format", rf);
+    return SEAM_OK;
+}
+
+static const char *effort_for_budget(int64_t budget, int two_levels)
+{
+    if (two_levels)
+        return budget < 8192 ? "low" : "high";
+    if (budget < 4096)
+        return "low";
+    if (budget < 16384)
+        return "medium";
+    return "high";
+}
+
+static void encode_reasoning(const oa_instance *in, const char *model, int reasoning_model,
+                             int64_t budget, json_object *body)
+{
+    if (budget <= 0)
+        return;
+    unsigned f = in->profile->flags;
+    if (f & PF_OPENROUTER_REASONING) {
+        json_object *r = json_object_new_object();
+        json_object_object_add(r, "max_tokens", json_object_new_int64(budget));
+        json_object_object_add(body, "reasoning", r);
+    } else if (f & PF_XAI) {
+        if (model_is(model_base(model), "grok-3-mini"))
+            json_object_object_add(body, "reasoning_effort", json_object_new_string(effort_for_budget(budget, 1)));
+    } else if ((f & PF_EFFORT) && ((f & PF_OPENAI_REASONING) ? reasoning_model : 1)) {
+        json_object_object_add(body, "reasoning_effort", json_object_new_string(effort_for_budget(budget, 0)));
+    }
+}
+
+/* Shallow-merges the options object text into body; a null value deletes. */
+static int merge_options(json_object *body, const char *options_text, int filter_reserved,
+                         seam_error *err)
+{
+    if (!options_text || !*options_text)
+        return SEAM_OK;
+    json_object *opts = json_parse_strict(options_text, strlen(options_text));
+    if (!json_object_is_type(opts, json_type_object)) {
+        json_object_put(opts);
+        return bad_request(err, "provider options are not a JSON object");
+    }
+    json_object_object_foreach(opts, key, val)
+    {
+        if (filter_reserved && is_reserved_option(key))
+            continue;
+        if (!val)
+            json_object_object_del(body, key);
+        else
+            json_object_object_add(body, key, json_object_get(val));
+    }
+    json_object_put(opts);
+    return SEAM_OK;
+}
+
+static int oa_encode(void *instance, const seam_request *req, int stream, seam_http_request *out,
+                     seam_error *err)
+{
+    const oa_instance *in = instance;
+    const char *model = seam_request_model(req);
+    if (!model || !*model)
+        return bad_request(err, "the request names no model");
+    unsigned f = in->profile->flags;
+    int reasoning_model = (f & PF_OPENAI_REASONING) && openai_reasoning_model(model);
+    int xai_reasoning = (f & PF_XAI) && xai_reasoning_model(model);
+
+    json_object *body = json_object_new_object();
+    json_object *messages = json_object_new_array();
+    if (!body || !messages) {
+        json_object_put(body);
+        json_object_put(messages);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    json_object_object_add(body, "model", json_object_new_string(model));
+    json_object_object_add(body, "messages", messages);
+    int rc = encode_messages(in, req, reasoning_model, messages, err);
+    if (rc == SEAM_OK)
+        rc = encode_tools(req, body, err);
+    if (rc == SEAM_OK)
+        rc = encode_response_format(in, req, body, err);
+    if (rc != SEAM_OK) {
+        json_object_put(body);
+        return rc;
+    }
+
+    double temperature;
+    if (seam_request_temperature(req, &temperature) && !reasoning_model && isfinite(temperature))
+        json_object_object_add(body, "temperature", json_double(temperature));
+    int64_t max_tokens = seam_request_max_tokens(req);
+    if (max_tokens > 0) {
+        int param = in->max_tokens_param;
+        if (param == MAXTOK_AUTO)
+            param = reasoning_model ? MAXTOK_MAX_COMPLETION_TOKENS : MAXTOK_MAX_TOKENS;
+        json_object_object_add(body,
+                               param == MAXTOK_MAX_COMPLETION_TOKENS ? "max_completion_tokens" : "max_tokens",
+                               json_object_new_int64(max_tokens));
+    }
+    size_t n_stop = seam_request_stop_count(req);
+    if (n_stop > 0 && !xai_reasoning) {
+        json_object *stops = json_object_new_array();
+        for (size_t i = 0; i < n_stop; i++)
+            json_object_array_add(stops, json_object_new_string(seam_request_stop(req, i)));
+        json_object_object_add(body, "stop", stops);
+    }
+    encode_reasoning(in, model, reasoning_model, seam_request_reasoning_budget(req), body);
+    if (stream) {
+        json_object_object_add(body, "stream", json_object_new_boolean(1));
+        int usage = in->stream_usage >= 0 ? in->stream_usage : (f & PF_STREAM_USAGE) != 0;
+        if (usage) {
+            json_object *so = json_object_new_object();
+            json_object_object_add(so, "include_usage", json_object_new_boolean(1));
+            json_object_object_add(body, "stream_options", so);
+        }
+    }
+    /* The escape hatch: the conf's options, then the request's, over the body. */
+    rc = merge_options(body, in->body_options, 0, err);
+    if (rc == SEAM_OK)
+        rc = merge_options(body, seam_request_provider_options(req), 1, err);
+    if (rc != SEAM_OK) {
+        json_object_put(body);
+        return rc;
+    }
+
+    const char *text = json_text(body);
+    size_t len = text ? strlen(text) : 0;
+    char *copy = text ? malloc(len + 1) : NULL;
+    if (!copy) {
+        json_object_put(body);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    memcpy(copy, text, len + 1);
+    json_object_put(body);
+
+    strbuf url = {0};
+    if (sb_puts(&url, in->base_url) || sb_puts(&url, "/chat/completions")) {
+        free(copy);
+        sb_free(&url);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    rc = seam_http_request_set_url(out, url.data);
+    sb_free(&url);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_take_body(out, copy, len);
+    else
+        free(copy);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Content-Type", "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
+    if (rc == SEAM_OK && in->headers_json) {
+        json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
+        json_object_object_foreach(h, hk, hv)
+        {
+            if (rc == SEAM_OK)
+                rc = seam_http_request_add_header(out, hk, json_object_get_string(hv));
+        }
+        json_object_put(h);
+    }
+    if (rc == SEAM_OK && stream)
+        rc = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
+    if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
+    return rc;
+}
+
+/* ==== errors ================================================================== */
+
+/* Masks anything that looks like an API key ("sk-...", "gsk_...", "xai-...")
+ * in a provider message: some servers echo a partly masked key back. */
+static void scrub_keys(char *s)
+{
+    static const char *const prefixes[] = {"sk-", "gsk_", "xai-", "sk_"};
+    for (char *p = s; *p; p++) {
+        if (p != s && (isalnum((unsigned char)p[-1]) || p[-1] == '-' || p[-1] == '_'))
+            continue;
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+            size_t n = strlen(prefixes[i]);
+            if (strncmp(p, prefixes[i], n) != 0)
+                continue;
+            char *end = p;
+            while (*end && !isspace((unsigned char)*end) && *end != '"' && *end != '\'' &&
+                   *end != ',' && !(*end == '.' && (end[1] == '\0' || isspace((unsigned char)end[1]))))
+                end++;
+            static const char mask[] = "<redacted>";
+            size_t span = (size_t)(end - p);
+            if (span < sizeof mask - 1)
+                break; /* too short to be a key, and no room to rewrite in place */
+            memcpy(p, mask, sizeof mask - 1);
+            memmove(p + sizeof mask - 1, end, strlen(end) + 1);
+            p += sizeof mask - 2;
+            break;
+        }
+    }
+}
+
+static int is_context_overflow_text(const char *msg)
+{
+    return contains_ci(msg, "context length") || contains_ci(msg, "context_length") ||
+           contains_ci(msg, "context window") || contains_ci(msg, "maximum context") ||
+           contains_ci(msg, "reduce the length") || contains_ci(msg, "too many tokens") ||
+           contains_ci(msg, "prompt is too long") || contains_ci(msg, "input is too long");
+}
+
+static void set_kind(seam_error *err, seam_error_kind kind)
+{
+    err->kind = kind;
+    err->retryable = seam_error_kind_retryable(kind);
+}
+
+/* Classifies from an error object's code/type/message and the HTTP status. */
+static void classify(int status, const char *code, const char *type, const char *msg, seam_error *err)
+{
+    const char *c = code ? code : "";
+    const char *t = type ? type : "";
+#define IS(x) (strcasecmp(c, x) == 0 || strcasecmp(t, x) == 0)
+    if (IS("insufficient_quota") || IS("billing_hard_limit_reached") ||
+        IS("credit_balance_exhausted") || IS("access_terminated") || status == 402 ||
+        contains_ci(msg, "insufficient balance") || contains_ci(msg, "exceeded your current quota")) {
+        /* Out of money: waiting does not help. A rate_limit kind that is fatal. */
+        set_kind(err, SEAM_ERROR_RATE_LIMIT);
+        err->retryable = 0;
+        if (!code && !strcasecmp(t, "insufficient_quota"))
+            code = t;
+        if (!code || !*code)
+            code = "insufficient_quota";
+    } else if (IS("context_length_exceeded") || IS("context_window_exceeded") ||
+               IS("string_above_max_length") ||
+               ((status == 400 || status == 413 || status == 0 || status == 422) &&
+                is_context_overflow_text(msg))) {
+        set_kind(err, SEAM_ERROR_CONTEXT_OVERFLOW);
+    } else if (IS("invalid_api_key") || IS("invalid_authentication") ||
+               IS("authentication_error") || IS("permission_denied") || IS("permission_error") ||
+               IS("unauthorized") || IS("invalid_organization") || status == 401 || status == 403) {
+        set_kind(err, SEAM_ERROR_AUTH);
+    } else if (IS("model_not_found") || status == 404 ||
+               ((status == 400 || status == 0) && contains_ci(msg, "model") &&
+                (contains_ci(msg, "does not exist") || contains_ci(msg, "not found")))) {
+        set_kind(err, SEAM_ERROR_MODEL_NOT_FOUND);
+    } else if (IS("content_filter") || IS("content_policy_violation") ||
+               IS("moderation_blocked") || contains_ci(msg, "content management policy") ||
+               contains_ci(msg, "content policy")) {
+        set_kind(err, SEAM_ERROR_CONTENT_FILTER);
+    } else if (IS("rate_limit_exceeded") || IS("rate_limit_error") || IS("slow_down") ||
+               IS("requests") || IS("tokens") || status == 429) {
+        set_kind(err, SEAM_ERROR_RATE_LIMIT);
+    } else if (status == 408 || status == 504 || IS("timeout") || IS("request_timeout")) {
+        set_kind(err, SEAM_ERROR_TIMEOUT);
+    } else if (IS("server_error") || IS("server_is_overloaded") || IS("overloaded_error") ||
+               IS("service_unavailable") || IS("service_unavailable_error") ||
+               IS("api_error") || IS("internal_error") || status >= 500) {
+        set_kind(err, SEAM_ERROR_OVERLOADED);
+    } else if (status >= 400) {
+        set_kind(err, SEAM_ERROR_BAD_REQUEST);
+    } else if (IS("invalid_request_error") || IS("invalid_request")) {
+        set_kind(err, SEAM_ERROR_BAD_REQUEST);
+    } else {
+        set_kind(err, SEAM_ERROR_UNKNOWN);
+    }
+#undef IS
+    if (code && *code)
+        seam_strlcpy(err->code, code, sizeof err->code);
+    else if (type && *type)
+        seam_strlcpy(err->code, type, sizeof err->code);
+}
+
+/* Pulls message/type/code (code as text, and as a number when numeric) out of
+ * the many error shapes OpenAI-compatible servers answer with:
+ *   {"error":{"message","type","code","param"}}  OpenAI, DeepSeek, Groq, xAI, OpenRouter
+ *   {"error":"text"}                               Ollama, proxies
+ *   {"object":"error","message":...,"type","code"} Mistral, vLLM
+ *   {"detail":...}                                 FastAPI-based servers
+ *   [ {"error":{...}} ]                            some gateways */
+typedef struct error_fields {
+    char message[400];
+    char code[64];
+    char type[64];
+    int numeric_code;
+} error_fields;
+
+static void copy_json_field(char *dst, size_t size, json_object *v)
+{
+    if (!v)
+        return;
+    if (json_object_is_type(v, json_type_string))
+        seam_strlcpy(dst, json_object_get_string(v), size);
+    else if (json_object_is_type(v, json_type_int))
+        snprintf(dst, size, "%" PRId64, json_object_get_int64(v));
+    else if (!json_object_is_type(v, json_type_null))
+        seam_strlcpy(dst, json_text(v), size);
+}
+
+static void read_error_fields(json_object *root, error_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    json_object *e = root;
+    if (json_object_is_type(e, json_type_array) && json_object_array_length(e) > 0)
+        e = json_object_array_get_idx(e, 0);
+    json_object *inner = jget(e, "error");
+    if (inner)
+        e = inner;
+    if (json_object_is_type(e, json_type_string)) {
+        seam_strlcpy(f->message, json_object_get_string(e), sizeof f->message);
+        return;
+    }
+    json_object *msg = jget(e, "message");
+    if (!msg)
+        msg = jget(e, "detail");
+    if (!msg)
+        msg = jget(root, "detail");
+    copy_json_field(f->message, sizeof f->message, msg);
+    json_object *code = jget(e, "code");
+    if (json_object_is_type(code, json_type_int))
+        f->numeric_code = (int)json_object_get_int64(code);
+    else
+        copy_json_field(f->code, sizeof f->code, code);
+    copy_json_field(f->type, sizeof f->type, jget(e, "type"));
+    if (!f->message[0] && jget(root, "message"))
+        copy_json_field(f->message, sizeof f->message, jget(root, "message"));
+}
+
+static void fill_error(const oa_instance *in, int status, const error_fields *f, seam_error *err)
+{
+    int effective = status;
+    if ((status == 0 || status == 200) && f->numeric_code >= 400 && f->numeric_code < 600)
+        effective = f->numeric_code; /* an HTTP status carried inside a 200 stream */
+    char code_buf[64] = "";
+    if (f->code[0])
+        seam_strlcpy(code_buf, f->code, sizeof code_buf);
+    classify(effective == 200 ? 0 : effective, code_buf[0] ? code_buf : NULL,
+             f->type[0] ? f->type : NULL, f->message, err);
+    char msg[sizeof f->message];
+    seam_strlcpy(msg, f->message[0] ? f->message : "", sizeof msg);
+    scrub_keys(msg);
+    if (msg[0])
+        snprintf(err->message, sizeof err->message, "%s", msg);
+    else if (effective)
+        snprintf(err->message, sizeof err->message, "HTTP %d", effective);
+    else
+        snprintf(err->message, sizeof err->message, "the provider reported an error");
+    if (!err->provider[0])
+        seam_strlcpy(err->provider, in ? in->name : "openai", sizeof err->provider);
+}
+
+/* "6m0s", "1.5s", "20ms", "1h2m" (OpenAI's x-ratelimit-reset-*) -> ms; -1 if not. */
+static int64_t parse_duration_ms(const char *s)
+{
+    if (!s || !*s)
+        return -1;
+    double total = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno)
+            return -1;
+        p = end;
+        if (strncmp(p, "ms", 2) == 0) {
+            total += v;
+            p += 2;
+        } else if (*p == 'h') {
+            total += v * 3600000.0;
+            p++;
+        } else if (*p == 'm') {
+            total += v * 60000.0;
+            p++;
+        } else if (*p == 's' || *p == '\0') {
+            total += v * 1000.0;
+            if (*p)
+                p++;
+        } else {
+            return -1;
+        }
+    }
+    return total < 0 ? -1 : (int64_t)(total + 0.5);
+}
+
+static void keep_ratelimit_headers(const seam_http_headers *headers, seam_error *err)
+{
+    if (!headers)
+        return;
+    /* The core may have kept them already: do not list them twice. */
+    size_t used = strlen(err->ratelimit);
+    int already_kept = used > 0;
+    for (size_t i = 0; !already_kept && i < seam_http_headers_count(headers); i++) {
+        const char *name = NULL, *value = NULL;
+        if (seam_http_headers_at(headers, i, &name, &value) != SEAM_OK || !name || !value)
+            continue;
+        if (strncasecmp(name, "x-ratelimit-", 12) != 0 && strcasecmp(name, "retry-after") != 0 &&
+            strcasecmp(name, "retry-after-ms") != 0)
+            continue;
+        int n = snprintf(err->ratelimit + used, sizeof err->ratelimit - used, "%s: %s\n", name, value);
+        if (n < 0 || (size_t)n >= sizeof err->ratelimit - used) {
+            err->ratelimit[used] = '\0'; /* keep whole lines only */
+            break;
+        }
+        used += (size_t)n;
+    }
+    /* No Retry-After: OpenAI's reset time of the exhausted limit says when to retry. */
+    if (err->retry_after_ms < 0 && err->kind == SEAM_ERROR_RATE_LIMIT && err->retryable) {
+        const char *rr = seam_http_headers_get(headers, "x-ratelimit-remaining-requests");
+        const char *rt = seam_http_headers_get(headers, "x-ratelimit-remaining-tokens");
+        int64_t wait = -1;
+        if (rr && strcmp(rr, "0") == 0)
+            wait = parse_duration_ms(seam_http_headers_get(headers, "x-ratelimit-reset-requests"));
+        if (rt && strcmp(rt, "0") == 0) {
+            int64_t t = parse_duration_ms(seam_http_headers_get(headers, "x-ratelimit-reset-tokens"));
+            if (t > wait)
+                wait = t;
+        }
+        if (wait >= 0)
+            err->retry_after_ms = wait;
+    }
+}
+
+static void oa_classify_error(void *instance, int http_status, const seam_http_headers *headers,
+                              const char *body, size_t len, seam_error *err)
+{
+    const oa_instance *in = instance;
+    if (!err)
+        return;
+    error_fields f;
+    json_object *root = body && len ? json_parse_strict(body, len) : NULL;
+    if (root) {
+        read_error_fields(root, &f);
+    } else {
+        memset(&f, 0, sizeof f);
+        if (body && len) { /* plain text answer (a proxy's HTML page, "Not Found") */
+            size_t n = len < sizeof f.message - 1 ? len : sizeof f.message - 1;
+            memcpy(f.message, body, n);
+            f.message[n] = '\0';
+            for (char *p = f.message; *p; p++)
+                if (*p == '\n' || *p == '\r' || *p == '\t')
+                    *p = ' ';
+        }
+    }
+    json_object_put(root);
+    err->http_status = http_status;
+    fill_error(in, http_status, &f, err);
+    keep_ratelimit_headers(headers, err);
+}
+
+/* ==== decode ================================================================= */
+
+typedef struct tool_slot {
+    int index;       /* the wire's index, or -1 when the server sent none */
+    char *id;
+    char *name;
+    strbuf args;     /* argument fragments received before the start was emitted, then all */
+    int started;
+    int ended;
+} tool_slot;
+
+typedef struct oa_decoder {
+    const oa_instance *in;
+    int reasoning_open;
+    unsigned reasoning_seq;
+    char reasoning_id[32];
+    tool_slot *tools;
+    size_t n_tools, cap_tools;
+    unsigned synthesized_ids;
+    int finish_seen;
+    seam_stop_reason stop;
+    int refusal_seen;
+    seam_usage usage;
+    int stop_emitted;
+} oa_decoder;
+
+static void *oa_decoder_new(void *instance, const seam_request *req)
+{
+    (void)req;
+    oa_decoder *d = calloc(1, sizeof *d);
+    if (d)
+        d->in = instance;
+    return d;
+}
+
+static void oa_decoder_free(void *decoder)
+{
+    oa_decoder *d = decoder;
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n_tools; i++) {
+        free(d->tools[i].id);
+        free(d->tools[i].name);
+        sb_free(&d->tools[i].args);
+    }
+    free(d->tools);
+    free(d);
+}
+
+static int emit(seam_emitter *em, const seam_chunk *c)
+{
+    return seam_emit(em, c);
+}
+
+static int close_reasoning(oa_decoder *d, seam_emitter *em)
+{
+    if (!d->reasoning_open)
+        return SEAM_OK;
+    d->reasoning_open = 0;
+    seam_chunk c = {.type = SEAM_CHUNK_REASONING_END, .id = d->reasoning_id};
+    return emit(em, &c);
+}
+
+static int on_reasoning(oa_decoder *d, seam_emitter *em, const char *text)
+{
+    if (!text || !*text)
+        return SEAM_OK;
+    int rc;
+    if (!d->reasoning_open) {
+        snprintf(d->reasoning_id, sizeof d->reasoning_id, "reasoning_%u", d->reasoning_seq++);
+        d->reasoning_open = 1;
+        seam_chunk s = {.type = SEAM_CHUNK_REASONING_START, .id = d->reasoning_id};
+        if ((rc = emit(em, &s)) != SEAM_OK)
+            return rc;
+    }
+    seam_chunk c = {.type = SEAM_CHUNK_REASONING_DELTA, .id = d->reasoning_id, .text = text};
+    return emit(em, &c);
+}
+
+static int on_text(oa_decoder *d, seam_emitter *em, const char *text)
+{
+    if (!text || !*text)
+        return SEAM_OK;
+    int rc = close_reasoning(d, em);
+    if (rc != SEAM_OK)
+        return rc;
+    seam_chunk c = {.type = SEAM_CHUNK_TEXT_DELTA, .text = text};
+    return emit(em, &c);
+}
+
+static tool_slot *new_slot(oa_decoder *d, int index)
+{
+    if (d->n_tools == d->cap_tools) {
+        size_t cap = d->cap_tools ? d->cap_tools * 2 : 4;
+        tool_slot *t = realloc(d->tools, cap * sizeof *t);
+        if (!t)
+            return NULL;
+        d->tools = t;
+        d->cap_tools = cap;
+    }
+    tool_slot *s = &d->tools[d->n_tools++];
+    memset(s, 0, sizeof *s);
+    s->index = index;
+    return s;
+}
+
+/* The slot a fragment belongs to. With an index: the open slot of that index,
+ * unless the fragment brings a different id or a different name (servers that
+ * reuse index 0 for parallel calls). Without an index (Mistral, some proxies):
+ * the open slot of its id; a fragment with a name but no known id starts a new
+ * call (the name only comes on a call's first fragment); a bare fragment
+ * continues the most recent call. */
+static tool_slot *slot_for(oa_decoder *d, int has_index, int index, const char *id,
+                           const char *name)
+{
+    int have_id = id && *id;
+    int have_name = name && *name;
+    for (size_t i = d->n_tools; i-- > 0;) {
+        tool_slot *s = &d->tools[i];
+        if (s->ended)
+            continue;
+        if (has_index) {
+            if (s->index != index)
+                continue;
+            if (have_id && s->id && strcmp(s->id, id) != 0)
+                break; /* a new call on a reused index */
+            if (have_name && s->name && strcmp(s->name, name) != 0)
+                break;
+            return s;
+        }
+        if (have_id) {
+            if (s->id && strcmp(s->id, id) == 0)
+                return s;
+            continue;
+        }
+        if (have_name)
+            break;
+        return s; /* the most recent open call */
+    }
+    return new_slot(d, has_index ? index : -1);
+}
+
+static int start_slot(oa_decoder *d, tool_slot *s, seam_emitter *em)
+{
+    int rc = close_reasoning(d, em);
+    if (rc != SEAM_OK)
+        return rc;
+    if (!s->id || !*s->id) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "call_seam_%u", d->synthesized_ids++);
+        free(s->id);
+        if (!(s->id = xstrdup(buf)))
+            return SEAM_ERR_NOMEM;
+    }
+    s->started = 1;
+    seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_START, .id = s->id, .name = s->name ? s->name : ""};
+    if ((rc = emit(em, &c)) != SEAM_OK)
+        return rc;
+    if (s->args.len) {
+        seam_chunk dl = {.type = SEAM_CHUNK_TOOL_CALL_DELTA, .id = s->id, .text = s->args.data};
+        return emit(em, &dl);
+    }
+    return SEAM_OK;
+}
+
+static int on_tool_fragment(oa_decoder *d, seam_emitter *em, int has_index, int index,
+                            const char *id, const char *name, const char *args)
+{
+    tool_slot *s = slot_for(d, has_index, index, id, name);
+    if (!s)
+        return SEAM_ERR_NOMEM;
+    if (id && *id && !s->id && !(s->id = xstrdup(id)))
+        return SEAM_ERR_NOMEM;
+    if (name && *name && !s->name && !(s->name = xstrdup(name)))
+        return SEAM_ERR_NOMEM;
+    if (args && *args && sb_puts(&s->args, args) != SEAM_OK)
+        return SEAM_ERR_NOMEM;
+    if (!s->started) {
+        if (s->name) /* id and name come on the first fragment; wait for the name */
+            return start_slot(d, s, em);
+        return SEAM_OK;
+    }
+    if (args && *args) {
+        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_DELTA, .id = s->id, .text = args};
+        return emit(em, &c);
+    }
+    return SEAM_OK;
+}
+
+/* The whole arguments text for tool_call_end: "" means {}; a JSON object is
+ * re-serialized; anything else is passed on for the accumulator to reject. */
+static char *final_args(const strbuf *args)
+{
+    const char *p = args->data ? args->data : "";
+    size_t len = args->len;
+    while (len && isspace((unsigned char)*p)) {
+        p++;
+        len--;
+    }
+    while (len && isspace((unsigned char)p[len - 1]))
+        len--;
+    if (len == 0)
+        return xstrdup("{}");
+    json_object *obj = json_parse_strict(p, len);
+    char *out;
+    if (json_object_is_type(obj, json_type_object))
+        out = xstrdup(json_text(obj));
+    else
+        out = xstrdup(args->data);
+    json_object_put(obj);
+    return out;
+}
+
+static int end_tools(oa_decoder *d, seam_emitter *em)
+{
+    int rc;
+    for (size_t i = 0; i < d->n_tools; i++) {
+        tool_slot *s = &d->tools[i];
+        if (s->ended)
+            continue;
+        if (!s->started && (rc = start_slot(d, s, em)) != SEAM_OK)
+            return rc;
+        s->ended = 1;
+        char *args = final_args(&s->args);
+        if (!args)
+            return SEAM_ERR_NOMEM;
+        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_END, .id = s->id, .args_json = args};
+        rc = emit(em, &c);
+        free(args);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+static seam_stop_reason map_finish(const char *fr)
+{
+    if (!fr)
+        return SEAM_STOP_NONE;
+    if (!strcmp(fr, "stop") || !strcmp(fr, "end_turn") || !strcmp(fr, "eos") ||
+        !strcmp(fr, "stop_sequence"))
+        return SEAM_STOP_STOP;
+    if (!strcmp(fr, "length") || !strcmp(fr, "max_tokens") || !strcmp(fr, "model_length"))
+        return SEAM_STOP_LENGTH;
+    if (!strcmp(fr, "tool_calls") || !strcmp(fr, "function_call") || !strcmp(fr, "tool_use"))
+        return SEAM_STOP_TOOL_USE;
+    if (!strcmp(fr, "content_filter") || !strcmp(fr, "safety") || !strcmp(fr, "refusal"))
+        return SEAM_STOP_CONTENT_FILTER;
+    if (!strcmp(fr, "error"))
+        return SEAM_STOP_ERROR;
+    return SEAM_STOP_STOP; /* an unknown reason still ended the turn normally */
+}
+
+/* Content is over: close reasoning, end every tool call. */
+static int finish_content(oa_decoder *d, seam_emitter *em)
+{
+    int rc = close_reasoning(d, em);
+    if (rc == SEAM_OK)
+        rc = end_tools(d, em);
+    return rc;
+}
+
+static int emit_stop(oa_decoder *d, seam_emitter *em)
+{
+    if (d->stop_emitted)
+        return SEAM_OK;
+    int rc = finish_content(d, em);
+    if (rc != SEAM_OK)
+        return rc;
+    seam_stop_reason r = d->stop;
+    /* Some servers (older Ollama, vLLM) say "stop" after tool calls. */
+    if ((r == SEAM_STOP_NONE || r == SEAM_STOP_STOP) && d->n_tools > 0)
+        r = SEAM_STOP_TOOL_USE;
+    if (r == SEAM_STOP_NONE)
+        r = SEAM_STOP_STOP;
+    if (r == SEAM_STOP_STOP && d->refusal_seen)
+        r = SEAM_STOP_CONTENT_FILTER;
+    d->stop_emitted = 1;
+    seam_chunk c = {.type = SEAM_CHUNK_STOP, .stop_reason = r, .usage = d->usage};
+    return emit(em, &c);
+}
+
+static void read_usage(json_object *u, seam_usage *out)
+{
+    if (!json_object_is_type(u, json_type_object))
+        return;
+    seam_usage us = {0};
+    int64_t prompt, completion, cached = 0, reasoning;
+    int have_cached = 0;
+    json_object *pd = jget(u, "prompt_tokens_details");
+    if (jint(pd, "cached_tokens", &cached))
+        have_cached = 1;
+    else if (jint(u, "prompt_cache_hit_tokens", &cached))
+        have_cached = 1;
+    if (jint(u, "prompt_tokens", &prompt)) {
+        us.present |= SEAM_USAGE_INPUT;
+        us.input_tokens = prompt - (have_cached ? cached : 0);
+        if (us.input_tokens < 0)
+            us.input_tokens = 0;
+    }
+    if (have_cached) {
+        us.present |= SEAM_USAGE_CACHE_READ;
+        us.cache_read_tokens = cached;
+    }
+    if (jint(u, "completion_tokens", &completion)) {
+        us.present |= SEAM_USAGE_OUTPUT;
+        us.output_tokens = completion;
+    }
+    if (jint(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning)) {
+        us.present |= SEAM_USAGE_REASONING;
+        us.reasoning_tokens = reasoning;
+    }
+    if (us.present)
+        *out = us;
+}
+
+/* A Mistral thinking part: "thinking" is a string or an array of text parts. */
+static int on_thinking_part(oa_decoder *d, seam_emitter *em, json_object *part)
+{
+    json_object *th = jget(part, "thinking");
+    if (json_object_is_type(th, json_type_string))
+        return on_reasoning(d, em, json_object_get_string(th));
+    if (json_object_is_type(th, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(th); i++) {
+            json_object *t = json_object_array_get_idx(th, i);
+            const char *s = json_object_is_type(t, json_type_string) ? json_object_get_string(t)
+                                                                    : jstr(t, "text");
+            int rc = on_reasoning(d, em, s);
+            if (rc != SEAM_OK)
+                return rc;
+        }
+    }
+    return SEAM_OK;
+}
+
+static int on_content(oa_decoder *d, seam_emitter *em, json_object *content)
+{
+    if (json_object_is_type(content, json_type_string))
+        return on_text(d, em, json_object_get_string(content));
+    if (!json_object_is_type(content, json_type_array))
+        return SEAM_OK;
+    for (size_t i = 0; i < json_object_array_length(content); i++) {
+        json_object *part = json_object_array_get_idx(content, i);
+        int rc = SEAM_OK;
+        if (json_object_is_type(part, json_type_string)) {
+            rc = on_text(d, em, json_object_get_string(part));
+        } else {
+            const char *type = jstr(part, "type");
+            if (!type || !strcmp(type, "text"))
+                rc = on_text(d, em, jstr(part, "text"));
+            else if (!strcmp(type, "thinking") || !strcmp(type, "reasoning"))
+                rc = jget(part, "thinking") ? on_thinking_part(d, em, part)
+                                            : on_reasoning(d, em, jstr(part, "text"));
+            else if (!strcmp(type, "refusal")) {
+                d->refusal_seen = 1;
+                rc = on_text(d, em, jstr(part, "refusal"));
+            }
+        }
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+/* One delta (stream) or message (whole response). `whole`: tool calls are
+ * complete, their position is their index. */
+static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int whole)
+{
+    if (!json_object_is_type(delta, json_type_object))
+        return SEAM_OK;
+    int rc;
+    const char *reasoning = jstr(delta, "reasoning_content");
+    if (!reasoning)
+        reasoning = jstr(delta, "reasoning");
+    if ((rc = on_reasoning(d, em, reasoning)) != SEAM_OK)
+        return rc;
+    if ((rc = on_content(d, em, jget(delta, "content"))) != SEAM_OK)
+        return rc;
+    const char *refusal = jstr(delta, "refusal");
+    if (refusal && *refusal) {
+        d->refusal_seen = 1;
+        if ((rc = on_text(d, em, refusal)) != SEAM_OK)
+            return rc;
+    }
+    json_object *calls = jget(delta, "tool_calls");
+    if (!json_object_is_type(calls, json_type_array))
+        return SEAM_OK;
+    for (size_t i = 0; i < json_object_array_length(calls); i++) {
+        json_object *call = json_object_array_get_idx(calls, i);
+        if (!json_object_is_type(call, json_type_object))
+            continue;
+        int64_t index = 0;
+        int has_index = whole ? 1 : jint(call, "index", &index);
+        if (whole)
+            index = (int64_t)d->n_tools; /* each call of a whole message is new */
+        json_object *fn = jget(call, "function");
+        json_object *args = jget(fn, "arguments");
+        const char *args_text = NULL;
+        if (json_object_is_type(args, json_type_string))
+            args_text = json_object_get_string(args);
+        else if (json_object_is_type(args, json_type_object))
+            args_text = json_text(args); /* servers that send the object itself */
+        rc = on_tool_fragment(d, em, has_index, (int)index, jstr(call, "id"), jstr(fn, "name"),
+                              args_text);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+/* The choice this decoder follows: index 0 (n > 1 is not supported). */
+static json_object *first_choice(json_object *root)
+{
+    json_object *choices = jget(root, "choices");
+    if (!json_object_is_type(choices, json_type_array))
+        return NULL;
+    for (size_t i = 0; i < json_object_array_length(choices); i++) {
+        json_object *c = json_object_array_get_idx(choices, i);
+        int64_t idx = 0;
+        if (!jint(c, "index", &idx) || idx == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
+{
+    error_fields f;
+    read_error_fields(root, &f);
+    if (err) {
+        fill_error(d->in, 0, &f, err);
+        if (err->kind == SEAM_ERROR_UNKNOWN && !f.code[0] && !f.type[0] && !f.numeric_code) {
+            /* An error event with nothing to go on: the server gave up mid-answer. */
+            set_kind(err, SEAM_ERROR_OVERLOADED);
+        }
+    }
+    return SEAM_ERR_PROVIDER;
+}
+
+static int malformed(seam_error *err, const char *what)
+{
+    return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: malformed %s from the provider", what);
+}
+
+static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
+{
+    if (!fr)
+        return SEAM_OK;
+    d->finish_seen = 1;
+    d->stop = map_finish(fr);
+    return finish_content(d, em);
+}
+
+static int oa_decode_event(void *decoder, const seam_frame *frame, seam_emitter *out, seam_error *err)
+{
+    oa_decoder *d = decoder;
+    const char *data = frame && frame->data ? frame->data : "";
+    size_t len = frame ? frame->data_len : 0;
+    while (len && isspace((unsigned char)*data)) {
+        data++;
+        len--;
+    }
+    while (len && isspace((unsigned char)data[len - 1]))
+        len--;
+    if (len == 0)
+        return SEAM_OK;
+    if (len == 6 && memcmp(data, "[DONE]", 6) == 0)
+        return emit_stop(d, out);
+    if (d->stop_emitted)
+        return SEAM_OK; /* nothing after the end counts */
+    json_object *root = json_parse_strict(data, len);
+    if (!root)
+        return malformed(err, "stream event");
+    int rc = SEAM_OK;
+    if (jget(root, "error") || (frame->event && strcmp(frame->event, "error") == 0) ||
+        (json_object_is_type(root, json_type_object) && jstr(root, "object") &&
+         strcmp(jstr(root, "object"), "error") == 0)) {
+        rc = stream_error(d, root, err);
+        json_object_put(root);
+        return rc;
+    }
+    json_object *choice = first_choice(root);
+    if (choice) {
+        rc = on_delta(d, out, jget(choice, "delta"), 0);
+        if (rc == SEAM_OK)
+            rc = on_finish(d, out, jstr(choice, "finish_reason"));
+    }
+    if (rc == SEAM_OK) {
+        json_object *usage = jget(root, "usage");
+        if (!usage)
+            usage = jget(jget(root, "x_groq"), "usage");
+        read_usage(usage, &d->usage);
+    }
+    json_object_put(root);
+    return rc;
+}
+
+static int oa_decode_finish(void *decoder, seam_emitter *out, seam_error *err)
+{
+    (void)err;
+    oa_decoder *d = decoder;
+    /* No [DONE] but a finish_reason: the answer is complete all the same. */
+    if (!d->stop_emitted && d->finish_seen)
+        return emit_stop(d, out);
+    return SEAM_OK;
+}
+
+static int oa_decode_response(void *instance, const seam_request *req, const char *body,
+                              size_t len, seam_emitter *out, seam_error *err)
+{
+    json_object *root = json_parse_strict(body, len);
+    if (!json_object_is_type(root, json_type_object)) {
+        json_object_put(root);
+        return malformed(err, "response body");
+    }
+    oa_decoder *d = oa_decoder_new(instance, req);
+    if (!d) {
+        json_object_put(root);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    int rc;
+    if (jget(root, "error")) {
+        rc = stream_error(d, root, err);
+    } else {
+        json_object *choice = first_choice(root);
+        if (!choice) {
+            rc = malformed(err, "response (no choices)");
+        } else {
+            rc = on_delta(d, out, jget(choice, "message"), 1);
+            if (rc == SEAM_OK)
+                rc = on_finish(d, out, jstr(choice, "finish_reason"));
+            if (rc == SEAM_OK) {
+                json_object *usage = jget(root, "usage");
+                if (!usage)
+                    usage = jget(jget(root, "x_groq"), "usage");
+                read_usage(usage, &d->usage);
+                rc = emit_stop(d, out);
+            }
+        }
+    }
+    oa_decoder_free(d);
+    json_object_put(root);
+    return rc;
+}
+
+/* ==== capabilities ============================================================ */
+
+static void apply_cap_overrides(json_object *o, seam_capabilities *caps)
+{
+    json_object *v;
+#define FLAG(key, member)                                                                   \
+    if ((v = jget(o, key)) && json_object_is_type(v, json_type_boolean))                    \
+        caps->member = json_object_get_boolean(v) ? 1 : 0;
+    FLAG("tools", tools)
+    FLAG("streaming", streaming)
+    FLAG("parallel_tool_calls", parallel_tool_calls)
+    FLAG("vision", vision)
+    FLAG("audio_input", audio_input)
+    FLAG("pdf_input", pdf_input)
+    FLAG("prompt_cache", prompt_cache)
+    FLAG("reasoning", reasoning)
+    FLAG("structured_output", structured_output)
+#undef FLAG
+    int64_t n;
+    if (jint(o, "context_window", &n))
+        caps->context_window = n;
+    if (jint(o, "max_output_tokens", &n))
+        caps->max_output_tokens = n;
+}
+
+static int oa_capabilities(void *instance, const char *model, seam_capabilities *out)
+{
+    const oa_instance *in = instance;
+    if (!out)
+        return SEAM_ERR_INVALID;
+    seam_capabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.size = sizeof caps;
+    caps.streaming = 1;
+    const model_family *fam = family_of(model);
+    if (fam) {
+        caps.tools = (fam->caps & CAP_TOOLS) != 0;
+        caps.parallel_tool_calls = (fam->caps & CAP_PARALLEL) != 0;
+        caps.vision = (fam->caps & CAP_VISION) != 0;
+        caps.reasoning = (fam->caps & CAP_REASONING) != 0;
+        caps.structured_output = (fam->caps & CAP_STRUCTURED) != 0;
+        caps.prompt_cache = (fam->caps & CAP_CACHE) != 0;
+        caps.audio_input = (fam->caps & CAP_AUDIO) != 0;
+        caps.pdf_input = (fam->caps & CAP_PDF) != 0;
+        caps.context_window = fam->context_window;
+        caps.max_output_tokens = fam->max_output;
+    } else {
+        caps.tools = 1; /* an unknown model on a compatible server: tools usually work */
+    }
+    if (in && in->caps_json) {
+        json_object *o = json_parse_strict(in->caps_json, strlen(in->caps_json));
+        apply_cap_overrides(o, &caps);
+        json_object *models = jget(o, "models");
+        if (json_object_is_type(models, json_type_array) && model) {
+            for (size_t i = 0; i < json_object_array_length(models); i++) {
+                json_object *m = json_object_array_get_idx(models, i);
+                const char *match = jstr(m, "match");
+                if (match && (strncasecmp(model, match, strlen(match)) == 0 ||
+                              strncasecmp(model_base(model), match, strlen(match)) == 0))
+                    apply_cap_overrides(m, &caps);
+            }
+        }
+        json_object_put(o);
+    }
+    /* Never write past the caller's struct (an older core passes a smaller one). */
+    size_t n = out->size && out->size < sizeof caps ? out->size : sizeof caps;
+    uint32_t their_size = out->size ? out->size : (uint32_t)sizeof caps;
+    memcpy(out, &caps, n);
+    out->size = their_size < sizeof caps ? their_size : (uint32_t)sizeof caps;
+    return SEAM_OK;
+}
+
+/* ==== registration ============================================================ */
+
+static const seam_provider_vtable openai_vtable = {
+    .abi_version = SEAM_PLUGIN_ABI_VERSION,
+    .size = sizeof(seam_provider_vtable),
+    .id = "openai",
+    .description = "OpenAI-compatible Chat Completions (OpenAI, DeepSeek, Groq, Mistral, xAI, "
+                   "OpenRouter, Ollama, vLLM)",
+    .framing = SEAM_FRAMING_SSE,
+    .create = oa_create,
+    .destroy = oa_destroy,
+    .encode = oa_encode,
+    .decoder_new = oa_decoder_new,
+    .decoder_free = oa_decoder_free,
+    .decode_event = oa_decode_event,
+    .decode_finish = oa_decode_finish,
+    .decode_response = oa_decode_response,
+    .classify_error = oa_classify_error,
+    .capabilities = oa_capabilities,
+    .serve = NULL,
+};
+
+static int openai_init(seam_registrar *r)
+{
+    return seam_registrar_add(r, &openai_vtable);
+}
+
+SEAM_PLUGIN_DEFINE(openai_init)

@@ -1,0 +1,1210 @@
+/* test_openai.c — the OpenAI-compatible plugin through the real loader and the
+ * fake provider server: the request's wire shape (URL, headers, JSON body) for
+ * plain, tool, multimodal, structured and reasoning requests and for each
+ * profile; stream decoding of our own transcripts cut at every byte position
+ * (text, reasoning, interleaved tool calls, usage, the servers' variants);
+ * whole-response decoding equal to the accumulated stream; the error table;
+ * an unreachable local server.
+ *
+ * The codec's internal tables (capability flags per model family and their conf
+ * overrides, duration parsing, key scrubbing) are unit tested by including the
+ * plugin's source: they are static and no core API reads them. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+#include "../plugins/openai/openai.c"
+
+#define KEY "sk-test-secret-123"
+
+static fake_server *srv;
+static seam_client *client;
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Every provider the tests use, all pointed at the fake server. */
+static seam_client *make_client(void)
+{
+    const char *url = fake_server_url(srv);
+    char *conf = NULL;
+    int n = asprintf(&conf,
+        "providers = {\n"
+        "  oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
+        "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+        "  ds = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
+        "  mi = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
+        "  gq = { plugin = \"openai\"; base_url = \"%s/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
+        "  xa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
+        "  orr = { plugin = \"openai\"; base_url = \"%s/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
+        "  ol = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; }; };\n"
+        "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
+        "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
+        "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
+        "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
+        "};\n",
+        url, url, url, url, url, url, url, url, url);
+    if (n < 0)
+        return NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    seam_client *c = tu_client(conf, &err);
+    if (!c)
+        fprintf(stderr, "client: %s\n", err.message);
+    free(conf);
+    return c;
+}
+
+static seam_call_options opts_for(const char *provider, const char *model)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.provider = provider;
+    o.model = model;
+    return o;
+}
+
+static seam_request *simple_request(const char *text)
+{
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, text);
+    return r;
+}
+
+/* The last request's body as JSON (caller puts). */
+static json_object *last_body(void)
+{
+    size_t n = fake_server_request_count(srv);
+    CU_ASSERT_FATAL(n > 0);
+    json_object *o = json_tokener_parse(fake_server_request_body(srv, n - 1));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    return o;
+}
+
+static const char *last_header(const char *name)
+{
+    size_t n = fake_server_request_count(srv);
+    return n ? fake_server_request_header(srv, n - 1, name) : NULL;
+}
+
+/* Walks "a.b.0.c" through objects and arrays; NULL when absent. */
+static json_object *at(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+        if (json_object_is_type(o, json_type_array)) {
+            size_t i = (size_t)strtoul(tok, NULL, 10);
+            o = i < json_object_array_length(o) ? json_object_array_get_idx(o, i) : NULL;
+        } else if (!json_object_object_get_ex(o, tok, &o)) {
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static int has(json_object *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *dot = strrchr(buf, '.');
+    json_object *parent = o;
+    const char *key = buf;
+    if (dot) {
+        *dot = '\0';
+        parent = at(o, buf);
+        key = dot + 1;
+    }
+    return json_object_is_type(parent, json_type_object) && json_object_object_get_ex(parent, key, NULL);
+}
+
+static const char *str_at(json_object *o, const char *path)
+{
+    json_object *v = at(o, path);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "(not a string)";
+}
+
+static int64_t int_at(json_object *o, const char *path)
+{
+    json_object *v = at(o, path);
+    return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -999;
+}
+
+/* A canonical one-line summary of a result, for exact comparisons. */
+static char *summary(const seam_result *res)
+{
+    json_object *o = json_object_new_object();
+    json_object *calls = json_object_new_array();
+    const seam_message *m = seam_result_message(res);
+    strbuf text = {0}, reasoning = {0};
+    sb_puts(&text, "");
+    sb_puts(&reasoning, "");
+    for (size_t i = 0; i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        if (seam_part_get_type(p) == SEAM_PART_TEXT)
+            sb_puts(&text, seam_part_text(p));
+        else if (seam_part_get_type(p) == SEAM_PART_REASONING)
+            sb_puts(&reasoning, seam_part_text(p));
+        else if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL) {
+            json_object *c = json_object_new_object();
+            json_object_object_add(c, "id", json_object_new_string(seam_part_tool_call_id(p)));
+            json_object_object_add(c, "name", json_object_new_string(seam_part_tool_name(p)));
+            json_object_object_add(c, "args", json_tokener_parse(seam_part_args_json(p)));
+            json_object_array_add(calls, c);
+        }
+    }
+    json_object_object_add(o, "text", json_object_new_string(text.data));
+    json_object_object_add(o, "reasoning", json_object_new_string(reasoning.data));
+    json_object_object_add(o, "tool_calls", calls);
+    json_object_object_add(o, "stop", json_object_new_string(seam_stop_reason_name(seam_result_stop_reason(res))));
+    const seam_usage *u = seam_result_usage(res);
+    json_object *uo = json_object_new_object();
+    if (u->present & SEAM_USAGE_INPUT)
+        json_object_object_add(uo, "in", json_object_new_int64(u->input_tokens));
+    if (u->present & SEAM_USAGE_OUTPUT)
+        json_object_object_add(uo, "out", json_object_new_int64(u->output_tokens));
+    if (u->present & SEAM_USAGE_CACHE_READ)
+        json_object_object_add(uo, "cache_read", json_object_new_int64(u->cache_read_tokens));
+    if (u->present & SEAM_USAGE_CACHE_WRITE)
+        json_object_object_add(uo, "cache_write", json_object_new_int64(u->cache_write_tokens));
+    if (u->present & SEAM_USAGE_REASONING)
+        json_object_object_add(uo, "reasoning", json_object_new_int64(u->reasoning_tokens));
+    json_object_object_add(o, "usage", uo);
+    char *s = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+    sb_free(&text);
+    sb_free(&reasoning);
+    return s;
+}
+
+typedef struct stream_run {
+    int status;
+    seam_error err;
+    char *summary;     /* of the accumulated result */
+    char log[4096];    /* chunk types (and ids) in order */
+    int incomplete;
+} stream_run;
+
+static void log_chunk(stream_run *r, const seam_chunk *c)
+{
+    char item[160];
+    switch (c->type) {
+    case SEAM_CHUNK_TEXT_DELTA:
+        /* consecutive text deltas log once: splits do not change the shape */
+        if (strlen(r->log) >= 3 && strcmp(r->log + strlen(r->log) - 3, "TD ") == 0)
+            return;
+        snprintf(item, sizeof item, "TD ");
+        break;
+    case SEAM_CHUNK_REASONING_START: snprintf(item, sizeof item, "RS(%s) ", c->id); break;
+    case SEAM_CHUNK_REASONING_DELTA:
+        if (strlen(r->log) >= 3 && strcmp(r->log + strlen(r->log) - 3, "RD ") == 0)
+            return;
+        snprintf(item, sizeof item, "RD ");
+        break;
+    case SEAM_CHUNK_REASONING_END: snprintf(item, sizeof item, "RE(%s) ", c->id); break;
+    case SEAM_CHUNK_TOOL_CALL_START: snprintf(item, sizeof item, "TS(%s,%s) ", c->id, c->name); break;
+    case SEAM_CHUNK_TOOL_CALL_DELTA: return; /* their count depends on the server */
+    case SEAM_CHUNK_TOOL_CALL_END: snprintf(item, sizeof item, "TE(%s,%s) ", c->id, c->args_json); break;
+    case SEAM_CHUNK_STOP: snprintf(item, sizeof item, "STOP(%s)", seam_stop_reason_name(c->stop_reason)); break;
+    default: snprintf(item, sizeof item, "%s ", seam_chunk_type_name(c->type)); break;
+    }
+    strncat(r->log, item, sizeof r->log - strlen(r->log) - 1);
+}
+
+static stream_run run_stream(const char *provider, const char *model, const seam_request *req)
+{
+    stream_run r;
+    memset(&r, 0, sizeof r);
+    seam_call_options o = opts_for(provider, model);
+    seam_stream *s = NULL;
+    r.status = seam_stream_open(client, req, &o, &s, &r.err);
+    if (r.status == SEAM_OK) {
+        const seam_chunk *c;
+        while ((r.status = seam_stream_next(s, &c, &r.err)) == 1)
+            log_chunk(&r, c);
+        r.summary = summary(seam_stream_result(s));
+        r.incomplete = seam_result_incomplete(seam_stream_result(s));
+    }
+    seam_stream_free(s);
+    return r;
+}
+
+static stream_run run_generate(const char *provider, const char *model, const seam_request *req)
+{
+    stream_run r;
+    memset(&r, 0, sizeof r);
+    seam_call_options o = opts_for(provider, model);
+    seam_result *res = NULL;
+    r.status = seam_generate(client, req, &o, &res, &r.err);
+    if (res)
+        r.summary = summary(res);
+    seam_result_free(res);
+    return r;
+}
+
+/* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
+ * when done is set. */
+static char *sse(int done, const char *const *lines)
+{
+    strbuf b = {0};
+    for (size_t i = 0; lines[i]; i++) {
+        sb_puts(&b, "data: ");
+        sb_puts(&b, lines[i]);
+        sb_puts(&b, "\n\n");
+    }
+    if (done)
+        sb_puts(&b, "data: [DONE]\n\n");
+    return b.data;
+}
+
+/* ---- transcripts (written for these tests) ---------------------------------- */
+
+#define CH(delta, finish) \
+    "{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":" delta ",\"finish_reason\":" finish "}]}"
+
+static const char *const text_lines[] = {
+    CH("{\"role\":\"assistant\",\"content\":\"\"}", "null"),
+    CH("{\"content\":\"Hel\"}", "null"),
+    CH("{\"content\":\"lo, w\\u00f6rld\"}", "null"),
+    CH("{}", "\"stop\""),
+    "{\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":5,\"total_tokens\":17,"
+    "\"prompt_tokens_details\":{\"cached_tokens\":4},\"completion_tokens_details\":{\"reasoning_tokens\":0}}}",
+    NULL};
+
+/* Reasoning, text, then two tool calls whose fragments interleave, one of them
+ * with an empty argument string, two calls starting in one chunk. */
+static const char *const mixed_lines[] = {
+    CH("{\"role\":\"assistant\",\"content\":null,\"reasoning_content\":\"\"}", "null"),
+    CH("{\"reasoning_content\":\"Think \"}", "null"),
+    CH("{\"reasoning_content\":\"\\\"hard\\\".\"}", "null"),
+    CH("{\"content\":\"Calling.\"}", "null"),
+    CH("{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}},"
+       "{\"index\":1,\"id\":\"call_b\",\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"\"}}]}", "null"),
+    CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"ci\"}}]}", "null"),
+    CH("{\"tool_calls\":[{\"index\":2,\"id\":\"call_c\",\"type\":\"function\",\"function\":{\"name\":\"noop\",\"arguments\":\"\"}}]}", "null"),
+    CH("{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"{\\\"tz\\\":\"}}]}", "null"),
+    CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"ty\\\": \\\"Par\\u00eds\\\"}\"}}]}", "null"),
+    CH("{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"\\\"UTC\\\"}\"}}]}", "null"),
+    CH("{}", "\"tool_calls\""),
+    "{\"id\":\"c1\",\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":30,"
+    "\"prompt_tokens_details\":{\"cached_tokens\":10},\"completion_tokens_details\":{\"reasoning_tokens\":8}}}",
+    NULL};
+
+static const char *mixed_summary =
+    "{\"text\":\"Calling.\",\"reasoning\":\"Think \\\"hard\\\".\",\"tool_calls\":["
+    "{\"id\":\"call_a\",\"name\":\"get_weather\",\"args\":{\"city\":\"Par\xc3\xads\"}},"
+    "{\"id\":\"call_b\",\"name\":\"get_time\",\"args\":{\"tz\":\"UTC\"}},"
+    "{\"id\":\"call_c\",\"name\":\"noop\",\"args\":{}}],"
+    "\"stop\":\"tool_use\",\"usage\":{\"in\":30,\"out\":30,\"cache_read\":10,\"reasoning\":8}}";
+
+/* ---- encode ----------------------------------------------------------------- */
+
+static void test_wire_basic_stream(void)
+{
+    char *body = sse(1, text_lines);
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = simple_request("hi");
+    seam_request_set_system(req, "Be brief.");
+    seam_request_set_temperature(req, 0.7);
+    seam_request_set_max_tokens(req, 64);
+    seam_request_add_stop(req, "END");
+    stream_run r = run_stream("oa", "gpt-4.1-mini", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.summary,
+        "{\"text\":\"Hello, w\xc3\xb6rld\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"stop\","
+        "\"usage\":{\"in\":8,\"out\":5,\"cache_read\":4,\"reasoning\":0}}");
+    CU_ASSERT_STRING_EQUAL(r.log, "TD STOP(stop)");
+
+    size_t n = fake_server_request_count(srv);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, n - 1), "POST");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/v1/chat/completions");
+    CU_ASSERT_STRING_EQUAL(last_header("Authorization"), "Bearer " KEY);
+    CU_ASSERT_PTR_NOT_NULL(strstr(last_header("Content-Type"), "application/json"));
+    CU_ASSERT_STRING_EQUAL(last_header("X-Title"), "seam-test");
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "model"), "gpt-4.1-mini");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "system");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content"), "Be brief.");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.role"), "user");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.content"), "hi");
+    CU_ASSERT_EQUAL(json_object_array_length(at(b, "messages")), 2);
+    /* 0.7 exactly as written, not 0.69999999999999996 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(fake_server_request_body(srv, n - 1), "\"temperature\":0.7,") );
+    CU_ASSERT_EQUAL(int_at(b, "max_tokens"), 64);
+    CU_ASSERT_FALSE(has(b, "max_completion_tokens"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "stop.0"), "END");
+    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "stream")));
+    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "stream_options.include_usage")));
+    /* the conf's options: merged into the body, the plugin's own keys not */
+    CU_ASSERT_EQUAL(int_at(b, "seed"), 7);
+    CU_ASSERT_STRING_EQUAL(str_at(b, "user"), "tester");
+    CU_ASSERT_FALSE(has(b, "headers"));
+    CU_ASSERT_FALSE(has(b, "tools"));
+    CU_ASSERT_FALSE(has(b, "tool_choice"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+/* The whole body, compared as JSON with what the wire must carry: nothing
+ * missing, nothing extra. */
+static void test_wire_exact_body(void)
+{
+    char *body = sse(1, text_lines);
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = seam_request_new();
+    seam_request_set_system(req, "You are terse.");
+    seam_request_add_user_text(req, "Weather in Paris?");
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
+    seam_request_add_message(req, a);
+    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(t, "call_1", "get_weather", "{\"temp\":21}", 0);
+    seam_request_add_message(req, t);
+    seam_request_add_tool(req, "get_weather", "Weather of a city",
+                          "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}");
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    seam_request_set_temperature(req, 0.25);
+    seam_request_set_max_tokens(req, 300);
+    seam_request_add_stop(req, "\n\n");
+    seam_request_set_provider_options(req, "{\"seed\":null,\"user\":null}");
+    stream_run r = run_stream("oa", "gpt-4o-mini", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    json_object *got = last_body();
+    json_object *want = json_tokener_parse(
+        "{\"model\":\"gpt-4o-mini\","
+        "\"messages\":["
+        "{\"role\":\"system\",\"content\":\"You are terse.\"},"
+        "{\"role\":\"user\",\"content\":\"Weather in Paris?\"},"
+        "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","
+        "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},"
+        "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"{\\\"temp\\\":21}\"}],"
+        "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"Weather of a city\","
+        "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}],"
+        "\"tool_choice\":\"required\","
+        "\"temperature\":0.25,\"max_tokens\":300,\"stop\":[\"\\n\\n\"],"
+        "\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+    if (!json_object_equal(want, got))
+        fprintf(stderr, "\nexpected %s\n     got %s\n", json_object_to_json_string(want),
+                json_object_to_json_string(got));
+    CU_ASSERT_TRUE(json_object_equal(want, got));
+    json_object_put(want);
+    json_object_put(got);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+static seam_request *conversation(void)
+{
+    seam_request *req = seam_request_new();
+    seam_message *u = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(u, "What is in this picture, and the weather?");
+    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
+    seam_message_add_media(u, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg");
+    seam_request_add_message(req, u);
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_reasoning(a, "private thoughts", "sig", 0);
+    seam_message_add_text(a, "Let me check.");
+    seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
+    seam_message_add_tool_call(a, "call_2", "get_time", "");
+    seam_request_add_message(req, a);
+    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(t, "call_1", "get_weather", "{\"temp\":21}", 0);
+    seam_message_add_tool_result(t, "call_2", "get_time", "\"noon\"", 1);
+    seam_request_add_message(req, t);
+    seam_request_add_user_text(req, "Thanks. JSON please.");
+    seam_request_add_tool(req, "get_weather", "Weather of a city",
+                          "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}");
+    seam_request_add_tool(req, "get_time", NULL, NULL);
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NAMED, "get_weather");
+    seam_request_set_response_format(req, SEAM_FORMAT_JSON, "weather_report",
+                                      "{\"type\":\"object\",\"properties\":{\"summary\":{\"type\":\"string\"}}}", 1);
+    return req;
+}
+
+static const char *whole_tool_answer =
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+    "{\"id\":\"call_9\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}},"
+    "{\"id\":\"call_10\",\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"\"}}]},"
+    "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":20,"
+    "\"prompt_tokens_details\":{\"cached_tokens\":64}}}";
+
+static void test_wire_conversation(void)
+{
+    fake_server_push_json(srv, 200, whole_tool_answer, NULL);
+    seam_request *req = conversation();
+    stream_run r = run_generate("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.summary,
+        "{\"text\":\"\",\"reasoning\":\"\",\"tool_calls\":["
+        "{\"id\":\"call_9\",\"name\":\"get_weather\",\"args\":{\"city\":\"Oslo\"}},"
+        "{\"id\":\"call_10\",\"name\":\"get_time\",\"args\":{}}],"
+        "\"stop\":\"tool_use\",\"usage\":{\"in\":36,\"out\":20,\"cache_read\":64}}");
+
+    json_object *b = last_body();
+    CU_ASSERT_FALSE(has(b, "stream"));
+    CU_ASSERT_FALSE(has(b, "stream_options"));
+    CU_ASSERT_STRING_EQUAL(last_header("Accept"), "application/json");
+    /* user: text + two images as parts */
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "user");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.type"), "text");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.type"), "image_url");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.image_url.url"), "data:image/png;base64,iVBORw0KGgo=");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.2.image_url.url"), "https://example.org/cat.jpg");
+    /* assistant: text and tool calls, no reasoning */
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.role"), "assistant");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.content"), "Let me check.");
+    CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1), "private thoughts"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.id"), "call_1");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.type"), "function");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.function.name"), "get_weather");
+    json_object *args = json_tokener_parse(str_at(b, "messages.1.tool_calls.0.function.arguments"));
+    CU_ASSERT_STRING_EQUAL(str_at(args, "city"), "Paris");
+    json_object_put(args);
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.1.function.arguments"), "{}");
+    /* tool results: one message each, a JSON string result sent as its text */
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.role"), "tool");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.tool_call_id"), "call_1");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.content"), "{\"temp\":21}");
+    CU_ASSERT_FALSE(has(b, "messages.2.name")); /* only the mistral profile names it */
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.tool_call_id"), "call_2");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.content"), "noon");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.4.content"), "Thanks. JSON please.");
+    CU_ASSERT_EQUAL(json_object_array_length(at(b, "messages")), 5);
+    /* tools, tool choice, response format */
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.type"), "function");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.function.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.function.description"), "Weather of a city");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.function.parameters.required.0"), "city");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.1.function.parameters.type"), "object");
+    CU_ASSERT_TRUE(has(b, "tools.1.function.parameters.properties"));
+    CU_ASSERT_FALSE(has(b, "tools.1.function.description"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice.type"), "function");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice.function.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_schema");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.json_schema.name"), "weather_report");
+    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "response_format.json_schema.strict")));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.json_schema.schema.properties.summary.type"), "string");
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+}
+
+static void test_tool_choice_variants(void)
+{
+    static const struct {
+        seam_tool_choice choice;
+        const char *wire;
+    } cases[] = {{SEAM_TOOL_CHOICE_AUTO, "auto"}, {SEAM_TOOL_CHOICE_NONE, "none"},
+                 {SEAM_TOOL_CHOICE_REQUIRED, "required"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_server_push_json(srv, 200, whole_tool_answer, NULL);
+        seam_request *req = simple_request("x");
+        seam_request_add_tool(req, "t", "a tool", "{\"type\":\"object\",\"properties\":{}}");
+        seam_request_set_tool_choice(req, cases[i].choice, NULL);
+        stream_run r = run_generate("oa", "gpt-4o", req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = last_body();
+        CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice"), cases[i].wire);
+        json_object_put(b);
+        free(r.summary);
+        seam_request_free(req);
+    }
+    /* JSON output without a schema: json_object */
+    fake_server_push_json(srv, 200, whole_tool_answer, NULL);
+    seam_request *req = simple_request("x");
+    seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+    stream_run r = run_generate("oa", "gpt-4o", req);
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_object");
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+}
+
+static void test_reasoning_families(void)
+{
+    char *body = sse(1, text_lines);
+    /* o-series: max_completion_tokens, developer role, no temperature, effort */
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = simple_request("hi");
+    seam_request_set_system(req, "sys");
+    seam_request_set_temperature(req, 0.2);
+    seam_request_set_max_tokens(req, 5000);
+    seam_request_set_reasoning_budget(req, 8000);
+    stream_run r = run_stream("oa", "o3-mini", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    json_object *b = last_body();
+    CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
+    CU_ASSERT_FALSE(has(b, "max_tokens"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "developer");
+    CU_ASSERT_FALSE(has(b, "temperature"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "medium");
+    json_object_put(b);
+    free(r.summary);
+
+    /* gpt-5 is a reasoning family; gpt-5-chat is not */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oa", "gpt-5-mini", req);
+    b = last_body();
+    CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
+    json_object_put(b);
+    free(r.summary);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oa", "gpt-5-chat-latest", req);
+    b = last_body();
+    CU_ASSERT_EQUAL(int_at(b, "max_tokens"), 5000);
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "system");
+    CU_ASSERT_TRUE(has(b, "temperature"));
+    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
+    json_object_put(b);
+    free(r.summary);
+
+    /* forced by the conf: max_completion_tokens everywhere, no stream_options */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("fixed", "gpt-4o", req);
+    b = last_body();
+    CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
+    CU_ASSERT_FALSE(has(b, "stream_options"));
+    CU_ASSERT_TRUE(has(b, "stream"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+static void test_profiles(void)
+{
+    char *body = sse(1, text_lines);
+    seam_request *req = conversation();
+    seam_request_set_reasoning_budget(req, 2000);
+    seam_request_add_stop(req, "###");
+
+    /* deepseek: json_object only, usage asked for */
+    fake_server_push_sse(srv, body, 0);
+    stream_run r = run_stream("ds", "deepseek-chat", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_object");
+    CU_ASSERT_TRUE(has(b, "stream_options"));
+    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
+    CU_ASSERT_FALSE(has(b, "seed")); /* another provider's options stay there */
+    json_object_put(b);
+    free(r.summary);
+
+    /* mistral: no stream_options, tool messages named */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("mi", "mistral-small-latest", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    b = last_body();
+    CU_ASSERT_FALSE(has(b, "stream_options"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_schema");
+    json_object_put(b);
+    free(r.summary);
+
+    /* groq: no stream_options; trailing slash of base_url handled */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("gq", "llama-3.3-70b-versatile", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
+                           "/openai/v1/chat/completions");
+    b = last_body();
+    CU_ASSERT_FALSE(has(b, "stream_options"));
+    json_object_put(b);
+    free(r.summary);
+
+    /* xai: grok-4 takes no stop and no effort; grok-3-mini takes effort */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("xa", "grok-4", req);
+    b = last_body();
+    CU_ASSERT_FALSE(has(b, "stop"));
+    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
+    json_object_put(b);
+    free(r.summary);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("xa", "grok-3-mini", req);
+    b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "low");
+    CU_ASSERT_FALSE(has(b, "stop"));
+    json_object_put(b);
+    free(r.summary);
+
+    /* openrouter: reasoning.max_tokens */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("orr", "deepseek/deepseek-r1", req);
+    b = last_body();
+    CU_ASSERT_EQUAL(int_at(b, "reasoning.max_tokens"), 2000);
+    CU_ASSERT_STRING_EQUAL(str_at(b, "stop.0"), "###");
+    json_object_put(b);
+    free(r.summary);
+
+    /* ollama: no key, no Authorization header */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("ol", "qwen3:8b", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_PTR_NULL(last_header("Authorization"));
+    b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "low");
+    CU_ASSERT_TRUE(has(b, "stream_options"));
+    json_object_put(b);
+    free(r.summary);
+
+    /* an unknown profile: the provider cannot be created, the entry is skipped
+     * with the reason */
+    r = run_stream("badprofile", "m", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "unknown profile"));
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+static void test_request_options_merge(void)
+{
+    char *body = sse(1, text_lines);
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = simple_request("hi");
+    seam_request_set_provider_options(req,
+        "{\"stream_options\":null,\"top_p\":0.5,\"seed\":9,\"profile\":\"mistral\",\"logprobs\":true}");
+    stream_run r = run_stream("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    json_object *b = last_body();
+    CU_ASSERT_FALSE(has(b, "stream_options")); /* null removes */
+    CU_ASSERT_EQUAL(int_at(b, "seed"), 9);      /* the request's over the conf's */
+    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "logprobs")));
+    CU_ASSERT_FALSE(has(b, "profile"));
+    CU_ASSERT_STRING_EQUAL(str_at(b, "user"), "tester");
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+static void test_media_refused(void)
+{
+    seam_request *req = seam_request_new();
+    seam_message *u = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(u, "listen");
+    seam_message_add_media(u, "video/mp4", SEAM_MEDIA_URL, "https://example.org/v.mp4");
+    seam_request_add_message(req, u);
+    size_t before = fake_server_request_count(srv);
+    stream_run r = run_stream("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "video/mp4"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before); /* nothing was sent */
+    free(r.summary);
+    seam_request_free(req);
+
+    /* audio and PDF as base64 go as input_audio and file parts */
+    fake_server_push_json(srv, 200, whole_tool_answer, NULL);
+    req = seam_request_new();
+    u = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_media(u, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
+    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
+    seam_request_add_message(req, u);
+    r = run_generate("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.type"), "input_audio");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.input_audio.format"), "wav");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.type"), "file");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.file.file_data"), "data:application/pdf;base64,JVBERi0=");
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+}
+
+/* ---- decode ----------------------------------------------------------------- */
+
+static void test_decode_split_everywhere(void)
+{
+    char *body = sse(1, mixed_lines);
+    seam_request *req = simple_request("weather?");
+    size_t len = strlen(body);
+    /* one byte per segment cuts at every byte position; the others vary the shapes */
+    size_t splits[] = {1, 2, 3, 5, 7, 11, 64, 0};
+    for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
+        fake_response fr = {.body = body, .split = splits[i], .chunked = (int)(i % 2)};
+        fake_server_push(srv, &fr);
+        stream_run r = run_stream("oa", "deepseek-reasoner", req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r.summary);
+        if (strcmp(r.summary, mixed_summary) != 0)
+            fprintf(stderr, "\nsplit %zu of %zu: %s\n", splits[i], len, r.summary);
+        CU_ASSERT_STRING_EQUAL(r.summary, mixed_summary);
+        CU_ASSERT_STRING_EQUAL(r.log,
+            "RS(reasoning_0) RD RE(reasoning_0) TD TS(call_a,get_weather) TS(call_b,get_time) "
+            "TS(call_c,noop) TE(call_a,{\"city\":\"Par\xc3\xads\"}) TE(call_b,{\"tz\":\"UTC\"}) "
+            "TE(call_c,{}) STOP(tool_use)");
+        free(r.summary);
+    }
+    seam_request_free(req);
+    free(body);
+}
+
+/* The same answer as a whole (non-streamed) body gives the same result. */
+static void test_whole_equals_stream(void)
+{
+    const char *whole =
+        "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{"
+        "\"role\":\"assistant\",\"reasoning_content\":\"Think \\\"hard\\\".\",\"content\":\"Calling.\","
+        "\"tool_calls\":[{\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+        "\"arguments\":\"{\\\"city\\\": \\\"Par\\u00eds\\\"}\"}},{\"id\":\"call_b\",\"type\":\"function\","
+        "\"function\":{\"name\":\"get_time\",\"arguments\":\"{\\\"tz\\\":\\\"UTC\\\"}\"}},{\"id\":\"call_c\","
+        "\"type\":\"function\",\"function\":{\"name\":\"noop\",\"arguments\":\"\"}}]},"
+        "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":30,"
+        "\"prompt_tokens_details\":{\"cached_tokens\":10},\"completion_tokens_details\":{\"reasoning_tokens\":8}}}";
+    fake_server_push_json(srv, 200, whole, NULL);
+    seam_request *req = simple_request("weather?");
+    stream_run r = run_generate("oa", "deepseek-reasoner", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.summary, mixed_summary);
+    free(r.summary);
+
+    /* and a whole body that is an error object despite a 200 */
+    fake_server_push_json(srv, 200, "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}", NULL);
+    r = run_generate("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    free(r.summary);
+    seam_request_free(req);
+}
+
+typedef struct variant {
+    const char *what;
+    int done;
+    const char *lines[8];
+    const char *expect;
+} variant;
+
+static void test_decode_variants(void)
+{
+    static const variant variants[] = {
+        {"mistral: content parts with thinking, index-less tool calls, usage with finish", 1,
+         {CH("{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"hmm \"}]}]}", "null"),
+          CH("{\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"ok\"}]},{\"type\":\"text\",\"text\":\"Sure.\"}]}", "null"),
+          "{\"choices\":[{\"index\":0,\"delta\":{\"content\":null,\"tool_calls\":[{\"id\":\"AbC123xyZ\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\": 1}\"}},"
+          "{\"id\":\"QwE456rtY\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}],"
+          "\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":3,\"total_tokens\":12}}",
+          NULL},
+         "{\"text\":\"Sure.\",\"reasoning\":\"hmm ok\",\"tool_calls\":[{\"id\":\"AbC123xyZ\",\"name\":\"f\",\"args\":{\"a\":1}},"
+         "{\"id\":\"QwE456rtY\",\"name\":\"g\",\"args\":{}}],\"stop\":\"tool_use\",\"usage\":{\"in\":9,\"out\":3}}"},
+        {"groq: usage in x_groq, reasoning field", 1,
+         {CH("{\"role\":\"assistant\",\"reasoning\":\"r1\"}", "null"),
+          CH("{\"content\":\"t1\"}", "null"),
+          "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"x_groq\":{\"id\":\"req_1\",\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2}}}",
+          NULL},
+         "{\"text\":\"t1\",\"reasoning\":\"r1\",\"tool_calls\":[],\"stop\":\"stop\",\"usage\":{\"in\":5,\"out\":2}}"},
+        {"deepseek cache hits, finish_reason without [DONE]", 0,
+         {CH("{\"content\":\"a\"}", "null"),
+          "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"},\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":339,"
+          "\"completion_tokens\":83,\"prompt_cache_hit_tokens\":320,\"prompt_cache_miss_tokens\":19}}",
+          NULL},
+         "{\"text\":\"a\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"length\",\"usage\":{\"in\":19,\"out\":83,\"cache_read\":320}}"},
+        {"stop after tool calls means tool_use; arguments sent as an object", 1,
+         {CH("{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":{\"k\":[1,2]}}}]}", "null"),
+          CH("{}", "\"stop\""), NULL},
+         "{\"text\":\"\",\"reasoning\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"f\",\"args\":{\"k\":[1,2]}}],\"stop\":\"tool_use\",\"usage\":{}}"},
+        {"content filter", 1,
+         {CH("{\"content\":\"I can\"}", "null"), CH("{}", "\"content_filter\""), NULL},
+         "{\"text\":\"I can\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"content_filter\",\"usage\":{}}"},
+        {"refusal", 1,
+         {CH("{\"content\":null,\"refusal\":\"I cannot help with that.\"}", "null"), CH("{}", "\"stop\""), NULL},
+         "{\"text\":\"I cannot help with that.\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"content_filter\",\"usage\":{}}"},
+        {"a tool call without an id gets one; a reused index with a new id is a new call", 1,
+         {CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}", "null"),
+          CH("{\"tool_calls\":[{\"index\":0,\"id\":\"x1\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"n\\\":1}\"}}]}", "null"),
+          CH("{}", "\"tool_calls\""), NULL},
+         "{\"text\":\"\",\"reasoning\":\"\",\"tool_calls\":[{\"id\":\"call_seam_0\",\"name\":\"f\",\"args\":{}},"
+         "{\"id\":\"x1\",\"name\":\"g\",\"args\":{\"n\":1}}],\"stop\":\"tool_use\",\"usage\":{}}"},
+        {"index-less calls without ids, several in one chunk; a reused index with a new name", 1,
+         {CH("{\"tool_calls\":[{\"id\":\"\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\":1}\"}},"
+             "{\"id\":\"\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}", "null"),
+          CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"h\",\"arguments\":\"{\\\"b\\\":2}\"}}]}", "null"),
+          CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"k\",\"arguments\":\"\"}}]}", "null"),
+          CH("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"c\\\":3}\"}}]}", "null"),
+          CH("{}", "\"tool_calls\""), NULL},
+         "{\"text\":\"\",\"reasoning\":\"\",\"tool_calls\":[{\"id\":\"call_seam_0\",\"name\":\"f\",\"args\":{\"a\":1}},"
+         "{\"id\":\"call_seam_1\",\"name\":\"g\",\"args\":{}},{\"id\":\"call_seam_2\",\"name\":\"h\",\"args\":{\"b\":2}},"
+         "{\"id\":\"call_seam_3\",\"name\":\"k\",\"args\":{\"c\":3}}],\"stop\":\"tool_use\",\"usage\":{}}"},
+        {"second choice ignored, keep-alive noise", 1,
+         {"{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"other\"}},{\"index\":0,\"delta\":{\"content\":\"mine\"}}]}",
+          CH("{}", "\"stop\""), NULL},
+         "{\"text\":\"mine\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"stop\",\"usage\":{}}"},
+    };
+    seam_request *req = simple_request("x");
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        char *body = sse(variants[i].done, variants[i].lines);
+        for (size_t split = 0; split <= 1; split++) {
+            fake_server_push_sse(srv, body, split);
+            stream_run r = run_stream("oa", "m", req);
+            CU_ASSERT_EQUAL(r.status, SEAM_OK);
+            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
+                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
+                        r.err.message, r.summary ? r.summary : "(none)");
+            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            free(r.summary);
+        }
+        free(body);
+    }
+    seam_request_free(req);
+}
+
+static void test_stream_cut_and_errors(void)
+{
+    seam_request *req = simple_request("x");
+    /* no finish_reason, no [DONE]: the stream is incomplete */
+    const char *const cut[] = {CH("{\"content\":\"partial\"}", "null"), NULL};
+    char *body = sse(0, cut);
+    fake_server_push_sse(srv, body, 0);
+    stream_run r = run_stream("oa", "m", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_TRUE(r.incomplete);
+    free(r.summary);
+    free(body);
+
+    /* an error object inside a 200 stream after some content */
+    const char *const mid[] = {CH("{\"content\":\"Hel\"}", "null"),
+                               "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}",
+                               NULL};
+    body = sse(0, mid);
+    fake_server_push_sse(srv, body, 1);
+    r = run_stream("oa", "m", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_TRUE(r.err.retryable);
+    CU_ASSERT_STRING_EQUAL(r.err.message, "The server had an error");
+    CU_ASSERT_STRING_EQUAL(r.err.provider, "oa");
+    CU_ASSERT_TRUE(r.incomplete);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"Hel\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"stop\":\"error\""));
+    free(r.summary);
+    free(body);
+
+    /* OpenRouter style: the HTTP status as a numeric code, before any content */
+    const char *const early[] = {"{\"error\":{\"code\":429,\"message\":\"Rate limit exceeded upstream\"}}", NULL};
+    body = sse(0, early);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oa", "m", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_TRUE(r.err.retryable);
+    free(r.summary);
+    free(body);
+
+    /* context overflow reported in-stream */
+    const char *const ctx[] = {"{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}", NULL};
+    body = sse(0, ctx);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oa", "m", req);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+    CU_ASSERT_FALSE(r.err.retryable);
+    CU_ASSERT_STRING_EQUAL(r.err.code, "context_length_exceeded");
+    free(r.summary);
+    free(body);
+
+    /* garbage in the stream */
+    const char *const junk[] = {"{not json", NULL};
+    body = sse(1, junk);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oa", "m", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "malformed"));
+    free(r.summary);
+    free(body);
+    seam_request_free(req);
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+static void test_error_table(void)
+{
+    static const struct {
+        int status;
+        const char *body;
+        const char *headers;
+        seam_error_kind kind;
+        int retryable;
+        const char *code;
+        const char *message_part;
+    } cases[] = {
+        {400, "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.\",\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}",
+         NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded", "maximum context length"},
+        {400, "{\"object\":\"error\",\"message\":\"Prompt contains 40000 tokens, too large for model with 32768 maximum context length\",\"type\":\"invalid_request_error\",\"code\":null}",
+         NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "invalid_request_error", "too large"},
+        {400, "{\"error\":{\"message\":\"Invalid value for 'temperature'\",\"type\":\"invalid_request_error\",\"param\":\"temperature\",\"code\":\"invalid_value\"}}",
+         NULL, SEAM_ERROR_BAD_REQUEST, 0, "invalid_value", "temperature"},
+        {400, "{\"error\":{\"message\":\"Your request was rejected as a result of our safety system\",\"type\":\"invalid_request_error\",\"code\":\"content_policy_violation\"}}",
+         NULL, SEAM_ERROR_CONTENT_FILTER, 0, "content_policy_violation", "safety"},
+        {401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-test-**********-123. You can find your API key at https://platform.openai.com/account/api-keys.\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"invalid_api_key\"}}",
+         NULL, SEAM_ERROR_AUTH, 0, "invalid_api_key", "Incorrect API key provided: <redacted>"},
+        {403, "{\"error\":{\"message\":\"Country, region, or territory not supported\",\"type\":\"request_forbidden\",\"code\":\"unsupported_country_region_territory\"}}",
+         NULL, SEAM_ERROR_AUTH, 0, "unsupported_country_region_territory", "Country"},
+        {404, "{\"error\":{\"message\":\"The model `gpt-9` does not exist or you do not have access to it.\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"model_not_found\"}}",
+         NULL, SEAM_ERROR_MODEL_NOT_FOUND, 0, "model_not_found", "gpt-9"},
+        {404, "{\"error\":\"model 'llama9' not found, try pulling it first\"}",
+         NULL, SEAM_ERROR_MODEL_NOT_FOUND, 0, "", "llama9"},
+        {429, "{\"error\":{\"message\":\"Rate limit reached for gpt-4o on requests per min (RPM): Limit 3, Used 3\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+         "Retry-After: 3\r\nx-ratelimit-limit-requests: 3\r\nx-ratelimit-remaining-requests: 0\r\nx-ratelimit-reset-requests: 20s\r\n",
+         SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_exceeded", "Rate limit reached"},
+        {429, "{\"error\":{\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}",
+         NULL, SEAM_ERROR_RATE_LIMIT, 0, "insufficient_quota", "quota"},
+        {402, "{\"error\":{\"message\":\"Insufficient Balance\",\"type\":\"unknown_error\",\"param\":null,\"code\":\"invalid_request_error\"}}",
+         NULL, SEAM_ERROR_RATE_LIMIT, 0, "invalid_request_error", "Insufficient Balance"},
+        {408, "{\"error\":{\"message\":\"Request timed out\"}}", NULL, SEAM_ERROR_TIMEOUT, 1, "", "timed out"},
+        {500, "{\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\"}}",
+         NULL, SEAM_ERROR_OVERLOADED, 1, "server_error", "server had an error"},
+        {503, "<html>Service Unavailable</html>", NULL, SEAM_ERROR_OVERLOADED, 1, "", "Service Unavailable"},
+        {504, "", NULL, SEAM_ERROR_TIMEOUT, 1, "", "HTTP 504"},
+        {413, "{\"error\":{\"message\":\"Request too large for model on tokens per minute (TPM): Limit 6000, Requested 9000\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}",
+         NULL, SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_exceeded", "tokens per minute"},
+        {422, "{\"object\":\"error\",\"message\":{\"detail\":[{\"type\":\"extra_forbidden\",\"loc\":[\"body\",\"foo\"],\"msg\":\"Extra inputs are not permitted\"}]},\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}",
+         NULL, SEAM_ERROR_BAD_REQUEST, 0, "invalid_request_error", "Extra inputs"},
+    };
+    seam_request *req = simple_request("x");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_response fr = {.status = cases[i].status, .content_type = "application/json",
+                            .body = cases[i].body, .extra_headers = cases[i].headers};
+        fake_server_push(srv, &fr);
+        stream_run r = run_stream("oa", "gpt-4o", req);
+        CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+        if (r.err.kind != cases[i].kind || r.err.retryable != cases[i].retryable ||
+            strcmp(r.err.code, cases[i].code) != 0 || !strstr(r.err.message, cases[i].message_part))
+            fprintf(stderr, "\ncase %zu (HTTP %d): kind %s retryable %d code \"%s\" message \"%s\"\n", i,
+                    cases[i].status, seam_error_kind_name(r.err.kind), r.err.retryable, r.err.code,
+                    r.err.message);
+        CU_ASSERT_EQUAL(r.err.kind, cases[i].kind);
+        CU_ASSERT_EQUAL(r.err.retryable, cases[i].retryable);
+        CU_ASSERT_EQUAL(r.err.http_status, cases[i].status);
+        CU_ASSERT_STRING_EQUAL(r.err.code, cases[i].code);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, cases[i].message_part));
+        CU_ASSERT_PTR_NULL(strstr(r.err.message, "sk-test"));
+        CU_ASSERT_STRING_EQUAL(r.err.provider, "oa");
+        if (cases[i].headers) {
+            CU_ASSERT_EQUAL(r.err.retry_after_ms, 3000);
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.err.ratelimit, "x-ratelimit-reset-requests: 20s"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(r.err.ratelimit, "x-ratelimit-remaining-requests: 0"));
+        }
+        free(r.summary);
+    }
+
+    /* No Retry-After: the reset time of the exhausted limit stands in. */
+    fake_server_push_json(srv, 429,
+        "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}",
+        "x-ratelimit-remaining-requests: 10\r\nx-ratelimit-reset-requests: 1s\r\n"
+        "x-ratelimit-remaining-tokens: 0\r\nx-ratelimit-reset-tokens: 1m2.5s\r\n");
+    stream_run r = run_stream("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_EQUAL(r.err.retry_after_ms, 62500);
+    free(r.summary);
+    seam_request_free(req);
+}
+
+static void test_unreachable_server(void)
+{
+    seam_request *req = simple_request("x");
+    int64_t t0 = mono_ms();
+    stream_run r = run_stream("dead", "llama3", req);
+    int64_t elapsed = mono_ms() - t0;
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_TRUE(r.err.retryable);
+    CU_ASSERT_TRUE(elapsed < 2500);
+    free(r.summary);
+    seam_request_free(req);
+}
+
+/* ---- the codec's tables, unit tested --------------------------------------------- */
+
+static void *create_with(const char *name, const char *base_url, const char *options)
+{
+    seam_provider_config cfg = {sizeof cfg, name, base_url, options};
+    seam_error err;
+    seam_error_clear(&err);
+    void *in = oa_create(&cfg, &err);
+    if (!in)
+        fprintf(stderr, "create: %s\n", err.message);
+    return in;
+}
+
+static void test_profile_inference(void)
+{
+    static const struct {
+        const char *name, *base_url, *options, *profile, *url;
+    } cases[] = {
+        {"openai", NULL, "{}", "openai", "https://api.openai.com/v1"},
+        {"deepseek", NULL, "{}", "deepseek", "https://api.deepseek.com/v1"},
+        {"groq", NULL, "{}", "groq", "https://api.groq.com/openai/v1"},
+        {"local", "http://localhost:11434/v1/", "{}", "ollama", "http://localhost:11434/v1"},
+        {"x", "https://api.mistral.ai/v1", "{}", "mistral", "https://api.mistral.ai/v1"},
+        {"x", "https://api.x.ai/v1", "{}", "xai", "https://api.x.ai/v1"},
+        {"x", "https://openrouter.ai/api/v1", "{}", "openrouter", "https://openrouter.ai/api/v1"},
+        {"x", "https://API.DeepSeek.com", "{}", "deepseek", "https://API.DeepSeek.com"},
+        {"x", "https://notdeepseek.com.example/v1", "{}", "openai", "https://notdeepseek.com.example/v1"},
+        {"x", "http://10.0.0.5:8000/v1", "{\"profile\":\"vllm\"}", "vllm", "http://10.0.0.5:8000/v1"},
+        {"myollama", NULL, "{\"profile\":\"ollama\"}", "ollama", "http://127.0.0.1:11434/v1"},
+        {"x", "https://api.groq.com/openai/v1", "{\"profile\":\"OpenAI\"}", "openai", "https://api.groq.com/openai/v1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        oa_instance *in = create_with(cases[i].name, cases[i].base_url, cases[i].options);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+        CU_ASSERT_STRING_EQUAL(in->profile->id, cases[i].profile);
+        CU_ASSERT_STRING_EQUAL(in->base_url, cases[i].url);
+        oa_destroy(in);
+    }
+    /* bad plugin options are conf errors naming the provider */
+    static const char *const bad[] = {"{\"profile\":\"nope\"}", "{\"profile\":3}",
+                                      "{\"max_tokens_param\":\"tokens\"}", "{\"stream_usage\":\"yes\"}",
+                                      "{\"headers\":{\"X\":1}}", "{\"headers\":{\"authorization\":\"Bearer x\"}}",
+                                      "{\"capabilities\":[]}", "[]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
+        seam_error err;
+        seam_error_clear(&err);
+        CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
+        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "prov"));
+    }
+}
+
+static void test_capabilities(void)
+{
+    oa_instance *in = create_with("openai", NULL, "{}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    seam_capabilities c;
+    memset(&c, 0, sizeof c);
+    c.size = sizeof c;
+    CU_ASSERT_EQUAL(oa_capabilities(in, "gpt-4o-mini", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.tools && c.parallel_tool_calls && c.vision && c.structured_output && c.streaming);
+    CU_ASSERT_FALSE(c.reasoning);
+    CU_ASSERT_EQUAL(c.context_window, 128000);
+    CU_ASSERT_EQUAL(c.size, sizeof c);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "o3-mini-2025-01-31", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.reasoning && c.tools);
+    CU_ASSERT_FALSE(c.vision);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "o3", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.reasoning && c.vision);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "gpt-4.1-nano", &c), SEAM_OK);
+    CU_ASSERT_EQUAL(c.context_window, 1047576);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "deepseek-reasoner", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.reasoning && c.prompt_cache);
+    CU_ASSERT_FALSE(c.vision);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "deepseek/deepseek-chat", &c), SEAM_OK); /* OpenRouter ids */
+    CU_ASSERT_FALSE(c.reasoning);
+    CU_ASSERT_TRUE(c.tools);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "qwen3:8b", &c), SEAM_OK); /* Ollama tags */
+    CU_ASSERT_TRUE(c.reasoning);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "o10-hypothetical", &c), SEAM_OK); /* not o1 */
+    CU_ASSERT_FALSE(c.reasoning);
+    CU_ASSERT_TRUE(c.tools && c.streaming);
+    CU_ASSERT_EQUAL(c.context_window, 0);
+    oa_destroy(in);
+
+    /* conf overrides: for every model, then per model prefix */
+    in = create_with("local", "http://127.0.0.1:11434/v1",
+                     "{\"capabilities\":{\"context_window\":32768,\"tools\":false,"
+                     "\"models\":[{\"match\":\"llava\",\"vision\":true,\"context_window\":4096}]}}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "mystery-model", &c), SEAM_OK);
+    CU_ASSERT_EQUAL(c.context_window, 32768);
+    CU_ASSERT_FALSE(c.tools);
+    CU_ASSERT_FALSE(c.vision);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "llava:13b", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.vision);
+    CU_ASSERT_EQUAL(c.context_window, 4096);
+    /* an older, smaller struct is not written past */
+    unsigned char buf[sizeof(seam_capabilities) + 8];
+    memset(buf, 0xAB, sizeof buf);
+    seam_capabilities *small = (seam_capabilities *)(void *)buf;
+    small->size = (uint32_t)offsetof(seam_capabilities, context_window);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "llava", small), SEAM_OK);
+    CU_ASSERT_EQUAL(small->size, offsetof(seam_capabilities, context_window));
+    CU_ASSERT_EQUAL(buf[offsetof(seam_capabilities, context_window)], 0xAB);
+    oa_destroy(in);
+}
+
+static void test_helpers(void)
+{
+    CU_ASSERT_EQUAL(parse_duration_ms("6m0s"), 360000);
+    CU_ASSERT_EQUAL(parse_duration_ms("20ms"), 20);
+    CU_ASSERT_EQUAL(parse_duration_ms("1.5s"), 1500);
+    CU_ASSERT_EQUAL(parse_duration_ms("1h2m3s"), 3723000);
+    CU_ASSERT_EQUAL(parse_duration_ms("2"), 2000);
+    CU_ASSERT_EQUAL(parse_duration_ms("soon"), -1);
+    CU_ASSERT_EQUAL(parse_duration_ms(""), -1);
+
+    char s[200] = "Incorrect API key provided: sk-proj-abc***xyz. See docs; also gsk_1234567890abcdef, not task-sk-x.";
+    scrub_keys(s);
+    CU_ASSERT_STRING_EQUAL(s, "Incorrect API key provided: <redacted>. See docs; also <redacted>, not task-sk-x.");
+
+    CU_ASSERT_EQUAL(map_finish("stop"), SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(map_finish("length"), SEAM_STOP_LENGTH);
+    CU_ASSERT_EQUAL(map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(map_finish("function_call"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_EQUAL(map_finish("error"), SEAM_STOP_ERROR);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    srv = fake_server_start();
+    if (!srv) {
+        fprintf(stderr, "cannot start the fake server\n");
+        return 1;
+    }
+    client = make_client();
+    if (!client) {
+        fake_server_stop(srv);
+        return 1;
+    }
+    CU_pSuite s = CU_add_suite("openai", NULL, NULL);
+    CU_add_test(s, "wire: basic streamed request", test_wire_basic_stream);
+    CU_add_test(s, "wire: exact body", test_wire_exact_body);
+    CU_add_test(s, "wire: conversation, tools, media, json schema", test_wire_conversation);
+    CU_add_test(s, "wire: tool choice variants", test_tool_choice_variants);
+    CU_add_test(s, "wire: reasoning families", test_reasoning_families);
+    CU_add_test(s, "wire: profiles", test_profiles);
+    CU_add_test(s, "wire: request options merged", test_request_options_merge);
+    CU_add_test(s, "wire: media", test_media_refused);
+    CU_add_test(s, "decode: split at every byte", test_decode_split_everywhere);
+    CU_add_test(s, "decode: whole equals stream", test_whole_equals_stream);
+    CU_add_test(s, "decode: server variants", test_decode_variants);
+    CU_add_test(s, "decode: cut streams and in-stream errors", test_stream_cut_and_errors);
+    CU_add_test(s, "errors: classification table", test_error_table);
+    CU_add_test(s, "errors: unreachable server", test_unreachable_server);
+    CU_add_test(s, "unit: profile inference and options", test_profile_inference);
+    CU_add_test(s, "unit: capabilities", test_capabilities);
+    CU_add_test(s, "unit: helpers", test_helpers);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    tu_client_free(client);
+    fake_server_stop(srv);
+    return failures ? 1 : 0;
+}
