@@ -1,0 +1,1626 @@
+/* test_anthropic.c — the Anthropic plugin (plugins/anthropic) through the real
+ * loader and the fake provider server: the wire the core sends (URL, headers,
+ * JSON body: golden bodies for messages, tools, thinking, caching, structured
+ * output, media), the decode of our own transcripts (streamed byte by byte,
+ * cut at every byte, and as whole responses that must give the same result),
+ * server tools, redacted thinking, a thinking turn replayed with its signature
+ * to Anthropic and without it to another provider, errors inside a 200 stream,
+ * and the HTTP error table. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+#define SECRET "sk-ant-test-secret"
+
+static fake_server *srv;
+
+/* ==== transcripts (one event payload per line, framed by to_sse) ============ */
+
+static const char T_TEXT[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":25,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":50,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"ping\"}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\", w\\u00f6rld \\u2014 ok\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":12}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+static const char B_TEXT[] =
+    "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\","
+    "\"content\":[{\"type\":\"text\",\"text\":\"Hello, w\\u00f6rld \\u2014 ok\"}],"
+    "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,"
+    "\"usage\":{\"input_tokens\":25,\"cache_read_input_tokens\":100,\"cache_creation_input_tokens\":50,\"output_tokens\":12}}";
+
+static const char T_THINK_TOOL[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":300,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0,\"output_tokens\":3}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"The user wants\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\" the weather.\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Let me check.\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":1}\n"
+    "{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01A\",\"name\":\"get_weather\",\"input\":{}}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \\\"Par\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"is\\\", \\\"days\\\": 3}\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":2}\n"
+    "{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01B\",\"name\":\"now\",\"input\":{}}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":3}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":90}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+static const char B_THINK_TOOL[] =
+    "{\"id\":\"msg_2\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":["
+    "{\"type\":\"thinking\",\"thinking\":\"The user wants the weather.\",\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"},"
+    "{\"type\":\"text\",\"text\":\"Let me check.\"},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_01A\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\",\"days\":3}},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_01B\",\"name\":\"now\",\"input\":{}}],"
+    "\"stop_reason\":\"tool_use\",\"stop_sequence\":null,"
+    "\"usage\":{\"input_tokens\":300,\"cache_read_input_tokens\":0,\"cache_creation_input_tokens\":0,\"output_tokens\":90}}";
+
+static const char T_SERVER_TOOL[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_3\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"usage\":{\"input_tokens\":40,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_1\",\"name\":\"web_search\",\"input\":{}}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"query\\\": \\\"seam c library\\\"}\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"srvtoolu_1\",\"content\":[{\"type\":\"web_search_result\",\"title\":\"Seam\",\"url\":\"https://example.org/seam\",\"encrypted_content\":\"Eq0x\",\"page_age\":null}]}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":1}\n"
+    "{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_2\",\"name\":\"web_fetch\",\"input\":{}}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"url\\\": \\\"https://example.org/x\\\"}\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":2}\n"
+    "{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"web_fetch_tool_result\",\"tool_use_id\":\"srvtoolu_2\",\"content\":{\"type\":\"web_fetch_tool_result_error\",\"error_code\":\"url_not_accessible\"}}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":3}\n"
+    "{\"type\":\"content_block_start\",\"index\":4,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":4,\"delta\":{\"type\":\"text_delta\",\"text\":\"Seam is a C library.\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":4,\"delta\":{\"type\":\"citations_delta\",\"citation\":{\"type\":\"web_search_result_location\",\"url\":\"https://example.org/seam\",\"title\":\"Seam\",\"encrypted_index\":\"Eo8\",\"cited_text\":\"seam\"}}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":4}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":70,\"server_tool_use\":{\"web_search_requests\":1}}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+static const char B_SERVER_TOOL[] =
+    "{\"id\":\"msg_3\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":["
+    "{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_1\",\"name\":\"web_search\",\"input\":{\"query\":\"seam c library\"}},"
+    "{\"type\":\"web_search_tool_result\",\"tool_use_id\":\"srvtoolu_1\",\"content\":[{\"type\":\"web_search_result\",\"title\":\"Seam\",\"url\":\"https://example.org/seam\",\"encrypted_content\":\"Eq0x\",\"page_age\":null}]},"
+    "{\"type\":\"server_tool_use\",\"id\":\"srvtoolu_2\",\"name\":\"web_fetch\",\"input\":{\"url\":\"https://example.org/x\"}},"
+    "{\"type\":\"web_fetch_tool_result\",\"tool_use_id\":\"srvtoolu_2\",\"content\":{\"type\":\"web_fetch_tool_result_error\",\"error_code\":\"url_not_accessible\"}},"
+    "{\"type\":\"text\",\"text\":\"Seam is a C library.\",\"citations\":[{\"type\":\"web_search_result_location\",\"url\":\"https://example.org/seam\",\"title\":\"Seam\",\"encrypted_index\":\"Eo8\",\"cited_text\":\"seam\"}]}],"
+    "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":40,\"output_tokens\":70,\"server_tool_use\":{\"web_search_requests\":1}}}";
+
+static const char T_REDACTED[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_4\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Done.\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":1}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":20}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+static const char B_REDACTED[] =
+    "{\"id\":\"msg_4\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+    "{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"},"
+    "{\"type\":\"text\",\"text\":\"Done.\"}],"
+    "\"stop_reason\":\"max_tokens\",\"usage\":{\"input_tokens\":10,\"output_tokens\":20}}";
+
+/* The JSON answer of a model without native structured output: a forced "json" tool. */
+static const char T_JSON_TOOL[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_5\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":80,\"output_tokens\":2}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_json\",\"name\":\"json\",\"input\":{}}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"name\\\": \"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\\\"Ada\\\"}\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":15}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+static const char B_JSON_TOOL[] =
+    "{\"id\":\"msg_5\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+    "{\"type\":\"tool_use\",\"id\":\"toolu_json\",\"name\":\"json\",\"input\":{\"name\":\"Ada\"}}],"
+    "\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":80,\"output_tokens\":15}}";
+
+static const char T_OVERLOADED_AFTER_START[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_6\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n"
+    "{\"type\":\"ping\"}\n"
+    "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n";
+
+static const char T_API_ERROR_MIDWAY[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_7\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Partial\"}}\n"
+    "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}\n";
+
+/* A message_start that already holds content and its stop reason: a server
+ * tool's result and a client tool call made from code execution. */
+static const char T_PREPOPULATED[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_8\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+    "{\"type\":\"code_execution_tool_result\",\"tool_use_id\":\"srvtoolu_9\",\"content\":{\"type\":\"code_execution_result\",\"stdout\":\"42\\n\",\"stderr\":\"\",\"return_code\":0,\"content\":[]}},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"lookup\",\"input\":{\"id\":\"c-1\"},\"caller\":{\"type\":\"code_execution_20250825\",\"tool_id\":\"srvtoolu_9\"}}],"
+    "\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":0,\"output_tokens\":0}}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+/* Two whole messages back to back in one recording (a tool round and the answer). */
+static const char T_TWO_MESSAGES[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_9\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":700,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"first \"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"S1\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_m1\",\"name\":\"get\",\"input\":{}}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"k\\\": 1}\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":1}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":50}}\n"
+    "{\"type\":\"message_stop\"}\n"
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_10\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":900,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"second\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"S2\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"It is 1.\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":1}\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+/* An MCP tool run by Anthropic, and block types this codec does not know
+ * (a model fallback marker, a compaction summary) that carry no seam content. */
+static const char T_MCP_UNKNOWN[] =
+    "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_11\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":589,\"output_tokens\":1}}}\n"
+    "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"fallback\",\"from\":{\"model\":\"claude-a\"},\"to\":{\"model\":\"claude-b\"}}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":0}\n"
+    "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"compaction\",\"content\":null}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"compaction_delta\",\"content\":\"## Summary\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":1}\n"
+    "{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"mcp_tool_use\",\"id\":\"mcptoolu_1\",\"name\":\"echo\",\"input\":{},\"server_name\":\"echo\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"message\\\": \\\"hi\\\"}\"}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":2}\n"
+    "{\"type\":\"content_block_start\",\"index\":3,\"content_block\":{\"type\":\"mcp_tool_result\",\"tool_use_id\":\"mcptoolu_1\",\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"Tool echo: hi\"}]}}\n"
+    "{\"type\":\"content_block_stop\",\"index\":3}\n"
+    "{\"type\":\"content_block_start\",\"index\":4,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n"
+    "{\"type\":\"content_block_delta\",\"index\":4,\"delta\":{\"type\":\"text_delta\",\"text\":\"Echoed.\"}}\n"
+    "{\"type\": \"ping\"}\n"
+    "{\"type\":\"content_block_stop\",\"index\":4   }\n"
+    "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"input_tokens\":1250,\"output_tokens\":83}}\n"
+    "{\"type\":\"message_stop\"}\n";
+
+static const char B_MCP_UNKNOWN[] =
+    "{\"id\":\"msg_11\",\"type\":\"message\",\"role\":\"assistant\",\"content\":["
+    "{\"type\":\"fallback\",\"from\":{\"model\":\"claude-a\"},\"to\":{\"model\":\"claude-b\"}},"
+    "{\"type\":\"compaction\",\"content\":\"## Summary\"},"
+    "{\"type\":\"mcp_tool_use\",\"id\":\"mcptoolu_1\",\"name\":\"echo\",\"input\":{\"message\":\"hi\"},\"server_name\":\"echo\"},"
+    "{\"type\":\"mcp_tool_result\",\"tool_use_id\":\"mcptoolu_1\",\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"Tool echo: hi\"}]},"
+    "{\"type\":\"text\",\"text\":\"Echoed.\"}],"
+    "\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":1250,\"output_tokens\":83}}";
+
+/* ==== helpers =============================================================== */
+
+/* Frames one-payload-per-line as Anthropic does: event: <type>, data: <line>. */
+static char *to_sse(const char *lines)
+{
+    size_t cap = strlen(lines) * 2 + 256, len = 0;
+    char *out = malloc(cap);
+    CU_ASSERT_FATAL(out != NULL);
+    out[0] = '\0';
+    const char *p = lines;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = strndup(p, n);
+        json_object *o = json_tokener_parse(line);
+        CU_ASSERT_FATAL(o != NULL);
+        json_object *t = NULL;
+        json_object_object_get_ex(o, "type", &t);
+        len += (size_t)snprintf(out + len, cap - len, "event: %s\ndata: %s\n\n",
+                                t ? json_object_get_string(t) : "message", line);
+        json_object_put(o);
+        free(line);
+        p += n + (nl ? 1 : 0);
+    }
+    return out;
+}
+
+static void push_stream(const char *lines, size_t split)
+{
+    char *body = to_sse(lines);
+    fake_server_push_sse(srv, body, split);
+    free(body);
+}
+
+/* A client with provider "claude" (plugin anthropic) at <server>/v1 and
+ * "claude2" at <server>/v2 (and "oai", plugin openai, at <server>/v3, used when
+ * that plugin is built); `options` goes inside claude's options group,
+ * `extra` after the providers (chains). */
+static seam_client *client_with(const char *options, const char *extra)
+{
+    char conf[8192];
+    snprintf(conf, sizeof conf,
+             "providers = {\n"
+             "  claude = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"" SECRET "\";\n"
+             "             options = { %s }; };\n"
+             "  claude2 = { plugin = \"anthropic\"; base_url = \"%s/v2\"; api_key = \"sk-ant-other-key\"; };\n"
+             "  oai = { plugin = \"openai\"; base_url = \"%s/v3\"; api_key = \"sk-oai-key\"; };\n"
+             "};\n%s\n",
+             fake_server_url(srv), options ? options : "", fake_server_url(srv),
+             fake_server_url(srv), extra ? extra : "");
+    seam_error err;
+    seam_error_clear(&err);
+    seam_client *c = tu_client(conf, &err);
+    if (!c)
+        fprintf(stderr, "client: %s\n", err.message);
+    CU_ASSERT_FATAL(c != NULL);
+    return c;
+}
+
+/* What a result holds, flattened for comparisons. */
+typedef struct call_info {
+    char id[128], name[128], args[1024];
+    int provider_executed;
+} call_info;
+
+typedef struct result_info {
+    char id[128], name[128], result[2048];
+    int is_error, provider_executed;
+} result_info;
+
+typedef struct summary {
+    int status;
+    seam_error err;
+    char text[4096];
+    char reasoning[4096];
+    char signature[1024];
+    int n_reasoning, redacted;
+    call_info calls[8];
+    int n_calls;
+    result_info results[8];
+    int n_results;
+    seam_stop_reason stop;
+    seam_usage usage;
+    int incomplete;
+    int n_chunks;
+    int chunk_count[SEAM_CHUNK_ERROR + 1];
+    seam_message *message; /* the assistant message (owned) */
+} summary;
+
+static void summary_free(summary *s)
+{
+    seam_message_free(s->message);
+    s->message = NULL;
+}
+
+static void summarize(const seam_result *res, summary *s)
+{
+    const seam_message *m = seam_result_message(res);
+    snprintf(s->text, sizeof s->text, "%s", seam_result_text(res));
+    for (size_t i = 0; m && i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        switch (seam_part_get_type(p)) {
+        case SEAM_PART_REASONING:
+            s->n_reasoning++;
+            strncat(s->reasoning, seam_part_text(p) ? seam_part_text(p) : "",
+                    sizeof s->reasoning - strlen(s->reasoning) - 1);
+            if (seam_part_signature(p))
+                snprintf(s->signature, sizeof s->signature, "%s", seam_part_signature(p));
+            s->redacted |= seam_part_redacted(p);
+            break;
+        case SEAM_PART_TOOL_CALL:
+            if (s->n_calls < 8) {
+                call_info *c = &s->calls[s->n_calls++];
+                snprintf(c->id, sizeof c->id, "%s", seam_part_tool_call_id(p));
+                snprintf(c->name, sizeof c->name, "%s", seam_part_tool_name(p));
+                snprintf(c->args, sizeof c->args, "%s", seam_part_args_json(p));
+                c->provider_executed = seam_part_provider_executed(p);
+            }
+            break;
+        case SEAM_PART_TOOL_RESULT:
+            if (s->n_results < 8) {
+                result_info *r = &s->results[s->n_results++];
+                snprintf(r->id, sizeof r->id, "%s", seam_part_tool_call_id(p));
+                snprintf(r->name, sizeof r->name, "%s",
+                         seam_part_tool_name(p) ? seam_part_tool_name(p) : "");
+                snprintf(r->result, sizeof r->result, "%s", seam_part_result_json(p));
+                r->is_error = seam_part_is_error(p);
+                r->provider_executed = seam_part_provider_executed(p);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    s->stop = seam_result_stop_reason(res);
+    s->usage = *seam_result_usage(res);
+    s->incomplete = seam_result_incomplete(res);
+    s->message = m ? seam_message_dup(m) : NULL;
+}
+
+static seam_call_options call_opts(const char *provider, const char *model)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.provider = provider;
+    o.model = model;
+    return o;
+}
+
+static void run_generate(seam_client *c, const seam_request *req, const seam_call_options *o,
+                         summary *s)
+{
+    memset(s, 0, sizeof *s);
+    seam_error_clear(&s->err);
+    seam_result *res = NULL;
+    s->status = seam_generate(c, req, o, &res, &s->err);
+    if (res)
+        summarize(res, s);
+    seam_result_free(res);
+}
+
+static void run_stream(seam_client *c, const seam_request *req, const seam_call_options *o,
+                       summary *s)
+{
+    memset(s, 0, sizeof *s);
+    seam_error_clear(&s->err);
+    seam_stream *st = NULL;
+    s->status = seam_stream_open(c, req, o, &st, &s->err);
+    if (s->status != SEAM_OK)
+        return;
+    const seam_chunk *ch;
+    int rc;
+    while ((rc = seam_stream_next(st, &ch, &s->err)) == 1) {
+        s->n_chunks++;
+        if (ch->type >= 1 && ch->type <= SEAM_CHUNK_ERROR)
+            s->chunk_count[ch->type]++;
+    }
+    s->status = rc;
+    summarize(seam_stream_result(st), s);
+    seam_stream_free(st);
+}
+
+static seam_request *user_request(const char *text)
+{
+    seam_request *r = seam_request_new();
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_FATAL(seam_request_add_user_text(r, text) == SEAM_OK);
+    return r;
+}
+
+/* The body of the last request the server received, parsed. */
+static json_object *last_body(void)
+{
+    size_t n = fake_server_request_count(srv);
+    CU_ASSERT_FATAL(n > 0);
+    json_object *o = json_tokener_parse(fake_server_request_body(srv, n - 1));
+    CU_ASSERT_FATAL(o != NULL);
+    return o;
+}
+
+static const char *last_header(const char *name)
+{
+    size_t n = fake_server_request_count(srv);
+    return n ? fake_server_request_header(srv, n - 1, name) : NULL;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* Compares a JSON value with the expected JSON text; prints both on mismatch. */
+static int json_matches(json_object *got, const char *expected)
+{
+    json_object *want = json_tokener_parse(expected);
+    if (!want) {
+        fprintf(stderr, "bad expected JSON in test: %s\n", expected);
+        return 0;
+    }
+    int eq = json_object_equal(got, want);
+    if (!eq)
+        fprintf(stderr, "\n  got:  %s\n  want: %s\n",
+                got ? json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN) : "(none)",
+                json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN));
+    json_object_put(want);
+    return eq;
+}
+
+static int str_is(const char *got, const char *want)
+{
+    int eq = got && want && strcmp(got, want) == 0;
+    if (!eq)
+        fprintf(stderr, "\n  got:  %s\n  want: %s\n", got ? got : "(null)", want ? want : "(null)");
+    return eq;
+}
+
+static void summaries_equal(const summary *a, const summary *b)
+{
+    CU_ASSERT(a->status == SEAM_OK && b->status == SEAM_OK);
+    CU_ASSERT(str_is(a->text, b->text));
+    CU_ASSERT(str_is(a->reasoning, b->reasoning));
+    CU_ASSERT(str_is(a->signature, b->signature));
+    CU_ASSERT_EQUAL(a->n_reasoning, b->n_reasoning);
+    CU_ASSERT_EQUAL(a->redacted, b->redacted);
+    CU_ASSERT_EQUAL(a->n_calls, b->n_calls);
+    for (int i = 0; i < a->n_calls && i < b->n_calls; i++) {
+        CU_ASSERT(str_is(a->calls[i].id, b->calls[i].id));
+        CU_ASSERT(str_is(a->calls[i].name, b->calls[i].name));
+        CU_ASSERT(str_is(a->calls[i].args, b->calls[i].args));
+        CU_ASSERT_EQUAL(a->calls[i].provider_executed, b->calls[i].provider_executed);
+    }
+    CU_ASSERT_EQUAL(a->n_results, b->n_results);
+    for (int i = 0; i < a->n_results && i < b->n_results; i++) {
+        CU_ASSERT(str_is(a->results[i].id, b->results[i].id));
+        CU_ASSERT(str_is(a->results[i].name, b->results[i].name));
+        CU_ASSERT(str_is(a->results[i].result, b->results[i].result));
+        CU_ASSERT_EQUAL(a->results[i].is_error, b->results[i].is_error);
+    }
+    CU_ASSERT_EQUAL(a->stop, b->stop);
+    CU_ASSERT_EQUAL(a->usage.present, b->usage.present);
+    CU_ASSERT_EQUAL(a->usage.input_tokens, b->usage.input_tokens);
+    CU_ASSERT_EQUAL(a->usage.output_tokens, b->usage.output_tokens);
+    CU_ASSERT_EQUAL(a->usage.cache_read_tokens, b->usage.cache_read_tokens);
+    CU_ASSERT_EQUAL(a->usage.cache_write_tokens, b->usage.cache_write_tokens);
+}
+
+/* ==== streaming decode ======================================================= */
+
+static void test_text_stream_and_wire(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("hello");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    size_t before = fake_server_request_count(srv);
+    push_stream(T_TEXT, 1);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT(str_is(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(s.usage.present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT |
+                                         SEAM_USAGE_CACHE_READ | SEAM_USAGE_CACHE_WRITE);
+    CU_ASSERT_EQUAL(s.usage.input_tokens, 25);
+    CU_ASSERT_EQUAL(s.usage.output_tokens, 12);
+    CU_ASSERT_EQUAL(s.usage.cache_read_tokens, 100);
+    CU_ASSERT_EQUAL(s.usage.cache_write_tokens, 50);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TEXT_DELTA], 2);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_STOP], 1);
+
+    /* The wire. */
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    CU_ASSERT(str_is(fake_server_request_method(srv, before), "POST"));
+    CU_ASSERT(str_is(fake_server_request_path(srv, before), "/v1/messages"));
+    CU_ASSERT(str_is(last_header("x-api-key"), SECRET));
+    CU_ASSERT(str_is(last_header("anthropic-version"), "2023-06-01"));
+    CU_ASSERT(str_is(last_header("content-type"), "application/json"));
+    CU_ASSERT_PTR_NULL(last_header("anthropic-beta"));
+    CU_ASSERT_PTR_NULL(last_header("authorization"));
+    json_object *body = last_body();
+    CU_ASSERT(json_matches(body, "{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":16384,"
+                                 "\"messages\":[{\"role\":\"user\",\"content\":"
+                                 "[{\"type\":\"text\",\"text\":\"hello\"}]}],\"stream\":true}"));
+    json_object_put(body);
+    summary_free(&s);
+
+    /* Not streamed: no "stream" member, and the same result from a whole body. */
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    summary w;
+    run_generate(c, req, &o, &w);
+    CU_ASSERT_EQUAL(w.status, SEAM_OK);
+    body = last_body();
+    CU_ASSERT_PTR_NULL(get(body, "stream"));
+    json_object_put(body);
+    summary_free(&w);
+
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_thinking_and_tools_stream(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("weather in Paris?");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_THINK_TOOL, 1);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT(str_is(s.reasoning, "The user wants the weather."));
+    CU_ASSERT(str_is(s.signature, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"));
+    CU_ASSERT_EQUAL(s.redacted, 0);
+    CU_ASSERT(str_is(s.text, "Let me check."));
+    CU_ASSERT_EQUAL_FATAL(s.n_calls, 2);
+    CU_ASSERT(str_is(s.calls[0].id, "toolu_01A"));
+    CU_ASSERT(str_is(s.calls[0].name, "get_weather"));
+    json_object *args = json_tokener_parse(s.calls[0].args);
+    CU_ASSERT(json_matches(args, "{\"city\":\"Paris\",\"days\":3}"));
+    json_object_put(args);
+    CU_ASSERT_EQUAL(s.calls[0].provider_executed, 0);
+    CU_ASSERT(str_is(s.calls[1].name, "now"));
+    CU_ASSERT(str_is(s.calls[1].args, "{}"));
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(s.usage.input_tokens, 300);
+    CU_ASSERT_EQUAL(s.usage.output_tokens, 90);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_REASONING_START], 1);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_REASONING_DELTA], 2);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_REASONING_END], 1);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_START], 2);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_DELTA], 2); /* empty fragments skipped */
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_END], 2);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* Every transcript: streamed (one byte per write) and whole give the same result. */
+static void test_whole_response_equals_stream(void)
+{
+    static const struct {
+        const char *stream, *body, *model;
+        int json_format;
+    } cases[] = {
+        { T_TEXT, B_TEXT, "claude-sonnet-4-5", 0 },
+        { T_THINK_TOOL, B_THINK_TOOL, "claude-sonnet-4-5", 0 },
+        { T_SERVER_TOOL, B_SERVER_TOOL, "claude-sonnet-4-5", 0 },
+        { T_REDACTED, B_REDACTED, "claude-sonnet-4-5", 0 },
+        { T_JSON_TOOL, B_JSON_TOOL, "claude-3-5-haiku-20241022", 1 },
+        { T_MCP_UNKNOWN, B_MCP_UNKNOWN, "claude-sonnet-4-5", 0 },
+    };
+    seam_client *c = client_with(NULL, NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_request *req = user_request("q");
+        if (cases[i].json_format)
+            seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+        seam_call_options o = call_opts("claude", cases[i].model);
+        summary st, wh;
+        push_stream(cases[i].stream, i % 2 ? 1 : 7);
+        run_stream(c, req, &o, &st);
+        fake_server_push_json(srv, 200, cases[i].body, NULL);
+        run_generate(c, req, &o, &wh);
+        if (st.status != SEAM_OK || wh.status != SEAM_OK)
+            fprintf(stderr, "case %zu: %s / %s\n", i, st.err.message, wh.err.message);
+        summaries_equal(&st, &wh);
+        summary_free(&st);
+        summary_free(&wh);
+        seam_request_free(req);
+    }
+    tu_client_free(c);
+}
+
+/* A stream cut at any byte never gives a successful (silently truncated) result. */
+static void test_cut_at_every_byte(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    char *body = to_sse(T_THINK_TOOL);
+    size_t len = strlen(body);
+    int successes = 0;
+    for (size_t cut = 1; cut < len; cut++) {
+        fake_response r;
+        memset(&r, 0, sizeof r);
+        r.body = body;
+        r.cut_after = cut;
+        r.chunked = (int)(cut % 2);
+        fake_server_push(srv, &r);
+        summary s;
+        run_stream(c, req, &o, &s);
+        if (s.status == SEAM_OK) {
+            successes++;
+            fprintf(stderr, "cut at %zu of %zu succeeded\n", cut, len);
+        }
+        summary_free(&s);
+    }
+    CU_ASSERT_EQUAL(successes, 0);
+    free(body);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* A body that ends cleanly after message_delta (a proxy that drops
+ * message_stop) is complete; one that ends before it is not. */
+static void test_clean_end_without_message_stop(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    const char *stop = strstr(T_TEXT, "{\"type\":\"message_stop\"}");
+    char *no_stop = strndup(T_TEXT, (size_t)(stop - T_TEXT));
+    push_stream(no_stop, 0);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(s.usage.output_tokens, 12);
+    summary_free(&s);
+
+    const char *delta = strstr(T_TEXT, "{\"type\":\"message_delta\"");
+    char *no_delta = strndup(T_TEXT, (size_t)(delta - T_TEXT));
+    push_stream(no_delta, 0);
+    run_stream(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_TRANSPORT);
+    summary_free(&s);
+    free(no_stop);
+    free(no_delta);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_server_tools(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("what is seam?");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_SERVER_TOOL, 3);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT_EQUAL(s.n_calls, 0); /* nothing for the engine to run */
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_START], 0);
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_RESULT], 2);
+    CU_ASSERT_EQUAL_FATAL(s.n_results, 2);
+    CU_ASSERT(str_is(s.results[0].id, "srvtoolu_1"));
+    CU_ASSERT(str_is(s.results[0].name, "web_search"));
+    CU_ASSERT_EQUAL(s.results[0].provider_executed, 1);
+    CU_ASSERT_EQUAL(s.results[0].is_error, 0);
+    json_object *r = json_tokener_parse(s.results[0].result);
+    CU_ASSERT(json_matches(r, "[{\"type\":\"web_search_result\",\"title\":\"Seam\","
+                              "\"url\":\"https://example.org/seam\",\"encrypted_content\":\"Eq0x\","
+                              "\"page_age\":null}]"));
+    json_object_put(r);
+    CU_ASSERT(str_is(s.results[1].name, "web_fetch"));
+    CU_ASSERT_EQUAL(s.results[1].is_error, 1);
+    CU_ASSERT(str_is(s.text, "Seam is a C library."));
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+
+    /* Replayed to Anthropic, the provider-executed parts are left out. */
+    seam_request *next = user_request("what is seam?");
+    CU_ASSERT_FATAL(seam_request_add_message(next, s.message) == SEAM_OK);
+    s.message = NULL;
+    seam_request_add_user_text(next, "thanks");
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    summary w;
+    run_generate(c, next, &o, &w);
+    CU_ASSERT_EQUAL(w.status, SEAM_OK);
+    json_object *body = last_body();
+    CU_ASSERT(json_matches(get(body, "messages"),
+                           "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"what is seam?\"}]},"
+                           "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Seam is a C library.\"}]},"
+                           "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"thanks\"}]}]"));
+    json_object_put(body);
+    summary_free(&w);
+    summary_free(&s);
+    seam_request_free(next);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_message_start_with_content(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-6");
+    push_stream(T_PREPOPULATED, 0);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
+    CU_ASSERT(str_is(s.results[0].id, "srvtoolu_9"));
+    CU_ASSERT(str_is(s.results[0].name, "code_execution"));
+    CU_ASSERT_EQUAL(s.results[0].provider_executed, 1);
+    CU_ASSERT_EQUAL_FATAL(s.n_calls, 1);
+    CU_ASSERT(str_is(s.calls[0].id, "toolu_9"));
+    CU_ASSERT(str_is(s.calls[0].args, "{\"id\":\"c-1\"}"));
+    CU_ASSERT_EQUAL(s.calls[0].provider_executed, 0); /* the client runs it */
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_two_messages_in_one_stream(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_TWO_MESSAGES, 1);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT(str_is(s.reasoning, "first second"));
+    CU_ASSERT_EQUAL(s.n_reasoning, 2);
+    CU_ASSERT(str_is(s.signature, "S2"));
+    CU_ASSERT(str_is(s.text, "It is 1."));
+    CU_ASSERT_EQUAL_FATAL(s.n_calls, 1);
+    CU_ASSERT(str_is(s.calls[0].args, "{\"k\":1}"));
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(s.usage.input_tokens, 900);
+    CU_ASSERT_EQUAL(s.usage.output_tokens, 9);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_mcp_and_unknown_blocks(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_MCP_UNKNOWN, 4);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT(str_is(s.text, "Echoed."));
+    CU_ASSERT_EQUAL(s.n_calls, 0);
+    CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
+    CU_ASSERT(str_is(s.results[0].id, "mcptoolu_1"));
+    CU_ASSERT(str_is(s.results[0].name, "echo"));
+    CU_ASSERT(str_is(s.results[0].result, "[{\"type\":\"text\",\"text\":\"Tool echo: hi\"}]"));
+    CU_ASSERT_EQUAL(s.results[0].is_error, 0);
+    CU_ASSERT_EQUAL(s.n_reasoning, 0);
+    CU_ASSERT_EQUAL(s.usage.input_tokens, 1250);
+    CU_ASSERT_EQUAL(s.usage.output_tokens, 83);
+    CU_ASSERT_EQUAL(s.n_chunks, s.chunk_count[SEAM_CHUNK_TEXT_DELTA] +
+                                    s.chunk_count[SEAM_CHUNK_TOOL_RESULT] +
+                                    s.chunk_count[SEAM_CHUNK_STOP]);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_redacted_thinking_round_trip(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_REDACTED, 5);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT_EQUAL(s.redacted, 1);
+    CU_ASSERT_EQUAL(s.n_reasoning, 1);
+    CU_ASSERT(str_is(s.reasoning, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"));
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_LENGTH);
+
+    seam_request *next = user_request("q");
+    CU_ASSERT_FATAL(seam_request_add_message(next, s.message) == SEAM_OK);
+    s.message = NULL;
+    seam_request_add_user_text(next, "go on");
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    summary w;
+    run_generate(c, next, &o, &w);
+    CU_ASSERT_EQUAL(w.status, SEAM_OK);
+    json_object *body = last_body();
+    json_object *assistant = json_object_array_get_idx(get(body, "messages"), 1);
+    CU_ASSERT(json_matches(get(assistant, "content"),
+                           "[{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"},"
+                           "{\"type\":\"text\",\"text\":\"Done.\"}]"));
+    json_object_put(body);
+    summary_free(&w);
+    summary_free(&s);
+    seam_request_free(next);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* ==== errors inside a 200 stream =============================================== */
+
+static void test_overloaded_event_after_message_start(void)
+{
+    seam_client *c = client_with(NULL, "chains = { two = ( { provider = \"claude\"; model = \"claude-sonnet-4-5\"; },\n"
+                                       "                   { provider = \"claude2\"; model = \"claude-sonnet-4-5\"; } ); };");
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_OVERLOADED_AFTER_START, 1);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_EQUAL(s.err.retryable, 1);
+    CU_ASSERT(str_is(s.err.code, "overloaded_error"));
+    CU_ASSERT(strstr(s.err.message, "Overloaded") != NULL);
+    summary_free(&s);
+
+    /* Retryable, and no content reached the caller: the chain fails over. */
+    seam_call_options chain;
+    memset(&chain, 0, sizeof chain);
+    chain.size = sizeof chain;
+    chain.chain = "two";
+    size_t before = fake_server_request_count(srv);
+    push_stream(T_OVERLOADED_AFTER_START, 0);
+    push_stream(T_TEXT, 0);
+    run_stream(c, req, &chain, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT(str_is(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT(str_is(fake_server_request_path(srv, before + 1), "/v2/messages"));
+    summary_free(&s);
+
+    /* api_error after content: retryable too, surfaced with the result incomplete. */
+    push_stream(T_API_ERROR_MIDWAY, 0);
+    run_stream(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_EQUAL(s.err.retryable, 1);
+    CU_ASSERT(str_is(s.err.code, "api_error"));
+    CU_ASSERT(str_is(s.text, "Partial"));
+    CU_ASSERT_EQUAL(s.incomplete, 1);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* ==== the HTTP error table ===================================================== */
+
+static void test_error_table(void)
+{
+    static const struct {
+        int status;
+        const char *body;
+        const char *headers;
+        seam_error_kind kind;
+        int retryable;
+        const char *code;
+    } cases[] = {
+        { 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages: roles must alternate\"}}",
+          NULL, SEAM_ERROR_BAD_REQUEST, 0, "invalid_request_error" },
+        { 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 213512 tokens > 200000 maximum\"}}",
+          NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "invalid_request_error" },
+        { 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"input length and `max_tokens` exceed context limit: 197000 + 8192 > 200000\"}}",
+          NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "invalid_request_error" },
+        { 401, "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key " SECRET "\"}}",
+          NULL, SEAM_ERROR_AUTH, 0, "authentication_error" },
+        { 403, "{\"type\":\"error\",\"error\":{\"type\":\"permission_error\",\"message\":\"Your API key does not have permission\"}}",
+          NULL, SEAM_ERROR_AUTH, 0, "permission_error" },
+        { 404, "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"model: claude-nope\"}}",
+          NULL, SEAM_ERROR_MODEL_NOT_FOUND, 0, "not_found_error" },
+        { 413, "{\"type\":\"error\",\"error\":{\"type\":\"request_too_large\",\"message\":\"Request exceeds the maximum allowed number of bytes.\"}}",
+          NULL, SEAM_ERROR_BAD_REQUEST, 0, "request_too_large" },
+        { 429, "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of request tokens has exceeded your per-minute rate limit\"}}",
+          "retry-after: 7\r\nanthropic-ratelimit-requests-limit: 50\r\nanthropic-ratelimit-requests-remaining: 0\r\n"
+          "anthropic-ratelimit-tokens-reset: 2025-01-01T00:00:07Z\r\nx-unrelated: 1\r\n",
+          SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_error" },
+        { 500, "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}",
+          NULL, SEAM_ERROR_OVERLOADED, 1, "api_error" },
+        { 529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+          NULL, SEAM_ERROR_OVERLOADED, 1, "overloaded_error" },
+        { 529, "<html>busy</html>", NULL, SEAM_ERROR_OVERLOADED, 1, "" },
+        { 504, "{\"type\":\"error\",\"error\":{\"type\":\"timeout_error\",\"message\":\"Request timed out\"}}",
+          NULL, SEAM_ERROR_TIMEOUT, 1, "timeout_error" },
+    };
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_server_push_json(srv, cases[i].status, cases[i].body, cases[i].headers);
+        summary s;
+        run_generate(c, req, &o, &s);
+        CU_ASSERT(s.status < 0);
+        if (s.err.kind != cases[i].kind || s.err.retryable != cases[i].retryable)
+            fprintf(stderr, "case %zu (HTTP %d): kind %s retryable %d: %s\n", i, cases[i].status,
+                    seam_error_kind_name(s.err.kind), s.err.retryable, s.err.message);
+        CU_ASSERT_EQUAL(s.err.kind, cases[i].kind);
+        CU_ASSERT_EQUAL(s.err.retryable, cases[i].retryable);
+        CU_ASSERT_EQUAL(s.err.http_status, cases[i].status);
+        CU_ASSERT(str_is(s.err.code, cases[i].code));
+        CU_ASSERT(strstr(s.err.message, SECRET) == NULL);
+        if (cases[i].status == 429) {
+            CU_ASSERT_EQUAL(s.err.retry_after_ms, 7000);
+            CU_ASSERT(strstr(s.err.ratelimit, "anthropic-ratelimit-requests-remaining: 0\n") != NULL);
+            CU_ASSERT(strstr(s.err.ratelimit, "anthropic-ratelimit-requests-limit: 50\n") != NULL);
+            CU_ASSERT(strstr(s.err.ratelimit, "anthropic-ratelimit-tokens-reset: 2025-01-01T00:00:07Z\n") != NULL);
+            CU_ASSERT(strstr(s.err.ratelimit, "etry-after: 7\n") != NULL);
+            CU_ASSERT(strstr(s.err.ratelimit, "x-unrelated") == NULL);
+            /* each header once, even when the core kept some already */
+            const char *first = strstr(s.err.ratelimit, "anthropic-ratelimit-requests-limit");
+            CU_ASSERT(first && !strstr(first + 1, "anthropic-ratelimit-requests-limit"));
+            first = strstr(s.err.ratelimit, "etry-after: 7");
+            CU_ASSERT(first && !strstr(first + 1, "etry-after: 7"));
+        }
+        if (cases[i].status == 400 && i == 0)
+            CU_ASSERT(strstr(s.err.message, "roles must alternate") != NULL);
+        summary_free(&s);
+    }
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* ==== encode ==================================================================== */
+
+static void test_encode_golden(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = seam_request_new();
+    seam_request_set_system(req, "You are terse.");
+    seam_request_add_user_text(req, "Look at these.");
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
+    seam_message_add_media(m, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/a.jpg");
+    seam_message_add_media(m, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0xLjQ=");
+    seam_request_add_message(req, m); /* merged into the first user message */
+    m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_reasoning(m, "Think first.", "sig-123", 0);
+    seam_message_add_reasoning(m, "opaque-data", NULL, 1);
+    seam_message_add_reasoning(m, "unsigned thoughts from elsewhere", NULL, 0);
+    seam_message_add_text(m, "");
+    seam_message_add_text(m, "Calling tools.");
+    seam_message_add_tool_call(m, "toolu_1", "get_weather", "{\"city\":\"Paris\"}");
+    seam_message_add_tool_call(m, "toolu_2", "now", NULL);
+    seam_request_add_message(req, m);
+    m = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(m, "toolu_1", "get_weather", "{\"temp\":21}", 0);
+    seam_request_add_message(req, m);
+    m = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(m, "toolu_2", "now", "\"clock broken\"", 1);
+    seam_request_add_message(req, m);
+    seam_request_add_user_text(req, "And tomorrow?"); /* merged after the results */
+    seam_request_add_tool(req, "get_weather", "Weather for a city",
+                          "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}");
+    seam_request_add_tool(req, "now", NULL, NULL);
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NAMED, "get_weather");
+    seam_request_set_temperature(req, 0.7);
+    seam_request_set_max_tokens(req, 1000);
+    seam_request_add_stop(req, "###");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5-20250929");
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    summary s;
+    run_generate(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    json_object *body = last_body();
+    CU_ASSERT(json_matches(body,
+        "{\"model\":\"claude-sonnet-4-5-20250929\",\"max_tokens\":1000,\"system\":\"You are terse.\","
+        "\"messages\":["
+        "{\"role\":\"user\",\"content\":["
+        "{\"type\":\"text\",\"text\":\"Look at these.\"},"
+        "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"iVBORw0KGgo=\"}},"
+        "{\"type\":\"image\",\"source\":{\"type\":\"url\",\"url\":\"https://example.org/a.jpg\"}},"
+        "{\"type\":\"document\",\"source\":{\"type\":\"base64\",\"media_type\":\"application/pdf\",\"data\":\"JVBERi0xLjQ=\"}}]},"
+        "{\"role\":\"assistant\",\"content\":["
+        "{\"type\":\"thinking\",\"thinking\":\"Think first.\",\"signature\":\"sig-123\"},"
+        "{\"type\":\"redacted_thinking\",\"data\":\"opaque-data\"},"
+        "{\"type\":\"text\",\"text\":\"Calling tools.\"},"
+        "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}},"
+        "{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"now\",\"input\":{}}]},"
+        "{\"role\":\"user\",\"content\":["
+        "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":\"{\\\"temp\\\":21}\"},"
+        "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_2\",\"content\":\"clock broken\",\"is_error\":true},"
+        "{\"type\":\"text\",\"text\":\"And tomorrow?\"}]}],"
+        "\"tools\":["
+        "{\"name\":\"get_weather\",\"description\":\"Weather for a city\",\"input_schema\":"
+        "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}},"
+        "{\"name\":\"now\",\"input_schema\":{\"type\":\"object\"}}],"
+        "\"tool_choice\":{\"type\":\"tool\",\"name\":\"get_weather\"},"
+        "\"temperature\":0.7,\"stop_sequences\":[\"###\"]}"));
+    /* 0.7 travels as 0.7, not as a 17-digit approximation. */
+    CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
+                     "\"temperature\":0.7,") != NULL);
+    json_object_put(body);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static json_object *encode_with(seam_client *c, seam_request *req, const char *model)
+{
+    seam_call_options o = call_opts("claude", model);
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    summary s;
+    run_generate(c, req, &o, &s);
+    if (s.status != SEAM_OK)
+        fprintf(stderr, "encode_with: %s\n", s.err.message);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    summary_free(&s);
+    return last_body();
+}
+
+static void test_tool_choice_mapping(void)
+{
+    static const struct {
+        seam_tool_choice choice;
+        const char *want; /* NULL: absent */
+    } cases[] = {
+        { SEAM_TOOL_CHOICE_AUTO, NULL },
+        { SEAM_TOOL_CHOICE_NONE, "{\"type\":\"none\"}" },
+        { SEAM_TOOL_CHOICE_REQUIRED, "{\"type\":\"any\"}" },
+        { SEAM_TOOL_CHOICE_NAMED, "{\"type\":\"tool\",\"name\":\"t\"}" },
+    };
+    seam_client *c = client_with(NULL, NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_request *req = user_request("q");
+        seam_request_add_tool(req, "t", "a tool", NULL);
+        seam_request_set_tool_choice(req, cases[i].choice, "t");
+        json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+        if (cases[i].want) {
+            CU_ASSERT(json_matches(get(body, "tool_choice"), cases[i].want));
+        } else {
+            CU_ASSERT_PTR_NULL(get(body, "tool_choice"));
+        }
+        json_object_put(body);
+        seam_request_free(req);
+    }
+    /* No tools: no tools and no tool_choice at all. */
+    seam_request *req = user_request("q");
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT_PTR_NULL(get(body, "tools"));
+    CU_ASSERT_PTR_NULL(get(body, "tool_choice"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+
+    /* disable_parallel_tool_use rides inside tool_choice. */
+    c = client_with("disable_parallel_tool_use = true;", NULL);
+    req = user_request("q");
+    seam_request_add_tool(req, "t", NULL, NULL);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "tool_choice"),
+                           "{\"type\":\"auto\",\"disable_parallel_tool_use\":true}"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_thinking_encode(void)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_request_set_reasoning_budget(req, 2000);
+    seam_request_set_temperature(req, 0.3);
+    json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
+    CU_ASSERT(json_matches(get(body, "max_tokens"), "16384"));
+    CU_ASSERT_PTR_NULL(get(body, "temperature")); /* not allowed with thinking */
+    json_object_put(body);
+
+    /* max_tokens not above the budget: the budget is added. */
+    seam_request_set_max_tokens(req, 1000);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "max_tokens"), "3000"));
+    json_object_put(body);
+
+    /* Below the API's minimum budget: raised to 1024. */
+    seam_request_set_reasoning_budget(req, 100);
+    seam_request_set_max_tokens(req, 5000);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":1024}"));
+    CU_ASSERT(json_matches(get(body, "max_tokens"), "5000"));
+    json_object_put(body);
+
+    /* A family without extended thinking, asked for a budget through the
+     * provider options (a request-level budget is refused by the core, which
+     * reads this plugin's capabilities): not sent, temperature kept. */
+    seam_request_set_reasoning_budget(req, 0);
+    seam_request_set_provider_options(req, "{\"thinking_budget\":2000}");
+    body = encode_with(c, req, "claude-3-5-sonnet-20241022");
+    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT(json_matches(get(body, "temperature"), "0.3"));
+    json_object_put(body);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
+    json_object_put(body);
+    seam_request_set_provider_options(req, NULL);
+    seam_request_set_reasoning_budget(req, 100);
+
+    /* A forced tool wins over the thinking hint. */
+    seam_request_add_tool(req, "t", NULL, NULL);
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"any\"}"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+
+    /* The conf's budget applies when the request has none; capabilities can
+     * switch it off per model prefix. */
+    c = client_with("thinking_budget = 3000; models = { claude-opus-4-5 = { reasoning = false; }; };",
+                    NULL);
+    req = user_request("q");
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
+    json_object_put(body);
+    body = encode_with(c, req, "claude-opus-4-5-20251101");
+    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    json_object_put(body);
+    /* A request's options win: thinking off for this call. */
+    seam_request_set_provider_options(req, "{\"thinking\":\"disabled\"}");
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_thinking_round_trip_with_signature(void)
+{
+    /* "cross" ends on a reasoning model: the request sets a reasoning budget,
+     * and a chain skips an entry whose model lacks a capability it needs. */
+    seam_client *c = client_with(NULL,
+        "chains = { two = ( { provider = \"claude\"; model = \"claude-sonnet-4-5\"; },\n"
+        "                   { provider = \"claude2\"; model = \"claude-sonnet-4-5\"; } );\n"
+        "           cross = ( { provider = \"claude\"; model = \"claude-sonnet-4-5\"; },\n"
+        "                     { provider = \"oai\"; model = \"o4-mini\"; } ); };");
+    seam_request *req = user_request("weather in Paris?");
+    seam_request_add_tool(req, "get_weather", NULL, NULL);
+    seam_request_add_tool(req, "now", NULL, NULL);
+    seam_request_set_reasoning_budget(req, 2048);
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    push_stream(T_THINK_TOOL, 0);
+    summary s;
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL_FATAL(s.status, SEAM_OK);
+    CU_ASSERT_FATAL(seam_request_add_message(req, s.message) == SEAM_OK);
+    s.message = NULL;
+    seam_message *tool = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(tool, "toolu_01A", "get_weather", "{\"temp\":18}", 0);
+    seam_message_add_tool_result(tool, "toolu_01B", "now", "\"12:00\"", 0);
+    seam_request_add_message(req, tool);
+
+    const char *assistant_head = "{\"role\":\"assistant\",\"content\":[";
+    const char *assistant_tail =
+        "{\"type\":\"text\",\"text\":\"Let me check.\"},"
+        "{\"type\":\"tool_use\",\"id\":\"toolu_01A\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\",\"days\":3}},"
+        "{\"type\":\"tool_use\",\"id\":\"toolu_01B\",\"name\":\"now\",\"input\":{}}]}";
+    const char *results_turn =
+        "{\"role\":\"user\",\"content\":["
+        "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_01A\",\"content\":\"{\\\"temp\\\":18}\"},"
+        "{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_01B\",\"content\":\"12:00\"}]}";
+    char want[4096];
+
+    /* To Anthropic: the thinking block goes back with its signature. */
+    push_stream(T_TEXT, 0);
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    summary_free(&s);
+    json_object *body = last_body();
+    json_object *msgs = get(body, "messages");
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(msgs), 3);
+    snprintf(want, sizeof want, "%s%s%s", assistant_head,
+             "{\"type\":\"thinking\",\"thinking\":\"The user wants the weather.\","
+             "\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"},",
+             assistant_tail);
+    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 1), want));
+    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 2), results_turn));
+    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2048}"));
+    json_object_put(body);
+
+    /* Failing over to another provider: the reasoning (and its signature) is
+     * stripped before the request crosses. */
+    seam_call_options chain;
+    memset(&chain, 0, sizeof chain);
+    chain.size = sizeof chain;
+    chain.chain = "two";
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", NULL);
+    push_stream(T_TEXT, 0);
+    run_stream(c, req, &chain, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    summary_free(&s);
+    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    json_object *first = json_tokener_parse(fake_server_request_body(srv, before));
+    CU_ASSERT(strstr(fake_server_request_body(srv, before), "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds") != NULL);
+    json_object_put(first);
+    CU_ASSERT(str_is(fake_server_request_path(srv, before + 1), "/v2/messages"));
+    CU_ASSERT(str_is(fake_server_request_header(srv, before + 1, "x-api-key"), "sk-ant-other-key"));
+    body = last_body();
+    msgs = get(body, "messages");
+    snprintf(want, sizeof want, "%s%s", assistant_head, assistant_tail);
+    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 1), want));
+    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 2), results_turn));
+    CU_ASSERT(strstr(fake_server_request_body(srv, before + 1), "signature") == NULL);
+    /* The API refuses thinking on a tool turn that does not begin with a
+     * thinking block: off for this request (temperature unset stays unset). */
+    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    json_object_put(body);
+
+    /* Another plugin altogether (OpenAI's wire), when it is built. */
+    int have_openai = 0;
+    for (size_t i = 0; i < seam_client_provider_count(c); i++) {
+        seam_provider_info info;
+        if (seam_client_provider_at(c, i, &info) == SEAM_OK && strcmp(info.name, "oai") == 0)
+            have_openai = info.plugin_loaded;
+    }
+    if (have_openai) {
+        /* No budget this time: the OpenAI model is not asked for reasoning,
+         * only handed the history. */
+        seam_request_set_reasoning_budget(req, 0);
+        chain.chain = "cross";
+        before = fake_server_request_count(srv);
+        fake_server_push_json(srv, 529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", NULL);
+        fake_server_push_json(srv, 200,
+                              "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+                              "\"message\":{\"role\":\"assistant\",\"content\":\"18 degrees\"},\"finish_reason\":\"stop\"}],"
+                              "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}",
+                              NULL);
+        run_generate(c, req, &chain, &s);
+        CU_ASSERT_EQUAL(s.status, SEAM_OK);
+        CU_ASSERT(str_is(s.text, "18 degrees"));
+        summary_free(&s);
+        CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+        const char *sent = fake_server_request_body(srv, before + 1);
+        CU_ASSERT(str_is(fake_server_request_path(srv, before + 1), "/v3/chat/completions"));
+        CU_ASSERT(strstr(sent, "toolu_01A") != NULL);
+        CU_ASSERT(strstr(sent, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds") == NULL);
+        CU_ASSERT(strstr(sent, "The user wants the weather.") == NULL);
+    } else {
+        fprintf(stderr, "(openai plugin not built: cross-plugin failover not checked) ");
+    }
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_cache_auto(void)
+{
+    seam_client *c = client_with("cache = \"auto\"; cache_ttl = \"1h\";", NULL);
+    seam_request *req = seam_request_new();
+    seam_request_set_system(req, "sys");
+    for (int i = 0; i < 5; i++) {
+        char t[16];
+        snprintf(t, sizeof t, "u%d", i);
+        seam_request_add_user_text(req, t);
+        seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
+        snprintf(t, sizeof t, "a%d", i);
+        seam_message_add_text(m, t);
+        seam_request_add_message(req, m);
+    }
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(m, "last");
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, "AAAA");
+    seam_request_add_message(req, m);
+    json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+    const char *cc = "{\"type\":\"ephemeral\",\"ttl\":\"1h\"}";
+    CU_ASSERT(json_matches(get(body, "system"),
+                           "[{\"type\":\"text\",\"text\":\"sys\",\"cache_control\":{\"type\":\"ephemeral\",\"ttl\":\"1h\"}}]"));
+    json_object *msgs = get(body, "messages");
+    CU_ASSERT_EQUAL_FATAL(json_object_array_length(msgs), 11);
+    int marked = 0;
+    for (size_t i = 0; i < json_object_array_length(msgs); i++) {
+        json_object *content = get(json_object_array_get_idx(msgs, i), "content");
+        for (size_t j = 0; j < json_object_array_length(content); j++) {
+            json_object *mark = get(json_object_array_get_idx(content, j), "cache_control");
+            if (!mark)
+                continue;
+            marked++;
+            /* Only the last block of user messages 3, 4 and 5 (indexes 6, 8, 10). */
+            CU_ASSERT(i == 6 || i == 8 || i == 10);
+            CU_ASSERT_EQUAL(j, json_object_array_length(content) - 1);
+            CU_ASSERT(json_matches(mark, cc));
+        }
+    }
+    CU_ASSERT_EQUAL(marked, 3);
+    json_object_put(body);
+
+    /* Cache "none" in the request, or a model without prompt caching: no marks. */
+    seam_request_set_provider_options(req, "{\"cache\":\"none\"}");
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
+                     "cache_control") == NULL);
+    CU_ASSERT(json_matches(get(body, "system"), "\"sys\""));
+    json_object_put(body);
+    seam_request_set_provider_options(req, NULL);
+    tu_client_free(c);
+    c = client_with("cache = \"auto\"; models = { claude-3-opus = { prompt_cache = false; }; };", NULL);
+    body = encode_with(c, req, "claude-3-opus-20240229");
+    CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
+                     "cache_control") == NULL);
+    json_object_put(body);
+    body = encode_with(c, req, "claude-3-haiku-20240307");
+    CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
+                     "cache_control") != NULL);
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_headers_from_options(void)
+{
+    seam_client *c = client_with("beta = [ \"interleaved-thinking-2025-05-14\", \"b2\" ];"
+                                 " anthropic_version = \"2024-01-01\";"
+                                 " top_k = 5; metadata = { user_id = \"u-1\"; };",
+                                 NULL);
+    seam_request *req = user_request("q");
+    seam_request_set_provider_options(req, "{\"beta\":\"b2, b3\",\"top_p\":0.5}");
+    json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(str_is(last_header("anthropic-beta"), "interleaved-thinking-2025-05-14,b2,b3"));
+    CU_ASSERT(str_is(last_header("anthropic-version"), "2024-01-01"));
+    CU_ASSERT(json_matches(get(body, "top_k"), "5"));
+    CU_ASSERT(json_matches(get(body, "top_p"), "0.5"));
+    CU_ASSERT(json_matches(get(body, "metadata"), "{\"user_id\":\"u-1\"}"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+
+    c = client_with("auth = \"bearer\";", NULL);
+    req = user_request("q");
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(str_is(last_header("authorization"), "Bearer " SECRET));
+    CU_ASSERT_PTR_NULL(last_header("x-api-key"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_structured_output(void)
+{
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
+                         "\"required\":[\"name\"],\"additionalProperties\":false}";
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("who?");
+    seam_request_set_response_format(req, SEAM_FORMAT_JSON, "person", schema, 1);
+
+    /* Native where the model has it. */
+    json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+    char want[1024];
+    snprintf(want, sizeof want, "{\"format\":{\"type\":\"json_schema\",\"schema\":%s}}", schema);
+    CU_ASSERT(json_matches(get(body, "output_config"), want));
+    CU_ASSERT_PTR_NULL(get(body, "tools"));
+    json_object_put(body);
+
+    /* Otherwise a forced "json" tool, decoded back into the answer text. */
+    seam_call_options o = call_opts("claude", "claude-3-5-haiku-20241022");
+    fake_server_push_json(srv, 200, B_JSON_TOOL, NULL);
+    summary s;
+    run_generate(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    body = last_body();
+    CU_ASSERT_PTR_NULL(get(body, "output_config"));
+    snprintf(want, sizeof want,
+             "[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
+             "\"input_schema\":%s}]", schema);
+    CU_ASSERT(json_matches(get(body, "tools"), want));
+    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"json\"}"));
+    json_object_put(body);
+    CU_ASSERT(str_is(s.text, "{\"name\":\"Ada\"}"));
+    CU_ASSERT_EQUAL(s.n_calls, 0);
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    summary_free(&s);
+
+    push_stream(T_JSON_TOOL, 2);
+    run_stream(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT(str_is(s.text, "{\"name\":\"Ada\"}"));
+    CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TEXT_DELTA], 1);
+    CU_ASSERT_EQUAL(s.n_calls, 0);
+    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    summary_free(&s);
+
+    /* Without a schema ("any JSON object") even a native model uses the tool. */
+    seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "tools"),
+                           "[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
+                           "\"input_schema\":{\"type\":\"object\"}}]"));
+    json_object_put(body);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_model_defaults_and_capabilities(void)
+{
+    static const struct {
+        const char *model;
+        const char *max_tokens;
+    } cases[] = {
+        { "claude-3-haiku-20240307", "4096" },
+        { "claude-3-5-sonnet-latest", "8192" },
+        { "claude-3-7-sonnet-20250219", "16384" },
+        { "claude-opus-4-20250514", "16384" },
+        { "anthropic.claude-3-5-haiku-20241022-v1:0", "8192" },
+        { "claude-opus-4-7", "16384" },
+    };
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_object *body = encode_with(c, req, cases[i].model);
+        CU_ASSERT(json_matches(get(body, "max_tokens"), cases[i].max_tokens));
+        json_object_put(body);
+    }
+    seam_request_free(req);
+
+    /* A PDF to a family without PDF input: refused before anything is sent. */
+    req = user_request("read this");
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_media(m, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
+    seam_request_add_message(req, m);
+    seam_call_options o = call_opts("claude", "claude-3-haiku-20240307");
+    size_t before = fake_server_request_count(srv);
+    summary s;
+    run_generate(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT(strstr(s.err.message, "PDF") != NULL);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    summary_free(&s);
+    tu_client_free(c);
+
+    /* ...unless the conf says that model has it; and max_tokens from the conf. */
+    c = client_with("max_tokens = 777; models = { claude-3-haiku = { pdf_input = true; }; };", NULL);
+    json_object *body = encode_with(c, req, "claude-3-haiku-20240307");
+    CU_ASSERT(json_matches(get(body, "max_tokens"), "777"));
+    json_object *content = get(json_object_array_get_idx(get(body, "messages"), 0), "content");
+    CU_ASSERT(json_matches(json_object_array_get_idx(content, 1),
+                           "{\"type\":\"document\",\"source\":{\"type\":\"base64\","
+                           "\"media_type\":\"application/pdf\",\"data\":\"JVBERi0=\"}}"));
+    json_object_put(body);
+    seam_request_free(req);
+
+    /* Media the API cannot take at all. */
+    req = user_request("listen");
+    m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_media(m, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
+    seam_request_add_message(req, m);
+    o = call_opts("claude", "claude-sonnet-4-5");
+    run_generate(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* The capability flags as the core sees them: its admission check refuses a
+ * prompt larger than the model's context window before anything is sent. */
+static void test_context_window_capability(void)
+{
+    size_t n = 1000 * 1000; /* about 250k tokens by the core's estimate */
+    char *big = malloc(n + 1);
+    CU_ASSERT_FATAL(big != NULL);
+    memset(big, 'a', n);
+    big[n] = '\0';
+    seam_request *req = user_request(big);
+    free(big);
+    /* Admission is a routing decision: it applies to chains. */
+    const char *chain = "chains = { one = ( { provider = \"claude\"; model = \"claude-sonnet-4-5\"; } ); };";
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = "one";
+
+    seam_client *c = client_with(NULL, chain);
+    size_t before = fake_server_request_count(srv);
+    summary s;
+    run_generate(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+    CU_ASSERT(strstr(s.err.message, "200000") != NULL);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    summary_free(&s);
+    tu_client_free(c);
+
+    /* The 1M-context beta widens the window (and is sent). */
+    c = client_with("beta = [ \"context-1m-2025-08-07\" ];", chain);
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    run_generate(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    CU_ASSERT(str_is(last_header("anthropic-beta"), "context-1m-2025-08-07"));
+    summary_free(&s);
+    tu_client_free(c);
+
+    /* So does a conf override for the model. */
+    c = client_with("models = { claude-sonnet-4-5 = { context_window = 400000; }; };", chain);
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    run_generate(c, req, &o, &s);
+    CU_ASSERT_EQUAL(s.status, SEAM_OK);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    summary_free(&s);
+    tu_client_free(c);
+    seam_request_free(req);
+}
+
+static void test_stop_reasons(void)
+{
+    static const struct {
+        const char *wire;
+        seam_stop_reason want;
+    } cases[] = {
+        { "end_turn", SEAM_STOP_STOP },         { "max_tokens", SEAM_STOP_LENGTH },
+        { "tool_use", SEAM_STOP_TOOL_USE },     { "stop_sequence", SEAM_STOP_STOP },
+        { "refusal", SEAM_STOP_CONTENT_FILTER }, { "pause_turn", SEAM_STOP_STOP },
+        { "model_context_window_exceeded", SEAM_STOP_LENGTH },
+    };
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}],"
+                 "\"stop_reason\":\"%s\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}",
+                 cases[i].wire);
+        fake_server_push_json(srv, 200, body, NULL);
+        summary s;
+        run_generate(c, req, &o, &s);
+        CU_ASSERT_EQUAL(s.status, SEAM_OK);
+        CU_ASSERT_EQUAL(s.stop, cases[i].want);
+        summary_free(&s);
+    }
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+static void test_bad_options(void)
+{
+    /* A conf typo: the provider cannot serve, and the reason names the option. */
+    seam_client *c = client_with("cache = \"sometimes\";", NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    size_t before = fake_server_request_count(srv);
+    summary s;
+    run_generate(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT(strstr(s.err.message, "cache") != NULL);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    summary_free(&s);
+    tu_client_free(c);
+
+    /* A bad request option: bad_request, nothing sent. */
+    c = client_with(NULL, NULL);
+    seam_request_set_provider_options(req, "{\"thinking_budget\":\"lots\"}");
+    run_generate(c, req, &o, &s);
+    CU_ASSERT(s.status < 0);
+    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT(strstr(s.err.message, "thinking_budget") != NULL);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    summary_free(&s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
+/* Each test gets its own server, so a response one test left queued (after a
+ * failure) cannot shift the answers of the next. */
+static void start_server(void)
+{
+    srv = fake_server_start();
+    CU_ASSERT_FATAL(srv != NULL);
+}
+
+static void stop_server(void)
+{
+    fake_server_stop(srv);
+    srv = NULL;
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite suite = CU_add_suite_with_setup_and_teardown("anthropic", NULL, NULL, start_server,
+                                                           stop_server);
+    CU_add_test(suite, "text stream and wire", test_text_stream_and_wire);
+    CU_add_test(suite, "thinking and tools stream", test_thinking_and_tools_stream);
+    CU_add_test(suite, "whole response equals stream", test_whole_response_equals_stream);
+    CU_add_test(suite, "cut at every byte", test_cut_at_every_byte);
+    CU_add_test(suite, "clean end without message_stop", test_clean_end_without_message_stop);
+    CU_add_test(suite, "server tools", test_server_tools);
+    CU_add_test(suite, "message_start with content", test_message_start_with_content);
+    CU_add_test(suite, "two messages in one stream", test_two_messages_in_one_stream);
+    CU_add_test(suite, "mcp and unknown blocks", test_mcp_and_unknown_blocks);
+    CU_add_test(suite, "redacted thinking round trip", test_redacted_thinking_round_trip);
+    CU_add_test(suite, "overloaded event after message_start", test_overloaded_event_after_message_start);
+    CU_add_test(suite, "error table", test_error_table);
+    CU_add_test(suite, "encode golden", test_encode_golden);
+    CU_add_test(suite, "tool choice mapping", test_tool_choice_mapping);
+    CU_add_test(suite, "thinking encode", test_thinking_encode);
+    CU_add_test(suite, "thinking round trip with signature", test_thinking_round_trip_with_signature);
+    CU_add_test(suite, "cache auto", test_cache_auto);
+    CU_add_test(suite, "headers from options", test_headers_from_options);
+    CU_add_test(suite, "structured output", test_structured_output);
+    CU_add_test(suite, "model defaults and capabilities", test_model_defaults_and_capabilities);
+    CU_add_test(suite, "context window capability", test_context_window_capability);
+    CU_add_test(suite, "stop reasons", test_stop_reasons);
+    CU_add_test(suite, "bad options", test_bad_options);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    unsigned run = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    return failures || run == 0 ? 1 : 0;
+}
