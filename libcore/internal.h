@@ -122,7 +122,60 @@ typedef struct seam_conf_provider {
     char *options_json;     /* the `options` group as JSON text; "{}" when absent */
     char *file;             /* where defined */
     int line;
+    /* Key pool (issue 6): keys beyond the single one named above. */
+    char **api_keys_env;
+    size_t n_api_keys_env;
+    char **api_key_files;   /* resolved paths */
+    size_t n_api_key_files;
+    char **api_key_commands;
+    size_t n_api_key_commands;
+    int key_selection;      /* seam_key_selection, default round robin */
+    int rate_limit_guard;   /* seam_ratelimit_guard, default rotate */
+    int64_t api_key_ttl_ms; /* 0: a resolved key does not expire (unless its command says so) */
 } seam_conf_provider;
+
+typedef enum seam_key_selection {
+    SEAM_KEYS_ROUND_ROBIN = 0,
+    SEAM_KEYS_STICKY
+} seam_key_selection;
+
+typedef enum seam_ratelimit_guard {
+    SEAM_GUARD_ROTATE = 0, /* pass over an exhausted key; skip the entry when all are */
+    SEAM_GUARD_WAIT,       /* wait for the key's window to reset (up to retry_after_cap_ms) */
+    SEAM_GUARD_OFF
+} seam_ratelimit_guard;
+
+/* Capability bits of a catalog entry (seam_conf_model.capabilities). */
+enum {
+    SEAM_CAP_TOOLS = 1u << 0,
+    SEAM_CAP_STREAMING = 1u << 1,
+    SEAM_CAP_PARALLEL_TOOL_CALLS = 1u << 2,
+    SEAM_CAP_VISION = 1u << 3,
+    SEAM_CAP_AUDIO_INPUT = 1u << 4,
+    SEAM_CAP_PDF_INPUT = 1u << 5,
+    SEAM_CAP_PROMPT_CACHE = 1u << 6,
+    SEAM_CAP_REASONING = 1u << 7,
+    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8
+};
+
+/* One model of the catalog (the shipped models.conf or a `models` entry of the
+ * user's conf). Prices are integer micro-cents per million tokens. */
+typedef struct seam_conf_model {
+    char *id;
+    char *provider;           /* plugin id or conf provider name; NULL: any provider */
+    int64_t context_window;   /* tokens; 0 unknown */
+    int64_t max_output_tokens;/* tokens; 0 unknown */
+    int has_capabilities;     /* `capabilities` was given */
+    uint32_t capabilities;    /* SEAM_CAP_* */
+    int priced;               /* `price` was given (input and output at least) */
+    int64_t price_input;
+    int64_t price_output;
+    int64_t price_cache_read;  /* -1: billed at the input price */
+    int64_t price_cache_write; /* -1: billed at the input price */
+    int from_catalog;         /* 1: the shipped catalog; 0: the user's conf (takes precedence) */
+    char *file;
+    int line;
+} seam_conf_model;
 
 typedef struct seam_conf_role {
     char *name;
@@ -141,6 +194,9 @@ typedef struct seam_conf {
     size_t n_roles;
     char **warnings;        /* e.g. inline api_key in a group/other-readable file */
     size_t n_warnings;
+    seam_conf_model *models;/* the user's entries first, then the catalog's */
+    size_t n_models;
+    char *model_catalog;    /* the catalog file read, NULL when none */
 } seam_conf;
 
 /* The conf path to use: explicit if non-NULL, else $SEAM_CONF, else
@@ -157,6 +213,14 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err);
 void seam_conf_free(seam_conf *conf);
 const seam_conf_provider *seam_conf_find_provider(const seam_conf *c, const char *name);
 const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name);
+/* The catalog entry for `model` as served by the provider named provider_name
+ * (plugin plugin_id): the entry of that exact id, else of the longest base id
+ * it is a snapshot or alias of ("-YYYYMMDD", "-YYYY-MM-DD", "-latest", "-0");
+ * then an entry naming the conf provider beats one naming the plugin, which
+ * beats one naming no provider; the user's entries beat the catalog's. NULL
+ * when the model is unknown. */
+const seam_conf_model *seam_conf_find_model(const seam_conf *c, const char *provider_name,
+                                            const char *plugin_id, const char *model);
 
 /* ---- credential.c ---------------------------------------------------------- */
 
@@ -167,7 +231,80 @@ const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name
  * or SEAM_ERR_NO_CREDENTIAL with err filled (never holding the secret) when one is
  * configured but unavailable (unset variable, unreadable file, failing command). */
 int seam_credential_resolve(const seam_conf_provider *p, char **out, seam_error *err);
-/* A description such as "env OPENAI_API_KEY" (static or borrowed from p). */
+/* A description such as "env OPENAI_API_KEY" (static or borrowed from p); for
+ * a pool, "pool of N keys (env K1, env K2, ...)". */
 const char *seam_credential_source(const seam_conf_provider *p);
+
+/* One source of a provider's key pool; value is borrowed from the provider conf. */
+typedef enum seam_cred_kind {
+    SEAM_CRED_ENV = 1,
+    SEAM_CRED_FILE,
+    SEAM_CRED_COMMAND,
+    SEAM_CRED_INLINE
+} seam_cred_kind;
+
+typedef struct seam_cred_source {
+    seam_cred_kind kind;
+    const char *value;
+} seam_cred_source;
+
+/* The provider's key pool, in order: its single key (the one
+ * seam_credential_resolve would use), then api_keys_env, api_key_files,
+ * api_key_commands. *out is malloc'ed (free()), *n may be 0 (no credential). */
+int seam_credential_pool(const seam_conf_provider *p, seam_cred_source **out, size_t *n);
+/* Resolves one source like seam_credential_resolve. *expires_in_ms (if non-NULL)
+ * is set from an `expires_in=SECONDS` or `expires_at=UNIX_SECONDS` line a
+ * command printed after the key, else -1. */
+int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_source *src,
+                                   char **out, int64_t *expires_in_ms, seam_error *err);
+
+/* ---- loop.c, session.c, executor.c: generation with tools -------------------- */
+
+/* One tool call to run. The caller fills the first half; seam_tools_run fills
+ * the rest. A job with fn NULL and result_json already set is passed through
+ * (unknown tool, invalid arguments). */
+typedef struct seam_tool_job {
+    const char *id, *name, *args_json; /* borrowed from the call part */
+    seam_tool_fn fn;                   /* NULL: result already set */
+    void *ud;
+    int can_pause;                     /* executor handlers only */
+    char *result_json;                 /* malloc'ed JSON text */
+    int is_error;
+    int paused;
+    char *pause_prompt;                /* malloc'ed, may be NULL */
+    int64_t started_ms, finished_ms;   /* monotonic */
+} seam_tool_job;
+
+/* Looks a tool up: 1 when ts defines it (*fn NULL for a passive tool; *schema
+ * NULL when its arguments are not validated). */
+int seam_toolset_find(const seam_toolset *ts, const char *name, seam_tool_fn *fn, void **ud,
+                      const char **schema);
+/* Adds the definitions of ts that req does not define yet. */
+int seam_toolset_add_to_request(const seam_toolset *ts, seam_request *req);
+/* Sets an error result on a job (fn cleared): "message" as a JSON string. */
+int seam_tool_job_fail(seam_tool_job *job, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Resolves a job against ts: unknown tool and arguments failing the schema
+ * become error results; 1 when the tool is passive (nothing set). */
+int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts);
+/* Runs the jobs on up to max_parallel worker threads (0: one per job) and joins
+ * every worker. A cancel of `cancel` or the monotonic deadline_ms (0: none)
+ * triggers the tools' own cancel token; the call still waits for every job.
+ * Returns SEAM_OK, or SEAM_ERR_PROVIDER with err CANCELLED / TIMEOUT when the
+ * run was interrupted (results are filled either way). */
+int seam_tools_run(seam_tool_job *jobs, size_t n, int max_parallel, seam_cancel *cancel,
+                   int64_t deadline_ms, int step, seam_error *err);
+void seam_tool_job_release(seam_tool_job *job);
+/* A JSON string literal for text (malloc'ed), NULL when out of memory. */
+char *seam_json_quote(const char *text);
+
+/* session.c: the state an executor keeps in its session. */
+int seam_session_set_pending(seam_session *s, const char *call_id, const char *name,
+                             const char *prompt);
+/* The last message of the history, mutable (NULL when empty). */
+seam_message *seam_session_last_message(seam_session *s);
 
 #endif /* SEAM_INTERNAL_H */

@@ -1,0 +1,718 @@
+/* executor.c — the agent executor: runs the agent loop over a session and
+ * hands out what happens as events (response, tool_call, tool_result,
+ * context_compressed, done, error). Each iteration is one model turn through
+ * the session (its retry policy and settings); the turn's calls go to the
+ * registered tool handlers (can_handle/handle) or the toolset's callbacks, all
+ * at once on worker threads; their results go back as one tool message. A
+ * handler may pause the run for a person: the session then remembers the
+ * pending call and seam_executor_resume() continues with the answer. After
+ * each turn the context engine may compress the history; the default one keeps
+ * the first and last messages and replaces the middle by a summary made with
+ * auxiliary(), a single turn without tools. The role factory builds a session
+ * or executor on the chain the conf's `roles` names. */
+#include "config.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_ITERATIONS 10
+#define DEFAULT_KEEP_FIRST 1
+#define DEFAULT_KEEP_LAST 4
+/* A picture costs about this much in the token estimate, whatever its size. */
+#define MEDIA_TOKENS 1000
+
+struct seam_run;
+
+struct seam_executor {
+    seam_session *session;
+    int owns_session;
+    const seam_toolset *tools;
+    int max_iterations;
+    int max_parallel;
+    seam_context_engine engine;
+    int has_engine;
+    int64_t compress_at;
+    size_t keep_first, keep_last;
+    seam_send_options send;
+    seam_tool_handler *handlers;
+    size_t n_handlers;
+    struct seam_run *current;    /* the run in progress: auxiliary usage is added to it */
+};
+
+const char *seam_event_kind_name(seam_event_kind k)
+{
+    switch (k) {
+    case SEAM_EVENT_RESPONSE: return "response";
+    case SEAM_EVENT_TOOL_CALL: return "tool_call";
+    case SEAM_EVENT_TOOL_RESULT: return "tool_result";
+    case SEAM_EVENT_CONTEXT_COMPRESSED: return "context_compressed";
+    case SEAM_EVENT_DONE: return "done";
+    case SEAM_EVENT_ERROR: return "error";
+    }
+    return "unknown";
+}
+
+/* ---- the default context engine ------------------------------------------------------------ */
+
+static int64_t message_bytes(const seam_message *m)
+{
+    int64_t bytes = 0;
+    for (size_t i = 0; i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        const char *fields[] = { seam_part_text(p), seam_part_tool_name(p),
+                                 seam_part_get_type(p) == SEAM_PART_TOOL_CALL ? seam_part_args_json(p) : NULL,
+                                 seam_part_result_json(p) };
+        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+            if (fields[k])
+                bytes += (int64_t)strlen(fields[k]);
+        if (seam_part_get_type(p) == SEAM_PART_MEDIA)
+            bytes += MEDIA_TOKENS * 4;
+    }
+    return bytes + 16; /* role and framing */
+}
+
+static int64_t default_estimate(void *ud, const seam_session *s)
+{
+    (void)ud;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < seam_session_history_count(s); i++)
+        bytes += message_bytes(seam_session_history_at(s, i));
+    return (bytes + 3) / 4;
+}
+
+static int default_should(void *ud, const seam_session *s, int64_t tokens)
+{
+    (void)s;
+    seam_executor *ex = ud;
+    return ex->compress_at > 0 && tokens >= ex->compress_at;
+}
+
+/* Appends a plain-text rendering of m to b, for the summarizer. */
+static int render_message(seam_buf *b, const seam_message *m)
+{
+    const char *role = seam_message_role(m) == SEAM_ROLE_USER        ? "user"
+                       : seam_message_role(m) == SEAM_ROLE_ASSISTANT ? "assistant"
+                                                                     : "tool";
+    int rc = SEAM_OK;
+    for (size_t i = 0; rc == SEAM_OK && i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        switch (seam_part_get_type(p)) {
+        case SEAM_PART_TEXT:
+            rc = seam_buf_printf(b, "%s: %s\n", role, seam_part_text(p));
+            break;
+        case SEAM_PART_TOOL_CALL:
+            rc = seam_buf_printf(b, "%s called %s(%s)\n", role, seam_part_tool_name(p),
+                                 seam_part_args_json(p));
+            break;
+        case SEAM_PART_TOOL_RESULT:
+            rc = seam_buf_printf(b, "tool %s %s: %s\n",
+                                 seam_part_tool_name(p) ? seam_part_tool_name(p) : "",
+                                 seam_part_is_error(p) ? "failed" : "returned",
+                                 seam_part_result_json(p));
+            break;
+        case SEAM_PART_MEDIA:
+            rc = seam_buf_printf(b, "%s: [%s attachment]\n", role, seam_part_mime_type(p));
+            break;
+        default: /* reasoning is not carried into a summary */
+            break;
+        }
+    }
+    return rc;
+}
+
+static const char summarizer_system[] =
+    "You compress conversations for an assistant that will continue them. Write a concise "
+    "summary of the conversation part you are given: keep every fact, decision, number, name "
+    "and open task, and the results of tool calls. Answer with the summary only.";
+
+static int default_compress(void *ud, seam_executor *ex, seam_session *s, seam_error *err)
+{
+    (void)ud;
+    size_t n = seam_session_history_count(s);
+    size_t head = ex->keep_first, tail = n > ex->keep_last ? n - ex->keep_last : 0;
+    /* Never separate a tool call from its results: a kept tail starts at the
+     * assistant message whose calls it answers, a kept head takes the results
+     * of its last calls with it. */
+    while (tail > head && seam_message_role(seam_session_history_at(s, tail)) == SEAM_ROLE_TOOL)
+        tail--;
+    while (head < tail && seam_message_role(seam_session_history_at(s, head)) == SEAM_ROLE_TOOL)
+        head++;
+    if (head >= tail || n == 0)
+        return SEAM_OK;
+
+    seam_buf transcript = { 0 };
+    int rc = seam_buf_puts(&transcript, "Summarize this part of a conversation:\n\n");
+    for (size_t i = head; rc == SEAM_OK && i < tail; i++)
+        rc = render_message(&transcript, seam_session_history_at(s, i));
+    seam_request *req = rc == SEAM_OK ? seam_request_new() : NULL;
+    if (rc == SEAM_OK && req) {
+        rc = seam_request_set_system(req, summarizer_system);
+        if (rc == SEAM_OK)
+            rc = seam_request_add_user_text(req, transcript.data);
+    } else if (rc == SEAM_OK) {
+        rc = SEAM_ERR_NOMEM;
+    }
+    seam_buf_free(&transcript);
+    seam_result *res = NULL;
+    if (rc == SEAM_OK)
+        rc = seam_executor_auxiliary(ex, req, NULL, &res, err);
+    else
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
+    seam_request_free(req);
+    if (rc != SEAM_OK)
+        return rc;
+
+    /* head + summary + tail, rebuilt from copies. */
+    seam_request *old = NULL;
+    rc = seam_session_snapshot(s, &old);
+    seam_message *summary = seam_message_new(SEAM_ROLE_USER);
+    seam_buf text = { 0 };
+    if (rc == SEAM_OK && summary)
+        rc = seam_buf_printf(&text, "Summary of the earlier conversation:\n%s", seam_result_text(res));
+    if (rc == SEAM_OK && summary)
+        rc = seam_message_add_text(summary, text.data);
+    else if (rc == SEAM_OK)
+        rc = SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK) {
+        seam_session_clear(s);
+        for (size_t i = 0; rc == SEAM_OK && i < head; i++)
+            rc = seam_session_append(s, seam_request_message(old, i));
+        if (rc == SEAM_OK)
+            rc = seam_session_append(s, summary);
+        for (size_t i = tail; rc == SEAM_OK && i < n; i++)
+            rc = seam_session_append(s, seam_request_message(old, i));
+    }
+    if (rc != SEAM_OK)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory while compressing the history");
+    seam_buf_free(&text);
+    seam_message_free(summary);
+    seam_request_free(old);
+    seam_result_free(res);
+    return rc;
+}
+
+/* ---- executors ------------------------------------------------------------------------------ */
+
+int seam_executor_new(seam_session *session, const seam_executor_options *opts, seam_executor **out,
+                      seam_error *err)
+{
+    seam_error_clear(err);
+    if (!session || !out)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    *out = NULL;
+    if (opts && opts->size < sizeof(uint32_t))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_executor_options.size is not set"),
+               SEAM_ERR_INVALID;
+    seam_executor_options o = { 0 };
+    if (opts)
+        memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
+    if (o.max_iterations < 0)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "max_iterations must not be negative"),
+               SEAM_ERR_INVALID;
+    if (o.context && (o.context->size < sizeof(uint32_t) || !o.context->compress))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "the context engine has no compress"),
+               SEAM_ERR_INVALID;
+    if (o.send && o.send->size < sizeof(uint32_t))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_send_options.size is not set"),
+               SEAM_ERR_INVALID;
+    seam_executor *ex = calloc(1, sizeof *ex);
+    if (!ex)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    ex->session = session;
+    ex->tools = o.tools;
+    ex->max_iterations = o.max_iterations > 0 ? o.max_iterations : DEFAULT_ITERATIONS;
+    ex->max_parallel = o.max_parallel_tools;
+    ex->compress_at = o.compress_at_tokens;
+    ex->keep_first = o.keep_first > 0 ? o.keep_first : DEFAULT_KEEP_FIRST;
+    ex->keep_last = o.keep_last > 0 ? o.keep_last : DEFAULT_KEEP_LAST;
+    if (o.send)
+        memcpy(&ex->send, o.send, o.send->size < sizeof ex->send ? o.send->size : sizeof ex->send);
+    ex->send.size = sizeof ex->send;
+    if (o.context) {
+        memcpy(&ex->engine, o.context,
+               o.context->size < sizeof ex->engine ? o.context->size : sizeof ex->engine);
+        ex->has_engine = 1;
+    } else if (o.compress_at_tokens > 0) {
+        ex->engine = (seam_context_engine){ sizeof ex->engine, default_should, default_compress,
+                                            default_estimate, ex };
+        ex->has_engine = 1;
+    }
+    *out = ex;
+    return SEAM_OK;
+}
+
+int seam_executor_new_for_role(seam_client *client, const char *role,
+                               const seam_session_options *session_opts,
+                               const seam_executor_options *opts, seam_executor **out,
+                               seam_error *err)
+{
+    if (out)
+        *out = NULL;
+    seam_session *s = NULL;
+    int rc = seam_session_new_for_role(client, role, session_opts, &s, err);
+    if (rc != SEAM_OK)
+        return rc;
+    rc = seam_executor_new(s, opts, out, err);
+    if (rc != SEAM_OK) {
+        seam_session_free(s);
+        return rc;
+    }
+    (*out)->owns_session = 1;
+    return SEAM_OK;
+}
+
+void seam_executor_free(seam_executor *ex)
+{
+    if (!ex)
+        return;
+    if (ex->owns_session)
+        seam_session_free(ex->session);
+    free(ex->handlers);
+    free(ex);
+}
+
+seam_session *seam_executor_session(seam_executor *ex)
+{
+    return ex ? ex->session : NULL;
+}
+
+int seam_executor_add_handler(seam_executor *ex, const seam_tool_handler *h)
+{
+    if (!ex || !h || h->size < sizeof(uint32_t))
+        return SEAM_ERR_INVALID;
+    seam_tool_handler copy = { 0 };
+    memcpy(&copy, h, h->size < sizeof copy ? h->size : sizeof copy);
+    if (!copy.can_handle || !copy.handle)
+        return SEAM_ERR_INVALID;
+    seam_tool_handler *v = realloc(ex->handlers, (ex->n_handlers + 1) * sizeof *v);
+    if (!v)
+        return SEAM_ERR_NOMEM;
+    ex->handlers = v;
+    ex->handlers[ex->n_handlers++] = copy;
+    return SEAM_OK;
+}
+
+/* ---- runs ------------------------------------------------------------------------------------- */
+
+typedef enum run_state {
+    R_TURN,
+    R_RESPONSE,
+    R_CALLS,
+    R_RESULTS,
+    R_COMPRESS,
+    R_DONE,
+    R_FAILED,
+    R_END
+} run_state;
+
+struct seam_run {
+    seam_executor *ex;
+    seam_cancel *cancel;
+    run_state state;
+    run_state after_compress;    /* R_TURN or R_DONE */
+    int iteration;               /* turns made */
+    seam_result *res;            /* the last turn */
+    const seam_part **calls;
+    size_t n_calls, k;
+    seam_tool_job *jobs;
+    long paused;                 /* index of the paused job, -1 none */
+    seam_usage usage;
+    const char *reason;
+    seam_event ev;
+    int status;
+    seam_error err;
+    int tools_failed;            /* the tool runner was interrupted: err holds why */
+};
+
+
+static void release_turn(seam_run *r)
+{
+    for (size_t i = 0; r->jobs && i < r->n_calls; i++)
+        seam_tool_job_release(&r->jobs[i]);
+    free(r->jobs);
+    r->jobs = NULL;
+    free(r->calls);
+    r->calls = NULL;
+    r->n_calls = r->k = 0;
+    seam_result_free(r->res);
+    r->res = NULL;
+}
+
+void seam_run_free(seam_run *r)
+{
+    if (!r)
+        return;
+    release_turn(r);
+    if (r->ex && r->ex->current == r)
+        r->ex->current = NULL;
+    free(r);
+}
+
+static int run_create(seam_executor *ex, seam_cancel *cancel, seam_run **out, seam_error *err)
+{
+    seam_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    r->ex = ex;
+    r->cancel = cancel ? cancel : ex->send.cancel;
+    r->state = R_TURN;
+    r->paused = -1;
+    seam_error_clear(&r->err);
+    *out = r;
+    return SEAM_OK;
+}
+
+int seam_executor_run(seam_executor *ex, const char *input, seam_cancel *cancel, seam_run **out,
+                      seam_error *err)
+{
+    seam_error_clear(err);
+    if (!ex || !out)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    *out = NULL;
+    if (seam_session_pending_call(ex->session, NULL, NULL))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                              "the session waits for a person's answer: resume it"),
+               SEAM_ERR_INVALID;
+    if (input) {
+        int rc = seam_session_append_user_text(ex->session, input);
+        if (rc != SEAM_OK)
+            return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), rc;
+    }
+    if (seam_session_history_count(ex->session) == 0)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "nothing to run: no input and no history"),
+               SEAM_ERR_INVALID;
+    return run_create(ex, cancel, out, err);
+}
+
+int seam_executor_resume(seam_executor *ex, const char *answer, seam_cancel *cancel, seam_run **out,
+                         seam_error *err)
+{
+    seam_error_clear(err);
+    if (!ex || !out || !answer)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    *out = NULL;
+    const char *name = NULL;
+    const char *id = seam_session_pending_call(ex->session, &name, NULL);
+    if (!id)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "no call waits for an answer"),
+               SEAM_ERR_INVALID;
+    char *quoted = seam_json_quote(answer);
+    if (!quoted)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    /* The answer joins the other results of its turn: one tool message. */
+    seam_message *last = seam_session_last_message(ex->session);
+    int rc;
+    if (last && seam_message_role(last) == SEAM_ROLE_TOOL) {
+        rc = seam_message_add_tool_result(last, id, name, quoted, 0);
+    } else {
+        seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
+        rc = m ? seam_message_add_tool_result(m, id, name, quoted, 0) : SEAM_ERR_NOMEM;
+        if (rc == SEAM_OK)
+            rc = seam_session_append(ex->session, m);
+        seam_message_free(m);
+    }
+    free(quoted);
+    if (rc == SEAM_OK)
+        rc = seam_session_set_pending(ex->session, NULL, NULL, NULL);
+    if (rc != SEAM_OK)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), rc;
+    return run_create(ex, cancel, out, err);
+}
+
+int seam_executor_auxiliary(seam_executor *ex, const seam_request *req, const seam_send_options *o,
+                            seam_result **out, seam_error *err)
+{
+    if (!ex || !req || !out)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    seam_send_options so = ex->send;
+    if (o)
+        memcpy(&so, o, o->size < sizeof so ? o->size : sizeof so);
+    so.size = sizeof so;
+    so.tools = NULL; /* a side call: no tool loop, no tools offered */
+    if (!so.cancel && ex->current)
+        so.cancel = ex->current->cancel;
+    int rc = seam_session_send_request(ex->session, req, &so, out, err);
+    if (rc == SEAM_OK && ex->current)
+        seam_usage_add(&ex->current->usage, seam_result_usage(*out));
+    return rc;
+}
+
+/* The run's error event; the run then ends with status. */
+static int run_fail(seam_run *r, int status, const seam_error *x, int iteration)
+{
+    r->status = status < 0 ? status : SEAM_ERR_PROVIDER;
+    r->err = *x;
+    r->ev = (seam_event){ .kind = SEAM_EVENT_ERROR, .iteration = iteration, .error = &r->err };
+    r->state = R_FAILED;
+    return 1;
+}
+
+static int do_turn(seam_run *r)
+{
+    seam_executor *ex = r->ex;
+    release_turn(r);
+    seam_error x;
+    seam_error_clear(&x);
+    if (seam_cancel_triggered(r->cancel)) {
+        seam_error_set(&x, SEAM_ERROR_CANCELLED, "cancelled");
+        return run_fail(r, SEAM_ERR_PROVIDER, &x, r->iteration);
+    }
+    seam_send_options so = ex->send;
+    so.size = sizeof so;
+    so.tools = ex->tools;
+    so.cancel = r->cancel;
+    int rc = seam_session_send(ex->session, &so, &r->res, &x);
+    int iteration = r->iteration++;
+    if (rc != SEAM_OK)
+        return run_fail(r, rc, &x, iteration);
+    seam_usage_add(&r->usage, seam_result_usage(r->res));
+    const seam_message *m = seam_result_message(r->res);
+    size_t parts = seam_message_part_count(m);
+    r->calls = calloc(parts ? parts : 1, sizeof *r->calls);
+    if (!r->calls) {
+        seam_error_set(&x, SEAM_ERROR_UNKNOWN, "out of memory");
+        return run_fail(r, SEAM_ERR_NOMEM, &x, iteration);
+    }
+    for (size_t i = 0; i < parts; i++) {
+        const seam_part *p = seam_message_part(m, i);
+        if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL && !seam_part_provider_executed(p))
+            r->calls[r->n_calls++] = p;
+    }
+    r->ev = (seam_event){ .kind = SEAM_EVENT_RESPONSE, .iteration = iteration, .response = r->res };
+    r->state = R_RESPONSE;
+    return 1;
+}
+
+static const seam_tool_handler *find_handler(const seam_executor *ex, const char *name)
+{
+    for (size_t i = 0; name && i < ex->n_handlers; i++)
+        if (ex->handlers[i].can_handle(ex->handlers[i].ud, name))
+            return &ex->handlers[i];
+    return NULL;
+}
+
+/* Resolves every call of the turn and runs them together. */
+static int run_tools(seam_run *r)
+{
+    seam_executor *ex = r->ex;
+    seam_error x;
+    seam_error_clear(&x);
+    r->jobs = calloc(r->n_calls, sizeof *r->jobs);
+    if (!r->jobs) {
+        seam_error_set(&x, SEAM_ERROR_UNKNOWN, "out of memory");
+        return run_fail(r, SEAM_ERR_NOMEM, &x, r->iteration - 1);
+    }
+    for (size_t i = 0; i < r->n_calls; i++) {
+        seam_tool_job *j = &r->jobs[i];
+        j->id = seam_part_tool_call_id(r->calls[i]);
+        j->name = seam_part_tool_name(r->calls[i]);
+        j->args_json = seam_part_args_json(r->calls[i]);
+        j->can_pause = 1;
+        const seam_tool_handler *h = find_handler(ex, j->name);
+        seam_tool_fn fn = NULL;
+        const char *schema = NULL;
+        int defined = seam_toolset_find(ex->tools, j->name, &fn, NULL, &schema);
+        if (h) {
+            char why[512];
+            if (schema && seam_schema_validate(schema, j->args_json, why, sizeof why) != SEAM_OK) {
+                seam_tool_job_fail(j, "Invalid arguments for tool %s: %s", j->name, why);
+            } else {
+                j->fn = h->handle;
+                j->ud = h->ud;
+            }
+        } else if (defined && !fn) {
+            seam_tool_job_fail(j, "no handler for tool %s", j->name);
+        } else {
+            seam_tool_job_prepare(j, ex->tools);
+        }
+    }
+    int rc = seam_tools_run(r->jobs, r->n_calls, ex->max_parallel, r->cancel, 0,
+                            r->iteration - 1, &x);
+    if (rc != SEAM_OK) {
+        r->tools_failed = 1;
+        r->err = x;
+        r->status = rc;
+    }
+    /* One person at a time: later pauses of the same turn become errors. */
+    for (size_t i = 0; i < r->n_calls; i++) {
+        if (!r->jobs[i].paused)
+            continue;
+        if (r->paused < 0 && !r->tools_failed) {
+            r->paused = (long)i;
+        } else {
+            r->jobs[i].paused = 0;
+            seam_tool_job_fail(&r->jobs[i], "tool %s cannot wait for a person now", r->jobs[i].name);
+        }
+    }
+    r->k = 0;
+    r->state = R_RESULTS;
+    return 0;
+}
+
+/* After the last result event: the turn's results go into the history. */
+static int finish_round(seam_run *r)
+{
+    seam_executor *ex = r->ex;
+    seam_error x;
+    seam_error_clear(&x);
+    seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
+    int rc = m ? SEAM_OK : SEAM_ERR_NOMEM;
+    for (size_t i = 0; rc == SEAM_OK && i < r->n_calls; i++) {
+        const seam_tool_job *j = &r->jobs[i];
+        if ((long)i == r->paused)
+            continue;
+        rc = seam_message_add_tool_result(m, j->id, j->name, j->result_json ? j->result_json : "null",
+                                          j->is_error);
+    }
+    if (rc == SEAM_OK && seam_message_part_count(m) > 0)
+        rc = seam_session_append(ex->session, m);
+    seam_message_free(m);
+    if (rc == SEAM_OK && r->paused >= 0) {
+        const seam_tool_job *j = &r->jobs[r->paused];
+        rc = seam_session_set_pending(ex->session, j->id, j->name, j->pause_prompt);
+    }
+    if (rc != SEAM_OK) {
+        seam_error_set(&x, SEAM_ERROR_UNKNOWN, "out of memory");
+        return run_fail(r, rc, &x, r->iteration - 1);
+    }
+    if (r->tools_failed) {
+        x = r->err;
+        return run_fail(r, r->status, &x, r->iteration - 1);
+    }
+    if (r->paused >= 0) {
+        r->reason = "paused";
+        r->state = R_DONE; /* the history waits for an answer: no compression now */
+    } else {
+        r->after_compress = r->iteration >= ex->max_iterations ? R_DONE : R_TURN;
+        if (r->after_compress == R_DONE)
+            r->reason = "max_iterations";
+        r->state = R_COMPRESS;
+    }
+    return 0;
+}
+
+/* 1 with a context_compressed event, 0 when nothing was compressed. */
+static int maybe_compress(seam_run *r)
+{
+    seam_executor *ex = r->ex;
+    r->state = r->after_compress;
+    if (!ex->has_engine)
+        return 0;
+    seam_session *s = ex->session;
+    int64_t before = ex->engine.estimate_tokens ? ex->engine.estimate_tokens(ex->engine.ud, s)
+                                                : default_estimate(NULL, s);
+    if (ex->engine.should_compress && !ex->engine.should_compress(ex->engine.ud, s, before))
+        return 0;
+    size_t count_before = seam_session_history_count(s);
+    seam_error x;
+    seam_error_clear(&x);
+    int rc = ex->engine.compress(ex->engine.ud, ex, s, &x);
+    if (rc != SEAM_OK) {
+        if (x.kind == SEAM_ERROR_NONE)
+            seam_error_set(&x, SEAM_ERROR_UNKNOWN, "the context engine failed");
+        return run_fail(r, rc, &x, r->iteration - 1);
+    }
+    int64_t after = ex->engine.estimate_tokens ? ex->engine.estimate_tokens(ex->engine.ud, s)
+                                               : default_estimate(NULL, s);
+    if (after == before && seam_session_history_count(s) == count_before)
+        return 0;
+    r->ev = (seam_event){ .kind = SEAM_EVENT_CONTEXT_COMPRESSED, .iteration = r->iteration - 1,
+                          .tokens_before = before, .tokens_after = after };
+    return 1;
+}
+
+int seam_run_next(seam_run *r, const seam_event **event, seam_error *err)
+{
+    if (!r || !event)
+        return SEAM_ERR_INVALID;
+    *event = NULL;
+    r->ex->current = r;
+    for (;;) {
+        switch (r->state) {
+        case R_TURN:
+            if (do_turn(r)) {
+                *event = &r->ev;
+                if (r->state == R_FAILED)
+                    r->state = R_END;
+                return 1;
+            }
+            break;
+        case R_RESPONSE:
+            if (r->n_calls == 0) {
+                r->reason = "stop";
+                r->after_compress = R_DONE;
+                r->state = R_COMPRESS;
+            } else {
+                r->k = 0;
+                r->state = R_CALLS;
+            }
+            break;
+        case R_CALLS:
+            if (r->k < r->n_calls) {
+                const seam_part *p = r->calls[r->k++];
+                r->ev = (seam_event){ .kind = SEAM_EVENT_TOOL_CALL, .iteration = r->iteration - 1,
+                                      .tool_call_id = seam_part_tool_call_id(p),
+                                      .tool_name = seam_part_tool_name(p),
+                                      .args_json = seam_part_args_json(p) };
+                *event = &r->ev;
+                return 1;
+            }
+            if (run_tools(r)) {
+                *event = &r->ev;
+                r->state = R_END;
+                return 1;
+            }
+            break;
+        case R_RESULTS:
+            while (r->k < r->n_calls && (long)r->k == r->paused)
+                r->k++;
+            if (r->k < r->n_calls) {
+                const seam_tool_job *j = &r->jobs[r->k++];
+                r->ev = (seam_event){ .kind = SEAM_EVENT_TOOL_RESULT, .iteration = r->iteration - 1,
+                                      .tool_call_id = j->id, .tool_name = j->name,
+                                      .result_json = j->result_json ? j->result_json : "null",
+                                      .is_error = j->is_error };
+                *event = &r->ev;
+                return 1;
+            }
+            if (finish_round(r)) {
+                *event = &r->ev;
+                r->state = R_END;
+                return 1;
+            }
+            break;
+        case R_COMPRESS:
+            if (maybe_compress(r)) {
+                *event = &r->ev;
+                if (r->state == R_FAILED)
+                    r->state = R_END;
+                return 1;
+            }
+            break;
+        case R_DONE: {
+            const char *pending = NULL, *prompt = NULL;
+            if (r->paused >= 0)
+                pending = seam_session_pending_call(r->ex->session, NULL, &prompt);
+            r->ev = (seam_event){ .kind = SEAM_EVENT_DONE, .iteration = r->iteration - 1,
+                                  .usage = &r->usage, .iterations = r->iteration,
+                                  .reason = r->reason ? r->reason : "stop",
+                                  .pending_call_id = pending, .prompt = prompt };
+            r->status = SEAM_OK;
+            r->state = R_END;
+            *event = &r->ev;
+            return 1;
+        }
+        case R_FAILED:
+            r->state = R_END;
+            *event = &r->ev;
+            return 1;
+        case R_END:
+            if (r->status != SEAM_OK && err)
+                *err = r->err;
+            r->ex->current = NULL;
+            return r->status;
+        }
+    }
+}

@@ -1,0 +1,214 @@
+/* test_jsonschema.c — seam_schema_validate(): each covered keyword accepting
+ * and rejecting, the messages (JSON pointer of the failing value and the
+ * reason), ECMA pattern translation (classes, lazy quantifiers, code points)
+ * and the constructs deliberately ignored, $ref inside the document and its
+ * recursion bound, and bad input. The official suite is run by schema_suite. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <string.h>
+
+#include <seam/seam.h>
+
+static char msg[512];
+
+static int valid(const char *schema, const char *value)
+{
+    return seam_schema_validate(schema, value, msg, sizeof msg) == SEAM_OK;
+}
+
+/* Rejected, and the message mentions `needle`. */
+static int rejected_with(const char *schema, const char *value, const char *needle)
+{
+    int rc = seam_schema_validate(schema, value, msg, sizeof msg);
+    if (rc != SEAM_ERR_INVALID)
+        return 0;
+    if (!strstr(msg, needle)) {
+        fprintf(stderr, "\n  message \"%s\" lacks \"%s\"\n", msg, needle);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_type(void)
+{
+    CU_ASSERT(valid("{\"type\":\"integer\"}", "3"));
+    CU_ASSERT(valid("{\"type\":\"integer\"}", "3.0"));
+    CU_ASSERT(rejected_with("{\"type\":\"integer\"}", "3.5", "expected integer, got number"));
+    CU_ASSERT(valid("{\"type\":\"number\"}", "3"));
+    CU_ASSERT(rejected_with("{\"type\":\"string\"}", "null", "got null"));
+    CU_ASSERT(valid("{\"type\":[\"string\",\"null\"]}", "null"));
+    CU_ASSERT(rejected_with("{\"type\":[\"string\",\"null\"]}", "1", "not one of the allowed types"));
+    CU_ASSERT(valid("{\"type\":\"object\"}", "{}"));
+    CU_ASSERT(!valid("{\"type\":\"object\"}", "[]"));
+    CU_ASSERT(valid("{\"type\":\"array\"}", "[]"));
+    CU_ASSERT(valid("{\"type\":\"boolean\"}", "false"));
+    CU_ASSERT(!valid("{\"type\":\"boolean\"}", "0"));
+}
+
+static void test_objects(void)
+{
+    const char *s = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
+                    "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":14}},"
+                    "\"required\":[\"city\"],\"additionalProperties\":false}";
+    CU_ASSERT(valid(s, "{\"city\":\"Oslo\",\"days\":3}"));
+    CU_ASSERT(rejected_with(s, "{\"days\":3}", "missing required property \"city\""));
+    CU_ASSERT(rejected_with(s, "{\"city\":\"Oslo\",\"days\":0}", "/days: 0 is less than the minimum 1"));
+    CU_ASSERT(rejected_with(s, "{\"city\":\"Oslo\",\"days\":15}", "greater than the maximum 14"));
+    CU_ASSERT(rejected_with(s, "{\"city\":7}", "/city: expected string"));
+    CU_ASSERT(rejected_with(s, "{\"city\":\"Oslo\",\"units\":\"C\"}", "property \"units\" is not allowed"));
+    /* additionalProperties as a schema, patternProperties, propertyNames */
+    CU_ASSERT(valid("{\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":2}"));
+    CU_ASSERT(rejected_with("{\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":\"x\"}", "/b"));
+    CU_ASSERT(valid("{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+                    "{\"x-a\":\"1\"}"));
+    CU_ASSERT(!valid("{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+                     "{\"y\":\"1\"}"));
+    CU_ASSERT(!valid("{\"propertyNames\":{\"maxLength\":3}}", "{\"long\":1}"));
+    CU_ASSERT(valid("{\"minProperties\":1,\"maxProperties\":2}", "{\"a\":1}"));
+    CU_ASSERT(!valid("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}"));
+    CU_ASSERT(!valid("{\"dependentRequired\":{\"a\":[\"b\"]}}", "{\"a\":1}"));
+    /* The pointer escapes ~ and / in names. */
+    CU_ASSERT(rejected_with("{\"properties\":{\"a/b~c\":{\"type\":\"string\"}}}", "{\"a/b~c\":1}", "/a~1b~0c"));
+}
+
+static void test_arrays(void)
+{
+    CU_ASSERT(valid("{\"items\":{\"type\":\"integer\"}}", "[1,2,3]"));
+    CU_ASSERT(rejected_with("{\"items\":{\"type\":\"integer\"}}", "[1,\"2\"]", "/1: expected integer"));
+    CU_ASSERT(valid("{\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"type\":\"integer\"}}", "[\"a\",1,2]"));
+    CU_ASSERT(!valid("{\"prefixItems\":[{\"type\":\"string\"}],\"items\":false}", "[\"a\",1]"));
+    CU_ASSERT(!valid("{\"minItems\":2}", "[1]"));
+    CU_ASSERT(!valid("{\"maxItems\":1}", "[1,2]"));
+    CU_ASSERT(!valid("{\"uniqueItems\":true}", "[1,{\"a\":[1]},1.0]"));
+    CU_ASSERT(valid("{\"uniqueItems\":true}", "[1,{\"a\":[1]},{\"a\":[2]}]"));
+    CU_ASSERT(valid("{\"contains\":{\"const\":3}}", "[1,3]"));
+    CU_ASSERT(!valid("{\"contains\":{\"const\":3}}", "[1,2]"));
+    CU_ASSERT(!valid("{\"contains\":{\"const\":3},\"maxContains\":1}", "[3,3]"));
+}
+
+static void test_values(void)
+{
+    CU_ASSERT(valid("{\"enum\":[\"c\",\"f\",1]}", "\"f\""));
+    CU_ASSERT(valid("{\"enum\":[\"c\",\"f\",1]}", "1.0"));
+    CU_ASSERT(rejected_with("{\"enum\":[\"c\",\"f\"]}", "\"k\"", "\"k\" is not one of the allowed values"));
+    CU_ASSERT(valid("{\"const\":{\"a\":[1,2]}}", "{\"a\":[1,2.0]}"));
+    CU_ASSERT(!valid("{\"const\":{\"a\":[1,2]}}", "{\"a\":[2,1]}"));
+    CU_ASSERT(valid("{\"const\":null}", "null"));
+    CU_ASSERT(!valid("{\"const\":false}", "0"));
+    CU_ASSERT(!valid("{\"exclusiveMinimum\":0}", "0"));
+    CU_ASSERT(valid("{\"exclusiveMaximum\":1}", "0.999"));
+    CU_ASSERT(valid("{\"multipleOf\":0.01}", "0.07"));
+    CU_ASSERT(!valid("{\"multipleOf\":2}", "7"));
+    /* Large integers compare exactly. */
+    CU_ASSERT(!valid("{\"maximum\":9007199254740992}", "9007199254740993"));
+}
+
+static void test_strings(void)
+{
+    /* Lengths count code points: "ééé" is 3 characters, 6 bytes. */
+    CU_ASSERT(valid("{\"maxLength\":3}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\""));
+    CU_ASSERT(rejected_with("{\"maxLength\":2}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", "longer than 2"));
+    CU_ASSERT(rejected_with("{\"minLength\":4}", "\"abc\"", "shorter than 4"));
+    CU_ASSERT(valid("{\"minLength\":1}", "\"\\ud83d\\ude00\""));
+}
+
+static void test_patterns(void)
+{
+    CU_ASSERT(valid("{\"pattern\":\"^[a-z]+\\\\d{2,3}$\"}", "\"abc12\""));
+    CU_ASSERT(rejected_with("{\"pattern\":\"^[a-z]+\\\\d{2,3}$\"}", "\"abc1\"", "does not match the pattern"));
+    /* Unanchored: a search. */
+    CU_ASSERT(valid("{\"pattern\":\"b+\"}", "\"abbbc\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^b+$\"}", "\"abbbc\""));
+    /* Classes, inside and outside brackets. */
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\w+@\\\\w+\\\\.\\\\w+$\"}", "\"me@example.org\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^\\\\w+@\\\\w+\\\\.\\\\w+$\"}", "\"me@exampleXorg\""));
+    CU_ASSERT(valid("{\"pattern\":\"^[\\\\d\\\\s-]+$\"}", "\"12 34-5\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^[\\\\d\\\\s-]+$\"}", "\"12a\""));
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\S+$\"}", "\"abc\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^\\\\S+$\"}", "\"a c\""));
+    /* Non-capturing groups and lazy quantifiers. */
+    CU_ASSERT(valid("{\"pattern\":\"^(?:ab)+?c$\"}", "\"ababc\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^(?:ab)+?c$\"}", "\"abac\""));
+    /* "." is one code point. */
+    CU_ASSERT(valid("{\"pattern\":\"^.$\"}", "\"\xc3\xa9\""));
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\p{L}+$\"}", "\"\xc3\xa9t\xc3\xa9\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^\\\\p{L}+$\"}", "\"42\""));
+    /* Literal braces and escaped punctuation. */
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\{x\\\\}\\\\$$\"}", "\"{x}$\""));
+    /* Untranslatable constructs are ignored rather than guessed. */
+    CU_ASSERT(valid("{\"pattern\":\"^(?!admin).*$\"}", "\"admin\""));
+    CU_ASSERT(valid("{\"pattern\":\"(a)\\\\1\"}", "\"xyz\""));
+}
+
+static void test_combinators(void)
+{
+    const char *any = "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":0}]}";
+    CU_ASSERT(valid(any, "\"x\""));
+    CU_ASSERT(valid(any, "3"));
+    CU_ASSERT(rejected_with(any, "-1", "none of the anyOf"));
+    const char *one = "{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":2}]}";
+    CU_ASSERT(valid(one, "1"));
+    CU_ASSERT(valid(one, "2.5"));
+    CU_ASSERT(rejected_with(one, "3", "more than one of the oneOf"));
+    CU_ASSERT(rejected_with("{\"allOf\":[{\"type\":\"integer\"},{\"maximum\":5}]}", "6", "maximum 5"));
+    CU_ASSERT(!valid("{\"not\":{\"type\":\"null\"}}", "null"));
+    CU_ASSERT(valid("{\"not\":{\"type\":\"null\"}}", "0"));
+    CU_ASSERT(valid("{\"if\":{\"minimum\":10},\"then\":{\"multipleOf\":10},\"else\":{\"maximum\":5}}", "20"));
+    CU_ASSERT(!valid("{\"if\":{\"minimum\":10},\"then\":{\"multipleOf\":10},\"else\":{\"maximum\":5}}", "7"));
+}
+
+static void test_boolean_schemas_and_refs(void)
+{
+    CU_ASSERT(valid("true", "{\"anything\":1}"));
+    CU_ASSERT(rejected_with("false", "1", "no value is allowed"));
+    CU_ASSERT(valid("{}", "[1,\"a\"]"));
+    const char *s = "{\"$defs\":{\"pos\":{\"type\":\"integer\",\"minimum\":1}},"
+                    "\"properties\":{\"n\":{\"$ref\":\"#/$defs/pos\"}}}";
+    CU_ASSERT(valid(s, "{\"n\":2}"));
+    CU_ASSERT(rejected_with(s, "{\"n\":0}", "/n"));
+    /* A recursive tree. */
+    const char *tree = "{\"type\":\"object\",\"properties\":{\"kids\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}},"
+                       "\"v\":{\"type\":\"integer\"}}}";
+    CU_ASSERT(valid(tree, "{\"v\":1,\"kids\":[{\"v\":2,\"kids\":[]},{\"v\":3}]}"));
+    CU_ASSERT(rejected_with(tree, "{\"kids\":[{\"kids\":[{\"v\":\"x\"}]}]}", "/kids/0/kids/0/v"));
+    /* A cycle that never reaches a value is bounded, not a crash. */
+    CU_ASSERT(rejected_with("{\"$ref\":\"#\"}", "1", "too deep"));
+    /* A reference out of the document is ignored. */
+    CU_ASSERT(valid("{\"$ref\":\"https://example.org/schema.json\"}", "1"));
+}
+
+static void test_bad_input(void)
+{
+    CU_ASSERT(rejected_with("{not json", "1", "invalid schema"));
+    CU_ASSERT(rejected_with("{}", "{oops", "not JSON"));
+    CU_ASSERT(rejected_with("[1]", "1", "invalid schema"));
+    CU_ASSERT_EQUAL(seam_schema_validate(NULL, "1", msg, sizeof msg), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_schema_validate("{}", NULL, NULL, 0), SEAM_ERR_INVALID);
+    /* A tiny message buffer is truncated, never overrun. */
+    char small[8];
+    CU_ASSERT_EQUAL(seam_schema_validate("{\"type\":\"string\"}", "1", small, sizeof small), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(strlen(small), 7);
+    CU_ASSERT_EQUAL(seam_schema_validate("{\"type\":\"string\"}", "1", NULL, 0), SEAM_ERR_INVALID);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("jsonschema", NULL, NULL);
+    CU_add_test(s, "type", test_type);
+    CU_add_test(s, "objects", test_objects);
+    CU_add_test(s, "arrays", test_arrays);
+    CU_add_test(s, "values", test_values);
+    CU_add_test(s, "strings", test_strings);
+    CU_add_test(s, "patterns", test_patterns);
+    CU_add_test(s, "combinators", test_combinators);
+    CU_add_test(s, "boolean schemas and refs", test_boolean_schemas_and_refs);
+    CU_add_test(s, "bad input", test_bad_input);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,1274 @@
+/* test_loop.c — generation with the tool loop (seam_loop_generate and
+ * seam_loop_stream_*) through the real loader: the scripted mock plugin for
+ * the loop's behaviour, and the OpenAI codec against the fake server where the
+ * wire itself must be seen (one continuation request holding every result,
+ * tool_choice, images). Covers every acceptance case of the generation API:
+ * prompt / messages / both, stream text and metadata, the accumulator, abort,
+ * total / per-step / first-content / idle deadlines, active and passive tools,
+ * max rounds and 0, parallel calls timed by overlap, error results, steps with
+ * usage, tool_choice modes and multimodal input. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+static seam_client *mock;     /* provider "m" (mock), chain default */
+static fake_server *srv;
+static seam_client *oa;       /* provider "o" (openai) at the fake server, chain default */
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* A request with one user message whose provider options hold a mock script. */
+static seam_request *scripted(const char *prompt, const char *script_json)
+{
+    seam_request *r = seam_request_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(seam_request_add_user_text(r, prompt), SEAM_OK);
+    if (script_json)
+        CU_ASSERT_EQUAL_FATAL(seam_request_set_provider_options(r, script_json), SEAM_OK);
+    return r;
+}
+
+/* ---- tools used by the tests ----------------------------------------------------- */
+
+typedef struct tool_log {
+    pthread_mutex_t mu;
+    int calls;
+    int64_t start[16], end[16];
+    char last_args[256];
+    int saw_cancel;
+} tool_log;
+
+static tool_log tlog = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void tlog_reset(void)
+{
+    pthread_mutex_lock(&tlog.mu);
+    tlog.calls = 0;
+    tlog.saw_cancel = 0;
+    tlog.last_args[0] = '\0';
+    pthread_mutex_unlock(&tlog.mu);
+}
+
+static int record(const seam_tool_call *call, int64_t start)
+{
+    pthread_mutex_lock(&tlog.mu);
+    int i = tlog.calls++;
+    if (i < 16) {
+        tlog.start[i] = start;
+        tlog.end[i] = now_ms();
+    }
+    snprintf(tlog.last_args, sizeof tlog.last_args, "%s", call->args_json);
+    pthread_mutex_unlock(&tlog.mu);
+    return i;
+}
+
+/* add(a, b) -> a + b */
+static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    int64_t start = now_ms();
+    json_object *args = json_tokener_parse(call->args_json);
+    json_object *a = NULL, *b = NULL;
+    json_object_object_get_ex(args, "a", &a);
+    json_object_object_get_ex(args, "b", &b);
+    char text[64];
+    snprintf(text, sizeof text, "%lld",
+             (long long)(json_object_get_int64(a) + json_object_get_int64(b)));
+    json_object_put(args);
+    record(call, start);
+    return seam_tool_output_json(out, text);
+}
+
+/* slow(): sleeps 150 ms, for the overlap test. */
+static int tool_slow(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    int64_t start = now_ms();
+    sleep_ms(150);
+    record(call, start);
+    return seam_tool_output_text(out, call->id);
+}
+
+/* fails(): an error with a message. */
+static int tool_fails(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    record(call, now_ms());
+    seam_tool_output_error(out, "disk %s is full", "/dev/sda1");
+    return -1;
+}
+
+/* waits(): waits for its cancel token, up to 3 s. */
+static int tool_waits(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    int64_t start = now_ms();
+    while (!seam_cancel_triggered(call->cancel) && now_ms() - start < 3000)
+        sleep_ms(5);
+    pthread_mutex_lock(&tlog.mu);
+    tlog.saw_cancel = seam_cancel_triggered(call->cancel);
+    pthread_mutex_unlock(&tlog.mu);
+    record(call, start);
+    return seam_tool_output_text(out, "stopped");
+}
+
+static const char add_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
+    "\"required\":[\"a\",\"b\"],\"additionalProperties\":false}";
+
+static seam_toolset *tools_with_add(void)
+{
+    seam_toolset *ts = seam_toolset_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ts);
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, "add", "Adds two integers", add_schema, tool_add, NULL), SEAM_OK);
+    return ts;
+}
+
+/* Counts the successful model calls. */
+static void count_attempt(void *ud, const seam_attempt *a)
+{
+    if (a->outcome == SEAM_ATTEMPT_SUCCEEDED)
+        (*(int *)ud)++;
+}
+
+/* ---- input ----------------------------------------------------------------------------- */
+
+static void test_prompt(void)
+{
+    seam_request *req = seam_request_new();
+    seam_request_set_provider_options(req, "{\"reply\":\"Hi there.\"}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.prompt = "hello";
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "Hi there.");
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 1);
+    CU_ASSERT_PTR_NULL(seam_generation_error(g));
+    CU_ASSERT_EQUAL(seam_generation_message_count(g), 1);
+    CU_ASSERT_EQUAL(seam_message_role(seam_generation_message(g, 0)), SEAM_ROLE_ASSISTANT);
+    CU_ASSERT(seam_generation_usage(g)->present & SEAM_USAGE_OUTPUT);
+    CU_ASSERT_EQUAL(seam_generation_usage(g)->output_tokens, 2);
+    seam_generation_free(g);
+    seam_request_free(req);
+
+    /* A prompt alone, no request at all: the mock echoes it. */
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, NULL, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "Hello from the seam mock provider. You said: hello");
+    seam_generation_free(g);
+}
+
+static void test_messages(void)
+{
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "first question");
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_text(a, "first answer");
+    seam_request_add_message(req, a);
+    seam_request_add_user_text(req, "second question");
+    /* The mock picks replies[n] for a request holding n assistant messages. */
+    seam_request_set_provider_options(req, "{\"replies\":[{\"reply\":\"zero\"},{\"reply\":\"one\"}]}");
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, NULL, &g, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "one");
+    seam_generation_free(g);
+    seam_request_free(req);
+}
+
+static void test_prompt_and_messages_is_an_error(void)
+{
+    seam_request *req = scripted("a message", NULL);
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.prompt = "and a prompt";
+    seam_generation *g = (seam_generation *)&g;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NULL(g);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not both"));
+    seam_loop_stream *s = (seam_loop_stream *)&s;
+    CU_ASSERT_EQUAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NULL(s);
+    /* Neither is an error too. */
+    o.prompt = NULL;
+    seam_request *empty = seam_request_new();
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, empty, &o, &g, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, NULL, NULL, &g, &err), SEAM_ERR_INVALID);
+    seam_request_free(empty);
+    /* An unknown chain fails before anything is sent: no generation. */
+    seam_call_options co = { .size = sizeof co, .chain = "nope" };
+    o.call = &co;
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NULL(g);
+    seam_request_free(req);
+}
+
+/* ---- streams ------------------------------------------------------------------------------ */
+
+static void test_stream_text_concatenates(void)
+{
+    seam_request *req = scripted("hi", "{\"reply\":\"The quick brown fox jumps.\",\"chunks\":5}");
+    seam_loop_stream *s = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, NULL, &s, &err), SEAM_OK);
+    char text[256] = "";
+    int deltas = 0, rc;
+    const seam_chunk *c;
+    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+        if (c->type == SEAM_CHUNK_TEXT_DELTA) {
+            strcat(text, c->text);
+            deltas++;
+        }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(deltas, 5);
+    CU_ASSERT_STRING_EQUAL(text, "The quick brown fox jumps.");
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(seam_loop_stream_generation(s)), text);
+    seam_loop_stream_free(s);
+
+    /* The text-only iterator gives the same text and nothing else. */
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, NULL, &s, &err), SEAM_OK);
+    const char *piece;
+    text[0] = '\0';
+    deltas = 0;
+    while ((rc = seam_loop_stream_next_text(s, &piece, &err)) == 1) {
+        strcat(text, piece);
+        deltas++;
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(deltas, 5);
+    CU_ASSERT_STRING_EQUAL(text, "The quick brown fox jumps.");
+    seam_loop_stream_free(s);
+    seam_request_free(req);
+}
+
+static void test_stream_start_and_finish_metadata(void)
+{
+    seam_request *req = scripted("hi", "{\"reply\":\"ok then\",\"reasoning\":\"think\",\"signature\":\"sig\","
+                                       "\"usage\":{\"input_tokens\":7,\"output_tokens\":2}}");
+    seam_loop_stream *s = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, NULL, &s, &err), SEAM_OK);
+    const seam_chunk *c;
+    seam_chunk_type first = 0, last = 0;
+    seam_stop_reason stop = SEAM_STOP_NONE;
+    seam_usage usage = { 0 };
+    int n = 0, rc;
+    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1) {
+        if (n++ == 0)
+            first = c->type;
+        last = c->type;
+        if (c->type == SEAM_CHUNK_STOP) {
+            stop = c->stop_reason;
+            usage = c->usage;
+        }
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(first, SEAM_CHUNK_REASONING_START);
+    CU_ASSERT_EQUAL(last, SEAM_CHUNK_STOP);
+    CU_ASSERT_EQUAL(stop, SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(usage.input_tokens, 7);
+    CU_ASSERT_EQUAL(usage.output_tokens, 2);
+    const seam_result *res = seam_generation_response(seam_loop_stream_generation(s));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+    CU_ASSERT_STRING_EQUAL(seam_result_provider(res), "m");
+    CU_ASSERT_STRING_EQUAL(seam_result_model(res), "mock-1");
+    CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
+    seam_loop_stream_free(s);
+    seam_request_free(req);
+}
+
+static int usage_equal(const seam_usage *a, const seam_usage *b)
+{
+    return a->present == b->present && a->input_tokens == b->input_tokens &&
+           a->output_tokens == b->output_tokens && a->cache_read_tokens == b->cache_read_tokens &&
+           a->cache_write_tokens == b->cache_write_tokens && a->reasoning_tokens == b->reasoning_tokens;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int results_equal(const seam_result *a, const seam_result *b)
+{
+    if (seam_result_stop_reason(a) != seam_result_stop_reason(b) ||
+        !usage_equal(seam_result_usage(a), seam_result_usage(b)) ||
+        !str_eq(seam_result_text(a), seam_result_text(b)))
+        return 0;
+    const seam_message *ma = seam_result_message(a), *mb = seam_result_message(b);
+    if (seam_message_part_count(ma) != seam_message_part_count(mb))
+        return 0;
+    for (size_t i = 0; i < seam_message_part_count(ma); i++) {
+        const seam_part *p = seam_message_part(ma, i), *q = seam_message_part(mb, i);
+        if (seam_part_get_type(p) != seam_part_get_type(q) || !str_eq(seam_part_text(p), seam_part_text(q)) ||
+            !str_eq(seam_part_signature(p), seam_part_signature(q)) ||
+            !str_eq(seam_part_tool_call_id(p), seam_part_tool_call_id(q)) ||
+            !str_eq(seam_part_tool_name(p), seam_part_tool_name(q)) ||
+            (seam_part_get_type(p) == SEAM_PART_TOOL_CALL &&
+             !str_eq(seam_part_args_json(p), seam_part_args_json(q))))
+            return 0;
+    }
+    return 1;
+}
+
+static void test_accumulator_equals_generate(void)
+{
+    seam_request *req = scripted("hi", "{\"reply\":\"Let me look that up.\",\"reasoning\":\"need data\","
+                                       "\"signature\":\"s1\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"lookup\","
+                                       "\"args\":{\"q\":\"weather in Oslo\",\"n\":3}}],"
+                                       "\"usage\":{\"input_tokens\":12,\"output_tokens\":9,\"reasoning_tokens\":2}}");
+    seam_error err;
+    /* Folding any chunk stream gives what a blocking call returns. */
+    seam_result *blocking = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(mock, req, NULL, &blocking, &err), SEAM_OK);
+    seam_stream *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(mock, req, NULL, &st, &err), SEAM_OK);
+    seam_result *acc = seam_result_new();
+    const seam_chunk *c;
+    int rc;
+    while ((rc = seam_stream_next(st, &c, &err)) == 1)
+        CU_ASSERT_EQUAL(seam_result_add_chunk(acc, c), SEAM_OK);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(results_equal(acc, blocking));
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_result_message(acc)), 3);
+    seam_stream_free(st);
+
+    /* The loop's stream, folded, equals the loop's generate. */
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.max_tool_rounds = 0;
+    seam_generation *g = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT(results_equal(seam_generation_response(g), blocking));
+    seam_loop_stream *ls = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &ls, &err), SEAM_OK);
+    seam_result *acc2 = seam_result_new();
+    while ((rc = seam_loop_stream_next(ls, &c, &err)) == 1)
+        seam_result_add_chunk(acc2, c);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(results_equal(acc2, seam_generation_response(g)));
+    CU_ASSERT(results_equal(seam_generation_response(seam_loop_stream_generation(ls)),
+                            seam_generation_response(g)));
+    seam_loop_stream_free(ls);
+    seam_result_free(acc2);
+    seam_generation_free(g);
+    seam_result_free(acc);
+    seam_result_free(blocking);
+    seam_request_free(req);
+}
+
+/* Two rounds of tools, streamed: each turn's chunks end with its stop, the
+ * round's tool results follow as tool_result chunks, and the generation equals
+ * the blocking one step by step. */
+static const char two_round_script[] =
+    "{\"replies\":["
+    "{\"reply\":\"Adding.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}},"
+    "{\"id\":\"c2\",\"name\":\"add\",\"args\":{\"a\":3,\"b\":4}}],\"usage\":{\"input_tokens\":10,\"output_tokens\":5}},"
+    "{\"reply\":\"Again.\",\"tool_calls\":[{\"id\":\"c3\",\"name\":\"add\",\"args\":{\"a\":3,\"b\":7}}],"
+    "\"usage\":{\"input_tokens\":20,\"output_tokens\":6}},"
+    "{\"reply\":\"3, 7 and 10.\",\"usage\":{\"input_tokens\":30,\"output_tokens\":4}}]}";
+
+static void test_stream_with_tools(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted("add things", two_round_script);
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    seam_loop_stream *s = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    char trace[1024] = "";
+    const seam_chunk *c;
+    int rc;
+    size_t max_step = 0;
+    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1) {
+        size_t step = seam_loop_stream_step(s);
+        if (step > max_step)
+            max_step = step;
+        char item[128] = "";
+        if (c->type == SEAM_CHUNK_STOP)
+            snprintf(item, sizeof item, "%zu:stop(%s) ", step, seam_stop_reason_name(c->stop_reason));
+        else if (c->type == SEAM_CHUNK_TOOL_RESULT)
+            snprintf(item, sizeof item, "%zu:result(%s=%s%s) ", step, c->id, c->result_json,
+                     c->is_error ? ",error" : "");
+        else if (c->type == SEAM_CHUNK_TOOL_CALL_END)
+            snprintf(item, sizeof item, "%zu:call(%s) ", step, c->id);
+        strcat(trace, item);
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(trace, "0:call(c1) 0:call(c2) 0:stop(tool_use) 0:result(c1=3) 0:result(c2=7) "
+                                  "1:call(c3) 1:stop(tool_use) 1:result(c3=10) 2:stop(stop) ");
+    CU_ASSERT_EQUAL(max_step, 2);
+    const seam_generation *sg = seam_loop_stream_generation(s);
+    seam_generation *g = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_generation_step_count(sg), 3);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const seam_step *a = seam_generation_step(sg, i), *b = seam_generation_step(g, i);
+        CU_ASSERT(results_equal(seam_step_result(a), seam_step_result(b)));
+        CU_ASSERT_EQUAL(seam_step_tool_result_count(a), seam_step_tool_result_count(b));
+    }
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(sg), "3, 7 and 10.");
+    CU_ASSERT(usage_equal(seam_generation_usage(sg), seam_generation_usage(g)));
+    seam_generation_free(g);
+    seam_loop_stream_free(s);
+
+    /* The text iterator runs the tools too and yields every turn's text. */
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    char text[256] = "";
+    const char *piece;
+    while ((rc = seam_loop_stream_next_text(s, &piece, &err)) == 1)
+        strcat(text, piece);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(text, "Adding.Again.3, 7 and 10.");
+    seam_loop_stream_free(s);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+/* ---- cancel and deadlines ------------------------------------------------------------------ */
+
+typedef struct delayed_cancel {
+    seam_cancel *c;
+    int ms;
+} delayed_cancel;
+
+static void *cancel_later(void *arg)
+{
+    delayed_cancel *d = arg;
+    sleep_ms(d->ms);
+    seam_cancel_trigger(d->c);
+    return NULL;
+}
+
+static void test_abort_before_start(void)
+{
+    seam_cancel *cancel = seam_cancel_new();
+    seam_cancel_trigger(cancel);
+    seam_call_options co = { .size = sizeof co, .cancel = cancel };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.call = &co;
+    seam_request *req = scripted("hi", NULL);
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 0);
+    CU_ASSERT_EQUAL(seam_generation_error(g)->kind, SEAM_ERROR_CANCELLED);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_cancel_free(cancel);
+}
+
+/* A cancel in the middle of the second turn: the transfer stops at once and
+ * the generation reports cancelled with the first turn's usage. */
+static void test_abort_in_flight(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted(
+        "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":1}}],"
+              "\"usage\":{\"input_tokens\":5,\"output_tokens\":3}},"
+              "{\"reply\":\"a long answer in many pieces\",\"chunks\":40,\"delay_ms\":50}]}");
+    for (int streaming = 0; streaming <= 1; streaming++) {
+        seam_cancel *cancel = seam_cancel_new();
+        seam_call_options co = { .size = sizeof co, .cancel = cancel };
+        seam_loop_options o;
+        seam_loop_options_init(&o);
+        o.call = &co;
+        o.tools = ts;
+        delayed_cancel d = { cancel, 200 };
+        pthread_t th;
+        int64_t t0 = now_ms();
+        pthread_create(&th, NULL, cancel_later, &d);
+        seam_error err;
+        const seam_generation *g;
+        seam_generation *owned = NULL;
+        seam_loop_stream *s = NULL;
+        int rc;
+        if (streaming) {
+            CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+            const seam_chunk *c;
+            while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+                ;
+            g = seam_loop_stream_generation(s);
+        } else {
+            rc = seam_loop_generate(mock, req, &o, &owned, &err);
+            g = owned;
+        }
+        int64_t took = now_ms() - t0;
+        pthread_join(th, NULL);
+        CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
+        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+        CU_ASSERT(took < 1500); /* the whole answer would take 2 s */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+        CU_ASSERT_EQUAL(seam_generation_error(g)->kind, SEAM_ERROR_CANCELLED);
+        /* Two steps: the tool turn and the cancelled one (partial, with the error). */
+        CU_ASSERT_EQUAL(seam_generation_step_count(g), 2);
+        CU_ASSERT_EQUAL(seam_generation_usage(g)->input_tokens, 5);
+        CU_ASSERT_EQUAL(seam_generation_usage(g)->output_tokens, 3);
+        const seam_result *last = seam_generation_response(g);
+        CU_ASSERT_EQUAL(seam_result_stop_reason(last), SEAM_STOP_ERROR);
+        CU_ASSERT_EQUAL(seam_result_error(last)->kind, SEAM_ERROR_CANCELLED);
+        seam_generation_free(owned);
+        seam_loop_stream_free(s);
+        seam_cancel_free(cancel);
+    }
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_step_timeout(void)
+{
+    seam_request *req = scripted("hi", "{\"reply\":\"slow slow slow slow\",\"chunks\":10,\"delay_ms\":100}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.step_timeout_ms = 150;
+    seam_generation *g = NULL;
+    seam_error err;
+    int64_t t0 = now_ms();
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    int64_t took = now_ms() - t0;
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "step deadline"));
+    CU_ASSERT(took >= 140 && took < 900);
+    seam_generation_free(g);
+    seam_request_free(req);
+}
+
+/* Every turn takes about 180 ms and asks for a tool again: the 300 ms total
+ * deadline ends the run inside its second turn. */
+static void test_total_timeout(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted(
+        "hi", "{\"reply\":\"working\",\"delay_ms\":20,\"tool_calls\":[{\"id\":\"c\",\"name\":\"add\","
+              "\"args\":{\"a\":1,\"b\":1}}]}");
+    seam_call_options co = { .size = sizeof co, .timeout_ms = 300 };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.call = &co;
+    o.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    int64_t t0 = now_ms();
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    int64_t took = now_ms() - t0;
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "total deadline"));
+    CU_ASSERT(took >= 290 && took < 1000);
+    CU_ASSERT(seam_generation_step_count(g) >= 2);
+    CU_ASSERT(seam_step_tool_result_count(seam_generation_step(g, 0)) == 1);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+/* The total deadline passes while a tool runs: the tool's cancel token fires,
+ * the run ends with a timeout, and the worker was joined. */
+static void test_deadline_during_tools(void)
+{
+    seam_toolset *ts = seam_toolset_new();
+    seam_toolset_add(ts, "wait", "waits", NULL, tool_waits, NULL);
+    seam_request *req = scripted("hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"w\",\"name\":\"wait\"}]},"
+                                       "{\"reply\":\"never\"}]}");
+    seam_call_options co = { .size = sizeof co, .timeout_ms = 200 };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.call = &co;
+    o.tools = ts;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    int64_t t0 = now_ms();
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT(now_ms() - t0 < 1500);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_EQUAL(tlog.calls, 1);
+    CU_ASSERT_EQUAL(tlog.saw_cancel, 1);
+    /* The result the tool gave is kept in its step. */
+    CU_ASSERT_EQUAL(seam_step_tool_result_count(seam_generation_step(g, 0)), 1);
+    seam_generation_free(g);
+
+    /* And a cancel during the tools does the same. */
+    seam_cancel *cancel = seam_cancel_new();
+    co.timeout_ms = 0;
+    co.cancel = cancel;
+    delayed_cancel d = { cancel, 100 };
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, &d);
+    tlog_reset();
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_EQUAL(tlog.saw_cancel, 1);
+    seam_generation_free(g);
+    seam_cancel_free(cancel);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_stream_first_content_and_idle_timeouts(void)
+{
+    seam_request *req = scripted("hi", "{\"reply\":\"late\",\"chunks\":2,\"delay_ms\":400}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.first_content_timeout_ms = 100;
+    seam_loop_stream *s = NULL;
+    seam_error err;
+    int64_t t0 = now_ms();
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    const seam_chunk *c;
+    int rc;
+    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+        ;
+    int64_t took = now_ms() - t0;
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "first-content"));
+    CU_ASSERT(took >= 90 && took < 380);
+    seam_loop_stream_free(s);
+
+    /* Content in time: the deadline no longer applies. */
+    seam_request *fast = scripted("hi", "{\"reply\":\"one two three\",\"chunks\":3,\"delay_ms\":60}");
+    o.first_content_timeout_ms = 100;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, fast, &o, &s, &err), SEAM_OK);
+    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+        ;
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(seam_loop_stream_generation(s)), "one two three");
+    seam_loop_stream_free(s);
+    seam_request_free(fast);
+
+    /* The idle gap between received bytes. */
+    seam_call_options co = { .size = sizeof co, .idle_timeout_ms = 100 };
+    o.first_content_timeout_ms = 0;
+    o.call = &co;
+    t0 = now_ms();
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+        ;
+    took = now_ms() - t0;
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "idle"));
+    CU_ASSERT(took < 380);
+    seam_loop_stream_free(s);
+    seam_request_free(req);
+}
+
+/* ---- tools --------------------------------------------------------------------------------------- */
+
+static const char add_once_script[] =
+    "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}}]},"
+    "{\"reply\":\"The sum is 5.\"}]}";
+
+static void test_active_tools_loop(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted("what is 2+3?", add_once_script);
+    int model_calls = 0;
+    seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    o.call = &co;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(model_calls, 2);
+    CU_ASSERT_EQUAL(tlog.calls, 1);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "The sum is 5.");
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 2);
+    CU_ASSERT_EQUAL(seam_generation_tool_call_count(g), 0);
+    const seam_step *s0 = seam_generation_step(g, 0);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(s0), 1);
+    CU_ASSERT_STRING_EQUAL(seam_part_tool_name(seam_step_tool_call(s0, 0)), "add");
+    CU_ASSERT_EQUAL_FATAL(seam_step_tool_result_count(s0), 1);
+    const seam_part *r0 = seam_step_tool_result(s0, 0);
+    CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(r0), "c1");
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r0), "5");
+    CU_ASSERT_FALSE(seam_part_is_error(r0));
+    /* The run added: assistant (call), tool (result), assistant (answer). */
+    CU_ASSERT_EQUAL(seam_generation_message_count(g), 3);
+    CU_ASSERT_EQUAL(seam_message_role(seam_generation_message(g, 1)), SEAM_ROLE_TOOL);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_passive_tools_return_calls(void)
+{
+    /* Passive through the toolset (no callback) and through the request. */
+    for (int via_request = 0; via_request <= 1; via_request++) {
+        seam_toolset *ts = seam_toolset_new();
+        seam_request *req = scripted("what is 2+3?", add_once_script);
+        if (via_request)
+            seam_request_add_tool(req, "add", "Adds", add_schema);
+        else
+            seam_toolset_add(ts, "add", "Adds", add_schema, NULL, NULL);
+        int model_calls = 0;
+        seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
+        seam_loop_options o;
+        seam_loop_options_init(&o);
+        o.tools = ts;
+        o.call = &co;
+        seam_generation *g = NULL;
+        seam_error err;
+        CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+        CU_ASSERT_EQUAL(model_calls, 1);
+        CU_ASSERT_EQUAL(seam_generation_step_count(g), 1);
+        CU_ASSERT_EQUAL_FATAL(seam_generation_tool_call_count(g), 1);
+        CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_generation_tool_call(g, 0)), "c1");
+        CU_ASSERT_STRING_EQUAL(seam_part_args_json(seam_generation_tool_call(g, 0)), "{\"a\":2,\"b\":3}");
+        CU_ASSERT_EQUAL(seam_step_tool_result_count(seam_generation_step(g, 0)), 0);
+        CU_ASSERT_EQUAL(seam_result_stop_reason(seam_generation_response(g)), SEAM_STOP_TOOL_USE);
+        seam_generation_free(g);
+        seam_request_free(req);
+        seam_toolset_free(ts);
+    }
+}
+
+static const char always_add_script[] =
+    "{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":1}}]}";
+
+static void test_max_rounds(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted("loop forever", always_add_script);
+    int model_calls = 0;
+    seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    CU_ASSERT_EQUAL(o.max_tool_rounds, 10);
+    o.tools = ts;
+    o.call = &co;
+    o.max_tool_rounds = 2;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(tlog.calls, 2);
+    CU_ASSERT_EQUAL(model_calls, 3);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 3);
+    CU_ASSERT_EQUAL(seam_generation_tool_call_count(g), 1); /* the last turn's call, not run */
+    seam_generation_free(g);
+
+    /* The default bounds an endless loop at 10 rounds. */
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    tlog_reset();
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(tlog.calls, 10);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 11);
+    seam_generation_free(g);
+
+    /* NULL options mean the defaults too (here: no tools, so calls are unknown
+     * tools answered with errors, ten times). */
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, NULL, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 11);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_zero_rounds_disables(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted("what is 2+3?", add_once_script);
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    o.max_tool_rounds = 0;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(tlog.calls, 0);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 1);
+    CU_ASSERT_EQUAL(seam_generation_tool_call_count(g), 1);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_parallel_calls_overlap(void)
+{
+    seam_toolset *ts = seam_toolset_new();
+    seam_toolset_add(ts, "slow", "takes a while", NULL, tool_slow, NULL);
+    seam_request *req = scripted(
+        "three at once", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
+                         "{\"id\":\"p1\",\"name\":\"slow\"},{\"id\":\"p2\",\"name\":\"slow\"},{\"id\":\"p3\",\"name\":\"slow\"}]},"
+                         "{\"reply\":\"all done\"}]}");
+    int model_calls = 0;
+    seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    o.call = &co;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(tlog.calls, 3);
+    /* Concurrent: every call started before any call ended. */
+    int64_t last_start = 0, first_end = INT64_MAX;
+    for (int i = 0; i < 3; i++) {
+        if (tlog.start[i] > last_start)
+            last_start = tlog.start[i];
+        if (tlog.end[i] < first_end)
+            first_end = tlog.end[i];
+    }
+    CU_ASSERT(last_start < first_end);
+    /* All three results went back in one continuation request. */
+    CU_ASSERT_EQUAL(model_calls, 2);
+    const seam_step *s0 = seam_generation_step(g, 0);
+    CU_ASSERT_EQUAL_FATAL(seam_step_tool_result_count(s0), 3);
+    for (size_t i = 0; i < 3; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "p%zu", i + 1);
+        CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_step_tool_result(s0, i)), id);
+    }
+    CU_ASSERT_EQUAL(seam_generation_message_count(g), 3);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_generation_message(g, 1)), 3);
+    seam_generation_free(g);
+
+    /* max_parallel_tools = 1 runs them one after the other. */
+    o.max_parallel_tools = 1;
+    tlog_reset();
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(tlog.calls, 3);
+    CU_ASSERT(tlog.start[1] >= tlog.end[0] && tlog.start[2] >= tlog.end[1]);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+/* The results of one turn's tools fail, are unknown, or have bad arguments:
+ * each becomes an is_error result, and the loop goes on. */
+static void test_error_results(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_toolset_add(ts, "fails", "always fails", NULL, tool_fails, NULL);
+    seam_request *req = scripted(
+        "try everything", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
+                          "{\"id\":\"e1\",\"name\":\"fails\"},"
+                          "{\"id\":\"e2\",\"name\":\"nosuchtool\",\"args\":{\"x\":1}},"
+                          "{\"id\":\"e3\",\"name\":\"add\",\"args\":{\"a\":\"two\",\"b\":3}},"
+                          "{\"id\":\"e4\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3,\"c\":4}},"
+                          "{\"id\":\"e5\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}}]},"
+                          "{\"reply\":\"coping\"}]}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "coping");
+    CU_ASSERT_EQUAL(tlog.calls, 2); /* fails and the good add: bad arguments never reach a tool */
+    const seam_step *s0 = seam_generation_step(g, 0);
+    CU_ASSERT_EQUAL_FATAL(seam_step_tool_result_count(s0), 5);
+    const seam_part *r;
+    r = seam_step_tool_result(s0, 0);
+    CU_ASSERT(seam_part_is_error(r));
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r), "\"disk /dev/sda1 is full\"");
+    r = seam_step_tool_result(s0, 1);
+    CU_ASSERT(seam_part_is_error(r));
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r), "\"Unknown tool: nosuchtool\"");
+    r = seam_step_tool_result(s0, 2);
+    CU_ASSERT(seam_part_is_error(r));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(r), "Invalid arguments for tool add"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(r), "/a"));
+    r = seam_step_tool_result(s0, 3);
+    CU_ASSERT(seam_part_is_error(r));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(r), "\\\"c\\\" is not allowed"));
+    r = seam_step_tool_result(s0, 4);
+    CU_ASSERT_FALSE(seam_part_is_error(r));
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r), "5");
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+/* A tool without a schema gets whatever arguments the model sent. */
+static void test_no_schema_no_validation(void)
+{
+    seam_toolset *ts = seam_toolset_new();
+    seam_toolset_add(ts, "add", "no schema", NULL, tool_add, NULL);
+    seam_request *req = scripted(
+        "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2,\"junk\":[1]}}]},"
+              "{\"reply\":\"ok\"}]}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    tlog_reset();
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(tlog.calls, 1);
+    CU_ASSERT_STRING_EQUAL(tlog.last_args, "{\"a\":1,\"b\":2,\"junk\":[1]}");
+    CU_ASSERT_FALSE(seam_part_is_error(seam_step_tool_result(seam_generation_step(g, 0), 0)));
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_steps_carry_usage(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted("add things", two_round_script);
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_generation_step_count(g), 3);
+    int64_t in[3] = { 10, 20, 30 }, out[3] = { 5, 6, 4 };
+    for (size_t i = 0; i < 3; i++) {
+        const seam_usage *u = seam_step_usage(seam_generation_step(g, i));
+        CU_ASSERT_EQUAL(u->input_tokens, in[i]);
+        CU_ASSERT_EQUAL(u->output_tokens, out[i]);
+    }
+    CU_ASSERT_EQUAL(seam_generation_usage(g)->input_tokens, 60);
+    CU_ASSERT_EQUAL(seam_generation_usage(g)->output_tokens, 15);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(g, 0)), 2);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(g, 1)), 1);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(g, 2)), 0);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+typedef struct step_seen {
+    int n;
+    size_t index[8];
+    size_t results[8];
+} step_seen;
+
+static void on_step(void *ud, const seam_step *s, size_t index)
+{
+    step_seen *seen = ud;
+    if (seen->n < 8) {
+        seen->index[seen->n] = index;
+        seen->results[seen->n] = seam_step_tool_result_count(s);
+    }
+    seen->n++;
+}
+
+static void test_on_step_observer(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_request *req = scripted("add things", two_round_script);
+    step_seen seen = { 0 };
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    o.on_step = on_step;
+    o.ud = &seen;
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seen.n, 3);
+    CU_ASSERT(seen.index[0] == 0 && seen.index[1] == 1 && seen.index[2] == 2);
+    CU_ASSERT(seen.results[0] == 2 && seen.results[1] == 1 && seen.results[2] == 0);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_toolset_api(void)
+{
+    seam_toolset *ts = seam_toolset_new();
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, "a", NULL, NULL, NULL, NULL), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, "a", NULL, NULL, NULL, NULL), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, "", NULL, NULL, NULL, NULL), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, NULL, NULL, NULL, NULL, NULL), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, "b", NULL, "{not json", NULL, NULL), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, "b", NULL, "[1]", NULL, NULL), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_toolset_count(ts), 1);
+    CU_ASSERT_STRING_EQUAL(seam_toolset_name(ts, 0), "a");
+    CU_ASSERT_PTR_NULL(seam_toolset_name(ts, 1));
+    seam_toolset_free(ts);
+    seam_toolset_free(NULL);
+    seam_generation_free(NULL);
+    seam_loop_stream_free(NULL);
+    CU_ASSERT_EQUAL(seam_generation_step_count(NULL), 0);
+    /* Outputs outside an executor cannot pause. */
+    CU_ASSERT_EQUAL(seam_tool_output_pause(NULL, "x"), SEAM_ERR_INVALID);
+}
+
+/* ---- the wire, through the OpenAI codec and the fake server ----------------------------------------- */
+
+static json_object *body_at(size_t i)
+{
+    const char *b = fake_server_request_body(srv, i);
+    return b ? json_tokener_parse(b) : NULL;
+}
+
+/* The value at a dotted path ("messages.1.role"); borrowed from root. */
+static json_object *at(json_object *root, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_object *cur = root;
+    for (char *save = NULL, *seg = strtok_r(buf, ".", &save); seg && cur; seg = strtok_r(NULL, ".", &save)) {
+        if (json_object_is_type(cur, json_type_array)) {
+            size_t i = (size_t)strtoul(seg, NULL, 10);
+            cur = i < json_object_array_length(cur) ? json_object_array_get_idx(cur, i) : NULL;
+        } else if (!json_object_object_get_ex(cur, seg, &cur)) {
+            cur = NULL;
+        }
+    }
+    return cur;
+}
+
+static const char *str_at(json_object *root, const char *path)
+{
+    json_object *v = at(root, path);
+    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+static const char three_calls_answer[] =
+    "{\"id\":\"x1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+    "{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":1,\\\"b\\\":1}\"}},"
+    "{\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":2,\\\"b\\\":2}\"}},"
+    "{\"id\":\"call_3\",\"type\":\"function\",\"function\":{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":3,\\\"b\\\":3}\"}}]},"
+    "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":30}}";
+
+static const char text_answer[] =
+    "{\"id\":\"x2\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"message\":{\"role\":\"assistant\",\"content\":\"2, 4 and 6.\"},\"finish_reason\":\"stop\"}],"
+    "\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":8}}";
+
+static void test_wire_one_continuation_request(void)
+{
+    if (!oa)
+        return;
+    seam_toolset *ts = tools_with_add();
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, three_calls_answer, NULL);
+    fake_server_push_json(srv, 200, text_answer, NULL);
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.prompt = "double 1, 2 and 3";
+    o.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, NULL, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "2, 4 and 6.");
+    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    json_object *first = body_at(before), *second = body_at(before + 1);
+    CU_ASSERT_STRING_EQUAL(str_at(first, "tools.0.function.name"), "add");
+    /* user, assistant with three calls, then the three results, in that order. */
+    CU_ASSERT_EQUAL(json_object_array_length(at(second, "messages")), 5);
+    CU_ASSERT_STRING_EQUAL(str_at(second, "messages.1.role"), "assistant");
+    CU_ASSERT_EQUAL(json_object_array_length(at(second, "messages.1.tool_calls")), 3);
+    const char *want[3][2] = { { "call_1", "2" }, { "call_2", "4" }, { "call_3", "6" } };
+    for (int i = 0; i < 3; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "messages.%d.role", i + 2);
+        CU_ASSERT_STRING_EQUAL(str_at(second, p), "tool");
+        snprintf(p, sizeof p, "messages.%d.tool_call_id", i + 2);
+        CU_ASSERT_STRING_EQUAL(str_at(second, p), want[i][0]);
+        snprintf(p, sizeof p, "messages.%d.content", i + 2);
+        CU_ASSERT_STRING_EQUAL(str_at(second, p), want[i][1]);
+    }
+    CU_ASSERT_EQUAL(seam_generation_usage(g)->output_tokens, 38);
+    json_object_put(first);
+    json_object_put(second);
+    seam_generation_free(g);
+    seam_toolset_free(ts);
+}
+
+static void test_wire_tool_choice_modes(void)
+{
+    if (!oa)
+        return;
+    seam_toolset *ts = tools_with_add();
+    struct { seam_tool_choice choice; const char *name; const char *want; } modes[] = {
+        { SEAM_TOOL_CHOICE_AUTO, NULL, "auto" },
+        { SEAM_TOOL_CHOICE_NONE, NULL, "none" },
+        { SEAM_TOOL_CHOICE_REQUIRED, NULL, "required" },
+        { SEAM_TOOL_CHOICE_NAMED, "add", NULL },
+    };
+    for (size_t i = 0; i < 4; i++) {
+        size_t before = fake_server_request_count(srv);
+        fake_server_push_json(srv, 200, text_answer, NULL);
+        seam_request *req = seam_request_new();
+        seam_request_set_tool_choice(req, modes[i].choice, modes[i].name);
+        seam_loop_options o;
+        seam_loop_options_init(&o);
+        o.prompt = "hi";
+        o.tools = ts;
+        seam_generation *g = NULL;
+        seam_error err;
+        CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &o, &g, &err), SEAM_OK);
+        json_object *b = body_at(before);
+        if (modes[i].want) {
+            CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice"), modes[i].want);
+        } else {
+            CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice.function.name"), "add");
+        }
+        json_object_put(b);
+        seam_generation_free(g);
+        seam_request_free(req);
+    }
+    /* A forced choice is kept for the first turn only: the continuation is free. */
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, three_calls_answer, NULL);
+    fake_server_push_json(srv, 200, text_answer, NULL);
+    seam_request *req = seam_request_new();
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.prompt = "hi";
+    o.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &o, &g, &err), SEAM_OK);
+    json_object *b0 = body_at(before), *b1 = body_at(before + 1);
+    CU_ASSERT_STRING_EQUAL(str_at(b0, "tool_choice"), "required");
+    CU_ASSERT_STRING_EQUAL(str_at(b1, "tool_choice"), "auto");
+    json_object_put(b0);
+    json_object_put(b1);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+static void test_wire_multimodal(void)
+{
+    if (!oa)
+        return;
+    static const char png[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    for (int url = 0; url <= 1; url++) {
+        size_t before = fake_server_request_count(srv);
+        fake_server_push_json(srv, 200, text_answer, NULL);
+        seam_request *req = seam_request_new();
+        seam_message *m = seam_message_new(SEAM_ROLE_USER);
+        seam_message_add_text(m, "What is in this picture?");
+        if (url)
+            seam_message_add_media(m, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg");
+        else
+            seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, png);
+        seam_request_add_message(req, m);
+        seam_generation *g = NULL;
+        seam_error err;
+        CU_ASSERT_EQUAL(seam_loop_generate(oa, req, NULL, &g, &err), SEAM_OK);
+        json_object *b = body_at(before);
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.type"), "text");
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.text"), "What is in this picture?");
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.type"), "image_url");
+        char want[256];
+        if (url)
+            snprintf(want, sizeof want, "https://example.org/cat.jpg");
+        else
+            snprintf(want, sizeof want, "data:image/png;base64,%s", png);
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.image_url.url"), want);
+        json_object_put(b);
+        seam_generation_free(g);
+        seam_request_free(req);
+    }
+}
+
+/* ---- main ----------------------------------------------------------------------------------------- */
+
+int main(void)
+{
+    seam_error err;
+    seam_error_clear(&err);
+    mock = tu_client("providers = { m = { plugin = \"mock\"; }; };\n"
+                     "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n",
+                     &err);
+    if (!mock) {
+        fprintf(stderr, "mock client: %s\n", err.message);
+        return 1;
+    }
+    srv = fake_server_start();
+    if (!srv) {
+        fprintf(stderr, "cannot start the fake server\n");
+        return 1;
+    }
+    char conf[512];
+    snprintf(conf, sizeof conf,
+             "providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
+             "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
+             fake_server_url(srv));
+    oa = tu_client(conf, &err);
+    seam_provider_info info;
+    if (oa && (seam_client_provider_at(oa, 0, &info) != SEAM_OK || !info.plugin_loaded)) {
+        fprintf(stderr, "test_loop: the openai plugin is not built: wire tests skipped\n");
+        tu_client_free(oa);
+        oa = NULL;
+    }
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("loop", NULL, NULL);
+    CU_add_test(s, "prompt", test_prompt);
+    CU_add_test(s, "messages", test_messages);
+    CU_add_test(s, "prompt and messages is an error", test_prompt_and_messages_is_an_error);
+    CU_add_test(s, "stream text concatenates", test_stream_text_concatenates);
+    CU_add_test(s, "stream start and finish metadata", test_stream_start_and_finish_metadata);
+    CU_add_test(s, "accumulator equals generate", test_accumulator_equals_generate);
+    CU_add_test(s, "stream with tools", test_stream_with_tools);
+    CU_add_test(s, "abort before start", test_abort_before_start);
+    CU_add_test(s, "abort in flight", test_abort_in_flight);
+    CU_add_test(s, "step timeout", test_step_timeout);
+    CU_add_test(s, "total timeout", test_total_timeout);
+    CU_add_test(s, "deadline during tools", test_deadline_during_tools);
+    CU_add_test(s, "first-content and idle timeouts", test_stream_first_content_and_idle_timeouts);
+    CU_add_test(s, "active tools loop", test_active_tools_loop);
+    CU_add_test(s, "passive tools return calls", test_passive_tools_return_calls);
+    CU_add_test(s, "max rounds", test_max_rounds);
+    CU_add_test(s, "zero rounds disables", test_zero_rounds_disables);
+    CU_add_test(s, "parallel calls overlap", test_parallel_calls_overlap);
+    CU_add_test(s, "error results", test_error_results);
+    CU_add_test(s, "no schema, no validation", test_no_schema_no_validation);
+    CU_add_test(s, "steps carry usage", test_steps_carry_usage);
+    CU_add_test(s, "on_step observer", test_on_step_observer);
+    CU_add_test(s, "toolset api", test_toolset_api);
+    CU_add_test(s, "wire: one continuation request", test_wire_one_continuation_request);
+    CU_add_test(s, "wire: tool_choice modes", test_wire_tool_choice_modes);
+    CU_add_test(s, "wire: multimodal", test_wire_multimodal);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    tu_client_free(oa);
+    tu_client_free(mock);
+    fake_server_stop(srv);
+    return failed ? 1 : 0;
+}
