@@ -7,6 +7,7 @@
 #include "json_out.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -245,7 +246,56 @@ static json_object *part_object(const seam_part *p)
     return o;
 }
 
+struct json_attempts {
+    json_object *list;
+};
+
+json_attempts *json_attempts_new(void)
+{
+    json_attempts *a = calloc(1, sizeof *a);
+    if (a && !(a->list = json_object_new_array())) {
+        free(a);
+        a = NULL;
+    }
+    return a;
+}
+
+void json_attempts_add(json_attempts *a, const seam_attempt *at)
+{
+    if (!a || !at)
+        return;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return;
+    const char *outcome = at->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+                          : at->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                                : "skipped";
+    add_string_or_null(o, "provider", at->provider);
+    add_string_or_null(o, "model", at->model);
+    json_object_object_add(o, "outcome", json_object_new_string(outcome));
+    if (at->error)
+        json_object_object_add(o, "error", error_object(at->error));
+    if (at->wait_ms > 0)
+        json_object_object_add(o, "wait_ms", json_object_new_int64(at->wait_ms));
+    if (at->usage)
+        json_object_object_add(o, "usage", usage_object(at->usage));
+    json_object_array_add(a->list, o);
+}
+
+void json_attempts_free(json_attempts *a)
+{
+    if (!a)
+        return;
+    json_object_put(a->list);
+    free(a);
+}
+
 int json_out_result(FILE *out, const seam_result *res)
+{
+    return json_out_result_with(out, res, NULL);
+}
+
+int json_out_result_with(FILE *out, const seam_result *res, const json_attempts *attempts)
 {
     json_object *o = json_object_new_object();
     if (!o)
@@ -266,6 +316,8 @@ int json_out_result(FILE *out, const seam_result *res)
     json_object_object_add(o, "stop_reason", json_object_new_string(
                                                  seam_stop_reason_name(seam_result_stop_reason(res))));
     json_object_object_add(o, "usage", usage_object(seam_result_usage(res)));
+    if (attempts)
+        json_object_object_add(o, "attempts", json_object_get(attempts->list));
     return emit_line(out, o);
 }
 

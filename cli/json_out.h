@@ -22,4 +22,16 @@ int json_out_result(FILE *out, const seam_result *res);
  *  "message":...}} ("code" added when the error has one). */
 int json_out_error(FILE *out, const seam_error *err);
 
+/* The attempts of a call, collected from its on_attempt observer, for the
+ * result line's "attempts":[{"provider","model","outcome","error"?,"wait_ms"?,
+ * "usage"?}] ("error" as in the error line; "wait_ms" when the chain waited
+ * after the attempt, or the rate-limit guard before it; "usage" when the
+ * attempt reported one, its cost included when the model is priced). */
+typedef struct json_attempts json_attempts;
+json_attempts *json_attempts_new(void);
+void json_attempts_add(json_attempts *a, const seam_attempt *attempt);
+void json_attempts_free(json_attempts *a);
+/* json_out_result with "attempts" (attempts may be NULL: no such member). */
+int json_out_result_with(FILE *out, const seam_result *res, const json_attempts *attempts);
+
 #endif /* SEAM_CLI_JSON_OUT_H */

@@ -31,7 +31,7 @@ enum {
 static const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
-    "                          [--json] [--no-stream] [PROMPT]\n"
+    "                          [--json] [--no-stream] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
     "  seam [--conf FILE] config check [FILE]\n"
@@ -51,6 +51,9 @@ static const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      -v, --verbose       print every attempt of the chain on stderr (provider,\n"
+    "                          model, outcome, error, wait, usage and cost); with\n"
+    "                          --json the result line lists them under \"attempts\"\n"
     "  plugins     plugins found: file, ABI, provider ids, loaded or why refused\n"
     "  providers   configured providers (plugin, base_url, loaded, credential set)\n"
     "              and chains\n"
@@ -306,9 +309,58 @@ typedef struct chat_options {
     const char *system;
     int json;
     int no_stream;
+    int verbose;
+    json_attempts *attempts; /* --json: the result line's "attempts" */
     int nwords;
     char **words;
 } chat_options;
+
+/* -v: one line per attempt of the chain, as it happens. */
+static void print_attempt(const seam_attempt *a)
+{
+    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                               : "skipped";
+    fprintf(stderr, "seam: %s%s%sattempt %d %s %s: %s", a->chain ? "chain " : "",
+            a->chain ? a->chain : "", a->chain ? ": " : "", a->attempt, a->provider,
+            a->model ? a->model : "?", outcome);
+    if (a->error) {
+        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
+        if (a->error->http_status)
+            fprintf(stderr, " (HTTP %d)", a->error->http_status);
+        if (a->error->message[0])
+            fprintf(stderr, ": %s", a->error->message);
+    }
+    if (a->usage) {
+        const seam_usage *u = a->usage;
+        fputs(" [", stderr);
+        if (u->present & SEAM_USAGE_INPUT)
+            fprintf(stderr, "in %lld ", (long long)u->input_tokens);
+        if (u->present & SEAM_USAGE_OUTPUT)
+            fprintf(stderr, "out %lld ", (long long)u->output_tokens);
+        if (u->present & SEAM_USAGE_COST) {
+            char cost[48];
+            format_cost(u->cost_microcents, cost, sizeof cost);
+            fprintf(stderr, "cost %s", cost);
+        } else {
+            fputs("cost unknown", stderr);
+        }
+        fputc(']', stderr);
+    }
+    if (a->wait_ms > 0)
+        fprintf(stderr, a->outcome == SEAM_ATTEMPT_SKIPPED ? "; waiting %lld ms"
+                                                           : "; retrying in %lld ms",
+                (long long)a->wait_ms);
+    fputc('\n', stderr);
+}
+
+static void on_attempt(void *ud, const seam_attempt *a)
+{
+    const chat_options *o = ud;
+    if (o->verbose)
+        print_attempt(a);
+    json_attempts_add(o->attempts, a);
+}
 
 /* Text mode shows a tool call on stderr: stdout carries the answer's text only. */
 static void print_tool_call_note(const char *name, const char *args_json)
@@ -378,7 +430,7 @@ static int chat_blocking(const chat_options *o, seam_client *client, const seam_
         return report_failure(o, rc != SEAM_OK ? rc : SEAM_ERR_PROVIDER, &err, cancel);
     }
     if (o->json) {
-        json_out_result(stdout, res);
+        json_out_result_with(stdout, res, o->attempts);
     } else {
         /* As when streaming: the text, ended by a newline; nothing when the
          * answer holds no text (only tool calls). */
@@ -480,7 +532,7 @@ static int chat_streaming(const chat_options *o, seam_client *client, const seam
     } else {
         const seam_result *res = seam_stream_result(s);
         if (o->json)
-            json_out_result(stdout, res);
+            json_out_result_with(stdout, res, o->attempts);
         else
             print_usage_line(res);
         code = EXIT_OK;
@@ -507,6 +559,10 @@ static int parse_chat_args(int argc, char **argv, chat_options *o)
         }
         if (strcmp(a, "--no-stream") == 0) {
             o->no_stream = 1;
+            continue;
+        }
+        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            o->verbose = 1;
             continue;
         }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -606,6 +662,13 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
     call.provider = o.provider;
     call.model = o.model;
     call.cancel = cancel;
+    call.on_attempt = on_attempt;
+    call.ud = &o;
+    if (o.json && !(o.attempts = json_attempts_new())) {
+        say("out of memory");
+        code = EXIT_PROVIDER;
+        goto out;
+    }
 
     running_cancel = cancel;
     install_interrupt_handler();
@@ -615,6 +678,7 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
     running_cancel = NULL;
 
 out:
+    json_attempts_free(o.attempts);
     seam_cancel_free(cancel);
     seam_request_free(req);
     seam_client_free(client);

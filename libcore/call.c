@@ -1,14 +1,38 @@
-/* call.c — generate and stream: turns call options into a plan of chain
- * entries and runs it. An entry that cannot serve (plugin not installed, no
- * credential) is skipped; a retryable error is retried on the same entry up to
- * max_attempts with exponential backoff (or the server's Retry-After, up to a
- * cap), then the next entry is tried; a fatal error ends the call. Failover is
- * transparent only until the first content chunk has been handed to the
- * caller: after that an error is surfaced and the result marked incomplete.
- * Every attempt is reported to the caller's observer. */
+/* call.c — the chain runner behind generate and stream: turns call options into
+ * a plan of chain entries and runs it under the policy of issue 6.
+ *
+ *  - An entry that cannot serve is skipped, not tried: provider not configured,
+ *    plugin not installed or refused, no model, no usable credential, the
+ *    provider cooling down after a rate limit (or every key exhausted by the
+ *    rate-limit guard), a capability the request needs missing, or an input
+ *    estimate beyond the model's context window (catalog.c).
+ *  - A retryable error (rate_limit, overloaded, timeout, transport) is retried
+ *    on the entry up to max_attempts, waiting min(base·2ⁿ + jitter, max) with
+ *    jitter in [0, base·jitter] — or the server's Retry-After, up to the
+ *    chain's retry_after_cap_ms; a longer wait advances to the next entry.
+ *    A 429 on a pooled key first rotates to another ready key of the pool at
+ *    once (not counted against max_attempts).
+ *  - A fatal error stops the chain, except context_overflow / content_filter
+ *    when the chain names a fallback chain for them, and auth when the
+ *    credential can be refreshed (or another key of the pool is live): then
+ *    exactly one more attempt is made. Never a blind retry on the same key.
+ *  - A 429 puts the key (the provider, for a single key) in a cooldown shared
+ *    by every request of the client: until its Retry-After, else cooldown_ms.
+ *  - Streaming: framing chunks (the *_start marks, stop) are held back until
+ *    the first content chunk. A failure before it fails over transparently (the
+ *    held chunks are dropped); after it the error is surfaced and the result
+ *    marked incomplete — never a silent switch mid-answer.
+ *  - Crossing to a provider other than the plan's first drops every reasoning
+ *    part (and signature) from the request first.
+ *  - Every attempt is reported to the observer (succeeded / failed / skipped,
+ *    entry, error, usage with its cost, wait). Each attempt's usage is priced
+ *    against that attempt's model and added into the call's usage, which the
+ *    final stop chunk and the result carry.
+ * Waits use the client's policy clock (seam_client_set_clock). */
 #include "config.h"
 #include "client.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +43,12 @@ typedef struct plan_entry {
     seam_conf_backoff backoff;
 } plan_entry;
 
+/* A chunk copied out of a transfer: held back, or queued for the caller. */
+typedef struct owned_chunk {
+    seam_chunk c;
+    char *block;              /* every string of c */
+} owned_chunk;
+
 struct seam_stream {
     seam_client *client;
     seam_request *req;
@@ -27,19 +57,45 @@ struct seam_stream {
     int64_t timeout_ms, idle_timeout_ms;
     void (*on_attempt)(void *, const seam_attempt *);
     void *ud;
+    char *affinity;
     char *opt_provider, *opt_model;
 
+    /* the plan */
+    int single;               /* one provider named by the call, not a chain */
+    const seam_conf_chain *chain;
+    const seam_conf_chain **visited; /* chains entered, so fallbacks cannot loop */
+    size_t n_visited;
+    const char *primary;      /* the plan's first provider: reasoning is valid only there */
     plan_entry *plan;
     size_t n_plan, entry;
+    int64_t retry_after_cap_ms, cooldown_ms;
     int attempt;              /* attempts made on the current entry */
-    int64_t retry_after_cap_ms;
-    const char *chain_name;
+    int counted;              /* ...of which count against max_attempts */
+    int free_attempt;         /* the next attempt is an auth refresh or a 429 rotation */
+    int retrying;             /* the next attempt retries after the chain's wait */
+    int auth_retry_used;
+    uint64_t rng;
 
+    /* the attempt in flight */
     seam_transfer *transfer;
-    char *credential;
-    seam_request *sent;       /* the request as sent for the current attempt */
+    seam_provider_slot *slot;
+    seam_key_lease lease;
+    int have_lease;
+    seam_key_lease pending;   /* a rotated key prepared for the next attempt */
+    int have_pending;
+    seam_request *sent;
+    seam_usage attempt_usage;
+    int attempt_has_usage;
+
+    /* chunks: [q_head, q_ready) go to the caller, [q_ready, q_len) are held */
+    owned_chunk *queue;
+    size_t q_head, q_ready, q_len, q_cap;
+    owned_chunk current;      /* the chunk last handed out, when copied */
     int yielded_content;
+
     seam_result *result;
+    seam_usage total;         /* every attempt's usage, priced */
+    int cost_unknown;         /* an attempt with usage had no price */
     int64_t start_ms;
 
     int done;
@@ -48,24 +104,223 @@ struct seam_stream {
     seam_error last_err;      /* the last attempt's failure, for the final error */
     int any_attempt;
     seam_buf skipped;         /* reasons entries were skipped */
+    seam_error_kind skip_kind;
+    int skip_kinds_differ;
+    int64_t skip_retry_after_ms; /* the shortest wait of a cooling entry skipped */
 };
+
+#define OPT_HAS(o, field) ((o)->size >= offsetof(seam_call_options, field) + sizeof((o)->field))
+
+/* ---- chunks ------------------------------------------------------------------------- */
+
+static void owned_release(owned_chunk *oc)
+{
+    free(oc->block);
+    memset(oc, 0, sizeof *oc);
+}
+
+static int owned_copy(owned_chunk *dst, const seam_chunk *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->c = *src;
+    dst->c.error = NULL;
+    const char **fields[] = {&dst->c.id, &dst->c.name, &dst->c.text, &dst->c.signature,
+                             &dst->c.args_json, &dst->c.result_json, &dst->c.mime_type};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (*fields[i])
+            total += strlen(*fields[i]) + 1;
+    if (!total)
+        return SEAM_OK;
+    dst->block = malloc(total);
+    if (!dst->block)
+        return SEAM_ERR_NOMEM;
+    char *cursor = dst->block;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (!*fields[i])
+            continue;
+        size_t n = strlen(*fields[i]) + 1;
+        memcpy(cursor, *fields[i], n);
+        *fields[i] = cursor;
+        cursor += n;
+    }
+    return SEAM_OK;
+}
+
+static int queue_push(seam_stream *s, const seam_chunk *c)
+{
+    if (s->q_head == s->q_len)
+        s->q_head = s->q_ready = s->q_len = 0;
+    if (s->q_len == s->q_cap) {
+        size_t cap = s->q_cap ? s->q_cap * 2 : 8;
+        owned_chunk *q = realloc(s->queue, cap * sizeof *q);
+        if (!q)
+            return SEAM_ERR_NOMEM;
+        s->queue = q;
+        s->q_cap = cap;
+    }
+    int rc = owned_copy(&s->queue[s->q_len], c);
+    if (rc == SEAM_OK)
+        s->q_len++;
+    return rc;
+}
+
+/* Drops the held chunks of an attempt that failed before any content. */
+static void drop_held(seam_stream *s)
+{
+    for (size_t i = s->q_ready; i < s->q_len; i++)
+        owned_release(&s->queue[i]);
+    s->q_len = s->q_ready;
+}
+
+static void drop_all_queued(seam_stream *s)
+{
+    for (size_t i = s->q_head; i < s->q_len; i++)
+        owned_release(&s->queue[i]);
+    s->q_head = s->q_ready = s->q_len = 0;
+}
+
+/* Content is what a caller could have shown: text, reasoning, tool calls,
+ * media. The *_start marks and the stop are framing. */
+static int is_content(seam_chunk_type t)
+{
+    switch (t) {
+    case SEAM_CHUNK_REASONING_START:
+    case SEAM_CHUNK_TOOL_CALL_START:
+    case SEAM_CHUNK_MEDIA_START:
+    case SEAM_CHUNK_STOP:
+    case SEAM_CHUNK_ERROR:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* ---- reporting ------------------------------------------------------------------------ */
 
 static void report(seam_stream *s, seam_attempt_outcome outcome, const plan_entry *e,
                    const seam_error *err, const seam_usage *usage, int64_t wait_ms)
 {
     if (!s->on_attempt)
         return;
-    seam_attempt a = { outcome, e->provider, e->model, s->attempt, err, usage, wait_ms };
+    seam_attempt a;
+    memset(&a, 0, sizeof a);
+    a.outcome = outcome;
+    a.provider = e->provider;
+    a.model = e->model;
+    a.attempt = outcome == SEAM_ATTEMPT_SKIPPED ? s->attempt + 1 : s->attempt;
+    a.error = err;
+    a.usage = usage;
+    a.wait_ms = wait_ms;
+    a.chain = s->chain ? s->chain->name : NULL;
     s->on_attempt(s->ud, &a);
 }
 
-static void skip_entry(seam_stream *s, const plan_entry *e, seam_error *why)
+static void release_lease(seam_stream *s)
+{
+    if (s->have_lease)
+        seam_keys_lease_release(&s->lease);
+    s->have_lease = 0;
+}
+
+static void next_entry(seam_stream *s)
+{
+    release_lease(s);
+    if (s->have_pending)
+        seam_keys_lease_release(&s->pending);
+    s->have_pending = 0;
+    s->entry++;
+    s->attempt = s->counted = 0;
+    s->free_attempt = s->retrying = s->auth_retry_used = 0;
+}
+
+static void skip_entry(seam_stream *s, const plan_entry *e, seam_error *why, int64_t wait_ms)
 {
     seam_strlcpy(why->provider, e->provider, sizeof why->provider);
-    report(s, SEAM_ATTEMPT_SKIPPED, e, why, NULL, 0);
+    report(s, SEAM_ATTEMPT_SKIPPED, e, why, NULL, wait_ms);
+    if (s->skipped.len == 0 && !s->skip_kinds_differ)
+        s->skip_kind = why->kind;
+    else if (why->kind != s->skip_kind)
+        s->skip_kinds_differ = 1;
     seam_buf_printf(&s->skipped, "%s%s (%s)", s->skipped.len ? "; " : "", e->provider, why->message);
-    s->entry++;
-    s->attempt = 0;
+    next_entry(s);
+}
+
+static void end_with(seam_stream *s, int status, const seam_error *e)
+{
+    s->done = 1;
+    s->final_status = status;
+    release_lease(s);
+    if (status != SEAM_OK && e) {
+        s->final_err = *e;
+        seam_chunk c = {.type = SEAM_CHUNK_ERROR, .error = e};
+        seam_result_add_chunk(s->result, &c);
+    }
+}
+
+static void end_cancelled(seam_stream *s, const char *provider)
+{
+    seam_error c;
+    seam_error_clear(&c);
+    seam_error_set(&c, SEAM_ERROR_CANCELLED, "cancelled");
+    seam_strlcpy(c.provider, provider, sizeof c.provider);
+    end_with(s, SEAM_ERR_PROVIDER, &c);
+}
+
+/* ---- the plan ----------------------------------------------------------------------------- */
+
+static int plan_chain(seam_stream *s, const seam_conf_chain *ch)
+{
+    plan_entry *plan = calloc(ch->n_entries ? ch->n_entries : 1, sizeof *plan);
+    const seam_conf_chain **visited = realloc(s->visited, (s->n_visited + 1) * sizeof *visited);
+    if (visited)
+        s->visited = visited;
+    if (!plan || !visited) {
+        free(plan);
+        return SEAM_ERR_NOMEM;
+    }
+    s->visited[s->n_visited++] = ch;
+    for (size_t i = 0; i < ch->n_entries; i++) {
+        const seam_conf_entry *e = &ch->entries[i];
+        plan[i] = (plan_entry){e->provider, s->opt_model ? s->opt_model : e->model,
+                               e->max_attempts > 0 ? e->max_attempts : 1, e->backoff};
+        if (!plan[i].model)
+            plan[i].model = seam_request_model(s->req);
+    }
+    free(s->plan);
+    s->plan = plan;
+    s->n_plan = ch->n_entries;
+    s->chain = ch;
+    s->retry_after_cap_ms = ch->retry_after_cap_ms >= 0 ? ch->retry_after_cap_ms : 60000;
+    s->cooldown_ms = ch->cooldown_ms >= 0 ? ch->cooldown_ms : 30000;
+    s->entry = 0;
+    s->attempt = s->counted = 0;
+    s->free_attempt = s->retrying = s->auth_retry_used = 0;
+    if (!s->primary && s->n_plan)
+        s->primary = s->plan[0].provider;
+    return SEAM_OK;
+}
+
+/* Routes an error of a fallback class to the chain the current chain names for
+ * it: 1 when the plan now is that chain. */
+static int take_fallback(seam_stream *s, seam_error_kind kind)
+{
+    if (!s->chain || s->yielded_content)
+        return 0;
+    const char *name = kind == SEAM_ERROR_CONTEXT_OVERFLOW ? s->chain->context_overflow_fallback
+                       : kind == SEAM_ERROR_CONTENT_FILTER ? s->chain->content_filter_fallback
+                                                           : NULL;
+    const seam_conf_chain *ch = name ? seam_conf_find_chain(s->client->conf, name) : NULL;
+    if (!ch)
+        return 0;
+    for (size_t i = 0; i < s->n_visited; i++)
+        if (s->visited[i] == ch)
+            return 0; /* a loop of fallbacks ends here */
+    release_lease(s);
+    if (s->have_pending)
+        seam_keys_lease_release(&s->pending);
+    s->have_pending = 0;
+    return plan_chain(s, ch) == SEAM_OK;
 }
 
 static int build_plan(seam_stream *s, const seam_call_options *o, seam_error *err)
@@ -81,9 +336,12 @@ static int build_plan(seam_stream *s, const seam_call_options *o, seam_error *er
             seam_error_set(err, SEAM_ERROR_CONF, "no provider \"%s\" in the conf", o->provider);
             return SEAM_ERR_NOT_FOUND;
         }
-        s->plan[0] = (plan_entry){ s->opt_provider, s->opt_model, 1, { 500, 20000, 0.1 } };
+        s->plan[0] = (plan_entry){s->opt_provider, s->opt_model, 1, {500, 20000, 0.1}};
         s->n_plan = 1;
+        s->single = 1;
+        s->primary = s->opt_provider;
         s->retry_after_cap_ms = 60000;
+        s->cooldown_ms = 30000;
         return SEAM_OK;
     }
     const char *name = o && o->chain ? o->chain : NULL;
@@ -97,23 +355,12 @@ static int build_plan(seam_stream *s, const seam_call_options *o, seam_error *er
                        conf->path ? " " : "", conf->path ? conf->path : "");
         return SEAM_ERR_NOT_FOUND;
     }
-    s->chain_name = ch->name;
-    s->plan = calloc(ch->n_entries ? ch->n_entries : 1, sizeof *s->plan);
-    if (!s->plan)
+    if (o && o->model && !(s->opt_model = strdup(o->model)))
         return SEAM_ERR_NOMEM;
-    if (o && o->model)
-        s->opt_model = strdup(o->model);
-    for (size_t i = 0; i < ch->n_entries; i++) {
-        const seam_conf_entry *e = &ch->entries[i];
-        s->plan[i] = (plan_entry){ e->provider, s->opt_model ? s->opt_model : e->model,
-                                   e->max_attempts > 0 ? e->max_attempts : 1, e->backoff };
-        if (!s->plan[i].model)
-            s->plan[i].model = seam_request_model(s->req);
-    }
-    s->n_plan = ch->n_entries;
-    s->retry_after_cap_ms = ch->retry_after_cap_ms > 0 ? ch->retry_after_cap_ms : 60000;
-    return SEAM_OK;
+    return plan_chain(s, ch);
 }
+
+/* ---- opening ------------------------------------------------------------------------------ */
 
 static int stream_open(seam_client *client, const seam_request *req, const seam_call_options *opts,
                        int streaming, seam_stream **out, seam_error *err)
@@ -122,7 +369,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
     if (!client || !req || !out)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
     *out = NULL;
-    if (opts && opts->size < sizeof(uint32_t))
+    if (opts && opts->size < offsetof(seam_call_options, ud) + sizeof opts->ud)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_call_options.size is not set"),
                SEAM_ERR_INVALID;
     if (seam_request_message_count(req) == 0)
@@ -137,19 +384,26 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
     s->result = seam_result_new();
     seam_error_clear(&s->final_err);
     seam_error_clear(&s->last_err);
+    int rc = s->req && s->result ? SEAM_OK : SEAM_ERR_NOMEM;
     if (opts) {
         s->cancel = opts->cancel;
         s->timeout_ms = opts->timeout_ms;
         s->idle_timeout_ms = opts->idle_timeout_ms;
         s->on_attempt = opts->on_attempt;
         s->ud = opts->ud;
+        if (OPT_HAS(opts, affinity) && opts->affinity && !(s->affinity = strdup(opts->affinity)))
+            rc = SEAM_ERR_NOMEM;
     }
-    int rc = s->req && s->result ? build_plan(s, opts, err) : SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK)
+        rc = build_plan(s, opts, err);
     if (rc != SEAM_OK) {
+        if (rc == SEAM_ERR_NOMEM && err && err->kind == SEAM_ERROR_NONE)
+            seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
         seam_stream_free(s);
         return rc;
     }
-    s->start_ms = seam_now_ms();
+    s->start_ms = seam_client_now(client);
+    s->rng = (uint64_t)(uintptr_t)s ^ ((uint64_t)seam_now_ms() << 20) ^ 0x9e3779b97f4a7c15ULL;
     *out = s;
     return SEAM_OK;
 }
@@ -160,98 +414,207 @@ int seam_stream_open(seam_client *client, const seam_request *req, const seam_ca
     return stream_open(client, req, opts, 1, out, err);
 }
 
-static void end_with(seam_stream *s, int status, const seam_error *e)
+/* ---- waits --------------------------------------------------------------------------------- */
+
+static double next_random(seam_stream *s)
 {
-    s->done = 1;
-    s->final_status = status;
-    if (status != SEAM_OK && e) {
-        s->final_err = *e;
-        seam_chunk c = { .type = SEAM_CHUNK_ERROR, .error = e };
-        seam_result_add_chunk(s->result, &c);
-    }
+    /* xorshift64*: each stream its own generator, no shared state. */
+    s->rng ^= s->rng >> 12;
+    s->rng ^= s->rng << 25;
+    s->rng ^= s->rng >> 27;
+    return (double)((s->rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
 }
 
-static int is_content(seam_chunk_type t)
+/* Backoff before retry n (0-based) on an entry: min(base·2ⁿ + jitter, max),
+ * jitter uniform in [0, base·jitter). */
+static int64_t backoff_ms(seam_stream *s, const seam_conf_backoff *b, int n)
 {
-    return t != SEAM_CHUNK_STOP && t != SEAM_CHUNK_ERROR;
-}
-
-/* Backoff before attempt n+1 on an entry: min(base * 2^n + jitter, max). */
-static int64_t backoff_ms(const seam_conf_backoff *b, int n)
-{
-    int64_t base = b->base_ms > 0 ? b->base_ms : 500;
-    int64_t max = b->max_ms > 0 ? b->max_ms : 20000;
+    int64_t base = b->base_ms >= 0 ? b->base_ms : 500;
+    int64_t max = b->max_ms >= base ? b->max_ms : base;
     int64_t d = base;
     for (int i = 0; i < n && d < max; i++)
         d *= 2;
     double jitter = b->jitter >= 0 ? b->jitter : 0.1;
-    d += (int64_t)((double)base * jitter * ((double)rand() / (double)RAND_MAX));
+    d += (int64_t)((double)base * jitter * next_random(s));
     return d < max ? d : max;
 }
 
+/* Time left before the call's deadline; INT64_MAX without one. */
+static int64_t time_left(const seam_stream *s)
+{
+    if (s->timeout_ms <= 0)
+        return INT64_MAX;
+    return s->start_ms + s->timeout_ms - seam_client_now(s->client);
+}
+
+/* ---- usage and cost -------------------------------------------------------------------------- */
+
+static const uint32_t token_bits = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ |
+                                   SEAM_USAGE_CACHE_WRITE | SEAM_USAGE_REASONING;
+
+/* Prices the current attempt's usage against its model and adds it to the
+ * call's total. Returns the priced usage (NULL when the attempt had none). */
+static const seam_usage *charge_attempt(seam_stream *s, const plan_entry *e)
+{
+    if (!s->attempt_has_usage)
+        return NULL;
+    s->attempt_has_usage = 0;
+    const seam_conf_model *m = seam_catalog_find(s->client, s->slot, e->model);
+    int priced = seam_catalog_price(m, &s->attempt_usage);
+    if (!priced && (s->attempt_usage.present & token_bits))
+        s->cost_unknown = 1;
+    seam_usage_add(&s->total, &s->attempt_usage);
+    return &s->attempt_usage;
+}
+
+/* The call's usage so far: a cost only when every attempt with usage was priced
+ * (a partial sum would pass an unknown cost off as a known one). */
+static seam_usage call_usage(const seam_stream *s)
+{
+    seam_usage u = s->total;
+    if (s->cost_unknown) {
+        u.present &= ~(uint32_t)SEAM_USAGE_COST;
+        u.cost_microcents = 0;
+    }
+    return u;
+}
+
+/* ---- attempts ------------------------------------------------------------------------------------ */
+
+static void plan_exhausted(seam_stream *s)
+{
+    seam_error e;
+    seam_error_clear(&e);
+    if (s->any_attempt) {
+        e = s->last_err;
+    } else {
+        const char *chain = s->chain ? s->chain->name : NULL;
+        seam_error_set(&e, s->skip_kinds_differ || s->skipped.len == 0 ? SEAM_ERROR_CONF : s->skip_kind,
+                       "no provider could serve the request%s%s%s%s", chain ? " (chain " : "",
+                       chain ? chain : "", chain ? ")" : "", s->skipped.len ? ": " : "");
+        size_t used = strlen(e.message);
+        if (s->skipped.data)
+            seam_strlcpy(e.message + used, s->skipped.data, sizeof e.message - used);
+        if (e.kind == SEAM_ERROR_RATE_LIMIT)
+            e.retry_after_ms = s->skip_retry_after_ms;
+    }
+    /* Every entry too small for the request, say: the chain's fallback for
+     * that class of error takes over. */
+    if (take_fallback(s, e.kind))
+        return;
+    end_with(s, SEAM_ERR_PROVIDER, &e);
+}
+
 /* Starts the next attempt, skipping entries that cannot serve. 0 when a transfer
- * is running, 1 when the plan is exhausted (s->done set), <0 on a hard error. */
+ * is running or the plan changed, 1 when the call has ended (s->done), <0 on a
+ * hard error. */
 static int start_attempt(seam_stream *s)
 {
-    while (s->entry < s->n_plan) {
+    while (s->entry < s->n_plan && !s->done) {
         const plan_entry *e = &s->plan[s->entry];
         seam_error why;
         seam_error_clear(&why);
         seam_provider_slot *slot = seam_client_slot(s->client, e->provider);
+        s->slot = slot;
         if (!slot) {
             seam_error_set(&why, SEAM_ERROR_CONF, "provider \"%s\" is not configured", e->provider);
-            skip_entry(s, e, &why);
+            skip_entry(s, e, &why, 0);
             continue;
         }
         if (!slot->vt) {
             seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
-            skip_entry(s, e, &why);
+            skip_entry(s, e, &why, 0);
             continue;
         }
         if (!slot->instance) {
             seam_error_set(&why, SEAM_ERROR_CONF, "%s", slot->create_error);
-            skip_entry(s, e, &why);
+            skip_entry(s, e, &why, 0);
             continue;
         }
         if (!e->model || !*e->model) {
             seam_error_set(&why, SEAM_ERROR_BAD_REQUEST, "no model given for provider \"%s\"", e->provider);
-            skip_entry(s, e, &why);
+            skip_entry(s, e, &why, 0);
             continue;
         }
-        seam_secret_free(s->credential);
-        s->credential = NULL;
-        if (seam_client_credential(s->client, slot, &s->credential, &why) != SEAM_OK) {
-            if (why.kind == SEAM_ERROR_NONE)
-                seam_error_set(&why, SEAM_ERROR_AUTH, "no credential");
-            skip_entry(s, e, &why);
+        /* Routing only: a call naming one provider and model is made as asked
+         * (the plugin decides what it can express). */
+        if (!s->single && s->attempt == 0 &&
+            seam_catalog_cannot_serve(s->client, slot, e->model, s->req, &why)) {
+            skip_entry(s, e, &why, 0);
             continue;
         }
+
+        /* The key. A call naming one provider is not routed: cooldowns and the
+         * guard steer chains, an explicit provider is always called. */
+        release_lease(s);
+        if (s->have_pending) {
+            s->lease = s->pending;
+            s->have_pending = 0;
+        } else {
+            int64_t wait = 0;
+            seam_key_verdict verdict;
+            int rc = seam_keys_acquire(s->client, slot, s->affinity, s->retrying || s->single,
+                                       s->retry_after_cap_ms, &s->lease, &wait, &verdict, &why);
+            if (rc != SEAM_OK)
+                return rc;
+            if (verdict != SEAM_KEY_READY) {
+                if (verdict == SEAM_KEY_COOLING &&
+                    (s->skip_retry_after_ms <= 0 || why.retry_after_ms < s->skip_retry_after_ms))
+                    s->skip_retry_after_ms = why.retry_after_ms;
+                skip_entry(s, e, &why, 0);
+                continue;
+            }
+            if (wait > 0) {
+                if (wait >= time_left(s)) {
+                    seam_keys_lease_release(&s->lease);
+                    seam_error_set(&why, SEAM_ERROR_TIMEOUT,
+                                   "the call's deadline passes before the rate-limit window resets");
+                    seam_strlcpy(why.provider, e->provider, sizeof why.provider);
+                    end_with(s, SEAM_ERR_PROVIDER, &why);
+                    return 1;
+                }
+                seam_error_set(&why, SEAM_ERROR_RATE_LIMIT,
+                               "rate-limit guard: waiting %lld ms for the key's window to reset",
+                               (long long)wait);
+                why.retry_after_ms = wait;
+                seam_strlcpy(why.provider, e->provider, sizeof why.provider);
+                report(s, SEAM_ATTEMPT_SKIPPED, e, &why, NULL, wait);
+                if (seam_client_sleep(s->client, wait, s->cancel)) {
+                    seam_keys_lease_release(&s->lease);
+                    end_cancelled(s, e->provider);
+                    return 1;
+                }
+            }
+        }
+        s->have_lease = 1;
+        s->retrying = 0;
+
         seam_request_free(s->sent);
         s->sent = seam_request_dup(s->req);
         if (!s->sent)
             return SEAM_ERR_NOMEM;
         /* A reasoning signature is only valid for the provider that made it. */
-        if (s->entry > 0 && strcmp(e->provider, s->plan[0].provider) != 0)
+        if (s->primary && strcmp(e->provider, s->primary) != 0)
             seam_request_strip_reasoning(s->sent);
-        seam_request_set_model(s->sent, e->model);
+        if (seam_request_set_model(s->sent, e->model) != SEAM_OK)
+            return SEAM_ERR_NOMEM;
         int64_t timeout = slot->conf->timeout_ms;
-        if (s->timeout_ms > 0) {
-            int64_t left = s->start_ms + s->timeout_ms - seam_now_ms();
-            if (left <= 0) {
-                seam_error_set(&why, SEAM_ERROR_TIMEOUT, "the call's deadline passed");
-                end_with(s, SEAM_ERR_PROVIDER, &why);
-                return 1;
-            }
-            if (timeout <= 0 || left < timeout)
-                timeout = left;
+        int64_t left = time_left(s);
+        if (left <= 0) {
+            seam_error_set(&why, SEAM_ERROR_TIMEOUT, "the call's deadline passed");
+            seam_strlcpy(why.provider, e->provider, sizeof why.provider);
+            end_with(s, SEAM_ERR_PROVIDER, &why);
+            return 1;
         }
+        if (left != INT64_MAX && (timeout <= 0 || left < timeout))
+            timeout = left;
         seam_transfer_params p = {
             .vt = slot->vt,
             .instance = slot->instance,
             .provider_name = slot->conf->name,
             .req = s->sent,
             .stream = s->streaming,
-            .credential = s->credential,
+            .credential = s->lease.secret,
             .timeout_ms = timeout,
             .connect_timeout_ms = slot->conf->connect_timeout_ms,
             .idle_timeout_ms = s->idle_timeout_ms > 0 ? s->idle_timeout_ms : slot->conf->idle_timeout_ms,
@@ -260,88 +623,166 @@ static int start_attempt(seam_stream *s)
             .share = s->client->share,
         };
         s->attempt++;
-        s->any_attempt = 1;
+        if (!s->free_attempt)
+            s->counted++;
+        s->free_attempt = 0;
+        s->attempt_has_usage = 0;
         int rc = seam_transfer_open(&p, &s->transfer, &why);
         if (rc != SEAM_OK) {
-            /* The codec cannot express this request: a fatal error for this call. */
-            report(s, SEAM_ATTEMPT_FAILED, e, &why, NULL, 0);
-            end_with(s, rc, &why);
-            return 1;
+            if (rc == SEAM_ERR_NOMEM)
+                return rc;
+            /* The codec cannot express this request: this entry cannot serve it. */
+            s->attempt--;
+            if (why.kind == SEAM_ERROR_NONE)
+                seam_error_set(&why, SEAM_ERROR_BAD_REQUEST, "the plugin cannot encode the request");
+            skip_entry(s, e, &why, 0);
+            continue;
         }
+        s->any_attempt = 1;
         return 0;
     }
-    seam_error e;
-    seam_error_clear(&e);
-    if (s->any_attempt) {
-        e = s->last_err;
-    } else {
-        seam_error_set(&e, SEAM_ERROR_CONF, "no provider could serve the request%s%s%s%s",
-                       s->chain_name ? " (chain " : "", s->chain_name ? s->chain_name : "",
-                       s->chain_name ? ")" : "", s->skipped.len ? ": " : "");
-        size_t used = strlen(e.message);
-        if (s->skipped.data)
-            seam_strlcpy(e.message + used, s->skipped.data, sizeof e.message - used);
-    }
-    end_with(s, SEAM_ERR_PROVIDER, &e);
-    return 1;
+    if (!s->done)
+        plan_exhausted(s);
+    return s->done ? 1 : 0;
 }
 
-/* An attempt failed with e: decide between retry, next entry and the end. */
+static void on_success(seam_stream *s)
+{
+    const plan_entry *pe = &s->plan[s->entry];
+    seam_transfer_free(s->transfer);
+    s->transfer = NULL;
+    const seam_usage *au = charge_attempt(s, pe);
+    /* The stop chunk (held until now) carries the call's usage: every attempt,
+     * priced, so a caller folding chunks gets what the result holds. */
+    seam_usage total = call_usage(s);
+    for (size_t i = s->q_ready; i < s->q_len; i++)
+        if (s->queue[i].c.type == SEAM_CHUNK_STOP)
+            s->queue[i].c.usage = total;
+    s->q_ready = s->q_len;
+    seam_keys_succeeded(s->client, s->slot, &s->lease);
+    seam_result_set_origin(s->result, pe->provider, pe->model);
+    report(s, SEAM_ATTEMPT_SUCCEEDED, pe, NULL, au, 0);
+    end_with(s, SEAM_OK, NULL);
+}
+
+/* An attempt failed with e: decide between retry, rotation, the next entry, a
+ * fallback chain and the end. */
 static void after_failure(seam_stream *s, seam_error *e)
 {
     const plan_entry *pe = &s->plan[s->entry];
     seam_transfer_free(s->transfer);
     s->transfer = NULL;
+    const seam_usage *au = charge_attempt(s, pe);
+    drop_held(s);
     s->last_err = *e;
+    seam_provider_slot *slot = s->slot;
+    int64_t now = seam_client_now(s->client);
+
+    if (e->ratelimit[0])
+        seam_keys_observe_ratelimit(s->client, slot, &s->lease, e->ratelimit);
+    if (e->kind == SEAM_ERROR_RATE_LIMIT)
+        seam_keys_rate_limited(s->client, slot, &s->lease,
+                               now + (e->retry_after_ms >= 0 ? e->retry_after_ms : s->cooldown_ms));
+
     if (s->yielded_content) {
-        report(s, SEAM_ATTEMPT_FAILED, pe, e, NULL, 0);
+        report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
         seam_result_set_incomplete(s->result, 1);
         end_with(s, SEAM_ERR_PROVIDER, e);
         return;
     }
-    if (!e->retryable || e->kind == SEAM_ERROR_CANCELLED) {
-        report(s, SEAM_ATTEMPT_FAILED, pe, e, NULL, 0);
+    if (e->kind == SEAM_ERROR_CANCELLED) {
+        report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
         end_with(s, SEAM_ERR_PROVIDER, e);
         return;
     }
-    if (s->attempt < pe->max_attempts) {
-        int64_t wait = backoff_ms(&pe->backoff, s->attempt - 1);
+    if (e->kind == SEAM_ERROR_AUTH) {
+        /* Never the same key again; one more attempt only with a refreshed
+         * credential or another live key of the pool. The key is judged
+         * (refreshed, or set aside in a pool) even when that attempt is spent. */
+        int more = (!s->auth_retry_used || slot->n_keys > 1) &&
+                   seam_keys_rejected(s->client, slot, &s->lease);
+        if (more && !s->auth_retry_used) {
+            s->auth_retry_used = 1;
+            s->free_attempt = 1;
+            s->retrying = 1;
+            report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
+            release_lease(s);
+            return;
+        }
+    }
+    if (!e->retryable) {
+        report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
+        if (!take_fallback(s, e->kind))
+            end_with(s, SEAM_ERR_PROVIDER, e);
+        return;
+    }
+    if (e->kind == SEAM_ERROR_RATE_LIMIT && slot->n_keys > 1) {
+        /* Rotation: another key of the pool that is ready now takes the next
+         * attempt at once. */
+        seam_key_lease next;
+        int64_t wait = 0;
+        seam_key_verdict verdict;
+        seam_error why;
+        seam_error_clear(&why);
+        if (seam_keys_acquire(s->client, slot, s->affinity, 0, 0, &next, &wait, &verdict, &why) ==
+            SEAM_OK) {
+            if (verdict == SEAM_KEY_READY && wait == 0 && next.index != s->lease.index) {
+                s->pending = next;
+                s->have_pending = 1;
+                s->free_attempt = 1;
+                report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
+                release_lease(s);
+                return;
+            }
+            seam_keys_lease_release(&next);
+        }
+    }
+    if (s->counted < pe->max_attempts) {
+        int64_t wait = backoff_ms(s, &pe->backoff, s->counted - 1);
         if (e->retry_after_ms >= 0) {
             if (e->retry_after_ms > s->retry_after_cap_ms) {
-                report(s, SEAM_ATTEMPT_FAILED, pe, e, NULL, 0);
-                s->entry++;
-                s->attempt = 0;
+                /* Too long to wait here: the next entry may answer now. */
+                report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
+                next_entry(s);
                 return;
             }
             wait = e->retry_after_ms;
         }
-        if (s->timeout_ms > 0 && seam_now_ms() + wait > s->start_ms + s->timeout_ms) {
-            report(s, SEAM_ATTEMPT_FAILED, pe, e, NULL, 0);
+        if (wait >= time_left(s)) {
+            report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
             end_with(s, SEAM_ERR_PROVIDER, e);
             return;
         }
-        report(s, SEAM_ATTEMPT_FAILED, pe, e, NULL, wait);
-        if (seam_cancel_sleep(s->cancel, wait)) {
-            seam_error c;
-            seam_error_clear(&c);
-            seam_error_set(&c, SEAM_ERROR_CANCELLED, "cancelled");
-            seam_strlcpy(c.provider, pe->provider, sizeof c.provider);
-            end_with(s, SEAM_ERR_PROVIDER, &c);
+        report(s, SEAM_ATTEMPT_FAILED, pe, e, au, wait);
+        release_lease(s);
+        if (seam_client_sleep(s->client, wait, s->cancel)) {
+            end_cancelled(s, pe->provider);
+            return;
         }
+        s->retrying = 1;
         return;
     }
-    report(s, SEAM_ATTEMPT_FAILED, pe, e, NULL, 0);
-    s->entry++;
-    s->attempt = 0;
+    report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
+    next_entry(s);
 }
+
+/* ---- the pull iterator ------------------------------------------------------------------------- */
 
 int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
 {
     if (!s || !chunk)
         return SEAM_ERR_INVALID;
     *chunk = NULL;
+    owned_release(&s->current);
     for (;;) {
+        if (s->q_head < s->q_ready) {
+            s->current = s->queue[s->q_head++];
+            seam_result_add_chunk(s->result, &s->current.c);
+            *chunk = &s->current.c;
+            return 1;
+        }
         if (s->done) {
+            drop_all_queued(s);
             if (s->final_status != SEAM_OK && err)
                 *err = s->final_err;
             return s->final_status;
@@ -361,17 +802,33 @@ int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
         seam_error_clear(&e);
         int rc = seam_transfer_next(s->transfer, &c, &e);
         if (rc == 1) {
-            if (is_content(c->type))
+            if (c->type == SEAM_CHUNK_STOP) {
+                s->attempt_usage = c->usage;
+                s->attempt_has_usage = (c->usage.present & token_bits) != 0;
+            }
+            if (s->yielded_content && c->type != SEAM_CHUNK_STOP && s->q_len == s->q_ready &&
+                s->q_head == s->q_ready) {
+                /* Past the first content nothing is held: hand it on as is
+                 * (it stays valid until the next transfer call, in our next call). */
+                seam_result_add_chunk(s->result, c);
+                *chunk = c;
+                return 1;
+            }
+            if (queue_push(s, c) != SEAM_OK) {
+                seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+                seam_transfer_free(s->transfer);
+                s->transfer = NULL;
+                end_with(s, SEAM_ERR_NOMEM, &e);
+                continue;
+            }
+            if (is_content(c->type)) {
                 s->yielded_content = 1;
-            seam_result_add_chunk(s->result, c);
-            *chunk = c;
-            return 1;
+                s->q_ready = s->q_len; /* the held framing goes out with it */
+            }
+            continue;
         }
         if (rc == SEAM_OK) {
-            const plan_entry *pe = &s->plan[s->entry];
-            seam_result_set_origin(s->result, pe->provider, pe->model);
-            report(s, SEAM_ATTEMPT_SUCCEEDED, pe, NULL, seam_result_usage(s->result), 0);
-            end_with(s, SEAM_OK, NULL);
+            on_success(s);
             continue;
         }
         after_failure(s, &e);
@@ -388,14 +845,21 @@ void seam_stream_free(seam_stream *s)
     if (!s)
         return;
     seam_transfer_free(s->transfer);
-    seam_secret_free(s->credential);
+    release_lease(s);
+    if (s->have_pending)
+        seam_keys_lease_release(&s->pending);
+    owned_release(&s->current);
+    drop_all_queued(s);
+    free(s->queue);
     seam_request_free(s->sent);
     seam_request_free(s->req);
     seam_result_free(s->result);
     seam_buf_free(&s->skipped);
     free(s->plan);
+    free(s->visited);
     free(s->opt_provider);
     free(s->opt_model);
+    free(s->affinity);
     free(s);
 }
 

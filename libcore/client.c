@@ -1,7 +1,9 @@
 /* client.c — the client object: finds and loads the conf, discovers plugins in
- * the documented order, creates one plugin instance per configured provider,
- * caches credentials, and answers the introspection calls (plugins, providers,
- * chains, roles, conf check). Safe to share between threads once created. */
+ * the documented order, creates one plugin instance and one key pool
+ * (keys.c) per configured provider, holds the policy clock (real, or the one
+ * seam_client_set_clock injects), and answers the introspection calls
+ * (plugins, providers, chains, roles, conf check). Safe to share between
+ * threads once created. */
 #include "config.h"
 #include "client.h"
 
@@ -59,6 +61,9 @@ static void create_instances(seam_client *c)
     for (size_t i = 0; i < c->n_slots; i++) {
         seam_provider_slot *s = &c->slots[i];
         s->conf = &c->conf->providers[i];
+        pthread_mutex_init(&s->lock, NULL);
+        if (seam_keys_init(s) != SEAM_OK)
+            seam_strlcpy(s->create_error, "out of memory", sizeof s->create_error);
         s->vt = seam_registry_find(c->reg, s->conf->plugin);
         if (!s->vt)
             continue;
@@ -133,9 +138,12 @@ void seam_client_free(seam_client *c)
     if (!c)
         return;
     for (size_t i = 0; i < c->n_slots; i++) {
+        if (!c->slots[i].conf)
+            continue; /* never set up */
         if (c->slots[i].instance)
             c->slots[i].vt->destroy(c->slots[i].instance);
-        seam_secret_free(c->slots[i].credential);
+        seam_keys_free(&c->slots[i]);
+        pthread_mutex_destroy(&c->slots[i].lock);
     }
     free(c->slots);
     if (c->share)
@@ -169,22 +177,30 @@ seam_provider_slot *seam_client_slot(seam_client *c, const char *name)
     return NULL;
 }
 
-int seam_client_credential(seam_client *c, seam_provider_slot *s, char **out, seam_error *err)
+/* ---- the policy clock ------------------------------------------------------------- */
+
+void seam_client_set_clock(seam_client *c, int64_t (*now_ms)(void *ud),
+                           int (*sleep_ms)(void *ud, int64_t ms, seam_cancel *cancel), void *ud)
 {
-    *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    int rc = SEAM_OK;
-    if (!s->credential_resolved) {
-        rc = seam_credential_resolve(s->conf, &s->credential, err);
-        s->credential_resolved = rc == SEAM_OK;
-    }
-    if (rc == SEAM_OK && s->credential) {
-        *out = strdup(s->credential);
-        if (!*out)
-            rc = SEAM_ERR_NOMEM;
-    }
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    if (!c)
+        return;
+    c->clock_now = now_ms;
+    c->clock_sleep = sleep_ms;
+    c->clock_ud = ud;
+}
+
+int64_t seam_client_now(const seam_client *c)
+{
+    return c && c->clock_now ? c->clock_now(c->clock_ud) : seam_now_ms();
+}
+
+int seam_client_sleep(const seam_client *c, int64_t ms, seam_cancel *cancel)
+{
+    if (c && c->clock_sleep)
+        return c->clock_sleep(c->clock_ud, ms, cancel) != 0;
+    if (ms <= 0)
+        return seam_cancel_triggered(cancel);
+    return seam_cancel_sleep(cancel, ms);
 }
 
 /* ---- introspection ---------------------------------------------------------------- */
@@ -215,17 +231,48 @@ int seam_client_provider_at(const seam_client *c, size_t i, seam_provider_info *
     info->base_url = p->base_url;
     info->plugin_loaded = s->instance != NULL;
     info->credential_source = seam_credential_source(p);
-    /* A command is not run just to list providers: it may prompt or be slow. */
-    if (p->api_key_env && !p->api_key_file && !p->api_key_command && !p->api_key) {
-        const char *v = getenv(p->api_key_env);
-        info->has_credential = v && *v;
-    } else if (p->api_key_file && !p->api_key_env) {
-        char *key = NULL;
-        info->has_credential = seam_credential_resolve(p, &key, NULL) == SEAM_OK && key;
-        seam_secret_free(key);
-    } else {
-        info->has_credential = 1; /* inline, command, or none needed */
+    /* Any usable key of the pool will do. A command is not run just to list
+     * providers: it may prompt or be slow. */
+    seam_cred_source *pool = NULL;
+    size_t n = 0;
+    info->has_credential = 1; /* none needed */
+    if (seam_credential_pool(p, &pool, &n) == SEAM_OK && n > 0) {
+        info->has_credential = 0;
+        for (size_t k = 0; k < n && !info->has_credential; k++) {
+            if (pool[k].kind == SEAM_CRED_ENV) {
+                const char *v = getenv(pool[k].value);
+                info->has_credential = v && *v;
+            } else if (pool[k].kind == SEAM_CRED_FILE) {
+                char *key = NULL;
+                info->has_credential =
+                    seam_credential_resolve_source(p, &pool[k], &key, NULL, NULL) == SEAM_OK && key;
+                seam_secret_free(key);
+            } else {
+                info->has_credential = 1; /* inline or command */
+            }
+        }
     }
+    free(pool);
+    return SEAM_OK;
+}
+
+int seam_client_capabilities(const seam_client *c, const char *provider, const char *model,
+                             seam_capabilities *caps, seam_error *err)
+{
+    if (!c || !provider || !caps || caps->size < offsetof(seam_capabilities, context_window))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    const seam_provider_slot *s = seam_client_slot((seam_client *)c, provider);
+    if (!s || !s->instance)
+        return seam_error_set(err, SEAM_ERROR_CONF, "provider \"%s\" is not configured or its plugin is not loaded",
+                              provider), SEAM_ERR_NOT_FOUND;
+    /* The plugin fills a struct of the core's size; copy back only what the caller has room for. */
+    seam_capabilities full;
+    memset(&full, 0, sizeof full);
+    full.size = sizeof full;
+    if (s->vt->capabilities)
+        s->vt->capabilities(s->instance, model ? model : "", &full);
+    uint32_t room = caps->size < sizeof full ? caps->size : (uint32_t)sizeof full;
+    memcpy((char *)caps + sizeof caps->size, (char *)&full + sizeof full.size, room - sizeof caps->size);
     return SEAM_OK;
 }
 

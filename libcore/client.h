@@ -1,6 +1,8 @@
-/* client.h — the client's internals shared by client.c and call.c: the loaded
- * conf, the plugin registry, one slot per configured provider (its plugin
- * instance and cached credential) and the libcurl share handle. */
+/* client.h — the client's internals shared by client.c, keys.c, catalog.c and
+ * call.c: the loaded conf, the plugin registry, one slot per configured
+ * provider (its plugin instance and its key pool with each key's cooldown,
+ * rate-limit window and expiry), the clock the chain runner waits on, and the
+ * libcurl share handle. */
 #ifndef SEAM_CLIENT_H
 #define SEAM_CLIENT_H
 
@@ -9,13 +11,30 @@
 
 #include <pthread.h>
 
+/* One key of a provider's pool. A provider without any credential has one
+ * keyless entry (src.kind 0, secret NULL) so that its cooldown lives in the
+ * same place. Times are on the client's clock (seam_client_now). */
+typedef struct seam_key {
+    seam_cred_source src;
+    char *secret;             /* resolved value; NULL until resolved or when keyless */
+    int resolved;
+    int dead;                 /* rejected by the provider (auth): unused until refreshed */
+    int64_t expires_at;       /* 0: does not expire */
+    int64_t cooling_until;    /* after a 429: not used before this */
+    int64_t exhausted_until;  /* rate-limit guard: the window resets at this time */
+    unsigned generation;      /* bumped each time the secret changes */
+} seam_key;
+
 typedef struct seam_provider_slot {
     const seam_conf_provider *conf;
     const seam_provider_vtable *vt; /* NULL: plugin not loaded */
     void *instance;                 /* NULL when vt is NULL or create failed */
     char create_error[256];
-    char *credential;               /* cached after the first resolve */
-    int credential_resolved;
+    pthread_mutex_t lock;           /* the key pool below */
+    seam_key *keys;                 /* at least one (see seam_key) */
+    size_t n_keys;
+    size_t rr_next;                 /* round robin: the next key to try */
+    size_t sticky;                  /* sticky without affinity: the key in use */
 } seam_provider_slot;
 
 struct seam_client {
@@ -25,13 +44,91 @@ struct seam_client {
     size_t n_slots;
     CURLSH *share;
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
-    pthread_mutex_t lock; /* credentials */
+    pthread_mutex_t lock; /* unused since the key pools have their own locks */
+    /* The clock of the chain runner's policy (waits, cooldowns, key expiry):
+     * seam_client_set_clock; NULL members mean the monotonic clock / a real
+     * sleep that a cancel interrupts. */
+    int64_t (*clock_now)(void *ud);
+    int (*clock_sleep)(void *ud, int64_t ms, seam_cancel *cancel);
+    void *clock_ud;
 };
 
 seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
-/* A private copy of the provider's credential (free with seam_secret_free):
- * SEAM_OK with *out NULL when none is configured, SEAM_ERR_NO_CREDENTIAL when
- * configured but unavailable. */
-int seam_client_credential(seam_client *c, seam_provider_slot *slot, char **out, seam_error *err);
+
+/* The policy clock: milliseconds, and a sleep that returns 1 when cancelled. */
+int64_t seam_client_now(const seam_client *c);
+int seam_client_sleep(const seam_client *c, int64_t ms, seam_cancel *cancel);
+
+/* ---- keys.c: key pools, rotation, cooldowns, the rate-limit guard ---------- */
+
+/* Sets up a slot's pool from its conf (nothing is resolved yet). */
+int seam_keys_init(seam_provider_slot *s);
+void seam_keys_free(seam_provider_slot *s);
+
+/* A key handed to one attempt. */
+typedef struct seam_key_lease {
+    size_t index;
+    unsigned generation;
+    char *secret; /* private copy (seam_secret_free); NULL for a keyless provider */
+} seam_key_lease;
+
+/* What seam_keys_acquire decided. */
+typedef enum seam_key_verdict {
+    SEAM_KEY_READY = 0,   /* *lease filled; wait *wait_ms first when > 0 (guard) */
+    SEAM_KEY_NONE,        /* no usable credential: why says which (kind auth) */
+    SEAM_KEY_COOLING      /* every key is cooling or exhausted: why is a rate_limit
+                           * error whose retry_after_ms says for how long */
+} seam_key_verdict;
+
+/* Picks the key for an attempt on slot s by the provider's key_selection
+ * (affinity: the sticky key of a session, may be NULL). Dead keys are passed
+ * over; keys past (or within 60 s of) their expiry are refreshed first; keys
+ * cooling after a 429 and keys the rate-limit guard saw exhausted are passed
+ * over unless `retrying` (the chain's retry rules already waited); exhausted
+ * keys are waited for instead with rate_limit_guard = "wait" (up to
+ * max_wait_ms; *wait_ms says how long). Returns
+ * SEAM_OK with the verdict in *verdict, or SEAM_ERR_NOMEM. */
+int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinity, int retrying,
+                      int64_t max_wait_ms, seam_key_lease *lease, int64_t *wait_ms,
+                      seam_key_verdict *verdict, seam_error *why);
+void seam_keys_lease_release(seam_key_lease *lease);
+
+/* The attempt succeeded: the key is not cooling any more. */
+void seam_keys_succeeded(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease);
+/* A 429 on the key: it cools until `until` (client clock ms). */
+void seam_keys_rate_limited(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease,
+                            int64_t until);
+/* The provider rejected the key (auth). Its source is resolved again; when
+ * that gives no new value and the pool has other keys, the key is marked dead
+ * (a single key is not: the next request asks the provider again). Returns 1
+ * when one more attempt can be made (a refreshed key, or another live key). */
+int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease);
+/* Rate-limit guard: reads the rate-limit headers ("name: value\n" lines, as in
+ * seam_error.ratelimit) that came with an answer on this key; a window whose
+ * remaining count is 0 marks the key exhausted until the window resets. */
+void seam_keys_observe_ratelimit(seam_client *c, seam_provider_slot *s,
+                                 const seam_key_lease *lease, const char *headers);
+/* Parses an OpenAI reset duration ("1s", "6m0s", "20ms", "1h2m3.5s") to ms; -1 if invalid. */
+int64_t seam_parse_reset_duration(const char *v);
+/* Parses an RFC 3339 time ("2024-01-01T00:00:00Z") to Unix seconds; -1 if invalid. */
+int64_t seam_parse_rfc3339(const char *v);
+
+/* ---- catalog.c: the model catalog, capabilities, the input estimate, cost --- */
+
+/* The catalog entry for model on slot s, NULL when the model is unknown. */
+const seam_conf_model *seam_catalog_find(const seam_client *c, const seam_provider_slot *s,
+                                         const char *model);
+/* Why the model cannot serve req (a capability it lacks, or an input estimate
+ * beyond its context window): returns 1 and fills why, else 0. Capabilities
+ * come from the user's `models` entry, else the plugin, else the shipped
+ * catalog; nothing known means nothing is skipped. */
+int seam_catalog_cannot_serve(const seam_client *c, const seam_provider_slot *s,
+                              const char *model, const seam_request *req, seam_error *why);
+/* A rough count of the request's input tokens (text bytes / 4, media not counted). */
+int64_t seam_estimate_input_tokens(const seam_request *req);
+/* Prices usage against the entry m: sets cost_microcents and its present bit
+ * when m is priced and the usage holds any count; leaves them unset otherwise.
+ * Returns 1 when priced. */
+int seam_catalog_price(const seam_conf_model *m, seam_usage *usage);
 
 #endif

@@ -1,12 +1,13 @@
 /* config.c — the conf file: where it is found (explicit path, $SEAM_CONF, XDG,
  * the installed one), reading it and its conf.d/ drop-ins with libconfig into a
  * plain seam_conf, and checking it: every type, every key name (a typo must not
- * silently vanish), every reference from a chain to a provider or chain and from
- * a role to a chain. Every error names FILE:LINE. The conf's keys are a public
- * contract (seam.conf(5), doc/seam.conf.md); nothing from libconfig leaves this
- * file. It also reads the model catalog (conf/models.conf, installed, or the
- * file `model_catalog` names) after the user's files, whose `models` entries
- * override the catalog's.
+ * silently vanish), every reference from a chain to a chain and from a role to a
+ * chain (a chain entry naming an undefined provider is a warning: plugin
+ * packages define providers in conf.d/). Every error names FILE:LINE. The
+ * conf's keys are a public contract (seam.conf(5), doc/seam.conf.md); nothing
+ * from libconfig leaves this file. It also reads the model catalog
+ * (conf/models.conf, installed, or the file `model_catalog` names) after the
+ * user's files, whose `models` entries override the catalog's.
  *
  * Note on integers: libconfig 1.5 reads a decimal literal beyond 32 bits without
  * the `L` suffix as a truncated int; write 5000000000L for values that large. */
@@ -1114,10 +1115,22 @@ static int check_references(loader *ld)
         const seam_conf_chain *ch = &c->chains[i];
         for (size_t k = 0; k < ch->n_entries; k++) {
             const seam_conf_entry *e = &ch->entries[k];
-            if (!seam_conf_find_provider(c, e->provider))
-                return fail_at(ld, ch->file, ld->chain_lines[i].entry_lines[k],
-                               "chains.%s[%zu] names provider \"%s\", which is not defined",
-                               ch->name, k, e->provider);
+            /* Not an error: providers come from conf.d/ snippets that plugin
+             * packages install, so a default chain names providers that may be
+             * absent. The chain runner skips such an entry (with the reason). */
+            if (!seam_conf_find_provider(c, e->provider)) {
+                seam_buf w = {0};
+                if (seam_buf_printf(&w,
+                                    "%s:%d: chains.%s[%zu] names provider \"%s\", which is not "
+                                    "defined: the entry is skipped",
+                                    ch->file, ld->chain_lines[i].entry_lines[k], ch->name, k,
+                                    e->provider) != SEAM_OK) {
+                    seam_buf_free(&w);
+                    return fail_nomem(ld);
+                }
+                if (add_warning(ld, w.data) != SEAM_OK)
+                    return ld->status;
+            }
         }
         if (check_fallback(ld, ch, "context_overflow_fallback", ch->context_overflow_fallback,
                            ld->chain_lines[i].overflow_line) != SEAM_OK ||
@@ -1281,18 +1294,46 @@ const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name
     return NULL;
 }
 
+static int all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* How well catalog id `id` names `model`: 0 not at all; for a snapshot or
+ * alias of it (id + "-YYYYMMDD" / "-YYYY-MM-DD" / "-latest" / "-0") the length
+ * of id (the longest base wins); above any of those for the same id. */
+static size_t id_match(const char *id, const char *model)
+{
+    size_t n = strlen(id);
+    if (strcmp(id, model) == 0)
+        return 100000;
+    if (strncmp(id, model, n) != 0 || model[n] != '-')
+        return 0;
+    const char *rest = model + n + 1;
+    size_t r = strlen(rest);
+    int snapshot = strcmp(rest, "latest") == 0 || strcmp(rest, "0") == 0 ||
+                   (r == 8 && all_digits(rest, 8)) ||
+                   (r == 10 && all_digits(rest, 4) && rest[4] == '-' && all_digits(rest + 5, 2) &&
+                    rest[7] == '-' && all_digits(rest + 8, 2));
+    return snapshot ? n : 0;
+}
+
 const seam_conf_model *seam_conf_find_model(const seam_conf *c, const char *provider_name,
                                             const char *plugin_id, const char *model)
 {
     if (!c || !model)
         return NULL;
     const seam_conf_model *best = NULL;
-    int best_rank = 0;
+    size_t best_rank = 0;
     for (size_t i = 0; i < c->n_models; i++) {
         const seam_conf_model *m = &c->models[i];
-        if (strcmp(m->id, model) != 0)
+        size_t match = id_match(m->id, model);
+        if (!match)
             continue;
-        int rank;
+        size_t rank;
         if (!m->provider)
             rank = 1;
         else if (provider_name && strcmp(m->provider, provider_name) == 0)
@@ -1301,7 +1342,7 @@ const seam_conf_model *seam_conf_find_model(const seam_conf *c, const char *prov
             rank = 2;
         else
             continue;
-        rank += m->from_catalog ? 0 : 10;
+        rank += (m->from_catalog ? 0 : 10) + match * 100;
         if (rank > best_rank) {
             best = m;
             best_rank = rank;

@@ -1,6 +1,9 @@
 /* credential.c — resolving a provider's credential from what the conf names: an
- * environment variable, a file (first line), a command's stdout (first line) or
- * an inline api_key, the first of those configured in that order. The secret
+ * environment variable, a file (first line), a command's stdout (first line,
+ * optionally followed by an `expires_in=` / `expires_at=` line) or an inline
+ * api_key, the first of those configured in that order; and the list of
+ * sources of a provider's key pool (that key, then api_keys_env, api_key_files,
+ * api_key_commands). The secret
  * is never copied into an error message: messages name where the credential was
  * looked for, never what was found (not even a command's text, which may embed
  * a key). */
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -73,28 +77,26 @@ static void wipe(char *buf, size_t len)
 
 /* ---- the sources ----------------------------------------------------------------- */
 
-static int from_env(const seam_conf_provider *p, char **out, seam_error *err)
+static int from_env(const seam_conf_provider *p, const char *name, char **out, seam_error *err)
 {
-    const char *v = getenv(p->api_key_env);
+    const char *v = getenv(name);
     if (!v || !*v)
-        return no_credential(p, err, "environment variable %s is not set%s", p->api_key_env,
+        return no_credential(p, err, "environment variable %s is not set%s", name,
                              v ? " (it is empty)" : "");
     int nomem = 0;
     *out = first_line_trimmed(v, strlen(v), &nomem);
     if (nomem)
         return SEAM_ERR_NOMEM;
     if (!*out)
-        return no_credential(p, err, "environment variable %s is not set (it is blank)",
-                             p->api_key_env);
+        return no_credential(p, err, "environment variable %s is not set (it is blank)", name);
     return SEAM_OK;
 }
 
-static int from_file(const seam_conf_provider *p, char **out, seam_error *err)
+static int from_file(const seam_conf_provider *p, const char *file, char **out, seam_error *err)
 {
-    int fd = open(p->api_key_file, O_RDONLY | O_CLOEXEC);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return no_credential(p, err, "cannot read api_key_file %s: %s", p->api_key_file,
-                             strerror(errno));
+        return no_credential(p, err, "cannot read api_key_file %s: %s", file, strerror(errno));
     char buf[MAX_CREDENTIAL_BYTES];
     size_t len = 0;
     int read_errno = 0;
@@ -114,7 +116,7 @@ static int from_file(const seam_conf_provider *p, char **out, seam_error *err)
     close(fd);
     if (read_errno) {
         wipe(buf, len);
-        return no_credential(p, err, "cannot read api_key_file %s: %s", p->api_key_file,
+        return no_credential(p, err, "cannot read api_key_file %s: %s", file,
                              strerror(read_errno));
     }
     int nomem = 0;
@@ -123,13 +125,46 @@ static int from_file(const seam_conf_provider *p, char **out, seam_error *err)
     if (nomem)
         return SEAM_ERR_NOMEM;
     if (!*out)
-        return no_credential(p, err, "api_key_file %s is empty", p->api_key_file);
+        return no_credential(p, err, "api_key_file %s is empty", file);
     return SEAM_OK;
+}
+
+/* The key's expiry from the lines a command printed after the key:
+ * `expires_in=SECONDS` or `expires_at=UNIX_SECONDS` (the first that parses);
+ * -1 when there is none. */
+static int64_t command_expiry(const char *text, size_t len)
+{
+    const char *line = memchr(text, '\n', len);
+    while (line && (size_t)(line - text) < len) {
+        line++;
+        const char *end = memchr(line, '\n', len - (size_t)(line - text));
+        size_t n = end ? (size_t)(end - line) : len - (size_t)(line - text);
+        char buf[64];
+        if (n < sizeof buf) {
+            memcpy(buf, line, n);
+            buf[n] = '\0';
+            long long v;
+            char tail;
+            int64_t found = -2;
+            if (sscanf(buf, " expires_in = %lld %c", &v, &tail) == 1 && v >= 0)
+                found = (int64_t)v * 1000;
+            else if (sscanf(buf, " expires_at = %lld %c", &v, &tail) == 1) {
+                long long left = v - (long long)time(NULL);
+                found = left > 0 ? (int64_t)left * 1000 : 0;
+            }
+            wipe(buf, sizeof buf); /* another line may hold a secret too */
+            if (found != -2)
+                return found;
+        }
+        line = end;
+    }
+    return -1;
 }
 
 /* Runs the command with /bin/sh -c, stdin and stderr on /dev/null (a secret
  * manager's chatter must not reach our caller's terminal), stdout in a pipe. */
-static int from_command(const seam_conf_provider *p, char **out, seam_error *err)
+static int from_command(const seam_conf_provider *p, const char *command, char **out,
+                        int64_t *expires_in_ms, seam_error *err)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
@@ -150,7 +185,7 @@ static int from_command(const seam_conf_provider *p, char **out, seam_error *err
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-    char *argv[] = {"sh", "-c", p->api_key_command, NULL};
+    char *argv[] = {"sh", "-c", (char *)command, NULL};
     pid_t pid;
     int spawn_rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -222,6 +257,8 @@ static int from_command(const seam_conf_provider *p, char **out, seam_error *err
     }
     int nomem = 0;
     *out = first_line_trimmed(buf, len, &nomem);
+    if (expires_in_ms)
+        *expires_in_ms = command_expiry(buf, len);
     wipe(buf, len);
     if (nomem)
         return SEAM_ERR_NOMEM;
@@ -232,21 +269,76 @@ static int from_command(const seam_conf_provider *p, char **out, seam_error *err
 
 /* ---- public within libcore ---------------------------------------------------------- */
 
+/* The provider's single key: the first configured of env, file, command, inline. */
+static int single_source(const seam_conf_provider *p, seam_cred_source *src)
+{
+    if (p->api_key_env)
+        *src = (seam_cred_source){SEAM_CRED_ENV, p->api_key_env};
+    else if (p->api_key_file)
+        *src = (seam_cred_source){SEAM_CRED_FILE, p->api_key_file};
+    else if (p->api_key_command)
+        *src = (seam_cred_source){SEAM_CRED_COMMAND, p->api_key_command};
+    else if (p->api_key)
+        *src = (seam_cred_source){SEAM_CRED_INLINE, p->api_key};
+    else
+        return 0;
+    return 1;
+}
+
 int seam_credential_resolve(const seam_conf_provider *p, char **out, seam_error *err)
 {
     if (!p || !out)
         return SEAM_ERR_INVALID;
     *out = NULL;
-    if (p->api_key_env)
-        return from_env(p, out, err);
-    if (p->api_key_file)
-        return from_file(p, out, err);
-    if (p->api_key_command)
-        return from_command(p, out, err);
-    if (p->api_key) {
-        *out = strdup(p->api_key);
+    seam_cred_source src;
+    if (!single_source(p, &src))
+        return SEAM_OK;
+    return seam_credential_resolve_source(p, &src, out, NULL, err);
+}
+
+int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_source *src,
+                                   char **out, int64_t *expires_in_ms, seam_error *err)
+{
+    if (!p || !src || !out)
+        return SEAM_ERR_INVALID;
+    *out = NULL;
+    if (expires_in_ms)
+        *expires_in_ms = -1;
+    switch (src->kind) {
+    case SEAM_CRED_ENV:
+        return from_env(p, src->value, out, err);
+    case SEAM_CRED_FILE:
+        return from_file(p, src->value, out, err);
+    case SEAM_CRED_COMMAND:
+        return from_command(p, src->value, out, expires_in_ms, err);
+    case SEAM_CRED_INLINE:
+        *out = strdup(src->value);
         return *out ? SEAM_OK : SEAM_ERR_NOMEM;
     }
+    return SEAM_ERR_INVALID;
+}
+
+int seam_credential_pool(const seam_conf_provider *p, seam_cred_source **out, size_t *n)
+{
+    if (!p || !out || !n)
+        return SEAM_ERR_INVALID;
+    *out = NULL;
+    *n = 0;
+    size_t max = 1 + p->n_api_keys_env + p->n_api_key_files + p->n_api_key_commands;
+    seam_cred_source *v = calloc(max, sizeof *v);
+    if (!v)
+        return SEAM_ERR_NOMEM;
+    size_t k = 0;
+    if (single_source(p, &v[k]))
+        k++;
+    for (size_t i = 0; i < p->n_api_keys_env; i++)
+        v[k++] = (seam_cred_source){SEAM_CRED_ENV, p->api_keys_env[i]};
+    for (size_t i = 0; i < p->n_api_key_files; i++)
+        v[k++] = (seam_cred_source){SEAM_CRED_FILE, p->api_key_files[i]};
+    for (size_t i = 0; i < p->n_api_key_commands; i++)
+        v[k++] = (seam_cred_source){SEAM_CRED_COMMAND, p->api_key_commands[i]};
+    *out = v;
+    *n = k;
     return SEAM_OK;
 }
 
@@ -284,10 +376,41 @@ static const char *intern2(const char *prefix, const char *value)
     return found ? found : prefix; /* out of memory: at least the kind */
 }
 
+static const char *source_text(const seam_cred_source *src)
+{
+    switch (src->kind) {
+    case SEAM_CRED_ENV: return intern2("env ", src->value);
+    case SEAM_CRED_FILE: return intern2("file ", src->value);
+    case SEAM_CRED_COMMAND: return "command"; /* its text may hold a key: not shown */
+    case SEAM_CRED_INLINE: return "inline";
+    }
+    return "none";
+}
+
 const char *seam_credential_source(const seam_conf_provider *p)
 {
     if (!p)
         return "none";
+    seam_cred_source *pool = NULL;
+    size_t n = 0;
+    if (seam_credential_pool(p, &pool, &n) == SEAM_OK && n > 1) {
+        char count[48];
+        snprintf(count, sizeof count, "pool of %zu keys (", n);
+        char list[1024] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < n && used + 1 < sizeof list; i++) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                             source_text(&pool[i]));
+            if (w < 0)
+                break;
+            used += (size_t)w < sizeof list - used ? (size_t)w : sizeof list - used - 1;
+        }
+        if (used + 2 < sizeof list)
+            memcpy(list + used, ")", 2);
+        free(pool);
+        return intern2(count, list);
+    }
+    free(pool);
     if (p->api_key_env)
         return intern2("env ", p->api_key_env);
     if (p->api_key_file)

@@ -192,8 +192,28 @@ def check_chunk(o, where):
         need(o["stop_reason"] in STOP_REASONS, where + ": stop_reason")
         check_usage(o["usage"], where)
 
+OUTCOMES = {"succeeded", "failed", "skipped"}
+
+def check_attempts(attempts, where):
+    need(isinstance(attempts, list) and attempts, where + ": attempts is a non-empty list")
+    for i, a in enumerate(attempts if isinstance(attempts, list) else []):
+        w = "%s attempts[%d]" % (where, i)
+        need(isinstance(a, dict), w + ": an object")
+        if not isinstance(a, dict):
+            continue
+        check_keys(dict(a, type=None), {"provider", "model", "outcome"}, {"error", "wait_ms", "usage"}, w)
+        need(a.get("outcome") in OUTCOMES, w + ": outcome")
+        need((a.get("outcome") == "succeeded") == ("error" not in a), w + ": error unless succeeded")
+        if "wait_ms" in a:
+            need(is_int(a["wait_ms"]) and a["wait_ms"] > 0, w + ": wait_ms")
+        if "usage" in a:
+            check_usage(a["usage"], w)
+    if isinstance(attempts, list) and attempts and isinstance(attempts[-1], dict):
+        need(attempts[-1].get("outcome") == "succeeded", where + ": the last attempt succeeded")
+
 def check_result(o, where):
-    check_keys(o, {"provider", "model", "content", "stop_reason", "usage"}, set(), where)
+    check_keys(o, {"provider", "model", "content", "stop_reason", "usage", "attempts"}, set(), where)
+    check_attempts(o.get("attempts"), where)
     need(isinstance(o.get("provider"), str) and o["provider"], where + ": provider")
     need(isinstance(o.get("model"), str) and o["model"], where + ": model")
     need(o.get("stop_reason") in STOP_REASONS, where + ": stop_reason")
@@ -365,6 +385,9 @@ chains = {
   default = ( { provider = "mock"; model = "mock-1"; max_attempts = 1; } );
   thinker = ( { provider = "thinker"; model = "mock-think"; max_attempts = 1; } );
   failing = ( { provider = "failing"; model = "mock-1"; max_attempts = 1; } );
+  fallback = ( { provider = "failing"; model = "mock-1"; max_attempts = 2;
+                 backoff = { base_ms = 10; max_ms = 20; jitter = 0; }; },
+               { provider = "mock"; model = "mock-1"; } );
 };
 roles = { assistant = "default"; };
 EOF
@@ -458,6 +481,17 @@ expect_grep thinker out '^Let me look\.$' 'prints the text'
 expect_no_grep thinker out 'The user wants' 'keeps reasoning out of the answer'
 expect_grep thinker err 'tool call get_weather {"city": *"Oslo"}' 'notes the tool call on stderr'
 expect_grep thinker err '^tokens: in 30 (cache read 10) out 20 (reasoning 6)  provider: thinker  model: mock-think$' 'the full usage line'
+
+# A failover, visible with -v on stderr and as "attempts" in the --json result.
+run fallback_v "$SEAM" --conf "$tmp/mock.conf" chat -v --chain fallback 'Say hello'
+expect_rc fallback_v 0 && expect_grep fallback_v out "$MOCK_TEXT" 'the last entry answers'
+expect_grep fallback_v err '^seam: chain fallback: attempt 1 failing mock-1: failed: overloaded (HTTP 503): .*; retrying in 10 ms$' '-v: the first attempt, its error and the wait'
+expect_grep fallback_v err '^seam: chain fallback: attempt 2 failing mock-1: failed: overloaded' '-v: the second attempt'
+expect_grep fallback_v err '^seam: chain fallback: attempt 1 mock mock-1: succeeded \[in 12 out 7 cost unknown\]$' '-v: the answering attempt with its usage'
+run fallback_json "$SEAM" --conf "$tmp/mock.conf" chat --json --chain fallback 'Say hello'
+expect_rc fallback_json 0 && check_json fallback_json success "$MOCK_TEXT"
+expect_json_field fallback_json '[(a["provider"], a["outcome"], a.get("wait_ms"), a.get("error", {}).get("kind")) for a in o["attempts"]]' \
+    "[('failing', 'failed', 10, 'overloaded'), ('failing', 'failed', None, 'overloaded'), ('mock', 'succeeded', None, None)]"
 
 # A provider error: exit 1, and in --json the error line.
 run failing "$SEAM" --conf "$tmp/mock.conf" chat --chain failing 'Hi'

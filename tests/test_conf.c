@@ -514,8 +514,10 @@ static void test_unknown_keys(void)
 {
     expect_error("providers = {\n a = { plugin = \"x\";\n  api_kye = \"K\"; };\n};\n",
                  "3: unknown setting providers.a.api_kye (expected one of: plugin, base_url, "
-                 "api_key_env, api_key_file, api_key_command, api_key, timeout_ms, "
-                 "connect_timeout_ms, idle_timeout_ms, max_response_bytes, options)");
+                 "api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
+                 "api_key_files, api_key_commands, key_selection, rate_limit_guard, "
+                 "api_key_ttl_ms, timeout_ms, connect_timeout_ms, idle_timeout_ms, "
+                 "max_response_bytes, options)");
     expect_error("providers = { p = { }; };\n"
                  "chains = { c = ( { provider = \"p\";\n modle = \"m\"; } ); };\n",
                  "3: unknown setting chains.c[0].modle (expected one of: provider, model, "
@@ -531,7 +533,7 @@ static void test_unknown_keys(void)
                  "content_filter_fallback)");
     expect_error("provider = { p = { }; };\n",
                  "1: unknown setting provider (expected one of: plugin_path, providers, chains, "
-                 "roles)");
+                 "roles, models, model_catalog)");
 
     /* Anything goes inside options. */
     seam_conf *c = NULL;
@@ -543,10 +545,26 @@ static void test_unknown_keys(void)
 
 static void test_unknown_references(void)
 {
-    expect_error("providers = { p = { }; };\n"
-                 "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
-                 "                 { provider = \"q\"; model = \"m\"; } ); };\n",
-                 "3: chains.c[1] names provider \"q\", which is not defined");
+    /* A chain entry naming an undefined provider loads, with a warning naming
+     * FILE:LINE: a plugin package not installed leaves its conf.d/ snippet out,
+     * and the chain runner skips the entry. */
+    seam_conf *c = NULL;
+    seam_error err;
+    char *dir = NULL;
+    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { }; };\n"
+                                    "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
+                                    "                 { provider = \"q\"; model = \"m\"; } ); };\n",
+                                    &c, &err, &dir), SEAM_OK);
+    CU_ASSERT_EQUAL(c->chains[0].n_entries, 2);
+    CU_ASSERT_EQUAL_FATAL(c->n_warnings, 1);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s/seam.conf:3: chains.c[1] names provider \"q\", which is not "
+                    "defined: the entry is skipped", dir);
+    CU_ASSERT_STRING_EQUAL(c->warnings[0], want.data);
+    seam_buf_free(&want);
+    seam_conf_free(c);
+    remove_tree(dir);
+
     expect_error("providers = { p = { }; };\n"
                  "chains = { c = ( { provider = \"p\"; model = \"m\"; } ); };\n"
                  "roles = { a = \"c\";\n b = \"nope\"; };\n",

@@ -82,6 +82,14 @@ SEAM_EXPORT size_t seam_client_provider_count(const seam_client *client);
 SEAM_EXPORT int seam_client_provider_at(const seam_client *client, size_t i,
                                         seam_provider_info *info);
 
+/* The capabilities of `model` on configured provider `provider`, as its plugin
+ * reports them (fields it does not know stay 0). Set caps->size to
+ * sizeof(seam_capabilities) before the call. SEAM_ERR_NOT_FOUND when the
+ * provider is not configured or its plugin is not loaded. */
+SEAM_EXPORT int seam_client_capabilities(const seam_client *client, const char *provider,
+                                         const char *model, seam_capabilities *caps,
+                                         seam_error *err);
+
 /* Configured chains: names and their entries. */
 SEAM_EXPORT size_t seam_client_chain_count(const seam_client *client);
 SEAM_EXPORT const char *seam_client_chain_name(const seam_client *client, size_t i);
@@ -96,6 +104,17 @@ SEAM_EXPORT const char *seam_client_role_chain(const seam_client *client, const 
 SEAM_EXPORT size_t seam_client_role_count(const seam_client *client);
 SEAM_EXPORT int seam_client_role_at(const seam_client *client, size_t i, const char **role,
                                     const char **chain);
+
+/* Replaces the clock of the call policy (backoff and Retry-After waits,
+ * cooldowns, the rate-limit guard, credential expiry) — for tests and
+ * simulations, so that waits take no real time. now_ms returns milliseconds
+ * of a monotonic clock; sleep_ms waits ms (or pretends to) and returns
+ * non-zero when `cancel` (may be NULL) was triggered. NULL functions restore
+ * the real clock. Set it before the client is used by any call; transport
+ * timeouts keep the real clock. */
+SEAM_EXPORT void seam_client_set_clock(seam_client *client, int64_t (*now_ms)(void *ud),
+                                       int (*sleep_ms)(void *ud, int64_t ms, seam_cancel *cancel),
+                                       void *ud);
 
 /* Checks a conf file (and its conf.d/) without loading plugins. Returns SEAM_OK
  * or SEAM_ERR_CONF with err filled. Each warning (e.g. an inline api_key in a
@@ -114,14 +133,23 @@ typedef enum seam_attempt_outcome {
     SEAM_ATTEMPT_SKIPPED
 } seam_attempt_outcome;
 
+/* Every record is passed to the observer as it happens (on the calling thread)
+ * and is valid for the duration of the callback only. */
 typedef struct seam_attempt {
     seam_attempt_outcome outcome;
     const char *provider;    /* conf name */
     const char *model;
     int attempt;             /* 1-based attempt number on this entry */
     const seam_error *error; /* failed or skipped: why; NULL otherwise */
-    const seam_usage *usage; /* succeeded/failed with usage seen; may be NULL */
-    int64_t wait_ms;         /* backoff slept before the next attempt, 0 if none */
+    const seam_usage *usage; /* this attempt's usage, with its cost when the model is
+                              * priced (SEAM_USAGE_COST); NULL when none was seen */
+    int64_t wait_ms;         /* failed: the time waited after it before the next
+                              * attempt (backoff or Retry-After); skipped with a
+                              * rate_limit error: the rate-limit guard's wait
+                              * before the attempt it held back; 0 otherwise */
+    const char *chain;       /* the chain of the entry (a fallback chain after a
+                              * context_overflow / content_filter error); NULL for
+                              * a single-provider call */
 } seam_attempt;
 
 /* What to call and how. Zero-initialize, set size, then what you need. */
@@ -136,6 +164,9 @@ typedef struct seam_call_options {
     int64_t idle_timeout_ms; /* longest gap between received bytes, 0: provider's */
     void (*on_attempt)(void *ud, const seam_attempt *a); /* may be NULL */
     void *ud;
+    const char *affinity;    /* key_selection = "sticky": calls with the same
+                              * affinity (a session id) use the same key of a
+                              * provider's pool while it works; may be NULL */
 } seam_call_options;
 
 /* Blocking call: sends req through the chain and returns the whole result in

@@ -1,0 +1,227 @@
+/* catalog.c — what the chain runner knows about a model before and after
+ * calling it: whether it can serve a request (the capabilities the request
+ * needs — tools, vision, structured output, reasoning — and a rough estimate
+ * of its input against the model's context window), and what an attempt cost
+ * (its usage priced in integer micro-cents from the model catalog). The
+ * catalog itself (conf/models.conf and the user's `models` entries) is read by
+ * config.c. Capabilities come from the user's `models` entry, else the
+ * plugin's optional `capabilities` member, else the shipped catalog: explicit
+ * configuration beats the plugin's knowledge, which beats the shipped
+ * defaults. A model nobody knows is never skipped, and never priced. */
+#include "config.h"
+#include "client.h"
+
+#include <string.h>
+
+const seam_conf_model *seam_catalog_find(const seam_client *c, const seam_provider_slot *s,
+                                         const char *model)
+{
+    if (!c || !s || !model)
+        return NULL;
+    return seam_conf_find_model(c->conf, s->conf->name, s->conf->plugin, model);
+}
+
+/* ---- what a request needs -------------------------------------------------------- */
+
+typedef struct needs {
+    int tools, vision, structured, reasoning;
+} needs;
+
+static needs request_needs(const seam_request *req)
+{
+    needs n = {0};
+    n.tools = seam_request_tool_count(req) > 0;
+    n.structured = seam_request_response_format(req, NULL, NULL, NULL) == SEAM_FORMAT_JSON;
+    n.reasoning = seam_request_reasoning_budget(req) > 0;
+    for (size_t i = 0; i < seam_request_message_count(req); i++) {
+        const seam_message *m = seam_request_message(req, i);
+        for (size_t j = 0; j < seam_message_part_count(m); j++) {
+            const seam_part *p = seam_message_part(m, j);
+            switch (seam_part_get_type(p)) {
+            case SEAM_PART_TOOL_CALL:
+            case SEAM_PART_TOOL_RESULT:
+                /* A history with tool turns needs a model that speaks tools. */
+                n.tools = 1;
+                break;
+            case SEAM_PART_MEDIA: {
+                const char *mime = seam_part_mime_type(p);
+                if (mime && strncmp(mime, "image/", 6) == 0)
+                    n.vision = 1;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+static size_t slen(const char *s)
+{
+    return s ? strlen(s) : 0;
+}
+
+int64_t seam_estimate_input_tokens(const seam_request *req)
+{
+    if (!req)
+        return 0;
+    /* About four bytes of English or code per token: rough, and lenient on
+     * purpose (a skip on a wrong estimate would refuse a request the model
+     * could have served). Media is not counted. */
+    size_t bytes = slen(seam_request_system(req));
+    for (size_t i = 0; i < seam_request_message_count(req); i++) {
+        const seam_message *m = seam_request_message(req, i);
+        for (size_t j = 0; j < seam_message_part_count(m); j++) {
+            const seam_part *p = seam_message_part(m, j);
+            switch (seam_part_get_type(p)) {
+            case SEAM_PART_TEXT:
+            case SEAM_PART_REASONING:
+                bytes += slen(seam_part_text(p));
+                break;
+            case SEAM_PART_TOOL_CALL:
+                bytes += slen(seam_part_tool_name(p)) + slen(seam_part_args_json(p));
+                break;
+            case SEAM_PART_TOOL_RESULT:
+                bytes += slen(seam_part_result_json(p));
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < seam_request_tool_count(req); i++)
+        bytes += slen(seam_request_tool_name(req, i)) + slen(seam_request_tool_description(req, i)) +
+                 slen(seam_request_tool_parameters(req, i));
+    return (int64_t)((bytes + 3) / 4);
+}
+
+static void caps_from_entry(const seam_conf_model *m, seam_capabilities *caps)
+{
+    caps->tools = (m->capabilities & SEAM_CAP_TOOLS) != 0;
+    caps->streaming = (m->capabilities & SEAM_CAP_STREAMING) != 0;
+    caps->parallel_tool_calls = (m->capabilities & SEAM_CAP_PARALLEL_TOOL_CALLS) != 0;
+    caps->vision = (m->capabilities & SEAM_CAP_VISION) != 0;
+    caps->audio_input = (m->capabilities & SEAM_CAP_AUDIO_INPUT) != 0;
+    caps->pdf_input = (m->capabilities & SEAM_CAP_PDF_INPUT) != 0;
+    caps->prompt_cache = (m->capabilities & SEAM_CAP_PROMPT_CACHE) != 0;
+    caps->reasoning = (m->capabilities & SEAM_CAP_REASONING) != 0;
+    caps->structured_output = (m->capabilities & SEAM_CAP_STRUCTURED_OUTPUT) != 0;
+    caps->context_window = m->context_window;
+    caps->max_output_tokens = m->max_output_tokens;
+}
+
+/* The capabilities of model on slot s (m: its catalog entry or NULL): 1 with
+ * *caps filled when anything is known. */
+static int model_capabilities(const seam_provider_slot *s, const seam_conf_model *m,
+                              const char *model, seam_capabilities *caps)
+{
+    memset(caps, 0, sizeof *caps);
+    caps->size = sizeof *caps;
+    const int user_entry = m && !m->from_catalog;
+    if (user_entry && m->has_capabilities) {
+        caps_from_entry(m, caps);
+        return 1;
+    }
+    if (s->vt && s->vt->capabilities && s->instance) {
+        seam_capabilities got;
+        memset(&got, 0, sizeof got);
+        got.size = sizeof got;
+        if (s->vt->capabilities(s->instance, model, &got) == SEAM_OK) {
+            /* Only the members the plugin's struct had are its answer. */
+            size_t n = got.size && got.size < sizeof got ? got.size : sizeof got;
+            memcpy(caps, &got, n);
+            caps->size = sizeof *caps;
+            /* The user's window wins; the catalog's only fills a gap. */
+            if (m && m->context_window > 0 && (user_entry || caps->context_window <= 0))
+                caps->context_window = m->context_window;
+            return 1;
+        }
+    }
+    if (m && m->has_capabilities) {
+        caps_from_entry(m, caps);
+        return 1;
+    }
+    if (m && m->context_window > 0) {
+        /* Only the window is known: no capability is held against the model. */
+        caps->tools = caps->vision = caps->structured_output = caps->reasoning = 1;
+        caps->context_window = m->context_window;
+        return 1;
+    }
+    return 0;
+}
+
+int seam_catalog_cannot_serve(const seam_client *c, const seam_provider_slot *s,
+                              const char *model, const seam_request *req, seam_error *why)
+{
+    const seam_conf_model *m = seam_catalog_find(c, s, model);
+    seam_capabilities caps;
+    if (!model_capabilities(s, m, model, &caps))
+        return 0;
+    needs n = request_needs(req);
+    const char *missing = n.tools && !caps.tools               ? "tools"
+                          : n.vision && !caps.vision           ? "vision (image input)"
+                          : n.structured && !caps.structured_output ? "structured output"
+                          : n.reasoning && !caps.reasoning     ? "reasoning"
+                                                               : NULL;
+    if (missing) {
+        seam_error_set(why, SEAM_ERROR_BAD_REQUEST,
+                       "model \"%s\" of provider \"%s\" lacks a capability the request needs: %s",
+                       model, s->conf->name, missing);
+        seam_strlcpy(why->code, "capability", sizeof why->code);
+        return 1;
+    }
+    if (caps.context_window > 0) {
+        int64_t estimate = seam_estimate_input_tokens(req);
+        if (estimate > caps.context_window) {
+            seam_error_set(why, SEAM_ERROR_CONTEXT_OVERFLOW,
+                           "the request (about %lld tokens) exceeds the context window of model "
+                           "\"%s\" of provider \"%s\" (%lld tokens)",
+                           (long long)estimate, model, s->conf->name,
+                           (long long)caps.context_window);
+            seam_strlcpy(why->code, "context_window", sizeof why->code);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- cost -------------------------------------------------------------------------- */
+
+#define PER_MILLION 1000000
+
+int seam_catalog_price(const seam_conf_model *m, seam_usage *u)
+{
+    const uint32_t counts = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ |
+                            SEAM_USAGE_CACHE_WRITE;
+    if (!u)
+        return 0;
+    u->present &= ~(uint32_t)SEAM_USAGE_COST;
+    u->cost_microcents = 0;
+    if (!m || !m->priced || !(u->present & counts))
+        return 0;
+    struct {
+        uint32_t bit;
+        int64_t tokens, price;
+    } lines[] = {
+        {SEAM_USAGE_INPUT, u->input_tokens, m->price_input},
+        {SEAM_USAGE_OUTPUT, u->output_tokens, m->price_output},
+        {SEAM_USAGE_CACHE_READ, u->cache_read_tokens,
+         m->price_cache_read >= 0 ? m->price_cache_read : m->price_input},
+        {SEAM_USAGE_CACHE_WRITE, u->cache_write_tokens,
+         m->price_cache_write >= 0 ? m->price_cache_write : m->price_input},
+    };
+    /* tokens × price / 1e6 in integers without overflow: whole millions of
+     * tokens first, then the remainders summed and rounded once, half up.
+     * Reasoning tokens are part of output_tokens and not billed again. */
+    int64_t whole = 0, rest = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        if (!(u->present & lines[i].bit) || lines[i].tokens <= 0 || lines[i].price <= 0)
+            continue;
+        whole += lines[i].tokens / PER_MILLION * lines[i].price;
+        rest += lines[i].tokens % PER_MILLION * lines[i].price;
+    }
+    u->cost_microcents = whole + (rest + PER_MILLION / 2) / PER_MILLION;
+    u->present |= SEAM_USAGE_COST;
+    return 1;
+}

@@ -1,0 +1,505 @@
+/* keys.c — a provider's key pool and the state the chain runner shares across
+ * every request of a client: which key the next attempt uses (round robin, or
+ * sticky per affinity so a provider's prompt cache stays warm), keys rejected
+ * by the provider (dead until a refresh gives a new value), keys cooling after
+ * a 429, keys the rate-limit guard saw exhausted (x-ratelimit-remaining-* /
+ * anthropic-ratelimit-*-remaining at 0) until their window resets, and keys
+ * refreshed before they expire. Everything here runs under the slot's mutex;
+ * times are on the client's policy clock. A secret never reaches an error. */
+#include "config.h"
+#include "client.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* A key is refreshed when it has less than this left (issue 6: "under 60 s"). */
+#define REFRESH_MARGIN_MS 60000
+/* A window reported exhausted without any reset time: the usual per-minute window. */
+#define GUARD_DEFAULT_WINDOW_MS 60000
+#define NEVER INT64_MAX
+
+int seam_keys_init(seam_provider_slot *s)
+{
+    seam_cred_source *pool = NULL;
+    size_t n = 0;
+    if (seam_credential_pool(s->conf, &pool, &n) != SEAM_OK)
+        return SEAM_ERR_NOMEM;
+    s->keys = calloc(n ? n : 1, sizeof *s->keys);
+    if (!s->keys) {
+        free(pool);
+        return SEAM_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->keys[i].src = pool[i];
+    s->n_keys = n ? n : 1; /* keyless: one entry with src.kind 0 */
+    for (size_t i = 0; i < s->n_keys; i++)
+        s->keys[i].expires_at = NEVER;
+    free(pool);
+    return SEAM_OK;
+}
+
+void seam_keys_free(seam_provider_slot *s)
+{
+    for (size_t i = 0; i < s->n_keys; i++)
+        seam_secret_free(s->keys[i].secret);
+    free(s->keys);
+    s->keys = NULL;
+    s->n_keys = 0;
+}
+
+static int keyless(const seam_key *k)
+{
+    return k->src.kind == 0;
+}
+
+/* Resolves key k (again). Returns 1 when it holds a secret afterwards; *changed
+ * tells whether the value is new (a refresh that worked). */
+static int resolve_key(seam_client *c, seam_provider_slot *s, seam_key *k, int *changed,
+                       int *nomem, seam_error *why)
+{
+    *changed = 0;
+    char *v = NULL;
+    int64_t expires_in = -1;
+    seam_error e;
+    seam_error_clear(&e);
+    int rc = seam_credential_resolve_source(s->conf, &k->src, &v, &expires_in, &e);
+    if (rc == SEAM_ERR_NOMEM) {
+        *nomem = 1;
+        return 0;
+    }
+    if (rc != SEAM_OK || !v) {
+        seam_secret_free(v);
+        if (why)
+            *why = e;
+        return 0;
+    }
+    *changed = !k->secret || strcmp(k->secret, v) != 0;
+    seam_secret_free(k->secret);
+    k->secret = v;
+    k->resolved = 1;
+    if (*changed) {
+        /* A new value is a new key: nothing learned about the old one holds. */
+        k->generation++;
+        k->dead = 0;
+        k->cooling_until = 0;
+        k->exhausted_until = 0;
+    }
+    int64_t now = seam_client_now(c);
+    if (expires_in >= 0)
+        k->expires_at = now + expires_in;
+    else if (s->conf->api_key_ttl_ms > 0 && k->src.kind != SEAM_CRED_INLINE)
+        k->expires_at = now + s->conf->api_key_ttl_ms;
+    else
+        k->expires_at = NEVER;
+    return 1;
+}
+
+/* Makes sure k holds a secret fresh enough for an attempt starting now:
+ * resolved once, refreshed when under REFRESH_MARGIN_MS from expiry (an old
+ * value still valid is kept if the refresh fails). 1 when usable. */
+static int ensure_fresh(seam_client *c, seam_provider_slot *s, seam_key *k, int64_t now,
+                        int *nomem, seam_error *why)
+{
+    if (keyless(k))
+        return 1;
+    int changed;
+    if (!k->resolved)
+        return resolve_key(c, s, k, &changed, nomem, why);
+    if (k->expires_at != NEVER && now >= k->expires_at - REFRESH_MARGIN_MS) {
+        if (resolve_key(c, s, k, &changed, nomem, why))
+            return 1;
+        return now < k->expires_at && k->secret;
+    }
+    return k->secret != NULL;
+}
+
+static uint32_t fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static void fill_cooling(seam_error *why, const seam_provider_slot *s, int64_t wait,
+                         int guard_only)
+{
+    seam_error_set(why, SEAM_ERROR_RATE_LIMIT,
+                   guard_only ? "every key of provider \"%s\" is exhausted for its rate-limit "
+                                "window (%lld ms left)"
+                              : "provider \"%s\" is cooling down after a rate limit (%lld ms left)",
+                   s->conf->name, (long long)wait);
+    why->retry_after_ms = wait;
+    seam_strlcpy(why->provider, s->conf->name, sizeof why->provider);
+}
+
+static int lease_key(seam_provider_slot *s, size_t i, seam_key_lease *lease)
+{
+    seam_key *k = &s->keys[i];
+    lease->index = i;
+    lease->generation = k->generation;
+    lease->secret = NULL;
+    if (k->secret && !(lease->secret = strdup(k->secret)))
+        return SEAM_ERR_NOMEM;
+    if (s->conf->key_selection == SEAM_KEYS_ROUND_ROBIN)
+        s->rr_next = (i + 1) % s->n_keys;
+    else
+        s->sticky = i;
+    return SEAM_OK;
+}
+
+int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinity, int retrying,
+                      int64_t max_wait_ms, seam_key_lease *lease, int64_t *wait_ms,
+                      seam_key_verdict *verdict, seam_error *why)
+{
+    memset(lease, 0, sizeof *lease);
+    *wait_ms = 0;
+    *verdict = SEAM_KEY_NONE;
+    pthread_mutex_lock(&s->lock);
+    const int64_t now = seam_client_now(c);
+    const size_t n = s->n_keys;
+    const int guard = s->conf->rate_limit_guard;
+    const int sticky = s->conf->key_selection == SEAM_KEYS_STICKY;
+    size_t start = sticky ? (affinity ? fnv1a(affinity) % n : s->sticky % n) : s->rr_next % n;
+
+    int nomem = 0, rc = SEAM_OK;
+    int64_t earliest = NEVER;       /* when the first blocked key frees up */
+    int earliest_guard_only = 0;    /* ...and whether only the guard blocks it */
+    size_t earliest_index = 0;
+    size_t dead = 0;
+    seam_error last;
+    seam_error_clear(&last);
+
+    for (size_t j = 0; j < n && !nomem; j++) {
+        size_t i = (start + j) % n;
+        seam_key *k = &s->keys[i];
+        if (k->dead) {
+            dead++;
+            continue;
+        }
+        int64_t cooling = !retrying && k->cooling_until > now ? k->cooling_until : 0;
+        /* A retry follows the chain's own rules (it already waited out the
+         * Retry-After or the backoff): cooldown and guard are for other requests. */
+        int64_t exhausted = !retrying && guard != SEAM_GUARD_OFF && k->exhausted_until > now
+                                ? k->exhausted_until : 0;
+        if (cooling || exhausted) {
+            int64_t free_at = cooling > exhausted ? cooling : exhausted;
+            if (free_at < earliest) {
+                earliest = free_at;
+                earliest_guard_only = !cooling;
+                earliest_index = i;
+            }
+            /* Sticky and told to wait: keep the session's key rather than
+             * moving its prompt cache elsewhere. */
+            if (j == 0 && sticky && guard == SEAM_GUARD_WAIT && !cooling &&
+                exhausted - now <= max_wait_ms && ensure_fresh(c, s, k, now, &nomem, &last)) {
+                *wait_ms = exhausted - now;
+                *verdict = SEAM_KEY_READY;
+                rc = lease_key(s, i, lease);
+                goto out;
+            }
+            continue;
+        }
+        if (!ensure_fresh(c, s, k, now, &nomem, &last))
+            continue;
+        *verdict = SEAM_KEY_READY;
+        rc = lease_key(s, i, lease);
+        goto out;
+    }
+    if (nomem)
+        goto out;
+
+    /* Nothing usable right now. A dead key may have been fixed since (a new
+     * value in its variable, file or command): that revives it. */
+    for (size_t j = 0; dead && j < n && !nomem; j++) {
+        size_t i = (start + j) % n;
+        seam_key *k = &s->keys[i];
+        int changed = 0;
+        if (k->dead && !keyless(k) && k->src.kind != SEAM_CRED_INLINE &&
+            resolve_key(c, s, k, &changed, &nomem, &last) && changed) {
+            *verdict = SEAM_KEY_READY;
+            rc = lease_key(s, i, lease);
+            goto out;
+        }
+    }
+    if (nomem)
+        goto out;
+
+    if (earliest != NEVER) {
+        seam_key *k = &s->keys[earliest_index];
+        if (earliest_guard_only && guard == SEAM_GUARD_WAIT && earliest - now <= max_wait_ms &&
+            ensure_fresh(c, s, k, now, &nomem, &last)) {
+            *wait_ms = earliest - now;
+            *verdict = SEAM_KEY_READY;
+            rc = lease_key(s, earliest_index, lease);
+            goto out;
+        }
+        *verdict = SEAM_KEY_COOLING;
+        fill_cooling(why, s, earliest - now, earliest_guard_only);
+        goto out;
+    }
+    *verdict = SEAM_KEY_NONE;
+    if (last.kind != SEAM_ERROR_NONE) {
+        *why = last;
+    } else {
+        seam_error_set(why, SEAM_ERROR_AUTH,
+                       n > 1 ? "every key of provider \"%s\" was rejected by the provider"
+                             : "the key of provider \"%s\" was rejected by the provider",
+                       s->conf->name);
+    }
+    seam_strlcpy(why->provider, s->conf->name, sizeof why->provider);
+out:
+    pthread_mutex_unlock(&s->lock);
+    if (nomem || rc != SEAM_OK) {
+        seam_keys_lease_release(lease);
+        return SEAM_ERR_NOMEM;
+    }
+    return SEAM_OK;
+}
+
+void seam_keys_lease_release(seam_key_lease *lease)
+{
+    if (!lease)
+        return;
+    seam_secret_free(lease->secret);
+    lease->secret = NULL;
+}
+
+static seam_key *leased_key(seam_provider_slot *s, const seam_key_lease *lease)
+{
+    return lease && lease->index < s->n_keys ? &s->keys[lease->index] : NULL;
+}
+
+void seam_keys_succeeded(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease)
+{
+    (void)c;
+    pthread_mutex_lock(&s->lock);
+    seam_key *k = leased_key(s, lease);
+    if (k)
+        k->cooling_until = 0; /* it answers again: other requests may use it */
+    pthread_mutex_unlock(&s->lock);
+}
+
+void seam_keys_rate_limited(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease,
+                            int64_t until)
+{
+    (void)c;
+    pthread_mutex_lock(&s->lock);
+    seam_key *k = leased_key(s, lease);
+    if (k && until > k->cooling_until)
+        k->cooling_until = until;
+    pthread_mutex_unlock(&s->lock);
+}
+
+int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease)
+{
+    pthread_mutex_lock(&s->lock);
+    int more = 0;
+    seam_key *k = leased_key(s, lease);
+    if (!k || keyless(k))
+        goto out; /* nothing to refresh or rotate to */
+    if (k->generation != lease->generation) {
+        /* Another request refreshed it meanwhile: the new value deserves its try. */
+        more = !k->dead;
+        goto out;
+    }
+    int changed = 0, nomem = 0;
+    if (k->src.kind != SEAM_CRED_INLINE && resolve_key(c, s, k, &changed, &nomem, NULL) && changed) {
+        more = 1;
+        goto out;
+    }
+    /* Marking the only key dead would turn the provider's real answers into
+     * made-up ones for every later request (and a 403 may concern one model
+     * only): with a single key the next request asks the provider again. */
+    if (s->n_keys < 2)
+        goto out;
+    k->dead = 1;
+    for (size_t i = 0; i < s->n_keys && !more; i++)
+        more = i != lease->index && !s->keys[i].dead;
+out:
+    pthread_mutex_unlock(&s->lock);
+    return more;
+}
+
+/* ---- the rate-limit guard -------------------------------------------------------- */
+
+int64_t seam_parse_reset_duration(const char *v)
+{
+    if (!v)
+        return -1;
+    while (*v == ' ')
+        v++;
+    double total = 0;
+    int parts = 0;
+    while (*v && *v != ' ') {
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || x < 0)
+            return -1;
+        v = end;
+        if (strncmp(v, "ms", 2) == 0) {
+            total += x;
+            v += 2;
+        } else if (*v == 'h') {
+            total += x * 3600000.0;
+            v++;
+        } else if (*v == 'm') {
+            total += x * 60000.0;
+            v++;
+        } else if (*v == 's') {
+            total += x * 1000.0;
+            v++;
+        } else {
+            return -1;
+        }
+        parts++;
+    }
+    if (!parts || total > 1e12)
+        return -1;
+    return (int64_t)(total + 0.5);
+}
+
+int64_t seam_parse_rfc3339(const char *v)
+{
+    int y, mo, d, h, mi, s, used = 0;
+    if (!v || sscanf(v, " %4d-%2d-%2d%*[Tt ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &used) != 6)
+        return -1;
+    const char *p = v + used;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            ;
+    long offset = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh, om;
+        if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
+            return -1;
+        offset = (*p == '-' ? -1 : 1) * (oh * 3600L + om * 60L);
+        p += 6;
+    } else {
+        return -1;
+    }
+    if (*p && *p != ' ')
+        return -1;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+        return -1;
+    struct tm tm = {0};
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = s;
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1)
+        return -1;
+    return (int64_t)t - offset;
+}
+
+/* Milliseconds from now until a reset value: an RFC 3339 time, a duration
+ * ("6m0s"), or a number (seconds; or a Unix time in s or ms when that large). */
+static int64_t reset_in_ms(const char *v)
+{
+    int64_t at = seam_parse_rfc3339(v);
+    if (at >= 0) {
+        int64_t left = at - (int64_t)time(NULL);
+        return left > 0 ? left * 1000 : 0;
+    }
+    char *end;
+    double x = strtod(v, &end);
+    while (end && *end == ' ')
+        end++;
+    if (end != v && end && *end == '\0' && x >= 0) {
+        double now = (double)time(NULL);
+        if (x > 1e12) /* Unix ms */
+            return x / 1000.0 > now ? (int64_t)(x - now * 1000.0) : 0;
+        if (x > 1e9) /* Unix seconds */
+            return x > now ? (int64_t)((x - now) * 1000.0) : 0;
+        return (int64_t)(x * 1000.0);
+    }
+    return seam_parse_reset_duration(v);
+}
+
+/* The value of header `name` in "name: value\n" lines, copied into out. */
+static int header_value(const char *headers, const char *name, char *out, size_t outsize)
+{
+    size_t nlen = strlen(name);
+    for (const char *line = headers; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        if (len > nlen && strncasecmp(line, name, nlen) == 0 && line[nlen] == ':') {
+            const char *v = line + nlen + 1;
+            while (*v == ' ')
+                v++;
+            size_t vlen = len - (size_t)(v - line);
+            if (vlen >= outsize)
+                vlen = outsize - 1;
+            memcpy(out, v, vlen);
+            out[vlen] = '\0';
+            return 1;
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+void seam_keys_observe_ratelimit(seam_client *c, seam_provider_slot *s,
+                                 const seam_key_lease *lease, const char *headers)
+{
+    if (!headers || !*headers || s->conf->rate_limit_guard == SEAM_GUARD_OFF)
+        return;
+    int64_t until_in = -1;
+    /* Every "...remaining..." header at 0 names an exhausted window; its reset
+     * is the same name with "reset" for "remaining" (OpenAI
+     * x-ratelimit-remaining-requests / x-ratelimit-reset-requests, Anthropic
+     * anthropic-ratelimit-tokens-remaining / anthropic-ratelimit-tokens-reset). */
+    for (const char *line = headers; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        const char *colon = memchr(line, ':', len);
+        char name[128];
+        size_t nlen = colon ? (size_t)(colon - line) : 0;
+        if (colon && nlen < sizeof name - 8) {
+            memcpy(name, line, nlen);
+            name[nlen] = '\0';
+            char *rem = strcasestr(name, "remaining");
+            const char *v = colon + 1;
+            while (*v == ' ')
+                v++;
+            char *end;
+            long long remaining = strtoll(v, &end, 10);
+            if (rem && end != v && remaining == 0) {
+                char reset_name[128], value[128];
+                snprintf(reset_name, sizeof reset_name, "%.*s%s%s", (int)(rem - name), name,
+                         "reset", rem + strlen("remaining"));
+                int64_t in = -1;
+                if (header_value(headers, reset_name, value, sizeof value))
+                    in = reset_in_ms(value);
+                if (in < 0 && header_value(headers, "retry-after-ms", value, sizeof value))
+                    in = (int64_t)strtod(value, NULL);
+                if (in < 0 && header_value(headers, "retry-after", value, sizeof value))
+                    in = seam_parse_retry_after(value);
+                if (in < 0)
+                    in = GUARD_DEFAULT_WINDOW_MS;
+                if (in > until_in)
+                    until_in = in;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    if (until_in < 0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    seam_key *k = leased_key(s, lease);
+    int64_t until = seam_client_now(c) + until_in;
+    if (k && until > k->exhausted_until)
+        k->exhausted_until = until;
+    pthread_mutex_unlock(&s->lock);
+}

@@ -1,0 +1,1284 @@
+/* test_chain.c — the chain runner's policy (issue 6), one test per rule,
+ * through the real loader: the mock plugin, the test codecs "testwire" (a
+ * made-up SSE wire against the fake provider server, for scripted sequences)
+ * and "testecho" (answers with a description of the request it was sent), and
+ * an injected clock, so that every backoff, Retry-After, cooldown and expiry
+ * is exact and takes no real time. Covered: Retry-After, exponential backoff
+ * with jitter, a 529 burst, the Retry-After cap, auth (fatal; one more attempt
+ * after a refresh; pools), key rotation and selection, cooldowns shared across
+ * requests and threads, the rate-limit guard, streaming failover before and
+ * after the first content, reasoning stripped across providers, capability and
+ * context-window skips, error-class fallback chains, cost per attempt and
+ * summed across a failover, the shipped catalog, credential expiry, the new
+ * conf keys. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+static fake_server *srv;
+static char *tmpdir;
+
+/* ---- the injected clock ----------------------------------------------------------- */
+
+static pthread_mutex_t clock_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t fake_now = 5000000000LL;
+static int64_t sleeps[64];
+static int n_sleeps;
+
+static int64_t clock_now(void *ud)
+{
+    (void)ud;
+    pthread_mutex_lock(&clock_lock);
+    int64_t v = fake_now;
+    pthread_mutex_unlock(&clock_lock);
+    return v;
+}
+
+static int clock_sleep(void *ud, int64_t ms, seam_cancel *cancel)
+{
+    (void)ud;
+    pthread_mutex_lock(&clock_lock);
+    fake_now += ms;
+    if (n_sleeps < 64)
+        sleeps[n_sleeps] = ms;
+    n_sleeps++;
+    pthread_mutex_unlock(&clock_lock);
+    return seam_cancel_triggered(cancel);
+}
+
+static void clock_advance(int64_t ms)
+{
+    pthread_mutex_lock(&clock_lock);
+    fake_now += ms;
+    pthread_mutex_unlock(&clock_lock);
+}
+
+static void sleeps_reset(void)
+{
+    pthread_mutex_lock(&clock_lock);
+    n_sleeps = 0;
+    pthread_mutex_unlock(&clock_lock);
+}
+
+/* ---- clients ------------------------------------------------------------------------ */
+
+/* The conf text with every "@URL@" replaced by the fake server's URL and
+ * "@TMP@" by the test's temp dir. */
+static char *expand(const char *text)
+{
+    const char *url = fake_server_url(srv);
+    size_t cap = strlen(text) * 4 + 4096;
+    char *out = calloc(1, cap);
+    size_t used = 0;
+    for (const char *p = text; *p && used + 512 < cap;) {
+        if (strncmp(p, "@URL@", 5) == 0) {
+            used += (size_t)snprintf(out + used, cap - used, "%s", url);
+            p += 5;
+        } else if (strncmp(p, "@TMP@", 5) == 0) {
+            used += (size_t)snprintf(out + used, cap - used, "%s", tmpdir);
+            p += 5;
+        } else {
+            out[used++] = *p++;
+        }
+    }
+    return out;
+}
+
+static int conf_serial;
+
+/* A client on conf_text (plus the plugin dirs of the build, and no model
+ * catalog unless the text names one), on the injected clock. */
+static seam_client *client_of(const char *conf_text)
+{
+    char *body = expand(conf_text);
+    char head[2048];
+    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
+    snprintf(head, sizeof head, "plugin_path = [ \"%s\", \"%s/tests/plugins/.libs\" ];\n%s",
+             tu_plugin_dir(), TOP_BUILDDIR,
+             strstr(conf_text, "model_catalog") ? "" : "model_catalog = \"\";\n");
+    char name[64];
+    snprintf(name, sizeof name, "chain-%d.conf", conf_serial++);
+    char *path = tu_path(tmpdir, name);
+    char *all = malloc(strlen(head) + strlen(body) + 2);
+    sprintf(all, "%s%s\n", head, body);
+    CU_ASSERT_FATAL(tu_write_file(path, all) == 0);
+    free(all);
+    free(body);
+    seam_client_options o = {sizeof o, path, 1};
+    seam_client *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_client_new(&o, &c, &err);
+    if (rc != SEAM_OK)
+        fprintf(stderr, "client: %s\n", err.message);
+    free(path);
+    CU_ASSERT_FATAL(rc == SEAM_OK);
+    seam_client_set_clock(c, clock_now, clock_sleep, NULL);
+    sleeps_reset();
+    return c;
+}
+
+/* The usual providers: w and w2 speak testwire to the fake server (w2 under
+ * /second), e1/e2 are testecho. */
+#define WIRE_PROVIDERS                                                                   \
+    "  w = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key = \"k-inline\"; };\n" \
+    "  w2 = { plugin = \"testwire\"; base_url = \"@URL@/second\"; };\n"                 \
+    "  e1 = { plugin = \"testecho\"; };\n"                                              \
+    "  e2 = { plugin = \"testecho\"; };\n"
+
+static const char *ok_body = "data: fine\n\nevent: stop\ndata: 3\n\n";
+
+static void push_ok(void)
+{
+    fake_response fr = {.body = ok_body, .chunked = 1};
+    fake_server_push(srv, &fr);
+}
+
+static seam_request *hello(void)
+{
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, "hello");
+    return r;
+}
+
+/* ---- the observer ------------------------------------------------------------------------ */
+
+typedef struct rec {
+    seam_attempt_outcome outcome;
+    char provider[32], model[48], chain[32], message[512], code[64];
+    int attempt;
+    seam_error_kind kind;
+    int64_t wait;
+    int has_usage;
+    seam_usage usage;
+} rec;
+
+typedef struct recs {
+    int n;
+    rec r[32];
+    seam_cancel *cancel_on_wait; /* triggered when a failed attempt announces a wait */
+} recs;
+
+static void observe(void *ud, const seam_attempt *a)
+{
+    recs *rs = ud;
+    if (rs->n >= 32)
+        return;
+    rec *r = &rs->r[rs->n++];
+    memset(r, 0, sizeof *r);
+    r->outcome = a->outcome;
+    snprintf(r->provider, sizeof r->provider, "%s", a->provider);
+    snprintf(r->model, sizeof r->model, "%s", a->model ? a->model : "");
+    snprintf(r->chain, sizeof r->chain, "%s", a->chain ? a->chain : "");
+    r->attempt = a->attempt;
+    r->kind = a->error ? a->error->kind : SEAM_ERROR_NONE;
+    if (a->error) {
+        snprintf(r->message, sizeof r->message, "%s", a->error->message);
+        snprintf(r->code, sizeof r->code, "%s", a->error->code);
+    }
+    r->wait = a->wait_ms;
+    r->has_usage = a->usage != NULL;
+    if (a->usage)
+        r->usage = *a->usage;
+    if (rs->cancel_on_wait && a->outcome == SEAM_ATTEMPT_FAILED && a->wait_ms > 0)
+        seam_cancel_trigger(rs->cancel_on_wait);
+}
+
+typedef struct run {
+    int status;
+    seam_error err;
+    char text[4096];
+    int incomplete;
+    int n_stops;
+    seam_usage stop_usage; /* of the stop chunk the caller saw */
+    seam_usage usage;      /* the result's */
+    char provider[32];
+    recs at;
+} run;
+
+typedef struct how {
+    const char *chain;
+    const char *provider, *model; /* a single provider instead */
+    const char *affinity;
+    int generate;                 /* blocking generate instead of a stream */
+    int64_t timeout_ms;
+    seam_cancel *cancel;
+    int cancel_on_wait;
+} how;
+
+static run go(seam_client *c, const seam_request *req_in, how h)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    seam_request *own = req_in ? NULL : hello();
+    const seam_request *req = req_in ? req_in : own;
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = h.chain;
+    o.provider = h.provider;
+    o.model = h.model;
+    o.affinity = h.affinity;
+    o.timeout_ms = h.timeout_ms;
+    o.cancel = h.cancel;
+    o.on_attempt = observe;
+    o.ud = &r.at;
+    if (h.cancel_on_wait)
+        r.at.cancel_on_wait = h.cancel;
+    if (h.generate) {
+        seam_result *res = NULL;
+        r.status = seam_generate(c, req, &o, &res, &r.err);
+        if (res) {
+            snprintf(r.text, sizeof r.text, "%s", seam_result_text(res));
+            r.usage = *seam_result_usage(res);
+            snprintf(r.provider, sizeof r.provider, "%s",
+                     seam_result_provider(res) ? seam_result_provider(res) : "");
+        }
+        seam_result_free(res);
+    } else {
+        seam_stream *s = NULL;
+        r.status = seam_stream_open(c, req, &o, &s, &r.err);
+        if (r.status == SEAM_OK) {
+            const seam_chunk *ch;
+            while ((r.status = seam_stream_next(s, &ch, &r.err)) == 1) {
+                if (ch->type == SEAM_CHUNK_TEXT_DELTA)
+                    strncat(r.text, ch->text, sizeof r.text - strlen(r.text) - 1);
+                if (ch->type == SEAM_CHUNK_STOP) {
+                    r.n_stops++;
+                    r.stop_usage = ch->usage;
+                }
+            }
+            const seam_result *res = seam_stream_result(s);
+            r.incomplete = seam_result_incomplete(res);
+            r.usage = *seam_result_usage(res);
+            snprintf(r.provider, sizeof r.provider, "%s",
+                     seam_result_provider(res) ? seam_result_provider(res) : "");
+        }
+        seam_stream_free(s);
+    }
+    seam_request_free(own);
+    if (getenv("SEAM_TEST_VERBOSE") && r.status != SEAM_OK)
+        fprintf(stderr, "\n[%s: %s]\n", seam_error_kind_name(r.err.kind), r.err.message);
+    return r;
+}
+
+static run go_chain(seam_client *c, const char *chain)
+{
+    how h = {.chain = chain};
+    return go(c, NULL, h);
+}
+
+static const char *auth_of(size_t i)
+{
+    const char *v = fake_server_request_header(srv, i, "Authorization");
+    return v ? v : "(none)";
+}
+
+/* ---- retries ------------------------------------------------------------------------------ */
+
+static void test_retry_after_honoured(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 2; },\n"
+                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 429, "{\"error\":\"slow down\"}", "Retry-After: 1\r\n");
+    push_ok();
+    run r = go_chain(c, "c");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.text, "fine");
+    CU_ASSERT_EQUAL(n_sleeps, 1);
+    CU_ASSERT_EQUAL(sleeps[0], 1000);
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_FAILED);
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_EQUAL(r.at.r[0].wait, 1000);
+    CU_ASSERT_EQUAL(r.at.r[0].attempt, 1);
+    CU_ASSERT_STRING_EQUAL(r.at.r[0].chain, "c");
+    CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
+    CU_ASSERT_STRING_EQUAL(r.at.r[1].provider, "w");
+    CU_ASSERT_EQUAL(r.at.r[1].attempt, 2);
+    CU_ASSERT_EQUAL(r.at.r[1].wait, 0);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/stream");
+
+    /* retry-after-ms is more precise and wins. */
+    sleeps_reset();
+    fake_server_push_json(srv, 503, "{}", "retry-after-ms: 250\r\nRetry-After: 9\r\n");
+    push_ok();
+    r = go_chain(c, "c");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(n_sleeps, 1);
+    CU_ASSERT_EQUAL(sleeps[0], 250);
+    seam_client_free(c);
+}
+
+static void test_backoff_schedule(void)
+{
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS "};\n"
+        "chains = {\n"
+        "  b = ( { provider = \"w\"; model = \"m\"; max_attempts = 4;\n"
+        "          backoff = { base_ms = 100; max_ms = 250; jitter = 0; }; } );\n"
+        "  j = ( { provider = \"w\"; model = \"m\"; max_attempts = 2;\n"
+        "          backoff = { base_ms = 100; max_ms = 10000; jitter = 0.5; }; } );\n"
+        "};\n");
+    for (int i = 0; i < 3; i++)
+        fake_server_push_json(srv, 503, "{}", NULL);
+    push_ok();
+    run r = go_chain(c, "b");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    /* min(base·2ⁿ + jitter, max) with jitter 0: 100, 200, then capped at 250. */
+    CU_ASSERT_EQUAL_FATAL(n_sleeps, 3);
+    CU_ASSERT_EQUAL(sleeps[0], 100);
+    CU_ASSERT_EQUAL(sleeps[1], 200);
+    CU_ASSERT_EQUAL(sleeps[2], 250);
+    CU_ASSERT_EQUAL(r.at.n, 4);
+    CU_ASSERT_EQUAL(r.at.r[2].wait, 250);
+
+    /* Jitter stays in [0, base·jitter]. */
+    int varied = 0;
+    int64_t first = -1;
+    for (int i = 0; i < 8; i++) {
+        sleeps_reset();
+        fake_server_push_json(srv, 503, "{}", NULL);
+        push_ok();
+        r = go_chain(c, "j");
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_EQUAL(n_sleeps, 1);
+        CU_ASSERT(sleeps[0] >= 100 && sleeps[0] <= 150);
+        if (first < 0)
+            first = sleeps[0];
+        varied |= sleeps[0] != first;
+    }
+    CU_ASSERT_TRUE(varied);
+    seam_client_free(c);
+}
+
+static void test_overloaded_burst(void)
+{
+    /* The mock answers 529 on every attempt: three retries with backoff, then
+     * the next entry. */
+    seam_client *c = client_of(
+        "providers = {\n"
+        "  busy = { plugin = \"mock\"; options = { error_status = 529;\n"
+        "    error_body = \"{\\\"type\\\":\\\"error\\\",\\\"error\\\":{\\\"type\\\":\\\"overloaded_error\\\"}}\"; }; };\n"
+        "  calm = { plugin = \"mock\"; options = { reply = \"calm answer\"; }; };\n"
+        "};\n"
+        "chains = { burst = ( { provider = \"busy\"; model = \"x\"; max_attempts = 3;\n"
+        "                       backoff = { base_ms = 10; max_ms = 40; jitter = 0; }; },\n"
+        "                     { provider = \"calm\"; model = \"y\"; } ); };\n");
+    run r = go_chain(c, "burst");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.text, "calm answer");
+    CU_ASSERT_STRING_EQUAL(r.provider, "calm");
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 4);
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL(r.at.r[i].outcome, SEAM_ATTEMPT_FAILED);
+        CU_ASSERT_EQUAL(r.at.r[i].kind, SEAM_ERROR_OVERLOADED);
+        CU_ASSERT_EQUAL(r.at.r[i].attempt, i + 1);
+    }
+    CU_ASSERT_EQUAL(r.at.r[0].wait, 10);
+    CU_ASSERT_EQUAL(r.at.r[1].wait, 20);
+    CU_ASSERT_EQUAL(r.at.r[2].wait, 0); /* the entry is spent: no wait before the next */
+    CU_ASSERT_EQUAL(r.at.r[3].outcome, SEAM_ATTEMPT_SUCCEEDED);
+    CU_ASSERT_STRING_EQUAL(r.at.r[3].provider, "calm");
+    CU_ASSERT_EQUAL(n_sleeps, 2);
+    seam_client_free(c);
+}
+
+static void test_retry_after_cap(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { cap = { entries = (\n"
+                               "    { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
+                               "    { provider = \"w2\"; model = \"m2\"; } );\n"
+                               "  retry_after_cap_ms = 5000; }; };\n");
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 429, "{}", "Retry-After: 30\r\n");
+    push_ok();
+    run r = go_chain(c, "cap");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(n_sleeps, 0); /* 30 s > the cap: no sleep, the next entry instead */
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_FAILED);
+    CU_ASSERT_EQUAL(r.at.r[0].wait, 0);
+    CU_ASSERT_STRING_EQUAL(r.at.r[1].provider, "w2");
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/second/stream");
+    seam_client_free(c);
+}
+
+static void test_deadline_and_cancel_during_wait(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; } ); };\n");
+    /* A wait that would pass the call's deadline is not slept. */
+    fake_server_push_json(srv, 503, "{}", "Retry-After: 5\r\n");
+    how h = {.chain = "c", .timeout_ms = 2000};
+    run r = go(c, NULL, h);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_EQUAL(n_sleeps, 0);
+
+    /* A cancel during a wait ends the call at once. */
+    seam_cancel *cancel = seam_cancel_new();
+    fake_server_push_json(srv, 503, "{}", "Retry-After: 1\r\n");
+    how hc = {.chain = "c", .cancel = cancel, .cancel_on_wait = 1};
+    size_t before = fake_server_request_count(srv);
+    r = go(c, NULL, hc);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    seam_cancel_free(cancel);
+    seam_client_free(c);
+}
+
+/* ---- auth ----------------------------------------------------------------------------------- */
+
+static void test_auth_stops_chain(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { a = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
+                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    run r = go_chain(c, "a");
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(r.at.n, 1);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1); /* no retry, no next entry */
+    CU_ASSERT_EQUAL(n_sleeps, 0);
+
+    /* A single key is not marked dead: the next request asks the provider again. */
+    push_ok();
+    r = go_chain(c, "a");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "w");
+    seam_client_free(c);
+}
+
+/* A command printing key-1, key-2, ... one more each run (counter in FILE). */
+static char *counter_command(const char *name, const char *extra_line)
+{
+    char *script = tu_path(tmpdir, name);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "n=$(cat '%s.count' 2>/dev/null || echo 0)\n"
+             "n=$((n+1))\n"
+             "echo $n > '%s.count'\n"
+             "echo key-$n\n%s",
+             script, script, extra_line ? extra_line : "");
+    CU_ASSERT_FATAL(tu_write_file(script, text) == 0);
+    char *cmd = NULL;
+    CU_ASSERT_FATAL(asprintf(&cmd, "sh %s", script) > 0);
+    free(script);
+    return cmd;
+}
+
+static void test_auth_refresh_one_more_attempt(void)
+{
+    char *cmd = counter_command("refresh.sh", NULL);
+    char conf[4096];
+    snprintf(conf, sizeof conf,
+             "providers = {\n" WIRE_PROVIDERS
+             "  wc = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key_command = \"%s\"; };\n"
+             "};\n"
+             "chains = { r = ( { provider = \"wc\"; model = \"m\"; },\n"
+             "                 { provider = \"w2\"; model = \"m2\"; } ); };\n",
+             cmd);
+    seam_client *c = client_of(conf);
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    push_ok();
+    run r = go_chain(c, "r");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "wc");
+    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-1");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-2"); /* refreshed, never the same key */
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(r.at.r[0].wait, 0);
+    CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
+    CU_ASSERT_EQUAL(r.at.r[1].attempt, 2);
+
+    /* Exactly one more: a second rejection is final (w2 is not tried). */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    r = go_chain(c, "r");
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-2");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-3");
+    CU_ASSERT_EQUAL(r.at.n, 2);
+    seam_client_free(c);
+    free(cmd);
+}
+
+static void test_pool_rotation(void)
+{
+    setenv("SEAM_CHAIN_K1", "k-one", 1);
+    setenv("SEAM_CHAIN_K2", "k-two", 1);
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS
+        "  wp = { plugin = \"testwire\"; base_url = \"@URL@\";\n"
+        "         api_keys_env = [ \"SEAM_CHAIN_K1\", \"SEAM_CHAIN_K2\" ]; };\n"
+        "};\n"
+        "chains = { p = ( { provider = \"wp\"; model = \"m\"; },\n"
+        "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    seam_provider_info info;
+    CU_ASSERT_EQUAL(seam_client_provider_at(c, 4, &info), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(info.name, "wp");
+    CU_ASSERT_STRING_EQUAL(info.credential_source, "pool of 2 keys (env SEAM_CHAIN_K1, env SEAM_CHAIN_K2)");
+    CU_ASSERT_TRUE(info.has_credential);
+
+    /* round_robin (the default): one key, then the other. */
+    size_t before = fake_server_request_count(srv);
+    push_ok();
+    push_ok();
+    go_chain(c, "p");
+    go_chain(c, "p");
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-one");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-two");
+
+    /* A 429 on k-one rotates to k-two at once: no wait, not counted against
+     * max_attempts (1 here), the next entry is not needed. */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 429, "{}", NULL);
+    push_ok();
+    run r = go_chain(c, "p");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "wp");
+    CU_ASSERT_EQUAL(n_sleeps, 0);
+    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-one");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-two");
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
+
+    /* k-one cools down (30 s by default): the next request passes it over. */
+    before = fake_server_request_count(srv);
+    push_ok();
+    go_chain(c, "p");
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-two");
+
+    /* k-two rejected: marked dead; one more attempt on the other live key
+     * (cooling or not: the chain's own retry). */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    push_ok();
+    r = go_chain(c, "p");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-two");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-one");
+
+    /* k-one answered, so it is not cooling any more; k-two stays dead. */
+    before = fake_server_request_count(srv);
+    push_ok();
+    push_ok();
+    go_chain(c, "p");
+    go_chain(c, "p");
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-one");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-one");
+
+    /* k-one rate limited with k-two dead: no rotation, the next entry. */
+    fake_server_push_json(srv, 429, "{}", "Retry-After: 100\r\n");
+    push_ok();
+    r = go_chain(c, "p");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    /* ...and while k-one cools, wp cannot serve at all. */
+    before = fake_server_request_count(srv);
+    push_ok();
+    r = go_chain(c, "p");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/second/stream");
+
+    /* A dead key is used again once refreshed: a new value in its variable
+     * revives it when no other key can serve. */
+    setenv("SEAM_CHAIN_K2", "k-two-new", 1);
+    before = fake_server_request_count(srv);
+    push_ok();
+    r = go_chain(c, "p");
+    CU_ASSERT_STRING_EQUAL(r.provider, "wp");
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-two-new");
+    seam_client_free(c);
+    unsetenv("SEAM_CHAIN_K1");
+    unsetenv("SEAM_CHAIN_K2");
+}
+
+static void test_key_selection_sticky(void)
+{
+    setenv("SEAM_CHAIN_S1", "s-one", 1);
+    setenv("SEAM_CHAIN_S2", "s-two", 1);
+    seam_client *c = client_of(
+        "providers = {\n"
+        "  ws = { plugin = \"testwire\"; base_url = \"@URL@\"; key_selection = \"sticky\";\n"
+        "         api_keys_env = [ \"SEAM_CHAIN_S1\", \"SEAM_CHAIN_S2\" ]; };\n"
+        "};\n"
+        "chains = { s = ( { provider = \"ws\"; model = \"m\"; } ); };\n");
+    /* Without an affinity: the provider's current key, again and again. */
+    size_t before = fake_server_request_count(srv);
+    for (int i = 0; i < 3; i++) {
+        push_ok();
+        go_chain(c, "s");
+    }
+    CU_ASSERT_STRING_EQUAL(auth_of(before), auth_of(before + 1));
+    CU_ASSERT_STRING_EQUAL(auth_of(before), auth_of(before + 2));
+
+    /* With an affinity (a session): the same key for the same session, and
+     * sessions spread over the pool. */
+    char seen[10][64];
+    int distinct = 0;
+    for (int i = 0; i < 10; i++) {
+        char session[32];
+        snprintf(session, sizeof session, "session-%d", i);
+        for (int k = 0; k < 2; k++) {
+            before = fake_server_request_count(srv);
+            push_ok();
+            how h = {.chain = "s", .affinity = session};
+            run r = go(c, NULL, h);
+            CU_ASSERT_EQUAL(r.status, SEAM_OK);
+            if (k == 0)
+                snprintf(seen[i], sizeof seen[i], "%s", auth_of(before));
+            else
+                CU_ASSERT_STRING_EQUAL(auth_of(before), seen[i]);
+        }
+        distinct |= strcmp(seen[i], seen[0]) != 0;
+    }
+    CU_ASSERT_TRUE(distinct);
+    seam_client_free(c);
+    unsetenv("SEAM_CHAIN_S1");
+    unsetenv("SEAM_CHAIN_S2");
+}
+
+static void test_credential_expiry(void)
+{
+    char *cmd = counter_command("expiring.sh", "echo expires_in=61\n");
+    char *ttl_cmd = counter_command("ttl.sh", NULL);
+    char conf[4096];
+    snprintf(conf, sizeof conf,
+             "providers = {\n"
+             "  we = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key_command = \"%s\"; };\n"
+             "  wt = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key_command = \"%s\";\n"
+             "         api_key_ttl_ms = 120000; };\n"
+             "};\n"
+             "chains = { e = ( { provider = \"we\"; model = \"m\"; } );\n"
+             "           t = ( { provider = \"wt\"; model = \"m\"; } ); };\n",
+             cmd, ttl_cmd);
+    seam_client *c = client_of(conf);
+    size_t before = fake_server_request_count(srv);
+    push_ok();
+    go_chain(c, "e");
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-1");
+    clock_advance(500); /* 60.5 s left: still good */
+    push_ok();
+    go_chain(c, "e");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-1");
+    clock_advance(600); /* 59.9 s left: refreshed before use */
+    push_ok();
+    go_chain(c, "e");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 2), "Bearer key-2");
+
+    before = fake_server_request_count(srv);
+    push_ok();
+    go_chain(c, "t");
+    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-1");
+    clock_advance(59000);
+    push_ok();
+    go_chain(c, "t");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-1");
+    clock_advance(2000);
+    push_ok();
+    go_chain(c, "t");
+    CU_ASSERT_STRING_EQUAL(auth_of(before + 2), "Bearer key-2");
+    seam_client_free(c);
+    free(cmd);
+    free(ttl_cmd);
+}
+
+/* ---- cooldowns and the rate-limit guard ------------------------------------------------------- */
+
+typedef struct threaded {
+    seam_client *c;
+    int to_w2;
+} threaded;
+
+static void *cooling_thread(void *arg)
+{
+    threaded *t = arg;
+    for (int i = 0; i < 3; i++) {
+        run r = go_chain(t->c, "cd");
+        if (r.status == SEAM_OK && strcmp(r.provider, "w2") == 0 && r.at.n == 2 &&
+            r.at.r[0].outcome == SEAM_ATTEMPT_SKIPPED)
+            t->to_w2++;
+    }
+    return NULL;
+}
+
+static void test_cooldown_shared(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { cd = { entries = ( { provider = \"w\"; model = \"m\"; },\n"
+                               "                              { provider = \"w2\"; model = \"m2\"; } );\n"
+                               "                  cooldown_ms = 10000; }; };\n");
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 429, "{}", NULL);
+    push_ok();
+    run r = go_chain(c, "cd");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+
+    /* The next request skips w without calling it. */
+    before = fake_server_request_count(srv);
+    push_ok();
+    r = go_chain(c, "cd");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+    CU_ASSERT_STRING_EQUAL(r.at.r[0].provider, "w");
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message, "cooling down"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/second/stream");
+
+    /* Shared by every thread of the client. */
+    for (int i = 0; i < 12; i++)
+        push_ok();
+    before = fake_server_request_count(srv);
+    threaded t[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        t[i].c = c;
+        t[i].to_w2 = 0;
+        pthread_create(&th[i], NULL, cooling_thread, &t[i]);
+    }
+    int total = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        total += t[i].to_w2;
+    }
+    CU_ASSERT_EQUAL(total, 12);
+    for (size_t i = before; i < fake_server_request_count(srv); i++)
+        CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, i), "/second/stream");
+
+    /* Past the cooldown, w is tried again. */
+    clock_advance(10001);
+    push_ok();
+    r = go_chain(c, "cd");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w");
+
+    /* A Retry-After sets the cooldown's length. */
+    fake_server_push_json(srv, 429, "{}", "Retry-After: 3\r\n");
+    push_ok();
+    r = go_chain(c, "cd"); /* max_attempts 1: w2 answers */
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    clock_advance(3001);
+    push_ok();
+    r = go_chain(c, "cd");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w");
+
+    /* A call naming the provider itself is not routed: it calls w even while w cools. */
+    fake_server_push_json(srv, 429, "{}", NULL);
+    push_ok();
+    go_chain(c, "cd");
+    before = fake_server_request_count(srv);
+    push_ok();
+    how h = {.provider = "w", .model = "m"};
+    r = go(c, NULL, h);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/stream");
+    seam_client_free(c);
+}
+
+static void test_rate_limit_guard(void)
+{
+    char reset_at[64];
+    time_t when = time(NULL) + 20;
+    struct tm tm;
+    gmtime_r(&when, &tm);
+    strftime(reset_at, sizeof reset_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS
+        "  wg = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key = \"k-g\"; };\n"
+        "  ww = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key = \"k-w\";\n"
+        "         rate_limit_guard = \"wait\"; };\n"
+        "  wo = { plugin = \"testwire\"; base_url = \"@URL@\"; api_key = \"k-o\";\n"
+        "         rate_limit_guard = \"off\"; };\n"
+        "};\n"
+        "chains = {\n"
+        "  g = ( { provider = \"wg\"; model = \"m\"; }, { provider = \"w2\"; model = \"m2\"; } );\n"
+        "  gw = ( { provider = \"ww\"; model = \"m\"; }, { provider = \"w2\"; model = \"m2\"; } );\n"
+        "  go = ( { provider = \"wo\"; model = \"m\"; }, { provider = \"w2\"; model = \"m2\"; } );\n"
+        "};\n");
+    /* OpenAI's headers: the request window is spent for 20 s; Retry-After 1 s. */
+    const char *openai_headers = "Retry-After: 1\r\nx-ratelimit-remaining-requests: 0\r\n"
+                                 "x-ratelimit-reset-requests: 20s\r\n"
+                                 "x-ratelimit-remaining-tokens: 9000\r\n";
+    fake_server_push_json(srv, 429, "{}", openai_headers);
+    push_ok();
+    run r = go_chain(c, "g");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    clock_advance(1500); /* past the cooldown, still inside the window */
+    size_t before = fake_server_request_count(srv);
+    push_ok();
+    r = go_chain(c, "g");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message, "rate-limit window"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    clock_advance(19000);
+    push_ok();
+    r = go_chain(c, "g");
+    CU_ASSERT_STRING_EQUAL(r.provider, "wg");
+
+    /* "wait": Anthropic's headers (an RFC 3339 reset); the next request waits
+     * for the window instead of rotating away. */
+    char headers[512];
+    snprintf(headers, sizeof headers,
+             "retry-after: 1\r\nanthropic-ratelimit-requests-remaining: 0\r\n"
+             "anthropic-ratelimit-requests-reset: %s\r\n",
+             reset_at);
+    fake_server_push_json(srv, 429, "{}", headers);
+    push_ok();
+    r = go_chain(c, "gw");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    clock_advance(1500);
+    sleeps_reset();
+    before = fake_server_request_count(srv);
+    push_ok();
+    r = go_chain(c, "gw");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "ww");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/stream");
+    CU_ASSERT_EQUAL_FATAL(n_sleeps, 1);
+    CU_ASSERT(sleeps[0] > 15000 && sleeps[0] <= 20000);
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+    CU_ASSERT_EQUAL(r.at.r[0].wait, sleeps[0]);
+    CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
+
+    /* "off": only the cooldown (Retry-After 1 s) holds the provider back. */
+    fake_server_push_json(srv, 429, "{}", openai_headers);
+    push_ok();
+    go_chain(c, "go");
+    clock_advance(1500);
+    push_ok();
+    r = go_chain(c, "go");
+    CU_ASSERT_STRING_EQUAL(r.provider, "wo");
+    seam_client_free(c);
+}
+
+/* ---- streaming ---------------------------------------------------------------------------------- */
+
+static void test_stream_failover_rules(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { s = ( { provider = \"w\"; model = \"m\"; },\n"
+                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    /* Cut after the first text chunk: surfaced, incomplete, no failover. */
+    size_t before = fake_server_request_count(srv);
+    const char *body = "data: Hel\n\ndata: lo\n\nevent: stop\ndata: 2\n\n";
+    fake_response cut = {.body = body, .chunked = 1, .cut_after = 12};
+    fake_server_push(srv, &cut);
+    run r = go_chain(c, "s");
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_TRUE(r.incomplete);
+    CU_ASSERT_STRING_EQUAL(r.text, "Hel");
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    CU_ASSERT_EQUAL(r.at.n, 1);
+
+    /* Cut before any content: a transparent failover. */
+    before = fake_server_request_count(srv);
+    fake_response early = {.body = ": keep-alive\n\n: again\n\n", .chunked = 1, .cut_after = 16};
+    fake_server_push(srv, &early);
+    push_ok();
+    r = go_chain(c, "s");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.text, "fine");
+    CU_ASSERT_FALSE(r.incomplete);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_TRANSPORT);
+
+    /* A stop seen before the connection broke is framing: held back and
+     * dropped with the failed attempt, so the caller sees one stop only. */
+    const char *stop_then_cut = "event: stop\ndata: 7\n\ndata: tail\n\n";
+    fake_response sc = {.body = stop_then_cut, .chunked = 1, .cut_after = 23};
+    fake_server_push(srv, &sc);
+    push_ok();
+    r = go_chain(c, "s");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(r.n_stops, 1);
+    CU_ASSERT_STRING_EQUAL(r.text, "fine");
+    seam_client_free(c);
+}
+
+static seam_request *with_reasoning_history(void)
+{
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "first question");
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_reasoning(a, "thinking it over", "SIG-123", 0);
+    seam_message_add_text(a, "first answer");
+    seam_request_add_message(req, a);
+    seam_request_add_user_text(req, "second question");
+    return req;
+}
+
+static void test_reasoning_stripped_across_providers(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { same = ( { provider = \"e1\"; model = \"m\"; } );\n"
+                               "           cross = ( { provider = \"w\"; model = \"m\"; },\n"
+                               "                     { provider = \"e1\"; model = \"m\"; } ); };\n");
+    seam_request *req = with_reasoning_history();
+    how same = {.chain = "same"};
+    run r = go(c, req, same);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.text, "assistant:reasoning(SIG-123),text"));
+
+    fake_server_push_json(srv, 503, "{}", NULL);
+    how cross = {.chain = "cross"};
+    r = go(c, req, cross);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.text, "user:text|assistant:text|user:text"));
+    CU_ASSERT_PTR_NULL(strstr(r.text, "reasoning"));
+    /* The caller's request is untouched. */
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_request_message(req, 1)), 2);
+    seam_request_free(req);
+    seam_client_free(c);
+}
+
+/* ---- skips: capabilities and the context window -------------------------------------------------------- */
+
+static void test_capability_and_context_skips(void)
+{
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS
+        "  mk = { plugin = \"mock\"; options = { reply = \"from mock\"; }; };\n"
+        "  ek = { plugin = \"testecho\"; options = { caps = \"tools\"; context_window = 100000; }; };\n"
+        "};\n"
+        "models = ( { id = \"small\"; provider = \"mk\"; capabilities = [ \"streaming\" ];\n"
+        "             context_window = 50; } );\n"
+        "chains = { t = ( { provider = \"mk\"; model = \"small\"; },\n"
+        "                 { provider = \"ek\"; model = \"e\"; },\n"
+        "                 { provider = \"e1\"; model = \"e\"; } ); };\n");
+    how t = {.chain = "t"};
+    /* Tools needed, and the conf's entry for "small" says it has none. */
+    seam_request *tools = hello();
+    seam_request_add_tool(tools, "get_time", "the time", NULL);
+    run r = go(c, tools, t);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "ek");
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_STRING_EQUAL(r.at.r[0].code, "capability");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message, "tools"));
+
+    /* A single-provider call is made as asked. */
+    how single = {.provider = "mk", .model = "small"};
+    r = go(c, tools, single);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.text, "from mock");
+    seam_request_free(tools);
+
+    /* Structured output: the plugin's capabilities (ek: tools only) rule it
+     * out; testecho e1 answers "unknown" and is not skipped. */
+    seam_request *json = hello();
+    seam_request_set_response_format(json, SEAM_FORMAT_JSON, NULL, NULL, 0);
+    seam_request_add_tool(json, "get_time", NULL, NULL);
+    r = go(c, json, t);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[1].message, "structured output"));
+    seam_request_free(json);
+
+    /* Vision: an image part. */
+    seam_request *image = hello();
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_URL, "https://example.com/a.png");
+    seam_request_add_message(image, m);
+    r = go(c, image, t);
+    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message, "vision"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[1].message, "vision"));
+    seam_request_free(image);
+
+    /* The context window: ~60 tokens of input do not fit "small" (50). */
+    seam_request *big = seam_request_new();
+    char text[400];
+    memset(text, 'a', 240);
+    text[240] = '\0';
+    seam_request_add_user_text(big, text);
+    r = go(c, big, t);
+    CU_ASSERT_STRING_EQUAL(r.provider, "ek");
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message, "context window"));
+    seam_request_free(big);
+
+    /* And a request "small" can serve is served by it. */
+    r = go_chain(c, "t");
+    CU_ASSERT_STRING_EQUAL(r.provider, "mk");
+    CU_ASSERT_STRING_EQUAL(r.text, "from mock");
+    seam_client_free(c);
+}
+
+/* ---- error-class fallbacks ---------------------------------------------------------------------------- */
+
+static void test_fallback_chains(void)
+{
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS
+        "  mk = { plugin = \"mock\"; };\n"
+        "};\n"
+        "models = ( { id = \"small\"; provider = \"mk\"; context_window = 10; } );\n"
+        "chains = {\n"
+        "  main = { entries = ( { provider = \"w\"; model = \"m\"; },\n"
+        "                       { provider = \"w2\"; model = \"m2\"; } );\n"
+        "           context_overflow_fallback = \"big\"; content_filter_fallback = \"safe\"; };\n"
+        "  big = ( { provider = \"e1\"; model = \"huge\"; } );\n"
+        "  safe = ( { provider = \"e2\"; model = \"careful\"; } );\n"
+        "  tiny = { entries = ( { provider = \"mk\"; model = \"small\"; } );\n"
+        "           context_overflow_fallback = \"big\"; };\n"
+        "  l1 = { entries = ( { provider = \"w\"; model = \"m\"; } ); context_overflow_fallback = \"l2\"; };\n"
+        "  l2 = { entries = ( { provider = \"w2\"; model = \"m\"; } ); context_overflow_fallback = \"l1\"; };\n"
+        "  plain = ( { provider = \"w\"; model = \"m\"; }, { provider = \"w2\"; model = \"m2\"; } );\n"
+        "};\n");
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 400, "{\"kind\":\"context_overflow\"}", NULL);
+    run r = go_chain(c, "main");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.text, "model=huge"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1); /* w2 is not tried */
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_STRING_EQUAL(r.at.r[0].chain, "main");
+    CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+    CU_ASSERT_STRING_EQUAL(r.at.r[1].chain, "big");
+
+    fake_server_push_json(srv, 400, "{\"kind\":\"content_filter\"}", NULL);
+    r = go_chain(c, "main");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "e2");
+    CU_ASSERT_STRING_EQUAL(r.at.r[1].chain, "safe");
+
+    /* Every entry too small (skipped for its window): the fallback too. */
+    seam_request *big = seam_request_new();
+    seam_request_add_user_text(big, "a question long enough not to fit ten tokens of window");
+    how tiny = {.chain = "tiny"};
+    r = go(c, big, tiny);
+    seam_request_free(big);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+
+    /* Fallbacks that point at each other end instead of looping. */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 400, "{\"kind\":\"context_overflow\"}", NULL);
+    fake_server_push_json(srv, 400, "{\"kind\":\"context_overflow\"}", NULL);
+    r = go_chain(c, "l1");
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+
+    /* Without a fallback, context_overflow is fatal like any fatal error. */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 400, "{\"kind\":\"context_overflow\"}", NULL);
+    r = go_chain(c, "plain");
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    seam_client_free(c);
+}
+
+/* ---- cost ------------------------------------------------------------------------------------------------ */
+
+static void test_cost_per_attempt_and_summed(void)
+{
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS
+        "  mc = { plugin = \"mock\"; options = { usage = { input_tokens = 1500000;\n"
+        "         output_tokens = 2000; cache_read_tokens = 1000000; cache_write_tokens = 10; }; }; };\n"
+        "};\n"
+        "models = (\n"
+        "  { id = \"priced-a\"; provider = \"w\"; price = { input = 100000000L; output = 200000000L; }; },\n"
+        "  { id = \"priced-b\"; price = { input = 300000000L; output = 400000000L; }; },\n"
+        "  { id = \"cached\"; provider = \"mock\"; price = { input = 300000000L; output = 1500000000L;\n"
+        "    cache_read = 30000000L; cache_write = 375000000L; }; }\n"
+        ");\n"
+        "chains = {\n"
+        "  cost = ( { provider = \"w\"; model = \"priced-a\"; }, { provider = \"w2\"; model = \"priced-b\"; } );\n"
+        "  unpriced = ( { provider = \"w2\"; model = \"not-in-catalog\"; } );\n"
+        "  mixed = ( { provider = \"w\"; model = \"priced-a\"; }, { provider = \"w2\"; model = \"not-in-catalog\"; } );\n"
+        "  cache = ( { provider = \"mc\"; model = \"cached\"; } );\n"
+        "};\n");
+    /* w reports 7 output tokens, then its connection breaks: the attempt is
+     * charged at priced-a; w2 answers with 3 at priced-b. */
+    const char *stop_then_cut = "event: stop\ndata: 7\n\ndata: tail\n\n";
+    fake_response sc = {.body = stop_then_cut, .chunked = 1, .cut_after = 23};
+    fake_server_push(srv, &sc);
+    fake_response ok = {.body = "data: ok\n\nevent: stop\ndata: 3\n\n", .chunked = 1};
+    fake_server_push(srv, &ok);
+    run r = go_chain(c, "cost");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+    CU_ASSERT_TRUE(r.at.r[0].has_usage);
+    CU_ASSERT_EQUAL(r.at.r[0].usage.output_tokens, 7);
+    CU_ASSERT(r.at.r[0].usage.present & SEAM_USAGE_COST);
+    CU_ASSERT_EQUAL(r.at.r[0].usage.cost_microcents, 1400); /* 7 × 200000000 / 1e6 */
+    CU_ASSERT_EQUAL(r.at.r[1].usage.output_tokens, 3);
+    CU_ASSERT_EQUAL(r.at.r[1].usage.cost_microcents, 1200); /* 3 × 400000000 / 1e6 */
+    /* The call's usage adds up across the failover, in the stop chunk and the result. */
+    CU_ASSERT_EQUAL(r.n_stops, 1);
+    CU_ASSERT_EQUAL(r.stop_usage.output_tokens, 10);
+    CU_ASSERT(r.stop_usage.present & SEAM_USAGE_COST);
+    CU_ASSERT_EQUAL(r.stop_usage.cost_microcents, 2600);
+    CU_ASSERT_EQUAL(r.usage.output_tokens, 10);
+    CU_ASSERT_EQUAL(r.usage.cost_microcents, 2600);
+
+    /* Blocking generate: the same accounting. */
+    fake_response whole = {.body = "a whole answer", .content_type = "text/plain"};
+    fake_server_push(srv, &whole);
+    how g = {.chain = "unpriced", .generate = 1};
+    r = go(c, NULL, g);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_FALSE(r.usage.present & SEAM_USAGE_COST); /* absent, not zero */
+
+    /* A model absent from the catalog has no cost, and then neither has the sum. */
+    fake_response early = {.body = stop_then_cut, .chunked = 1, .cut_after = 23};
+    fake_server_push(srv, &early);
+    push_ok();
+    r = go_chain(c, "mixed");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT(r.at.r[0].usage.present & SEAM_USAGE_COST);
+    CU_ASSERT_FALSE(r.at.r[1].usage.present & SEAM_USAGE_COST);
+    CU_ASSERT_EQUAL(r.usage.output_tokens, 10);
+    CU_ASSERT_FALSE(r.usage.present & SEAM_USAGE_COST);
+
+    /* Every kind of token at its own rate (cache reads and writes too), the
+     * entry found by plugin id. */
+    r = go_chain(c, "cache");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT(r.usage.present & SEAM_USAGE_COST);
+    /* 1.5M×3e8 + 2000×1.5e9 + 1M×3e7 + 10×3.75e8, per million */
+    CU_ASSERT_EQUAL(r.usage.cost_microcents, 450000000LL + 3000000LL + 30000000LL + 3750LL);
+    seam_client_free(c);
+}
+
+static void test_shipped_catalog(void)
+{
+    seam_client *c = client_of(
+        "model_catalog = \"" TOP_SRCDIR "/conf/models.conf\";\n"
+        "providers = {\n"
+        "  openai = { plugin = \"mock\"; options = { usage = { input_tokens = 1000000;\n"
+        "             output_tokens = 1000000; }; }; };\n"
+        "};\n"
+        "models = ( { id = \"gpt-4.1\"; provider = \"openai\"; price = { input = 1L; output = 1L; }; } );\n"
+        "chains = { snap = ( { provider = \"openai\"; model = \"gpt-4.1-mini-2025-04-14\"; } );\n"
+        "           mine = ( { provider = \"openai\"; model = \"gpt-4.1\"; } ); };\n");
+    /* A dated snapshot uses its base entry: $0.40 + $1.60 for a million each. */
+    run r = go_chain(c, "snap");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT(r.usage.present & SEAM_USAGE_COST);
+    CU_ASSERT_EQUAL(r.usage.cost_microcents, 200000000LL);
+    /* The conf's own entry overrides the catalog's. */
+    r = go_chain(c, "mine");
+    CU_ASSERT_EQUAL(r.usage.cost_microcents, 2);
+    seam_client_free(c);
+}
+
+/* ---- the conf keys ------------------------------------------------------------------------------------------ */
+
+static void check_conf_error(const char *text, const char *want)
+{
+    char *path = tu_path(tmpdir, "bad.conf");
+    CU_ASSERT_FATAL(tu_write_file(path, text) == 0);
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_conf_check(path, NULL, NULL, &err);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_CONF);
+    if (!strstr(err.message, want))
+        fprintf(stderr, "\n got: %s\nwant: %s\n", err.message, want);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, want));
+    free(path);
+}
+
+static void test_conf_keys(void)
+{
+    check_conf_error("model_catalog = \"\";\nproviders = { p = { key_selection = \"random\"; }; };\n",
+                     "2: providers.p.key_selection must be \"round_robin\" or \"sticky\", not \"random\"");
+    check_conf_error("model_catalog = \"\";\nproviders = { p = { rate_limit_guard = \"yes\"; }; };\n",
+                     "providers.p.rate_limit_guard must be \"rotate\", \"wait\" or \"off\"");
+    check_conf_error("model_catalog = \"\";\nproviders = { p = { api_keys_env = [ ]; }; };\n",
+                     "providers.p.api_keys_env must name at least one");
+    check_conf_error("model_catalog = \"\";\nmodels = ( { id = \"m\"; capabilities = [ \"telepathy\" ]; } );\n",
+                     "unknown capability \"telepathy\"");
+    check_conf_error("model_catalog = \"\";\nmodels = ( { id = \"m\"; price = { input = 1; }; } );\n",
+                     "models[0].price needs both input and output");
+    check_conf_error("model_catalog = \"\";\nmodels = ( { id = \"m\"; }, { id = \"m\"; } );\n",
+                     "model \"m\" already defined in");
+    check_conf_error("model_catalog = \"\";\nmodels = ( { provider = \"p\"; } );\n", "models[0] has no id");
+    check_conf_error("model_catalog = \"/nonexistent/models.conf\";\n", "/nonexistent/models.conf");
+    /* The shipped catalog itself loads. */
+    char *path = tu_path(tmpdir, "good.conf");
+    CU_ASSERT_FATAL(tu_write_file(path, "model_catalog = \"" TOP_SRCDIR "/conf/models.conf\";\n") == 0);
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_check(path, NULL, NULL, &err), SEAM_OK);
+    free(path);
+}
+
+int main(void)
+{
+    srv = fake_server_start();
+    tmpdir = tu_mkdtemp();
+    if (!srv || !tmpdir)
+        return 1;
+    CU_initialize_registry();
+    CU_pSuite s = CU_add_suite("chain", NULL, NULL);
+    CU_add_test(s, "Retry-After honoured", test_retry_after_honoured);
+    CU_add_test(s, "exponential backoff with jitter", test_backoff_schedule);
+    CU_add_test(s, "a 529 burst fails over", test_overloaded_burst);
+    CU_add_test(s, "Retry-After beyond the cap advances", test_retry_after_cap);
+    CU_add_test(s, "deadline and cancel during a wait", test_deadline_and_cancel_during_wait);
+    CU_add_test(s, "auth stops the chain", test_auth_stops_chain);
+    CU_add_test(s, "a refresh grants exactly one more attempt", test_auth_refresh_one_more_attempt);
+    CU_add_test(s, "key pool rotation", test_pool_rotation);
+    CU_add_test(s, "sticky key selection", test_key_selection_sticky);
+    CU_add_test(s, "credential expiry", test_credential_expiry);
+    CU_add_test(s, "cooldown shared by requests and threads", test_cooldown_shared);
+    CU_add_test(s, "rate-limit guard", test_rate_limit_guard);
+    CU_add_test(s, "streaming failover before and after content", test_stream_failover_rules);
+    CU_add_test(s, "reasoning stripped across providers", test_reasoning_stripped_across_providers);
+    CU_add_test(s, "capability and context-window skips", test_capability_and_context_skips);
+    CU_add_test(s, "error-class fallback chains", test_fallback_chains);
+    CU_add_test(s, "cost per attempt, summed across failover", test_cost_per_attempt_and_summed);
+    CU_add_test(s, "the shipped catalog", test_shipped_catalog);
+    CU_add_test(s, "conf keys", test_conf_keys);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    fake_server_stop(srv);
+    tu_rm_rf(tmpdir);
+    free(tmpdir);
+    return failed ? 1 : 0;
+}
