@@ -649,6 +649,9 @@ static int start_attempt(seam_stream *s)
 static void on_success(seam_stream *s)
 {
     const plan_entry *pe = &s->plan[s->entry];
+    char ratelimit[sizeof ((seam_error *)0)->ratelimit];
+    if (seam_transfer_ratelimit(s->transfer, ratelimit, sizeof ratelimit))
+        seam_keys_observe_ratelimit(s->client, s->slot, &s->lease, ratelimit);
     seam_transfer_free(s->transfer);
     s->transfer = NULL;
     const seam_usage *au = charge_attempt(s, pe);

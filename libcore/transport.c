@@ -158,8 +158,9 @@ static void fail_kind(seam_transfer *t, seam_error_kind kind, const char *fmt, .
     fail(t, &e);
 }
 
-/* Keeps the headers a caller needs to pace itself: Retry-After and the rate-limit family. */
-static void keep_ratelimit_headers(const seam_http_headers *h, seam_error *e)
+/* The headers a caller needs to pace itself: Retry-After and the rate-limit
+ * family, as "name: value\n" lines in buf. Returns the length written. */
+static size_t ratelimit_headers(const seam_http_headers *h, char *buf, size_t size)
 {
     seam_buf b = { 0 };
     for (size_t i = 0; i < h->n; i++) {
@@ -168,9 +169,14 @@ static void keep_ratelimit_headers(const seam_http_headers *h, seam_error *e)
             strcasestr(n, "ratelimit"))
             seam_buf_printf(&b, "%s: %s\n", n, h->items[i].value);
     }
-    if (b.data)
-        seam_strlcpy(e->ratelimit, b.data, sizeof e->ratelimit);
+    seam_strlcpy(buf, b.data ? b.data : "", size);
     seam_buf_free(&b);
+    return strlen(buf);
+}
+
+size_t seam_transfer_ratelimit(const seam_transfer *t, char *buf, size_t size)
+{
+    return t && buf && size ? ratelimit_headers(&t->resp_headers, buf, size) : 0;
 }
 
 int64_t seam_parse_retry_after(const char *v)
@@ -211,7 +217,7 @@ static void classify_http_error(seam_transfer *t)
     if (e.retry_after_ms < 0 && ra)
         e.retry_after_ms = seam_parse_retry_after(ra);
     seam_error_from_http_status(&e, (int)t->status);
-    keep_ratelimit_headers(&t->resp_headers, &e);
+    ratelimit_headers(&t->resp_headers, e.ratelimit, sizeof e.ratelimit);
     t->p.vt->classify_error(t->p.instance, (int)t->status, &t->resp_headers,
                             t->body.data ? t->body.data : "", t->body.len, &e);
     e.http_status = (int)t->status;

@@ -91,6 +91,10 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
 /* 1 with *chunk (borrowed until the next call), 0 at a complete end, or a
  * negative status with err filled (classified, redacted, provider set). */
 int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err);
+/* The rate-limit response headers of the answer ("name: value\n" each, as in
+ * seam_error.ratelimit), so the pacing of successful answers is seen too.
+ * Returns the length written (0 when there were none). */
+size_t seam_transfer_ratelimit(const seam_transfer *t, char *buf, size_t size);
 /* Aborts the transfer if still running (closing its connection) and frees it. */
 void seam_transfer_free(seam_transfer *t);
 

@@ -881,6 +881,23 @@ static void test_rate_limit_guard(void)
     push_ok();
     r = go_chain(c, "go");
     CU_ASSERT_STRING_EQUAL(r.provider, "wo");
+
+    /* A successful answer that spends the window: the next call passes the key
+     * over without asking the provider. */
+    clock_advance(60000);
+    fake_response spent = {.body = ok_body, .chunked = 1,
+                           .extra_headers = "x-ratelimit-remaining-requests: 0\r\n"
+                                            "x-ratelimit-reset-requests: 30s\r\n"};
+    fake_server_push(srv, &spent);
+    r = go_chain(c, "g");
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.provider, "wg");
+    before = fake_server_request_count(srv);
+    push_ok();
+    r = go_chain(c, "g");
+    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     seam_client_free(c);
 }
 
