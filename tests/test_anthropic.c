@@ -1304,6 +1304,16 @@ static void test_cache_auto(void)
                      "cache_control") == NULL);
     CU_ASSERT(json_matches(get(body, "system"), "\"sys\""));
     json_object_put(body);
+    /* The session's provider-neutral cache_strategy turns the breakpoints on. */
+    tu_client_free(c);
+    c = client_with("cache_ttl = \"1h\";", NULL);
+    seam_request_set_provider_options(req, "{\"cache_strategy\":\"system_and_3\"}");
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_matches(get(body, "system"),
+                           "[{\"type\":\"text\",\"text\":\"sys\",\"cache_control\":{\"type\":\"ephemeral\",\"ttl\":\"1h\"}}]"));
+    CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
+                     "cache_strategy") == NULL);
+    json_object_put(body);
     seam_request_set_provider_options(req, NULL);
     tu_client_free(c);
     c = client_with("cache = \"auto\"; models = { claude-3-opus = { prompt_cache = false; }; };", NULL);

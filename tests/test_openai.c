@@ -686,7 +686,8 @@ static void test_request_options_merge(void)
     fake_server_push_sse(srv, body, 0);
     seam_request *req = simple_request("hi");
     seam_request_set_provider_options(req,
-        "{\"stream_options\":null,\"top_p\":0.5,\"seed\":9,\"profile\":\"mistral\",\"logprobs\":true}");
+        "{\"stream_options\":null,\"top_p\":0.5,\"seed\":9,\"profile\":\"mistral\",\"logprobs\":true,"
+        "\"cache_strategy\":\"system_and_3\"}");
     stream_run r = run_stream("oa", "gpt-4o", req);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     json_object *b = last_body();
@@ -694,6 +695,7 @@ static void test_request_options_merge(void)
     CU_ASSERT_EQUAL(int_at(b, "seed"), 9);      /* the request's over the conf's */
     CU_ASSERT_TRUE(json_object_get_boolean(at(b, "logprobs")));
     CU_ASSERT_FALSE(has(b, "profile"));
+    CU_ASSERT_FALSE(has(b, "cache_strategy")); /* the session's key, not OpenAI's */
     CU_ASSERT_STRING_EQUAL(str_at(b, "user"), "tester");
     json_object_put(b);
     free(r.summary);

@@ -572,6 +572,21 @@ static int settings_apply(settings *s, json_object *o, char *why, size_t whysize
                 snprintf(why, whysize, "option cache must be \"none\" or \"auto\"");
                 return -1;
             }
+        } else if (!strcmp(key, "cache_strategy")) {
+            /* The session's provider-neutral spelling: both strategies place
+             * breakpoints after the system prompt and on the latest turns,
+             * which is what "auto" does here. */
+            if (want_string(v, key, why, whysize))
+                return -1;
+            const char *cs = json_object_get_string(v);
+            if (!strcmp(cs, "none"))
+                s->cache_auto = 0;
+            else if (!strcmp(cs, "system_and_3") || !strcmp(cs, "prefix_and_2"))
+                s->cache_auto = 1;
+            else {
+                snprintf(why, whysize, "option cache_strategy must be \"none\", \"system_and_3\" or \"prefix_and_2\"");
+                return -1;
+            }
         } else if (!strcmp(key, "cache_ttl")) {
             if (want_string(v, key, why, whysize))
                 return -1;

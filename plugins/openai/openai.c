@@ -452,8 +452,10 @@ typedef struct oa_instance {
     int stream_usage;    /* -1: the profile decides */
 } oa_instance;
 
+/* Keys the plugin (or the core's session, for cache_strategy: OpenAI caches
+ * prompt prefixes by itself) understands, never copied into the body. */
 static const char *const reserved_options[] = {
-    "profile", "capabilities", "headers", "max_tokens_param", "stream_usage",
+    "profile", "capabilities", "headers", "max_tokens_param", "stream_usage", "cache_strategy",
 };
 
 static int is_reserved_option(const char *key)
