@@ -276,7 +276,8 @@ static void test_wire_suffix_flags_cache(void)
     CU_ASSERT_STRING_EQUAL(member_str(sys, "role"), "system");
     CU_ASSERT_STRING_EQUAL(member_str(sys, "content"), "You are terse.\n\nToday is Monday.");
     CU_ASSERT_STRING_EQUAL(member_str(b, "user"), "u-1");
-    CU_ASSERT_STRING_EQUAL(member_str(b, "cache_strategy"), "system_and_3");
+    /* OpenAI caches prefixes by itself: the plugin consumes the strategy. */
+    CU_ASSERT_FALSE(json_object_object_get_ex(b, "cache_strategy", NULL));
     CU_ASSERT(json_object_object_get_ex(b, "seed", &seed) && json_object_get_int(seed) == 5);
     json_object_put(b);
 
@@ -292,6 +293,40 @@ static void test_wire_suffix_flags_cache(void)
     CU_ASSERT_EQUAL(json_object_array_length(msgs), 4);
     CU_ASSERT_FALSE(json_object_object_get_ex(b, "cache_strategy", NULL));
     json_object_put(b);
+    seam_session_free(s);
+}
+
+/* The cache strategy reaches a plugin that places breakpoints: Anthropic marks
+ * the system prompt when the session asks for system_and_3, and not when one
+ * call asks for none. */
+static seam_client *an;
+
+static void test_wire_cache_strategy(void)
+{
+    if (!an)
+        return;
+    static const char answer[] =
+        "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\","
+        "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"stop_reason\":\"end_turn\","
+        "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}";
+    seam_session_options o = { .size = sizeof o, .system = "You are terse.", .cache = SEAM_CACHE_SYSTEM_AND_3 };
+    seam_session *s = new_session(an, &o);
+    seam_session_append_user_text(s, "hello");
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, answer, NULL);
+    seam_result *r = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_session_send(s, NULL, &r, &err), SEAM_OK);
+    seam_result_free(r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(fake_server_request_body(srv, before), "\"cache_control\""));
+    CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, before), "cache_strategy"));
+
+    seam_session_append_user_text(s, "again");
+    seam_send_options none = { .size = sizeof none, .cache = SEAM_CACHE_NONE };
+    fake_server_push_json(srv, 200, answer, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_session_send(s, &none, &r, &err), SEAM_OK);
+    seam_result_free(r);
+    CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, before + 1), "cache_control"));
     seam_session_free(s);
 }
 
@@ -528,10 +563,22 @@ int main(void)
         oa = NULL;
     }
 
+    snprintf(conf, sizeof conf,
+             "providers = { a = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k-an\"; }; };\n"
+             "chains = { default = ( { provider = \"a\"; model = \"claude-sonnet-4-5\"; } ); };\n",
+             fake_server_url(srv));
+    an = tu_client(conf, &err);
+    if (an && (seam_client_provider_at(an, 0, &info) != SEAM_OK || !info.plugin_loaded)) {
+        fprintf(stderr, "test_session: the anthropic plugin is not built: its wire test is skipped\n");
+        tu_client_free(an);
+        an = NULL;
+    }
+
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     CU_pSuite s = CU_add_suite("session", NULL, NULL);
     CU_add_test(s, "history", test_history);
+    CU_add_test(s, "wire: cache strategy reaches the plugin", test_wire_cache_strategy);
     CU_add_test(s, "send appends", test_send_appends);
     CU_add_test(s, "stream appends", test_stream_appends);
     CU_add_test(s, "role factory", test_role_factory);
@@ -545,6 +592,7 @@ int main(void)
     unsigned failed = CU_get_number_of_failures();
     CU_cleanup_registry();
     tu_client_free(oa);
+    tu_client_free(an);
     tu_client_free(mock);
     fake_server_stop(srv);
     return failed ? 1 : 0;
