@@ -1,6 +1,7 @@
 /* json_out.c — owns the JSON shapes of `seam chat --json` (a public contract,
  * issue 2): chunk lines named as the chunk union in snake_case, the final
- * `result` line and the `error` line. Built with json-c so that every string is
+ * `result` line (with its "steps" when the tool loop ran: issue 7) and the
+ * `error` line. Built with json-c so that every string is
  * escaped correctly whatever bytes a provider sends. */
 #include "config.h"
 
@@ -114,7 +115,20 @@ static int emit_line(FILE *out, json_object *obj)
 
 /* ---- chunks ----------------------------------------------------------------- */
 
+static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed);
+
 int json_out_chunk(FILE *out, const seam_chunk *c)
+{
+    /* A tool_result chunk out of a plugin is a call the provider ran. */
+    return write_chunk(out, c, 1);
+}
+
+int json_out_client_tool_result(FILE *out, const seam_chunk *c)
+{
+    return write_chunk(out, c, 0);
+}
+
+static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
 {
     if (c->type == SEAM_CHUNK_ERROR) {
         seam_error unknown;
@@ -179,7 +193,8 @@ int json_out_chunk(FILE *out, const seam_chunk *c)
         add_string_or_null(o, "name", c->name);
         json_object_object_add(o, "result", parse_json_text(c->result_json));
         json_object_object_add(o, "is_error", json_object_new_boolean(c->is_error != 0));
-        json_object_object_add(o, "provider_executed", json_object_new_boolean(1));
+        if (provider_executed)
+            json_object_object_add(o, "provider_executed", json_object_new_boolean(1));
         break;
     case SEAM_CHUNK_STOP:
         json_object_object_add(o, "stop_reason",
@@ -295,11 +310,11 @@ int json_out_result(FILE *out, const seam_result *res)
     return json_out_result_with(out, res, NULL);
 }
 
-int json_out_result_with(FILE *out, const seam_result *res, const json_attempts *attempts)
+static json_object *result_object(const seam_result *res, const json_attempts *attempts)
 {
     json_object *o = json_object_new_object();
     if (!o)
-        return -1;
+        return NULL;
     json_object_object_add(o, "type", json_object_new_string("result"));
     add_string_or_null(o, "provider", seam_result_provider(res));
     add_string_or_null(o, "model", seam_result_model(res));
@@ -318,6 +333,51 @@ int json_out_result_with(FILE *out, const seam_result *res, const json_attempts 
     json_object_object_add(o, "usage", usage_object(seam_result_usage(res)));
     if (attempts)
         json_object_object_add(o, "attempts", json_object_get(attempts->list));
+    return o;
+}
+
+int json_out_result_with(FILE *out, const seam_result *res, const json_attempts *attempts)
+{
+    return emit_line(out, result_object(res, attempts));
+}
+
+/* parts[0..n) as an array of part objects. */
+static json_object *parts_array(size_t n, const seam_part *(*at)(const seam_step *, size_t),
+                                const seam_step *st)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        json_object *part = part_object(at(st, i));
+        if (part)
+            json_object_array_add(arr, part);
+    }
+    return arr;
+}
+
+int json_out_generation(FILE *out, const seam_generation *g, const json_attempts *attempts)
+{
+    const seam_result *last = seam_generation_response(g);
+    if (!last)
+        return -1;
+    json_object *o = result_object(last, attempts);
+    if (!o)
+        return -1;
+    /* The run's cost is every turn's: the last turn's usage is in its step. */
+    json_object_object_add(o, "usage", usage_object(seam_generation_usage(g)));
+    json_object *steps = json_object_new_array();
+    for (size_t i = 0; steps && i < seam_generation_step_count(g); i++) {
+        const seam_step *st = seam_generation_step(g, i);
+        json_object *so = json_object_new_object();
+        if (!so)
+            continue;
+        json_object_object_add(so, "tool_calls",
+                               parts_array(seam_step_tool_call_count(st), seam_step_tool_call, st));
+        json_object_object_add(so, "tool_results",
+                               parts_array(seam_step_tool_result_count(st), seam_step_tool_result, st));
+        json_object_object_add(so, "usage", usage_object(seam_step_usage(st)));
+        json_object_array_add(steps, so);
+    }
+    json_object_object_add(o, "steps", steps);
     return emit_line(out, o);
 }
 

@@ -1,16 +1,26 @@
 /* seam.c — the `seam` command: argument parsing, the subcommands (chat, plugins,
  * providers, config check, help) and the exit codes (0 ok, 1 provider error,
- * 2 usage or conf error, 130 interrupted). It uses only the public API of
- * libseam (<seam/seam.h>); the --json shapes live in json_out.c. */
+ * 2 usage or conf error, 130 interrupted), and the runner of the conf's
+ * command tools that `chat --tools` offers the model. It uses only the public
+ * API of libseam (<seam/seam.h>); the --json shapes live in json_out.c. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <seam/seam.h>
@@ -31,6 +41,7 @@ enum {
 static const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
+    "                          [--tools T,...] [--max-tool-rounds N]\n"
     "                          [--json] [--no-stream] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
@@ -51,6 +62,14 @@ static const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      --tools T,...       offer the model the conf's command tools T (see\n"
+    "                          seam.conf(5), `tools`): each call runs the tool's\n"
+    "                          command (arguments as JSON on stdin, its stdout the\n"
+    "                          result) and the results go back to the model until\n"
+    "                          it answers; calls and results are noted on stderr,\n"
+    "                          and with --json as tool_result lines and \"steps\"\n"
+    "      --max-tool-rounds N rounds of tool calls run before the model's calls are\n"
+    "                          returned unexecuted (default 10; 0: run none)\n"
     "      -v, --verbose       print every attempt of the chain on stderr (provider,\n"
     "                          model, outcome, error, wait, usage and cost); with\n"
     "                          --json the result line lists them under \"attempts\"\n"
@@ -161,6 +180,375 @@ static int open_client(const char *conf_path, seam_client **out, seam_error *err
     return rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
 }
 
+/* ---- command tools (--tools) ------------------------------------------------------ */
+
+/* A tool of the conf's `tools` group is a shell command: the call's arguments
+ * (a JSON object) on its stdin, its stdout the result. Running commands is the
+ * application's choice, which is why this lives here and not in libseam. Calls
+ * run on the tool loop's worker threads, several at once: nothing below
+ * touches shared state but stderr (whose writes stdio locks). */
+
+#define TOOL_DEFAULT_TIMEOUT_MS 60000
+#define TOOL_MAX_STDOUT (1024 * 1024)
+#define TOOL_STDERR_TAIL 2048   /* bytes of stderr kept for an error result */
+#define TOOL_POLL_MS 100        /* how often a running command checks cancel */
+#define TOOL_DRAIN_MS 500       /* after the shell exits, how long a background
+                                 * child of it may keep its pipes open */
+#define TOOL_GRACE_MS 1000      /* between SIGTERM and SIGKILL */
+
+typedef struct command_tool {
+    const char *name;    /* borrowed from the client */
+    const char *command;
+    int64_t timeout_ms;
+    int verbose;         /* -v: the command's stderr goes to ours as it comes */
+} command_tool;
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Growable bytes; `failed` once an allocation failed. */
+typedef struct bytes {
+    char *data;
+    size_t len, cap;
+    int failed;
+} bytes;
+
+static void bytes_add(bytes *b, const char *p, size_t n)
+{
+    if (b->failed || n == 0)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) {
+            b->failed = 1;
+            return;
+        }
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+/* Appends, keeping only the last TOOL_STDERR_TAIL bytes (*cut set once some
+ * were dropped). */
+static void tail_add(bytes *b, int *cut, const char *p, size_t n)
+{
+    bytes_add(b, p, n);
+    if (b->len > TOOL_STDERR_TAIL && !b->failed) {
+        size_t drop = b->len - TOOL_STDERR_TAIL;
+        memmove(b->data, b->data + drop, TOOL_STDERR_TAIL + 1);
+        b->len = TOOL_STDERR_TAIL;
+        *cut = 1;
+    }
+}
+
+/* s without its trailing white space, as a length. */
+static size_t trimmed_length(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return n;
+}
+
+/* Waits up to ms for pid; 1 when it was reaped (status filled). */
+static int reap_within(pid_t pid, int *status, int64_t ms)
+{
+    int64_t until = monotonic_ms() + ms;
+    for (;;) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid)
+            return 1;
+        if (w < 0 && errno != EINTR) {
+            *status = -1; /* SIGCHLD ignored: the status is gone */
+            return 1;
+        }
+        if (monotonic_ms() >= until)
+            return 0;
+        struct timespec nap = { 0, 20 * 1000000L };
+        nanosleep(&nap, NULL);
+    }
+}
+
+/* Stops the command and everything it started (its own process group). */
+static void stop_command(pid_t pid, int *status, int reaped)
+{
+    kill(-pid, SIGTERM);
+    if (!reaped && reap_within(pid, status, TOOL_GRACE_MS))
+        reaped = 1;
+    kill(-pid, SIGKILL);
+    if (!reaped)
+        while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+            ;
+}
+
+typedef enum command_end {
+    COMMAND_EXITED = 0,
+    COMMAND_TIMED_OUT,
+    COMMAND_CANCELLED,
+    COMMAND_TOO_MUCH_OUTPUT,
+    COMMAND_CANNOT_WAIT
+} command_end;
+
+/* Adds ": <the stderr tail>" (or, when the command wrote nothing there, the
+ * stdout tail) to an error message. */
+static void add_output_tail(bytes *msg, const bytes *err_tail, int err_cut, const bytes *out)
+{
+    const char *text = err_tail->data;
+    size_t n = trimmed_length(err_tail->data ? err_tail->data : "", err_tail->len);
+    int cut = err_cut;
+    if (n == 0 && out->len) {
+        n = trimmed_length(out->data, out->len);
+        text = out->data;
+        cut = n > TOOL_STDERR_TAIL;
+        if (cut) {
+            text += n - TOOL_STDERR_TAIL;
+            n = TOOL_STDERR_TAIL;
+        }
+    }
+    if (n == 0)
+        return;
+    bytes_add(msg, ": ", 2);
+    if (cut)
+        bytes_add(msg, "...", 3);
+    bytes_add(msg, text, n);
+}
+
+/* Runs the tool's command for one call: /bin/sh -c COMMAND, the arguments on
+ * stdin, stdout (up to TOOL_MAX_STDOUT) the result — JSON when it is one JSON
+ * value, else text — and a non-zero exit, a signal, a timeout, a cancel or
+ * too much output an error result. Every pipe is polled together, so a command
+ * that writes before it reads (or never reads) cannot deadlock us. */
+static int run_command_tool(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    const command_tool *tool = ud;
+    int64_t timeout_ms = tool->timeout_ms > 0 ? tool->timeout_ms : TOOL_DEFAULT_TIMEOUT_MS;
+    const char *args = call->args_json ? call->args_json : "{}";
+    size_t args_len = strlen(args), args_sent = 0;
+
+    /* A command that exits without reading its stdin makes our write fail with
+     * EPIPE: the SIGPIPE that comes with it is held on this thread and taken
+     * back below, instead of killing the process. */
+    sigset_t pipe_only, old_mask, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
+    sigpending(&pending);
+    int pipe_was_pending = sigismember(&pending, SIGPIPE);
+
+    int in[2] = { -1, -1 }, outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+    bytes stdout_buf = { 0 }, stderr_tail = { 0 }, msg = { 0 };
+    int stderr_cut = 0;
+    int rc = SEAM_OK;
+    pid_t pid = -1;
+    /* O_CLOEXEC: a command spawned at the same time by another worker must
+     * not inherit our ends (it would hold this command's stdin open). */
+    char why[128];
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
+        seam_tool_output_error(out, "cannot run the command of tool %s: %s", tool->name,
+                               strerror_r(errno, why, sizeof why));
+        rc = 1;
+        goto done;
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    /* Default signals and an empty mask, whatever ours are; its own process
+     * group, so that a timeout stops whatever the shell started too. */
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETPGROUP);
+    char *argv[] = { "sh", "-c", (char *)tool->command, NULL };
+    int spawn_rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close_fd(&in[0]);
+    close_fd(&outp[1]);
+    close_fd(&errp[1]);
+    if (spawn_rc != 0) {
+        seam_tool_output_error(out, "cannot run the command of tool %s: %s", tool->name,
+                               strerror_r(spawn_rc, why, sizeof why));
+        rc = 1;
+        goto done;
+    }
+    fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+    if (args_len == 0)
+        close_fd(&in[1]);
+
+    int64_t start = monotonic_ms(), deadline = start + timeout_ms, exited_at = 0;
+    int exited = 0, status = 0;
+    command_end end = COMMAND_EXITED;
+    for (;;) {
+        if (!exited && reap_within(pid, &status, 0)) {
+            exited = 1;
+            exited_at = monotonic_ms();
+        }
+        int64_t now = monotonic_ms();
+        int reading = outp[0] >= 0 || errp[0] >= 0;
+        if (exited && (!reading || now - exited_at >= TOOL_DRAIN_MS))
+            break;
+        if (call->cancel && seam_cancel_triggered(call->cancel)) {
+            end = COMMAND_CANCELLED;
+            break;
+        }
+        if (now >= deadline) {
+            end = COMMAND_TIMED_OUT;
+            break;
+        }
+        int wait_ms = (int)(deadline - now < TOOL_POLL_MS ? deadline - now : TOOL_POLL_MS);
+        if (!reading)
+            wait_ms = wait_ms < 20 ? wait_ms : 20; /* only the exit is left to see */
+        struct pollfd pfd[3] = {
+            { in[1], POLLOUT, 0 },
+            { outp[0], POLLIN, 0 },
+            { errp[0], POLLIN, 0 },
+        };
+        int pr = poll(pfd, 3, wait_ms);
+        if (pr < 0 && errno != EINTR) {
+            end = COMMAND_CANNOT_WAIT;
+            break;
+        }
+        if (pr <= 0)
+            continue;
+        if (pfd[0].revents & (POLLOUT | POLLERR | POLLHUP)) {
+            ssize_t w = write(in[1], args + args_sent, args_len - args_sent);
+            if (w > 0)
+                args_sent += (size_t)w;
+            /* EPIPE: the command does not want its arguments; not an error. */
+            if ((w < 0 && errno != EAGAIN && errno != EINTR) || args_sent == args_len)
+                close_fd(&in[1]);
+        }
+        char buf[16384];
+        if (pfd[1].revents & (POLLIN | POLLERR | POLLHUP)) {
+            ssize_t n = read(outp[0], buf, sizeof buf);
+            if (n > 0) {
+                bytes_add(&stdout_buf, buf, (size_t)n);
+                if (stdout_buf.len > TOOL_MAX_STDOUT) {
+                    end = COMMAND_TOO_MUCH_OUTPUT;
+                    break;
+                }
+            } else if (n == 0 || errno != EINTR) {
+                close_fd(&outp[0]);
+            }
+        }
+        if (pfd[2].revents & (POLLIN | POLLERR | POLLHUP)) {
+            ssize_t n = read(errp[0], buf, sizeof buf);
+            if (n > 0) {
+                tail_add(&stderr_tail, &stderr_cut, buf, (size_t)n);
+                if (tool->verbose) {
+                    fwrite(buf, 1, (size_t)n, stderr);
+                    fflush(stderr);
+                }
+            } else if (n == 0 || errno != EINTR) {
+                close_fd(&errp[0]);
+            }
+        }
+    }
+    close_fd(&in[1]);
+    close_fd(&outp[0]);
+    close_fd(&errp[0]);
+    if (end != COMMAND_EXITED)
+        stop_command(pid, &status, exited);
+
+    if (stdout_buf.failed || stderr_tail.failed) {
+        seam_tool_output_error(out, "tool %s: out of memory reading its output", tool->name);
+        rc = 1;
+    } else if (end == COMMAND_TIMED_OUT) {
+        char head[160];
+        snprintf(head, sizeof head, "command timed out after %lld ms", (long long)timeout_ms);
+        bytes_add(&msg, head, strlen(head));
+        const bytes no_stdout = { 0 }; /* a partial result would only mislead */
+        add_output_tail(&msg, &stderr_tail, stderr_cut, &no_stdout);
+        rc = 1;
+    } else if (end == COMMAND_CANNOT_WAIT) {
+        seam_tool_output_error(out, "cannot wait for the command of tool %s", tool->name);
+        rc = 1;
+    } else if (end == COMMAND_CANCELLED) {
+        seam_tool_output_error(out, "command stopped: the run was cancelled");
+        rc = 1;
+    } else if (end == COMMAND_TOO_MUCH_OUTPUT) {
+        seam_tool_output_error(out, "command output exceeds %d bytes", TOOL_MAX_STDOUT);
+        rc = 1;
+    } else if (status != -1 && (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status)))) {
+        char head[160];
+        if (WIFSIGNALED(status))
+            snprintf(head, sizeof head, "command killed by signal %d", WTERMSIG(status));
+        else
+            snprintf(head, sizeof head, "command exited with status %d", WEXITSTATUS(status));
+        bytes_add(&msg, head, strlen(head));
+        add_output_tail(&msg, &stderr_tail, stderr_cut, &stdout_buf);
+        rc = 1;
+    } else {
+        /* The result: one (strict) JSON value as is, anything else as text,
+         * without the newline that ends a shell's last line. */
+        char *text = stdout_buf.data ? stdout_buf.data : "";
+        size_t n = stdout_buf.len;
+        int json = 0;
+        if (n && !memchr(text, '\0', n)) {
+            size_t t = trimmed_length(text, n);
+            char kept = text[t];
+            text[t] = '\0';
+            json = seam_tool_output_json(out, text) == SEAM_OK;
+            text[t] = kept;
+        }
+        if (!json) {
+            if (n && text[n - 1] == '\n')
+                text[--n] = '\0';
+            if (n && text[n - 1] == '\r')
+                text[--n] = '\0';
+            rc = seam_tool_output_text(out, text) == SEAM_OK ? SEAM_OK : 1;
+        }
+    }
+    if (msg.len && !msg.failed)
+        seam_tool_output_error(out, "%s", msg.data);
+    else if (msg.failed)
+        seam_tool_output_error(out, "tool %s failed", tool->name);
+
+done:
+    close_fd(&in[0]);
+    close_fd(&in[1]);
+    close_fd(&outp[0]);
+    close_fd(&outp[1]);
+    close_fd(&errp[0]);
+    close_fd(&errp[1]);
+    free(stdout_buf.data);
+    free(stderr_tail.data);
+    free(msg.data);
+    /* Take back a SIGPIPE our write raised, then restore the mask. */
+    sigpending(&pending);
+    if (!pipe_was_pending && sigismember(&pending, SIGPIPE)) {
+        struct timespec zero = { 0, 0 };
+        sigtimedwait(&pipe_only, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    return rc;
+}
+
 /* ---- chat -------------------------------------------------------------------- */
 
 /* The cancel token of the running call: SIGINT triggers it. seam_cancel_trigger
@@ -259,9 +647,8 @@ static void format_cost(int64_t microcents, char *buf, size_t size)
 /* The line on stderr after an answer:
  *   tokens: in N (cache read R, write W) out M (reasoning K)  cost: $X  provider: P  model: M
  * A count the provider did not report is "?"; cost only when known. */
-static void print_usage_line(const seam_result *res)
+static void print_usage(const seam_usage *u, const char *provider, const char *model)
 {
-    const seam_usage *u = seam_result_usage(res);
     seam_usage none;
     if (!u) {
         memset(&none, 0, sizeof none);
@@ -294,11 +681,16 @@ static void print_usage_line(const seam_result *res)
         format_cost(u->cost_microcents, cost, sizeof cost);
         fprintf(stderr, "  cost: %s", cost);
     }
-    if (seam_result_provider(res))
-        fprintf(stderr, "  provider: %s", seam_result_provider(res));
-    if (seam_result_model(res))
-        fprintf(stderr, "  model: %s", seam_result_model(res));
+    if (provider)
+        fprintf(stderr, "  provider: %s", provider);
+    if (model)
+        fprintf(stderr, "  model: %s", model);
     fputc('\n', stderr);
+}
+
+static void print_usage_line(const seam_result *res)
+{
+    print_usage(seam_result_usage(res), seam_result_provider(res), seam_result_model(res));
 }
 
 typedef struct chat_options {
@@ -310,6 +702,8 @@ typedef struct chat_options {
     int json;
     int no_stream;
     int verbose;
+    char *tool_names;        /* --tools, every value joined with ',' (NULL: none) */
+    int max_tool_rounds;     /* --max-tool-rounds; -1: not given */
     json_attempts *attempts; /* --json: the result line's "attempts" */
     int nwords;
     char **words;
@@ -541,6 +935,345 @@ static int chat_streaming(const chat_options *o, seam_client *client, const seam
     return code;
 }
 
+/* ---- chat with tools (--tools) ------------------------------------------------------- */
+
+/* Looks the --tools names up in the conf and builds the toolset. On a name the
+ * conf does not define: a usage error naming it (and, with --json, an error
+ * line), exit 2. */
+static int build_toolset(const chat_options *o, seam_client *client, seam_toolset **out,
+                         command_tool **tools_out)
+{
+    size_t defined = seam_client_tool_count(client);
+    command_tool *tools = calloc(defined ? defined : 1, sizeof *tools);
+    seam_toolset *ts = seam_toolset_new();
+    char *names = strdup(o->tool_names);
+    int code = EXIT_OK;
+    if (!tools || !ts || !names) {
+        say("out of memory");
+        code = EXIT_PROVIDER;
+        goto out;
+    }
+    char *save = NULL;
+    for (char *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        while (*name == ' ')
+            name++;
+        size_t len = strlen(name);
+        while (len && name[len - 1] == ' ')
+            name[--len] = '\0';
+        if (!*name)
+            continue;
+        size_t i = 0;
+        const char *tname = NULL, *description = NULL, *parameters = NULL, *command = NULL;
+        int64_t timeout_ms = 0;
+        for (; i < defined; i++)
+            if (seam_client_tool_at(client, i, &tname, &description, &parameters, &command,
+                                    &timeout_ms) == SEAM_OK && strcmp(tname, name) == 0)
+                break;
+        if (i == defined) {
+            /* Say which tools there are: the likely fix is a typo. */
+            char known[512] = "";
+            size_t used = 0;
+            for (size_t k = 0; k < defined && used + 1 < sizeof known; k++) {
+                const char *kn = NULL;
+                if (seam_client_tool_at(client, k, &kn, NULL, NULL, NULL, NULL) == SEAM_OK)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                             used ? ", " : "", kn);
+            }
+            seam_error e;
+            seam_error_clear(&e);
+            if (defined)
+                seam_error_set(&e, SEAM_ERROR_CONF, "chat: unknown tool '%s' (the conf defines: %s)",
+                               name, known);
+            else
+                seam_error_set(&e, SEAM_ERROR_CONF, "chat: unknown tool '%s' (the conf defines no tools)",
+                               name);
+            if (o->json)
+                json_out_error(stdout, &e);
+            code = usage_error("%s", e.message);
+            goto out;
+        }
+        if (tools[i].name)
+            continue; /* named twice */
+        tools[i] = (command_tool){ tname, command, timeout_ms, o->verbose };
+        if (seam_toolset_add(ts, tname, description, parameters, run_command_tool, &tools[i]) !=
+            SEAM_OK) {
+            say("tool %s: cannot add it (is its parameters schema a JSON object?)", tname);
+            code = EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (seam_toolset_count(ts) == 0)
+        code = usage_error("chat: --tools names no tool");
+out:
+    free(names);
+    if (code != EXIT_OK) {
+        seam_toolset_free(ts);
+        free(tools);
+        return code;
+    }
+    *out = ts;
+    *tools_out = tools;
+    return EXIT_OK;
+}
+
+/* The result of a call as one short line: a JSON string's text, else the JSON;
+ * its first line, cut at about 200 bytes (on a UTF-8 boundary). */
+static void print_tool_result_note(const char *name, const char *result_json, int is_error)
+{
+    const char *text = result_json ? result_json : "null";
+    json_object *v = json_tokener_parse(text);
+    if (v && json_object_is_type(v, json_type_string))
+        text = json_object_get_string(v);
+    size_t n = strcspn(text, "\r\n");
+    int cut = text[n] != '\0';
+    if (n > 200) {
+        n = 200;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+        cut = 1;
+    }
+    fprintf(stderr, "seam: tool result %s: %s%.*s%s\n", name ? name : "?",
+            is_error ? "error: " : "", (int)n, text, cut ? "..." : "");
+    json_object_put(v);
+}
+
+/* Calls the loop left unexecuted: the rounds ran out (or were 0). */
+static void print_unrun_note(const chat_options *o, const seam_generation *g)
+{
+    size_t n = seam_generation_tool_call_count(g);
+    if (n)
+        say("%zu tool call%s not run (--max-tool-rounds %d)", n, n == 1 ? "" : "s",
+            o->max_tool_rounds >= 0 ? o->max_tool_rounds : SEAM_DEFAULT_TOOL_ROUNDS);
+}
+
+/* Blocking run: each turn's text and its tool notes as the turn completes. */
+static void on_step_notes(void *ud, const seam_step *st, size_t index)
+{
+    const chat_options *o = ud;
+    (void)index;
+    if (o->json)
+        return;
+    const char *text = seam_result_text(seam_step_result(st));
+    if (text && *text) {
+        fputs(text, stdout);
+        if (text[strlen(text) - 1] != '\n')
+            fputc('\n', stdout);
+        fflush(stdout);
+    }
+    for (size_t i = 0; i < seam_step_tool_call_count(st); i++) {
+        const seam_part *p = seam_step_tool_call(st, i);
+        print_tool_call_note(seam_part_tool_name(p), seam_part_args_json(p));
+    }
+    for (size_t i = 0; i < seam_step_tool_result_count(st); i++) {
+        const seam_part *p = seam_step_tool_result(st, i);
+        print_tool_result_note(seam_part_tool_name(p), seam_part_result_json(p),
+                               seam_part_is_error(p));
+    }
+}
+
+/* After a successful run: the result line, or the notes and the usage line
+ * (usage summed over the turns; provider and model of the last one). */
+static void finish_tools_run(const chat_options *o, const seam_generation *g)
+{
+    if (o->json) {
+        json_out_generation(stdout, g, o->attempts);
+        return;
+    }
+    print_unrun_note(o, g);
+    const seam_result *last = seam_generation_response(g);
+    print_usage(seam_generation_usage(g), last ? seam_result_provider(last) : NULL,
+                last ? seam_result_model(last) : NULL);
+}
+
+static void loop_options(const chat_options *o, const seam_call_options *call,
+                         const seam_toolset *ts, seam_loop_options *lo)
+{
+    seam_loop_options_init(lo);
+    lo->call = call;
+    lo->tools = ts;
+    if (o->max_tool_rounds >= 0)
+        lo->max_tool_rounds = o->max_tool_rounds;
+}
+
+static int chat_tools_blocking(chat_options *o, seam_client *client, const seam_request *req,
+                               const seam_call_options *call, const seam_toolset *ts,
+                               seam_cancel *cancel)
+{
+    seam_loop_options lo;
+    loop_options(o, call, ts, &lo);
+    lo.on_step = on_step_notes;
+    lo.ud = o;
+    seam_generation *g = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_loop_generate(client, req, &lo, &g, &err);
+    int code = EXIT_OK;
+    if (rc != SEAM_OK || !seam_generation_response(g))
+        code = report_failure(o, rc != SEAM_OK ? rc : SEAM_ERR_PROVIDER, &err, cancel);
+    else
+        finish_tools_run(o, g);
+    seam_generation_free(g);
+    return code;
+}
+
+/* The names of the calls seen in a run (tool_call_end carries only the id). */
+typedef struct call_names {
+    char **ids, **names;
+    size_t n, cap;
+} call_names;
+
+static void call_names_add(call_names *c, const char *id, const char *name)
+{
+    if (!id || !name)
+        return;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 8;
+        char **ids = realloc(c->ids, cap * sizeof *ids);
+        if (!ids)
+            return;
+        c->ids = ids;
+        char **names = realloc(c->names, cap * sizeof *names);
+        if (!names)
+            return;
+        c->names = names;
+        c->cap = cap;
+    }
+    char *i = strdup(id), *nm = strdup(name);
+    if (!i || !nm) {
+        free(i);
+        free(nm);
+        return;
+    }
+    c->ids[c->n] = i;
+    c->names[c->n++] = nm;
+}
+
+static const char *call_names_find(const call_names *c, const char *id)
+{
+    for (size_t i = c->n; id && i-- > 0;)
+        if (strcmp(c->ids[i], id) == 0)
+            return c->names[i];
+    return NULL;
+}
+
+static void call_names_free(call_names *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->ids[i]);
+        free(c->names[i]);
+    }
+    free(c->ids);
+    free(c->names);
+}
+
+/* 1 when a tool_result chunk is one the loop ran (the step it belongs to is
+ * complete and lists it), 0 for one the provider ran inside its turn. */
+static int is_client_result(const seam_loop_stream *s, const seam_chunk *chunk)
+{
+    const seam_step *st = seam_generation_step(seam_loop_stream_generation(s),
+                                               seam_loop_stream_step(s));
+    for (size_t i = 0; st && chunk->id && i < seam_step_tool_result_count(st); i++) {
+        const char *id = seam_part_tool_call_id(seam_step_tool_result(st, i));
+        if (id && strcmp(id, chunk->id) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int chat_tools_streaming(chat_options *o, seam_client *client, const seam_request *req,
+                                const seam_call_options *call, const seam_toolset *ts,
+                                seam_cancel *cancel)
+{
+    seam_loop_options lo;
+    loop_options(o, call, ts, &lo);
+    seam_loop_stream *s = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_loop_stream_open(client, req, &lo, &s, &err);
+    if (rc != SEAM_OK)
+        return report_failure(o, rc, &err, cancel);
+
+    call_names names = { 0 };
+    int failed = 0, status = SEAM_OK;
+    int wrote_text = 0, ends_in_newline = 1;
+    seam_error failure;
+    seam_error_clear(&failure);
+    for (;;) {
+        const seam_chunk *chunk = NULL;
+        seam_error_clear(&err);
+        rc = seam_loop_stream_next(s, &chunk, &err);
+        if (rc < 0) {
+            if (!failed)
+                failure = err;
+            failed = 1;
+            status = rc;
+            break;
+        }
+        if (rc == 0)
+            break;
+        if (chunk->type == SEAM_CHUNK_ERROR) {
+            if (chunk->error)
+                failure = *chunk->error;
+            failed = 1;
+            status = SEAM_ERR_PROVIDER;
+        }
+        if (chunk->type == SEAM_CHUNK_TOOL_CALL_START)
+            call_names_add(&names, chunk->id, chunk->name);
+        int client_result = chunk->type == SEAM_CHUNK_TOOL_RESULT && is_client_result(s, chunk);
+        if (o->json) {
+            if (client_result)
+                json_out_client_tool_result(stdout, chunk);
+            else if (chunk->type != SEAM_CHUNK_ERROR)
+                json_out_chunk(stdout, chunk);
+            continue;
+        }
+        if (chunk->type == SEAM_CHUNK_TEXT_DELTA && chunk->text && *chunk->text) {
+            fputs(chunk->text, stdout);
+            fflush(stdout);
+            wrote_text = 1;
+            ends_in_newline = chunk->text[strlen(chunk->text) - 1] == '\n';
+        } else if (chunk->type == SEAM_CHUNK_TOOL_CALL_END || client_result) {
+            /* A note on stderr ends the line of text before it. */
+            if (wrote_text && !ends_in_newline) {
+                fputc('\n', stdout);
+                fflush(stdout);
+                ends_in_newline = 1;
+            }
+            if (client_result)
+                print_tool_result_note(chunk->name, chunk->result_json, chunk->is_error);
+            else
+                print_tool_call_note(call_names_find(&names, chunk->id), chunk->args_json);
+        }
+    }
+    call_names_free(&names);
+
+    if (!o->json && wrote_text && !ends_in_newline) {
+        fputc('\n', stdout);
+        fflush(stdout);
+    }
+    int code = EXIT_OK;
+    if (failed)
+        code = report_failure(o, status, &failure, cancel);
+    else
+        finish_tools_run(o, seam_loop_stream_generation(s));
+    seam_loop_stream_free(s);
+    return code;
+}
+
+/* Appends one --tools value to o->tool_names. */
+static int add_tool_names(chat_options *o, const char *value)
+{
+    size_t old = o->tool_names ? strlen(o->tool_names) : 0;
+    char *joined = realloc(o->tool_names, old + strlen(value) + 2);
+    if (!joined)
+        return -1;
+    if (old)
+        joined[old++] = ',';
+    strcpy(joined + old, value);
+    o->tool_names = joined;
+    return 0;
+}
+
 static int parse_chat_args(int argc, char **argv, chat_options *o)
 {
     int i = 0;
@@ -568,6 +1301,28 @@ static int parse_chat_args(int argc, char **argv, chat_options *o)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(help_text, stdout);
             return -1;
+        }
+        const char *value = NULL;
+        r = option_value(argc, argv, &i, "--tools", &value);
+        if (r < 0)
+            return usage_error("chat: --tools needs a value (tool names, comma-separated)");
+        if (r > 0) {
+            if (add_tool_names(o, value) != 0)
+                return usage_error("chat: out of memory");
+            continue;
+        }
+        r = option_value(argc, argv, &i, "--max-tool-rounds", &value);
+        if (r < 0)
+            return usage_error("chat: --max-tool-rounds needs a value");
+        if (r > 0) {
+            char *end = NULL;
+            errno = 0;
+            long n = strtol(value, &end, 10);
+            if (errno || end == value || *end || n < 0 || n > INT_MAX)
+                return usage_error("chat: --max-tool-rounds must be a whole number >= 0, not '%s'",
+                                   value);
+            o->max_tool_rounds = (int)n;
+            continue;
         }
         const struct {
             const char *name;
@@ -601,6 +1356,8 @@ static int parse_chat_args(int argc, char **argv, chat_options *o)
         return usage_error("chat: --provider needs --model");
     if (o->model && !o->provider)
         return usage_error("chat: --model needs --provider (a chain names its own models)");
+    if (o->max_tool_rounds >= 0 && !o->tool_names)
+        return usage_error("chat: --max-tool-rounds needs --tools");
     return 0;
 }
 
@@ -609,11 +1366,12 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
     chat_options o;
     memset(&o, 0, sizeof o);
     o.conf = global_conf;
+    o.max_tool_rounds = -1;
     int rc = parse_chat_args(argc, argv, &o);
-    if (rc < 0)
-        return EXIT_OK; /* --help */
-    if (rc > 0)
-        return rc;
+    if (rc != 0) {
+        free(o.tool_names);
+        return rc < 0 ? EXIT_OK : rc; /* < 0: --help */
+    }
 
     char *prompt;
     if (o.nwords > 0) {
@@ -629,25 +1387,34 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
     }
     if (!prompt) {
         say("cannot read the prompt: %s", strerror(errno));
+        free(o.tool_names);
         return EXIT_USAGE;
     }
     if (is_blank(prompt)) {
         free(prompt);
+        free(o.tool_names);
         return usage_error("chat: empty prompt");
     }
 
     seam_client *client = NULL;
+    seam_toolset *toolset = NULL;
+    command_tool *tools = NULL;
     seam_error err;
     int code = open_client(o.conf, &client, &err);
     if (code != EXIT_OK) {
         if (o.json)
             json_out_error(stdout, &err);
         free(prompt);
+        free(o.tool_names);
         return code;
     }
 
-    seam_request *req = seam_request_new();
-    seam_cancel *cancel = seam_cancel_new();
+    seam_request *req = NULL;
+    seam_cancel *cancel = NULL;
+    if (o.tool_names && (code = build_toolset(&o, client, &toolset, &tools)) != EXIT_OK)
+        goto out;
+    req = seam_request_new();
+    cancel = seam_cancel_new();
     if (!req || !cancel || seam_request_add_user_text(req, prompt) != SEAM_OK ||
         (o.system && seam_request_set_system(req, o.system) != SEAM_OK)) {
         say("out of memory");
@@ -672,8 +1439,12 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
 
     running_cancel = cancel;
     install_interrupt_handler();
-    code = o.no_stream ? chat_blocking(&o, client, req, &call, cancel)
-                       : chat_streaming(&o, client, req, &call, cancel);
+    if (toolset)
+        code = o.no_stream ? chat_tools_blocking(&o, client, req, &call, toolset, cancel)
+                           : chat_tools_streaming(&o, client, req, &call, toolset, cancel);
+    else
+        code = o.no_stream ? chat_blocking(&o, client, req, &call, cancel)
+                           : chat_streaming(&o, client, req, &call, cancel);
     signal(SIGINT, SIG_DFL);
     running_cancel = NULL;
 
@@ -681,8 +1452,11 @@ out:
     json_attempts_free(o.attempts);
     seam_cancel_free(cancel);
     seam_request_free(req);
+    seam_toolset_free(toolset);
+    free(tools);
     seam_client_free(client);
     free(prompt);
+    free(o.tool_names);
     return code;
 }
 

@@ -2,8 +2,8 @@
  * the documented order, creates one plugin instance and one key pool
  * (keys.c) per configured provider, holds the policy clock (real, or the one
  * seam_client_set_clock injects), and answers the introspection calls
- * (plugins, providers, chains, roles, conf check). Safe to share between
- * threads once created. */
+ * (plugins, providers, chains, roles, command tools, conf check). Safe to
+ * share between threads once created. */
 #include "config.h"
 #include "client.h"
 
@@ -329,6 +329,31 @@ int seam_client_role_at(const seam_client *c, size_t i, const char **role, const
         *role = c->conf->roles[i].name;
     if (chain)
         *chain = c->conf->roles[i].chain;
+    return SEAM_OK;
+}
+
+size_t seam_client_tool_count(const seam_client *c)
+{
+    return c ? c->conf->n_tools : 0;
+}
+
+int seam_client_tool_at(const seam_client *c, size_t i, const char **name,
+                        const char **description, const char **parameters_json,
+                        const char **command, int64_t *timeout_ms)
+{
+    if (!c || i >= c->conf->n_tools)
+        return SEAM_ERR_INVALID;
+    const seam_conf_tool *t = &c->conf->tools[i];
+    if (name)
+        *name = t->name;
+    if (description)
+        *description = t->description;
+    if (parameters_json)
+        *parameters_json = t->parameters_json;
+    if (command)
+        *command = t->command;
+    if (timeout_ms)
+        *timeout_ms = t->timeout_ms;
     return SEAM_OK;
 }
 

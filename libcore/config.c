@@ -7,7 +7,10 @@
  * conf's keys are a public contract (seam.conf(5), doc/seam.conf.md); nothing
  * from libconfig leaves this file. It also reads the model catalog
  * (conf/models.conf, installed, or the file `model_catalog` names) after the
- * user's files, whose `models` entries override the catalog's.
+ * user's files, whose `models` entries override the catalog's. The `tools`
+ * group (commands an application such as the seam CLI may offer the model) is
+ * read and checked here (each schema must be a JSON object); running them is
+ * not the library's business.
  *
  * Note on integers: libconfig 1.5 reads a decimal literal beyond 32 bits without
  * the `L` suffix as a truncated int; write 5000000000L for values that large. */
@@ -64,7 +67,8 @@ typedef struct loader {
     int group_or_other_access; /* file mode & 077 */
     unsigned file_mode;
 
-    size_t cap_plugin_path, cap_providers, cap_chains, cap_roles, cap_warnings, cap_models;
+    size_t cap_plugin_path, cap_providers, cap_chains, cap_roles, cap_warnings, cap_models,
+        cap_tools;
     int in_catalog; /* reading the model catalog: only `models`, entries marked from_catalog */
     int catalog_disabled; /* model_catalog = "" */
     chain_lines *chain_lines;
@@ -781,6 +785,117 @@ static int load_roles(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
+/* ---- tools (commands) ------------------------------------------------------------------------------ */
+
+static const char tool_keys[] = "description, parameters, command, timeout_ms";
+
+/* Providers cap a function name at 64 characters (OpenAI, Gemini); libconfig
+ * already limits the characters to [A-Za-z0-9_-*]. */
+#define MAX_TOOL_NAME 64
+
+/* parameters: a JSON Schema object written as a string. A parse error names
+ * the setting's line and json-c's reason. */
+static int read_schema(loader *ld, const config_setting_t *s, const char *path, char **out)
+{
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return fail_type(ld, s, path, "a string holding a JSON Schema object");
+    const char *v = config_setting_get_string(s);
+    size_t len = v ? strlen(v) : 0;
+    if (len >= INT_MAX)
+        return fail_setting(ld, s, "%s is too long", path);
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return fail_nomem(ld);
+    /* Strict, as the codecs parse it: what passes here cannot fail a call.
+     * The terminating NUL is passed so that the end of the text is seen. */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    json_object *schema = len ? json_tokener_parse_ex(tok, v, (int)len + 1) : NULL;
+    enum json_tokener_error jerr = len ? json_tokener_get_error(tok) : json_tokener_continue;
+    size_t end = len ? json_tokener_get_parse_end(tok) : 0;
+    json_tokener_free(tok);
+    for (; jerr == json_tokener_success && end < len; end++)
+        if (!strchr(" \t\r\n", v[end]))
+            break;
+    int rc = SEAM_OK;
+    if (jerr == json_tokener_continue || jerr == json_tokener_error_parse_eof)
+        rc = fail_setting(ld, s, "%s is not JSON: the text ends too early", path);
+    else if (jerr != json_tokener_success)
+        rc = fail_setting(ld, s, "%s is not JSON: %s", path, json_tokener_error_desc(jerr));
+    else if (end < len)
+        rc = fail_setting(ld, s, "%s is not JSON: unexpected text after the value", path);
+    else if (!json_object_is_type(schema, json_type_object))
+        rc = fail_setting(ld, s, "%s must be a JSON Schema object { ... }", path);
+    json_object_put(schema);
+    if (rc != SEAM_OK)
+        return rc;
+    free(*out);
+    *out = strdup(v);
+    return *out ? SEAM_OK : fail_nomem(ld);
+}
+
+static int load_tool(loader *ld, const config_setting_t *s)
+{
+    seam_conf *c = ld->conf;
+    const char *name = config_setting_name(s);
+    char path[PATH_MAX_LEN];
+    join_path(path, "tools", name);
+    if (expect_group(ld, s, path) != SEAM_OK)
+        return ld->status;
+    const seam_conf_tool *prev = seam_conf_find_tool(c, name);
+    if (prev)
+        return fail_setting(ld, s, "tool \"%s\" already defined in %s:%d", name, prev->file,
+                            prev->line);
+    if (strlen(name) > MAX_TOOL_NAME)
+        return fail_setting(ld, s, "%s: a tool name has at most %d characters", path,
+                            MAX_TOOL_NAME);
+
+    if (grow((void **)&c->tools, &ld->cap_tools, c->n_tools, sizeof *c->tools) != SEAM_OK)
+        return fail_nomem(ld);
+    seam_conf_tool *t = &c->tools[c->n_tools++];
+    memset(t, 0, sizeof *t);
+    t->name = strdup(name);
+    t->file = strdup(setting_file(ld, s));
+    t->line = setting_line(s);
+    if (!t->name || !t->file)
+        return fail_nomem(ld);
+
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(m);
+        char mpath[PATH_MAX_LEN];
+        join_path(mpath, path, key);
+        int rc;
+        if (strcmp(key, "description") == 0)
+            rc = read_string(ld, m, mpath, &t->description);
+        else if (strcmp(key, "parameters") == 0)
+            rc = read_schema(ld, m, mpath, &t->parameters_json);
+        else if (strcmp(key, "command") == 0)
+            rc = read_string(ld, m, mpath, &t->command);
+        else if (strcmp(key, "timeout_ms") == 0)
+            rc = read_int64(ld, m, mpath, 1, &t->timeout_ms);
+        else
+            rc = fail_unknown(ld, m, path, tool_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    if (!t->description)
+        return fail_setting(ld, s, "%s has no description (what the model reads to choose it)",
+                            path);
+    if (!t->command)
+        return fail_setting(ld, s, "%s has no command", path);
+    return SEAM_OK;
+}
+
+static int load_tools(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "tools") != SEAM_OK)
+        return ld->status;
+    for (int i = 0; i < config_setting_length(s); i++)
+        if (load_tool(ld, config_setting_get_elem(s, (unsigned)i)) != SEAM_OK)
+            return ld->status;
+    return SEAM_OK;
+}
+
 /* ---- models (the catalog and the user's entries) -------------------------------------------------------- */
 
 static const char model_keys[] =
@@ -1018,9 +1133,11 @@ static int load_file(loader *ld, const char *file)
             load_models(ld, s);
         else if (strcmp(key, "model_catalog") == 0)
             load_model_catalog_key(ld, s);
+        else if (strcmp(key, "tools") == 0)
+            load_tools(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog)", key);
+                                "chains, roles, models, model_catalog, tools)", key);
     }
     config_destroy(&cf);
     return ld->status;
@@ -1268,6 +1385,14 @@ void seam_conf_free(seam_conf *conf)
         free(conf->roles[i].chain);
     }
     free(conf->roles);
+    for (size_t i = 0; i < conf->n_tools; i++) {
+        free(conf->tools[i].name);
+        free(conf->tools[i].description);
+        free(conf->tools[i].parameters_json);
+        free(conf->tools[i].command);
+        free(conf->tools[i].file);
+    }
+    free(conf->tools);
     for (size_t i = 0; i < conf->n_warnings; i++)
         free(conf->warnings[i]);
     free(conf->warnings);
@@ -1291,6 +1416,16 @@ const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name
     for (size_t i = 0; i < c->n_chains; i++)
         if (c->chains[i].name && strcmp(c->chains[i].name, name) == 0)
             return &c->chains[i];
+    return NULL;
+}
+
+const seam_conf_tool *seam_conf_find_tool(const seam_conf *c, const char *name)
+{
+    if (!c || !name)
+        return NULL;
+    for (size_t i = 0; i < c->n_tools; i++)
+        if (c->tools[i].name && strcmp(c->tools[i].name, name) == 0)
+            return &c->tools[i];
     return NULL;
 }
 

@@ -182,6 +182,19 @@ typedef struct seam_conf_role {
     char *chain;
 } seam_conf_role;
 
+/* A tool the application runs as a shell command (`tools = { NAME = {...}; }`):
+ * the library only reads and checks it; running it is the application's
+ * choice (the seam CLI does, with --tools). */
+typedef struct seam_conf_tool {
+    char *name;
+    char *description;
+    char *parameters_json;  /* a JSON Schema object as text; NULL: not given */
+    char *command;          /* run with /bin/sh -c */
+    int64_t timeout_ms;     /* 0: not given (the application's default) */
+    char *file;             /* where defined */
+    int line;
+} seam_conf_tool;
+
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
     char **plugin_path;
@@ -197,6 +210,8 @@ typedef struct seam_conf {
     seam_conf_model *models;/* the user's entries first, then the catalog's */
     size_t n_models;
     char *model_catalog;    /* the catalog file read, NULL when none */
+    seam_conf_tool *tools;  /* in the order defined (main file, then conf.d/) */
+    size_t n_tools;
 } seam_conf;
 
 /* The conf path to use: explicit if non-NULL, else $SEAM_CONF, else
@@ -208,11 +223,13 @@ int seam_conf_find(const char *explicit_path, const char *installed_path, char *
 /* Loads path (NULL: an empty conf) and merges the *.conf files of the conf.d/
  * directory beside it, in name order. A syntax error, a wrong type or a name
  * defined twice fails with SEAM_ERR_CONF and err->message "FILE:LINE: what".
- * Chains referring to unknown providers are an error too. */
+ * A chain entry naming a provider no file defines is a warning (the entry
+ * is skipped at run time); a role naming an unknown chain is an error. */
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err);
 void seam_conf_free(seam_conf *conf);
 const seam_conf_provider *seam_conf_find_provider(const seam_conf *c, const char *name);
 const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name);
+const seam_conf_tool *seam_conf_find_tool(const seam_conf *c, const char *name);
 /* The catalog entry for `model` as served by the provider named provider_name
  * (plugin plugin_id): the entry of that exact id, else of the longest base id
  * it is a snapshot or alias of ("-YYYYMMDD", "-YYYY-MM-DD", "-latest", "-0");

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-cli.sh — end-to-end test of the `seam` command: chat (streamed, --json,
-# --no-stream, interrupted), plugins (loaded, wrong ABI, unsafe dir), providers,
+# --no-stream, interrupted), chat --tools (the conf's command tools in the tool
+# loop), plugins (loaded, wrong ABI, unsafe dir), providers,
 # config check, exit codes, the installed default conf, and that no credential
 # ever shows in any output. Run by `make check` with top_builddir, top_srcdir
 # and SEAM_TEST_PLUGIN_DIR set; exits 0 when every check passes.
@@ -124,6 +125,11 @@ start_fake() {
 #   error FILE KIND STATUS   exactly one error line, last, with that kind and
 #                            status ("null" for none)
 #   result-only FILE TEXT   one line: the result
+#   tools FILE TEXT   as success for a run with --tools: the streamed text ends
+#                     with TEXT (the last turn's), the result has "steps", and
+#                     the tool_result lines of the calls seam ran (no
+#                     provider_executed) are the steps' tool_results, in order
+#   tools-result-only FILE TEXT   one line: the result, with "steps"
 cat >"$tmp/check_json.py" <<'EOF'
 import json, sys
 
@@ -152,7 +158,7 @@ CHUNKS = {
     "tool_call_start": ({"id", "name"}, set()),
     "tool_call_delta": ({"id", "args_delta"}, set()),
     "tool_call_end": ({"id", "args"}, set()),
-    "tool_result": ({"id", "name", "result", "is_error", "provider_executed"}, set()),
+    "tool_result": ({"id", "name", "result", "is_error"}, {"provider_executed"}),
     "media_start": ({"id", "mime_type"}, set()),
     "media_delta": ({"id", "progress"}, set()),
     "media_end": ({"id", "mime_type"}, {"ref"}),
@@ -187,7 +193,8 @@ def check_chunk(o, where):
         need(o["redacted"] is True, where + ": redacted only when true")
     if t == "tool_result":
         need(isinstance(o["is_error"], bool), where + ": is_error is a bool")
-        need(o["provider_executed"] is True, where + ": provider_executed is true")
+        if "provider_executed" in o:
+            need(o["provider_executed"] is True, where + ": provider_executed only when true")
     if t == "stop":
         need(o["stop_reason"] in STOP_REASONS, where + ": stop_reason")
         check_usage(o["usage"], where)
@@ -211,8 +218,40 @@ def check_attempts(attempts, where):
     if isinstance(attempts, list) and attempts and isinstance(attempts[-1], dict):
         need(attempts[-1].get("outcome") == "succeeded", where + ": the last attempt succeeded")
 
-def check_result(o, where):
-    check_keys(o, {"provider", "model", "content", "stop_reason", "usage", "attempts"}, set(), where)
+def check_part(p, w):
+    need(isinstance(p, dict) and "type" in p, w + ": typed object")
+    if not isinstance(p, dict):
+        return
+    t = p.get("type")
+    if t == "tool_call":
+        check_keys(p, {"id", "name", "args"}, {"provider_executed"}, w)
+        need(isinstance(p.get("args"), dict), w + ": args is an object")
+    elif t == "tool_result":
+        check_keys(p, {"id", "name", "result", "is_error"}, {"provider_executed"}, w)
+        need(isinstance(p.get("is_error"), bool), w + ": is_error is a bool")
+    else:
+        problems.append(w + ": unexpected part type %r" % t)
+
+def check_steps(steps, where):
+    need(isinstance(steps, list) and steps, where + ": steps is a non-empty list")
+    for i, st in enumerate(steps if isinstance(steps, list) else []):
+        w = "%s steps[%d]" % (where, i)
+        need(isinstance(st, dict), w + ": an object")
+        if not isinstance(st, dict):
+            continue
+        check_keys(dict(st, type=None), {"tool_calls", "tool_results", "usage"}, set(), w)
+        for key, want in (("tool_calls", "tool_call"), ("tool_results", "tool_result")):
+            parts = st.get(key)
+            need(isinstance(parts, list), w + ": %s is a list" % key)
+            for k, p in enumerate(parts if isinstance(parts, list) else []):
+                check_part(p, "%s %s[%d]" % (w, key, k))
+                need(isinstance(p, dict) and p.get("type") == want, "%s %s[%d]: a %s" % (w, key, k, want))
+        check_usage(st.get("usage"), w)
+
+def check_result(o, where, steps=False):
+    check_keys(o, {"provider", "model", "content", "stop_reason", "usage", "attempts"} | ({"steps"} if steps else set()), set(), where)
+    if steps:
+        check_steps(o.get("steps"), where)
     check_attempts(o.get("attempts"), where)
     need(isinstance(o.get("provider"), str) and o["provider"], where + ": provider")
     need(isinstance(o.get("model"), str) and o["model"], where + ": model")
@@ -300,6 +339,33 @@ if objs and not problems:
         if last["type"] == "result":
             text = check_result(last, "result")
             need(text == args[0], "result text %r, expected %r" % (text, args[0]))
+    elif mode == "tools-result-only":
+        need(len(objs) == 1, "exactly one line")
+        need(last["type"] == "result", "the line is the result")
+        if last["type"] == "result":
+            text = check_result(last, "result", steps=True)
+            need(text == args[0], "result text %r, expected %r" % (text, args[0]))
+    elif mode == "tools":
+        need(last["type"] == "result", "the last line is the result")
+        streamed = ""
+        ran = []
+        for n, o in body:
+            where = "line %d (%s)" % (n, o["type"])
+            need(o["type"] in CHUNKS, where + ": a chunk type of the contract")
+            if o["type"] in CHUNKS:
+                check_chunk(o, where)
+            if o["type"] == "text_delta":
+                streamed += o["text"]
+            if o["type"] == "tool_result" and "provider_executed" not in o:
+                ran.append(dict(o))
+        if last["type"] == "result":
+            text = check_result(last, "result", steps=True)
+            need(text == args[0], "result text %r, expected %r" % (text, args[0]))
+            need(streamed.endswith(text), "streamed text %r ends with the result's %r" % (streamed, text))
+            results = [dict(p) for st in last.get("steps") or [] for p in st.get("tool_results") or []]
+            for r in ran:
+                r["type"] = "tool_result"
+            need(ran == results, "tool_result lines %r == the steps' tool_results %r" % (ran, results))
     elif mode == "error":
         need(last["type"] == "error", "the last line is the error")
         need(sum(1 for _, o in objs if o["type"] == "error") == 1, "one error line")
@@ -510,6 +576,176 @@ expect_rc no_stream_json 0 && check_json no_stream_json result-only "$MOCK_TEXT"
 
 run unknown_chain "$SEAM" --conf "$tmp/mock.conf" chat --chain nosuch 'Say hello'
 expect_rc unknown_chain 2
+
+# ---- chat --tools: the conf's command tools in the tool loop ----------------------------
+# The mock calls `add` and `fail` in its first turn and answers in its second
+# (its replies are picked by the number of assistant messages in the request).
+cat >"$tmp/add.py" <<'EOF'
+import json, os, sys
+args = json.load(sys.stdin)
+open(os.environ["SEAM_TEST_ADD_MARKER"], "a").write(json.dumps(args) + "\n")
+print(args["a"] + args["b"])
+EOF
+SEAM_TEST_ADD_MARKER=$tmp/add.ran
+export SEAM_TEST_ADD_MARKER
+ADD_SCHEMA='{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}, \"b\": {\"type\": \"integer\"}}, \"required\": [\"a\", \"b\"], \"additionalProperties\": false}'
+cat >"$tmp/tools.conf" <<EOF
+plugin_path = [ "$PLUGINS" ];
+providers = {
+  toolmock = {
+    plugin = "mock";
+    options = {
+      chunks = 3;
+      usage = { input_tokens = 10; output_tokens = 5; };
+      replies = (
+        { reply = "Let me compute.";
+          tool_calls = ( { id = "c1"; name = "add"; args = "{\"a\": 2, \"b\": 3}"; },
+                         { id = "c2"; name = "fail"; args = "{\"why\": \"test\"}"; } ); },
+        { reply = "The sum is 5."; }
+      );
+    };
+  };
+  badargs = {
+    plugin = "mock";
+    options = {
+      replies = (
+        { reply = "Adding."; tool_calls = ( { id = "b1"; name = "add"; args = "{\"a\": \"two\", \"b\": 3}"; } ); },
+        { reply = "Bad arguments handled."; }
+      );
+    };
+  };
+  slowmock = {
+    plugin = "mock";
+    options = {
+      replies = (
+        { reply = ""; tool_calls = ( { id = "s1"; name = "slow"; args = "{}"; } ); },
+        { reply = "Gave up waiting."; }
+      );
+    };
+  };
+};
+chains = {
+  tools = ( { provider = "toolmock"; model = "mock-1"; } );
+  badargs = ( { provider = "badargs"; model = "mock-1"; } );
+  slow = ( { provider = "slowmock"; model = "mock-1"; } );
+};
+roles = { assistant = "tools"; };
+tools = {
+  add = {
+    description = "Adds two integers";
+    parameters = "$ADD_SCHEMA";
+    command = "python3 '$tmp/add.py'";
+  };
+  fail = {
+    description = "Always fails";
+    command = "echo 'disk on fire' >&2; exit 3";
+  };
+  slow = {
+    description = "Takes too long";
+    command = "echo 'still working' >&2; sleep 30; echo late";
+    timeout_ms = 300;
+  };
+};
+EOF
+run tools_check "$SEAM" config check "$tmp/tools.conf"
+expect_rc tools_check 0
+
+rm -f "$SEAM_TEST_ADD_MARKER"
+run tools_text "$SEAM" --conf "$tmp/tools.conf" chat --tools add,fail 'What is 2+3?'
+expect_rc tools_text 0
+expect_grep tools_text out '^Let me compute\.$' 'the first turn'"'"'s text'
+expect_grep tools_text out '^The sum is 5\.$' 'the final answer'
+expect_grep tools_text err '^seam: tool call add {"a": *2, *"b": *3}$' 'notes the add call'
+expect_grep tools_text err '^seam: tool call fail {"why": *"test"}$' 'notes the fail call'
+expect_grep tools_text err '^seam: tool result add: 5$' 'notes the add result'
+expect_grep tools_text err '^seam: tool result fail: error: command exited with status 3: disk on fire$' 'the failing tool is an error result with its stderr'
+expect_no_grep tools_text err '^disk on fire' 'the stderr of a tool shows only with -v'
+expect_grep tools_text err '^tokens: in 20 out 10  provider: toolmock  model: mock-1$' 'usage summed over both turns'
+checks=$((checks + 1))
+if [ "$(cat "$SEAM_TEST_ADD_MARKER" 2>/dev/null)" = '{"a": 2, "b": 3}' ]; then
+    ok "tools_text: add ran once, with its arguments on stdin"
+else
+    fail "tools_text: add did not run once with {\"a\": 2, \"b\": 3}: $(cat "$SEAM_TEST_ADD_MARKER" 2>&1)"
+fi
+
+run tools_json "$SEAM" --conf "$tmp/tools.conf" chat --json --tools add --tools fail 'What is 2+3?'
+expect_rc tools_json 0 && check_json tools_json tools 'The sum is 5.'
+expect_grep tools_json out '^{"type":"tool_result","id":"c1","name":"add","result":5,"is_error":false}$' 'a tool_result line for add'
+expect_grep tools_json out '^{"type":"tool_result","id":"c2","name":"fail","result":"command exited with status 3: disk on fire","is_error":true}$' 'a tool_result line for the failing tool'
+expect_json_field tools_json 'len(o["steps"])' 2
+expect_json_field tools_json '[(c["id"], c["name"], c["args"]) for c in o["steps"][0]["tool_calls"]]' \
+    "[('c1', 'add', {'a': 2, 'b': 3}), ('c2', 'fail', {'why': 'test'})]"
+expect_json_field tools_json '[(r["id"], r["result"], r["is_error"]) for r in o["steps"][0]["tool_results"]]' \
+    "[('c1', 5, False), ('c2', 'command exited with status 3: disk on fire', True)]"
+expect_json_field tools_json '(o["steps"][1]["tool_calls"], o["steps"][1]["tool_results"], o["steps"][1]["usage"])' \
+    "([], [], {'input_tokens': 10, 'output_tokens': 5})"
+expect_json_field tools_json '(o["usage"], o["stop_reason"], len(o["attempts"]))' \
+    "({'input_tokens': 20, 'output_tokens': 10}, 'stop', 2)"
+
+run tools_no_stream "$SEAM" --conf "$tmp/tools.conf" chat --no-stream --tools add,fail 'What is 2+3?'
+expect_rc tools_no_stream 0
+expect_grep tools_no_stream out '^The sum is 5\.$' 'the final answer'
+expect_grep tools_no_stream err '^seam: tool result add: 5$' 'notes the add result'
+expect_grep tools_no_stream err '^seam: tool result fail: error: ' 'notes the error result'
+run tools_no_stream_json "$SEAM" --conf "$tmp/tools.conf" chat --no-stream --json --tools add,fail 'What is 2+3?'
+expect_rc tools_no_stream_json 0 && check_json tools_no_stream_json tools-result-only 'The sum is 5.'
+expect_json_field tools_no_stream_json '[(r["name"], r["result"], r["is_error"]) for r in o["steps"][0]["tool_results"]]' \
+    "[('add', 5, False), ('fail', 'command exited with status 3: disk on fire', True)]"
+
+run tools_verbose "$SEAM" --conf "$tmp/tools.conf" chat -v --tools add,fail 'What is 2+3?'
+expect_rc tools_verbose 0 && expect_grep tools_verbose err '^disk on fire$' '-v: the tool'"'"'s stderr passes through'
+
+# Arguments that do not match the tool's schema: an error result, the command not run.
+rm -f "$SEAM_TEST_ADD_MARKER"
+run tools_badargs "$SEAM" --conf "$tmp/tools.conf" chat --chain badargs --tools add 'Add two and three'
+expect_rc tools_badargs 0 && expect_grep tools_badargs out '^Bad arguments handled\.$' 'the model answers after the error result'
+expect_grep tools_badargs err '^seam: tool result add: error: Invalid arguments for tool add: ' 'an error result naming the tool'
+checks=$((checks + 1))
+if [ -e "$SEAM_TEST_ADD_MARKER" ]; then fail "tools_badargs: add ran with invalid arguments"; else ok "tools_badargs: add was not run"; fi
+run tools_badargs_json "$SEAM" --conf "$tmp/tools.conf" chat --json --chain badargs --tools add 'Add two and three'
+expect_rc tools_badargs_json 0 && check_json tools_badargs_json tools 'Bad arguments handled.'
+expect_json_field tools_badargs_json '(o["steps"][0]["tool_results"][0]["is_error"], o["steps"][0]["tool_results"][0]["result"].startswith("Invalid arguments for tool add: /a"))' \
+    "(True, True)"
+
+# A command past its timeout_ms is stopped (with what it started) and is an error result.
+start=$(date +%s)
+run tools_timeout "$SEAM" --conf "$tmp/tools.conf" chat --chain slow --tools slow 'Wait'
+elapsed=$(($(date +%s) - start))
+expect_rc tools_timeout 0 && expect_grep tools_timeout out '^Gave up waiting\.$' 'the run goes on'
+expect_grep tools_timeout err '^seam: tool result slow: error: command timed out after 300 ms: still working$' 'a timeout error result with the stderr tail'
+checks=$((checks + 1))
+if [ "$elapsed" -lt 10 ]; then ok "tools_timeout: stopped after its timeout (${elapsed}s)"; else fail "tools_timeout: took ${elapsed}s"; fi
+
+# --max-tool-rounds 0: the calls come back unexecuted.
+rm -f "$SEAM_TEST_ADD_MARKER"
+run tools_rounds0 "$SEAM" --conf "$tmp/tools.conf" chat --json --max-tool-rounds 0 --tools add,fail 'What is 2+3?'
+expect_rc tools_rounds0 0 && check_json tools_rounds0 tools 'Let me compute.'
+expect_json_field tools_rounds0 '(o["stop_reason"], len(o["steps"]), o["steps"][0]["tool_results"], [p["name"] for p in o["content"] if p["type"] == "tool_call"])' \
+    "('tool_use', 1, [], ['add', 'fail'])"
+expect_no_grep tools_rounds0 out '"type":"tool_result"' 'no tool ran'
+run tools_rounds0_text "$SEAM" --conf "$tmp/tools.conf" chat --max-tool-rounds 0 --tools add,fail 'What is 2+3?'
+expect_rc tools_rounds0_text 0 && expect_grep tools_rounds0_text err '^seam: 2 tool calls not run (--max-tool-rounds 0)$' 'says the calls were not run'
+checks=$((checks + 1))
+if [ -e "$SEAM_TEST_ADD_MARKER" ]; then fail "tools_rounds0: add ran"; else ok "tools_rounds0: add was not run"; fi
+
+# Usage errors: exit 2, naming what is wrong.
+run tools_unknown "$SEAM" --conf "$tmp/tools.conf" chat --tools add,nope 'Hi'
+expect_rc tools_unknown 2 && expect_grep tools_unknown err "unknown tool 'nope' (the conf defines: add, fail, slow)" 'names the unknown tool and the defined ones'
+run tools_unknown_json "$SEAM" --conf "$tmp/tools.conf" chat --json --tools nope 'Hi'
+expect_rc tools_unknown_json 2 && check_json tools_unknown_json error conf null
+run tools_unknown_none "$SEAM" --conf "$tmp/mock.conf" chat --tools add 'Hi'
+expect_rc tools_unknown_none 2 && expect_grep tools_unknown_none err "unknown tool 'add' (the conf defines no tools)" 'a conf without tools'
+run tools_bad_rounds "$SEAM" --conf "$tmp/tools.conf" chat --tools add --max-tool-rounds -1 'Hi'
+expect_rc tools_bad_rounds 2 && expect_grep tools_bad_rounds err 'max-tool-rounds' 'names the option'
+run tools_rounds_alone "$SEAM" --conf "$tmp/tools.conf" chat --max-tool-rounds 2 'Hi'
+expect_rc tools_rounds_alone 2 && expect_grep tools_rounds_alone err 'needs --tools' 'needs --tools'
+run tools_empty "$SEAM" --conf "$tmp/tools.conf" chat --tools , 'Hi'
+expect_rc tools_empty 2
+
+# A broken tool in the conf: FILE:LINE.
+printf 'tools = {\n  t = { description = "d"; command = "true";\n    parameters = "[1]"; };\n};\n' >"$tmp/badtool.conf"
+run tools_badconf "$SEAM" config check "$tmp/badtool.conf"
+expect_rc tools_badconf 2 && expect_grep tools_badconf err 'badtool.conf:3: tools.t.parameters must be a JSON Schema object' 'names file:line of the schema'
 
 # ---- HTTP through the fake provider and the openai plugin ---------------------------------
 if [ -e "$PLUGINS/openai.so" ]; then

@@ -105,6 +105,19 @@ SEAM_EXPORT size_t seam_client_role_count(const seam_client *client);
 SEAM_EXPORT int seam_client_role_at(const seam_client *client, size_t i, const char **role,
                                     const char **chain);
 
+/* Tools the conf defines as commands (`tools = { NAME = { description;
+ * parameters; command; timeout_ms; }; }`, see seam.conf(5)), in the order
+ * defined. The library does not run them: an application that chooses to
+ * (the seam CLI with --tools) adds them to a seam_toolset with its own runner. */
+SEAM_EXPORT size_t seam_client_tool_count(const seam_client *client);
+/* Tool i (every string borrowed from the client; any out pointer may be NULL):
+ * its name, description, parameters (a JSON Schema object as text, NULL when
+ * the conf gives none: arguments not validated), the shell command, and
+ * timeout_ms (0 when the conf sets none). SEAM_ERR_INVALID past the end. */
+SEAM_EXPORT int seam_client_tool_at(const seam_client *client, size_t i, const char **name,
+                                    const char **description, const char **parameters_json,
+                                    const char **command, int64_t *timeout_ms);
+
 /* Replaces the clock of the call policy (backoff and Retry-After waits,
  * cooldowns, the rate-limit guard, credential expiry) — for tests and
  * simulations, so that waits take no real time. now_ms returns milliseconds
