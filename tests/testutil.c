@@ -209,7 +209,11 @@ seam_client *tu_client(const char *conf_text, seam_error *err)
     char *text = NULL;
     seam_client *client = NULL;
     if (!conf_path || !quoted ||
-        asprintf(&text, "plugin_path = [ %s ];\n%s\n", quoted, conf_text ? conf_text : "") < 0) {
+        /* No model catalog unless the test names one: an installed
+         * models.conf must not add costs a test does not expect. */
+        asprintf(&text, "plugin_path = [ %s ];\n%s%s\n", quoted,
+                 conf_text && strstr(conf_text, "model_catalog") ? "" : "model_catalog = \"\";\n",
+                 conf_text ? conf_text : "") < 0) {
         text = NULL;
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "tu_client: out of memory");
         goto done;

@@ -23,8 +23,9 @@ int tu_copy_file(const char *from, const char *to);
  * TOP_BUILDDIR "/plugins/.libs"). Borrowed. */
 const char *tu_plugin_dir(void);
 
-/* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];` followed
- * by conf_text to a conf file in a fresh temp dir, and creates the client with
+/* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];` (and
+ * `model_catalog = "";` unless conf_text names a catalog) followed by conf_text
+ * to a conf file in a fresh temp dir, and creates the client with
  * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
  * removed by tu_client_free. */
 seam_client *tu_client(const char *conf_text, seam_error *err);
