@@ -1,12 +1,15 @@
 /* bench_stream.c — what seam costs on top of the bytes: the same local server
  * streams the same OpenAI-style SSE answer to (a) raw libcurl that only
- * receives the bytes and (b) seam_stream through the real openai plugin
- * (framing, JSON decode, chunk queue, accumulator). Both run in one process,
- * interleaved, and the ratio of their times is the number to watch; absolute
- * times depend on the machine. Usage: bench_stream [EVENTS] [ROUNDS] */
+ * receives the bytes, (b) raw libcurl plus the least a hand-written client
+ * must do (split the events, parse each one's JSON with json-c and pick out
+ * the text), and (c) seam_stream through the real openai plugin (framing,
+ * JSON decode, chunk queue, accumulator). All run in one process, interleaved,
+ * and the ratios are the numbers to watch; absolute times depend on the
+ * machine. Usage: bench_stream [EVENTS] [ROUNDS] */
 #include "config.h"
 
 #include <curl/curl.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,38 @@ static size_t sink(char *p, size_t s, size_t n, void *ud)
 {
     *(size_t *)ud += s * n;
     return s * n;
+}
+
+/* The hand-written client: buffer, cut at blank lines, parse, take delta.content. */
+typedef struct hand {
+    char buf[65536];
+    size_t len;
+    size_t text;
+} hand;
+
+static size_t hand_sink(char *p, size_t s, size_t n, void *ud)
+{
+    hand *h = ud;
+    size_t len = s * n;
+    if (h->len + len > sizeof h->buf)
+        return 0;
+    memcpy(h->buf + h->len, p, len);
+    h->len += len;
+    char *start = h->buf, *end;
+    while ((end = memmem(start, (size_t)(h->buf + h->len - start), "\n\n", 2)) != NULL) {
+        *end = '\0';
+        if (strncmp(start, "data: {", 7) == 0) {
+            json_object *o = json_tokener_parse(start + 6), *ch, *c0, *d, *t;
+            if (o && json_object_object_get_ex(o, "choices", &ch) && (c0 = json_object_array_get_idx(ch, 0)) &&
+                json_object_object_get_ex(c0, "delta", &d) && json_object_object_get_ex(d, "content", &t))
+                h->text += strlen(json_object_get_string(t));
+            json_object_put(o);
+        }
+        start = end + 2;
+    }
+    h->len -= (size_t)(start - h->buf);
+    memmove(h->buf, start, h->len);
+    return len;
 }
 
 static char *make_body(int events)
@@ -65,7 +100,7 @@ int main(int argc, char **argv)
     char url[256];
     snprintf(url, sizeof url, "%s/v1/chat/completions", fake_server_url(srv));
     CURL *e = curl_easy_init();
-    double t_curl = 0, t_seam = 0;
+    double t_curl = 0, t_hand = 0, t_seam = 0;
     size_t text_len = 0;
     for (int r = 0; r < rounds; r++) {
         fake_response fr = { .body = body, .chunked = 1 };
@@ -78,6 +113,14 @@ int main(int argc, char **argv)
         double t0 = now_s();
         curl_easy_perform(e);
         t_curl += now_s() - t0;
+
+        fake_server_push(srv, &fr);
+        hand h = { .len = 0 };
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, hand_sink);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, &h);
+        t0 = now_s();
+        curl_easy_perform(e);
+        t_hand += now_s() - t0;
 
         fake_server_push(srv, &fr);
         seam_request *req = seam_request_new();
@@ -102,9 +145,12 @@ int main(int argc, char **argv)
     printf("events per stream: %d, rounds: %d, text bytes: %zu\n", events, rounds, text_len);
     printf("raw libcurl (receive only): %8.3f ms/stream  %7.1f ns/event\n", t_curl * 1e3 / rounds,
            t_curl * 1e9 / rounds / events);
+    printf("libcurl + hand-written SSE/JSON: %8.3f ms/stream  %7.1f ns/event\n", t_hand * 1e3 / rounds,
+           t_hand * 1e9 / rounds / events);
     printf("seam + openai plugin:       %8.3f ms/stream  %7.1f ns/event\n", t_seam * 1e3 / rounds,
            t_seam * 1e9 / rounds / events);
     printf("ratio seam / raw libcurl:   %8.2f\n", t_seam / t_curl);
+    printf("ratio seam / hand-written:  %8.2f\n", t_seam / t_hand);
     curl_easy_cleanup(e);
     tu_client_free(c);
     fake_server_stop(srv);

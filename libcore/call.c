@@ -74,6 +74,8 @@ struct seam_stream {
     int free_attempt;         /* the next attempt is an auth refresh or a 429 rotation */
     int retrying;             /* the next attempt retries after the chain's wait */
     int auth_retry_used;
+    int64_t wake_at;          /* policy clock: no attempt before this (backoff, guard); 0 none */
+    int nowait;               /* event-driven: seam_stream_next_nowait never blocks */
     uint64_t rng;
 
     /* the attempt in flight */
@@ -579,11 +581,11 @@ static int start_attempt(seam_stream *s)
                 why.retry_after_ms = wait;
                 seam_strlcpy(why.provider, e->provider, sizeof why.provider);
                 report(s, SEAM_ATTEMPT_SKIPPED, e, &why, NULL, wait);
-                if (seam_client_sleep(s->client, wait, s->cancel)) {
-                    seam_keys_lease_release(&s->lease);
-                    end_cancelled(s, e->provider);
-                    return 1;
-                }
+                /* The key is kept for the attempt the wait holds back. */
+                s->pending = s->lease;
+                s->have_pending = 1;
+                s->wake_at = seam_client_now(s->client) + wait;
+                return 0;
             }
         }
         s->have_lease = 1;
@@ -758,10 +760,7 @@ static void after_failure(seam_stream *s, seam_error *e)
         }
         report(s, SEAM_ATTEMPT_FAILED, pe, e, au, wait);
         release_lease(s);
-        if (seam_client_sleep(s->client, wait, s->cancel)) {
-            end_cancelled(s, pe->provider);
-            return;
-        }
+        s->wake_at = now + wait;
         s->retrying = 1;
         return;
     }
@@ -771,7 +770,32 @@ static void after_failure(seam_stream *s, seam_error *e)
 
 /* ---- the pull iterator ------------------------------------------------------------------------- */
 
-int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
+/* Before the next attempt: the chain's wait (backoff, rate-limit guard).
+ * 0 when the attempt may start, SEAM_STREAM_PENDING in nowait mode while the
+ * wait lasts; a cancel during it ends the call. */
+static int wait_for_attempt(seam_stream *s)
+{
+    if (!s->wake_at)
+        return 0;
+    const char *provider = s->entry < s->n_plan ? s->plan[s->entry].provider : "";
+    int64_t left = s->wake_at - seam_client_now(s->client);
+    if (left > 0) {
+        if (s->nowait) {
+            if (!seam_cancel_triggered(s->cancel))
+                return SEAM_STREAM_PENDING;
+            end_cancelled(s, provider);
+            return 0;
+        }
+        if (seam_client_sleep(s->client, left, s->cancel)) {
+            end_cancelled(s, provider);
+            return 0;
+        }
+    }
+    s->wake_at = 0;
+    return 0;
+}
+
+static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
 {
     if (!s || !chunk)
         return SEAM_ERR_INVALID;
@@ -791,7 +815,13 @@ int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
             return s->final_status;
         }
         if (!s->transfer) {
+            if (wait_for_attempt(s) == SEAM_STREAM_PENDING)
+                return SEAM_STREAM_PENDING;
+            if (s->done)
+                continue;
             int rc = start_attempt(s);
+            if (s->transfer)
+                seam_transfer_set_nowait(s->transfer, s->nowait);
             if (rc < 0) {
                 seam_error e;
                 seam_error_clear(&e);
@@ -804,6 +834,8 @@ int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
         seam_error e;
         seam_error_clear(&e);
         int rc = seam_transfer_next(s->transfer, &c, &e);
+        if (rc == SEAM_TRANSFER_PENDING)
+            return SEAM_STREAM_PENDING;
         if (rc == 1) {
             if (c->type == SEAM_CHUNK_STOP) {
                 s->attempt_usage = c->usage;
@@ -836,6 +868,55 @@ int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
         }
         after_failure(s, &e);
     }
+}
+
+int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
+{
+    if (s)
+        s->nowait = 0;
+    return stream_next(s, chunk, err);
+}
+
+int seam_stream_next_nowait(seam_stream *s, const seam_chunk **chunk, seam_error *err)
+{
+    if (s)
+        s->nowait = 1;
+    if (s && s->transfer)
+        seam_transfer_set_nowait(s->transfer, 1);
+    int rc = stream_next(s, chunk, err);
+    if (s && s->transfer)
+        seam_transfer_set_nowait(s->transfer, 0);
+    return rc;
+}
+
+int seam_stream_pollfds(const seam_stream *s, struct pollfd *fds, size_t max, size_t *n,
+                        int *timeout_ms)
+{
+    if (!s || (!fds && max) || !n || !timeout_ms)
+        return SEAM_ERR_INVALID;
+    int64_t wait = INT64_MAX;
+    *n = 0;
+    if (s->done || s->q_head < s->q_ready) {
+        wait = 0;
+    } else if (s->transfer) {
+        *n = seam_transfer_pollfds(s->transfer, fds, max, &wait);
+    } else {
+        if (s->wake_at) {
+            wait = s->wake_at - seam_client_now(s->client);
+            if (wait < 0)
+                wait = 0;
+        } else {
+            wait = 0; /* the next attempt starts on the next call */
+        }
+        if (s->cancel && max > 0) {
+            fds[0].fd = seam_cancel_fd(s->cancel);
+            fds[0].events = POLLIN;
+            fds[0].revents = 0;
+            *n = 1;
+        }
+    }
+    *timeout_ms = wait >= INT32_MAX ? -1 : (int)wait;
+    return SEAM_OK;
 }
 
 const seam_result *seam_stream_result(const seam_stream *s)

@@ -61,6 +61,12 @@ struct seam_transfer {
     seam_served served;
     size_t next_piece;
     int64_t piece_due_ms;
+
+    int nowait;          /* event-driven: never block, report what to wait for */
+    int kicked;          /* libcurl was given its first timeout action */
+    int progressed;      /* the last drive step did something */
+    struct pollfd *socks;/* sockets libcurl wants watched (its socket callback) */
+    size_t n_socks, cap_socks;
 };
 
 /* ---- the chunk queue ------------------------------------------------------------ */
@@ -382,9 +388,43 @@ static void curl_abort(seam_transfer *t)
     }
 }
 
+/* libcurl tells which sockets to watch for what; the event-driven interface
+ * hands that set to the application. */
+static int curl_socket_cb(CURL *e, curl_socket_t fd, int what, void *ud, void *sockp)
+{
+    seam_transfer *t = ud;
+    size_t i = 0;
+    while (i < t->n_socks && t->socks[i].fd != fd)
+        i++;
+    if (what == CURL_POLL_REMOVE) {
+        if (i < t->n_socks)
+            t->socks[i] = t->socks[--t->n_socks];
+        return 0;
+    }
+    if (i == t->n_socks) {
+        if (t->n_socks == t->cap_socks) {
+            size_t cap = t->cap_socks ? t->cap_socks * 2 : 4;
+            struct pollfd *p = realloc(t->socks, cap * sizeof *p);
+            if (!p)
+                return -1;
+            t->socks = p;
+            t->cap_socks = cap;
+        }
+        t->n_socks++;
+    }
+    t->socks[i].fd = fd;
+    t->socks[i].events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
+    t->socks[i].revents = 0;
+    return 0;
+}
+
 static int curl_start(seam_transfer *t)
 {
     t->multi = curl_multi_init();
+    if (t->multi) {
+        curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
+        curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+    }
     t->easy = curl_easy_init();
     if (!t->multi || !t->easy) {
         fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
@@ -473,11 +513,50 @@ static void curl_done(seam_transfer *t, CURLcode code)
     }
 }
 
-/* One step of the network transfer: perform, collect completion, or wait. */
+/* Hands libcurl the sockets poll(2) found ready (or its expired timers). */
+static void curl_act(seam_transfer *t, const struct pollfd *fds, size_t n, int polled)
+{
+    int running = 0, acted = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!fds[i].revents || (t->p.cancel && fds[i].fd == seam_cancel_fd(t->p.cancel)))
+            continue;
+        int mask = 0;
+        if (fds[i].revents & (POLLIN | POLLPRI))
+            mask |= CURL_CSELECT_IN;
+        if (fds[i].revents & POLLOUT)
+            mask |= CURL_CSELECT_OUT;
+        if (fds[i].revents & (POLLERR | POLLHUP | POLLNVAL))
+            mask |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(t->multi, fds[i].fd, mask, &running);
+        acted = 1;
+    }
+    long curl_wait = -1;
+    curl_multi_timeout(t->multi, &curl_wait);
+    if (!acted && (polled || curl_wait == 0))
+        curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+}
+
+/* One step of the network transfer: wait for its sockets (not at all in
+ * nowait mode), let libcurl act on them, collect completion. libcurl's socket
+ * API is used so that the same socket set can be handed to an application's
+ * event loop (seam_transfer_pollfds). */
 static void curl_drive(seam_transfer *t)
 {
-    int running = 0;
-    curl_multi_perform(t->multi, &running);
+    if (!t->kicked) {
+        int running = 0;
+        t->kicked = 1;
+        curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    } else if (!t->failed) {
+        struct pollfd fds[16];
+        int64_t wait = 0;
+        size_t n = seam_transfer_pollfds(t, fds, sizeof fds / sizeof fds[0], &wait);
+        if (t->nowait || wait > 1000)
+            wait = t->nowait ? 0 : 1000;
+        int ready = poll(fds, (nfds_t)n, (int)wait);
+        if (ready < 0 && errno != EINTR)
+            ready = 0;
+        curl_act(t, fds, n, ready == 0);
+    }
     CURLMsg *m;
     int left;
     while ((m = curl_multi_info_read(t->multi, &left)) != NULL) {
@@ -487,48 +566,43 @@ static void curl_drive(seam_transfer *t)
             return;
         }
     }
-    if (t->q_len || t->failed) {
-        if (t->failed) {
-            curl_abort(t);
-            finish(t);
-        }
+    if (t->failed) {
+        curl_abort(t);
+        finish(t);
         return;
     }
-    int64_t now = seam_now_ms();
-    int64_t wait = 1000;
-    if (t->p.stream && t->p.idle_timeout_ms > 0) {
-        int64_t idle_left = t->last_byte_ms + t->p.idle_timeout_ms - now;
-        if (idle_left <= 0) {
-            curl_abort(t);
-            fail_kind(t, SEAM_ERROR_TIMEOUT, "no data received for %lld ms (idle timeout)",
-                      (long long)t->p.idle_timeout_ms);
-            finish(t);
-            return;
-        }
-        if (idle_left < wait)
-            wait = idle_left;
-    }
-    long curl_wait = 0;
-    curl_multi_timeout(t->multi, &curl_wait);
-    if (curl_wait >= 0 && curl_wait < wait)
-        wait = curl_wait;
-    struct curl_waitfd extra = { 0 };
-    unsigned n_extra = 0;
-    if (t->p.cancel) {
-        extra.fd = seam_cancel_fd(t->p.cancel);
-        extra.events = CURL_WAIT_POLLIN;
-        n_extra = 1;
-    }
-    if (running)
-        curl_multi_poll(t->multi, n_extra ? &extra : NULL, n_extra, (int)wait, NULL);
     if (seam_cancel_triggered(t->p.cancel)) {
         curl_abort(t);
         fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+        finish(t);
+        return;
+    }
+    if (!t->q_len && t->p.stream && t->p.idle_timeout_ms > 0 &&
+        seam_now_ms() - t->last_byte_ms >= t->p.idle_timeout_ms) {
+        curl_abort(t);
+        fail_kind(t, SEAM_ERROR_TIMEOUT, "no data received for %lld ms (idle timeout)",
+                  (long long)t->p.idle_timeout_ms);
         finish(t);
     }
 }
 
 /* ---- served (in-process) responses ----------------------------------------------------- */
+
+/* Milliseconds from now to the nearest deadline of a served response (idle gap
+ * of a stream, whole request), INT64_MAX when none; *why says which. */
+static int64_t served_deadline(const seam_transfer *t, int64_t now, const char **why)
+{
+    int64_t limit = INT64_MAX;
+    if (t->p.stream && t->p.idle_timeout_ms > 0) {
+        limit = t->last_byte_ms + t->p.idle_timeout_ms - now;
+        *why = "no data received within the idle timeout";
+    }
+    if (t->p.timeout_ms > 0 && t->start_ms + t->p.timeout_ms - now < limit) {
+        limit = t->start_ms + t->p.timeout_ms - now;
+        *why = "the request timed out";
+    }
+    return limit;
+}
 
 static void served_drive(seam_transfer *t)
 {
@@ -554,29 +628,27 @@ static void served_drive(seam_transfer *t)
     if (t->piece_due_ms == 0)
         t->piece_due_ms = now + pc->delay_ms;
     int64_t wait = t->piece_due_ms - now;
-    /* The nearest deadline that would pass before the piece is due. */
-    int64_t limit = INT64_MAX;
     const char *why = NULL;
-    if (t->p.stream && t->p.idle_timeout_ms > 0) {
-        limit = t->last_byte_ms + t->p.idle_timeout_ms - now;
-        why = "no data received within the idle timeout";
-    }
-    if (t->p.timeout_ms > 0 && t->start_ms + t->p.timeout_ms - now < limit) {
-        limit = t->start_ms + t->p.timeout_ms - now;
-        why = "the request timed out";
-    }
+    int64_t limit = served_deadline(t, now, &why);
     if (limit < wait) {
-        if (seam_cancel_sleep(t->p.cancel, limit))
+        /* A deadline passes before the piece is due. */
+        if (t->nowait && limit > 0)
+            return;
+        if (!t->nowait && seam_cancel_sleep(t->p.cancel, limit))
             fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
         else
             fail_kind(t, SEAM_ERROR_TIMEOUT, "%s", why);
         finish(t);
         return;
     }
-    if (wait > 0 && seam_cancel_sleep(t->p.cancel, wait)) {
-        fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
-        finish(t);
-        return;
+    if (wait > 0) {
+        if (t->nowait)
+            return;
+        if (seam_cancel_sleep(t->p.cancel, wait)) {
+            fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+            finish(t);
+            return;
+        }
     }
     t->next_piece++;
     t->piece_due_ms = 0;
@@ -673,11 +745,55 @@ int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *e
                 continue;
             }
         }
+        size_t before = t->q_len;
+        size_t piece = t->next_piece;
         if (t->served_mode)
             served_drive(t);
         else
             curl_drive(t);
+        if (t->nowait && !t->finished && t->q_len == before &&
+            (!t->served_mode || t->next_piece == piece))
+            return SEAM_TRANSFER_PENDING;
     }
+}
+
+void seam_transfer_set_nowait(seam_transfer *t, int nowait)
+{
+    t->nowait = nowait != 0;
+}
+
+size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t max, int64_t *timeout_ms)
+{
+    int64_t now = seam_now_ms();
+    int64_t wait = INT64_MAX;
+    size_t n = 0;
+    if (!t->started || t->finished || t->q_len || (!t->served_mode && !t->kicked)) {
+        wait = 0;
+    } else if (t->served_mode) {
+        const char *why = NULL;
+        int64_t limit = served_deadline(t, now, &why);
+        int64_t due = t->piece_due_ms ? t->piece_due_ms - now : 0;
+        wait = limit < due ? limit : due;
+    } else {
+        for (size_t i = 0; i < t->n_socks && n < max; i++) {
+            fds[n] = t->socks[i];
+            fds[n++].revents = 0;
+        }
+        long curl_wait = -1;
+        curl_multi_timeout(t->multi, &curl_wait);
+        if (curl_wait >= 0)
+            wait = curl_wait;
+        if (t->p.stream && t->p.idle_timeout_ms > 0 && t->last_byte_ms + t->p.idle_timeout_ms - now < wait)
+            wait = t->last_byte_ms + t->p.idle_timeout_ms - now;
+    }
+    if (t->p.cancel && n < max) {
+        fds[n].fd = seam_cancel_fd(t->p.cancel);
+        fds[n].events = POLLIN;
+        fds[n++].revents = 0;
+    }
+    if (timeout_ms)
+        *timeout_ms = wait < 0 ? 0 : wait;
+    return n;
 }
 
 void seam_transfer_free(seam_transfer *t)
@@ -700,5 +816,6 @@ void seam_transfer_free(seam_transfer *t)
         free(t->q[t->q_head + i]);
     free(t->q);
     free(t->current);
+    free(t->socks);
     free(t);
 }

@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <curl/curl.h>
+#include <poll.h>
 
 /* ---- http.c ---------------------------------------------------------------- */
 
@@ -89,8 +90,17 @@ typedef struct seam_transfer seam_transfer;
 /* Encodes the request (nothing is sent yet). On failure err is filled. */
 int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_error *err);
 /* 1 with *chunk (borrowed until the next call), 0 at a complete end, or a
- * negative status with err filled (classified, redacted, provider set). */
+ * negative status with err filled (classified, redacted, provider set). In
+ * nowait mode, SEAM_TRANSFER_PENDING when nothing is ready yet. */
+#define SEAM_TRANSFER_PENDING 2
 int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err);
+/* Event-driven mode: seam_transfer_next never blocks. */
+void seam_transfer_set_nowait(seam_transfer *t, int nowait);
+/* What to wait for before the next seam_transfer_next: up to max fds (the
+ * sockets libcurl watches, then the cancel token's fd), and in *timeout_ms the
+ * longest wait (INT64_MAX: no timer; 0: call again at once). Returns the count. */
+struct pollfd;
+size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t max, int64_t *timeout_ms);
 /* The rate-limit response headers of the answer ("name: value\n" each, as in
  * seam_error.ratelimit), so the pacing of successful answers is seen too.
  * Returns the length written (0 when there were none). */

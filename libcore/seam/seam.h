@@ -10,6 +10,7 @@
 #ifndef SEAM_SEAM_H
 #define SEAM_SEAM_H
 
+#include <poll.h>
 #include <seam/types.h>
 
 #ifdef __cplusplus
@@ -203,6 +204,29 @@ SEAM_EXPORT int seam_stream_open(seam_client *client, const seam_request *req,
  * back until the first content chunk so that a failure before any content fails
  * over to the next chain entry transparently. */
 SEAM_EXPORT int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err);
+/* ---- event-driven use: many streams on one thread ------------------------
+ *
+ * seam_stream_next blocks until a chunk is ready. An application that drives
+ * many streams from one event loop (an editor, a daemon) calls
+ * seam_stream_next_nowait instead, which returns at once:
+ *
+ *   1 and *chunk, 0 at the end, a negative status on failure (as
+ *   seam_stream_next), or SEAM_STREAM_PENDING when nothing is ready yet.
+ *
+ * After SEAM_STREAM_PENDING, seam_stream_pollfds says what to wait for: the
+ * sockets of the transfer in flight (with the events to poll for) and the
+ * cancel token's fd, and the longest wait in ms (-1: none, 0: call again at
+ * once). Wait with poll(2) (or add the fds to your loop) and call
+ * seam_stream_next_nowait again when one is ready or the time is up. Retries,
+ * backoff waits and failover work as in blocking use; the waits become the
+ * timeout instead of a sleep. A stream may switch between the two calls. */
+#define SEAM_STREAM_PENDING 2
+SEAM_EXPORT int seam_stream_next_nowait(seam_stream *s, const seam_chunk **chunk, seam_error *err);
+/* Fills up to max entries of fds (fd and events set, revents 0), *n with the
+ * count, and *timeout_ms. SEAM_ERR_INVALID for a NULL argument. */
+SEAM_EXPORT int seam_stream_pollfds(const seam_stream *s, struct pollfd *fds, size_t max,
+                                    size_t *n, int *timeout_ms);
+
 /* The result accumulated so far (borrowed; valid until seam_stream_free). */
 SEAM_EXPORT const seam_result *seam_stream_result(const seam_stream *s);
 SEAM_EXPORT void seam_stream_free(seam_stream *s);
