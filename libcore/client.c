@@ -94,7 +94,6 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         free(path);
         return SEAM_ERR_NOMEM;
     }
-    pthread_mutex_init(&c->lock, NULL);
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&c->share_locks[i], NULL);
     rc = seam_conf_load(path, &c->conf, err);
@@ -158,7 +157,6 @@ void seam_client_free(seam_client *c)
     seam_conf_free(c->conf);
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_destroy(&c->share_locks[i]);
-    pthread_mutex_destroy(&c->lock);
     free(c);
 }
 

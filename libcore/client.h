@@ -44,7 +44,6 @@ struct seam_client {
     size_t n_slots;
     CURLSH *share;
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
-    pthread_mutex_t lock; /* unused since the key pools have their own locks */
     /* The clock of the chain runner's policy (waits, cooldowns, key expiry):
      * seam_client_set_clock; NULL members mean the monotonic clock / a real
      * sleep that a cancel interrupts. */

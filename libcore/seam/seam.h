@@ -62,7 +62,8 @@ typedef struct seam_plugin_info {
     const char *file;        /* full path */
     uint32_t abi_version;    /* as the plugin declares it; 0 when unreadable */
     int loaded;              /* 1 loaded, 0 refused */
-    const char *reason;      /* why refused (NULL when loaded) */
+    const char *reason;      /* why refused; for a loaded plugin, NULL or which of
+                              * its providers were refused (e.g. a duplicate id) */
     const char *provider_ids;/* comma-separated ids it registered ("" if none) */
 } seam_plugin_info;
 SEAM_EXPORT size_t seam_client_plugin_count(const seam_client *client);
