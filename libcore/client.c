@@ -237,10 +237,7 @@ int seam_client_provider_at(const seam_client *c, size_t i, seam_provider_info *
     if (seam_credential_pool(p, &pool, &n) == SEAM_OK && n > 0) {
         info->has_credential = 0;
         for (size_t k = 0; k < n && !info->has_credential; k++) {
-            if (pool[k].kind == SEAM_CRED_ENV) {
-                const char *v = getenv(pool[k].value);
-                info->has_credential = v && *v;
-            } else if (pool[k].kind == SEAM_CRED_FILE) {
+            if (pool[k].kind == SEAM_CRED_ENV || pool[k].kind == SEAM_CRED_FILE) {
                 char *key = NULL;
                 info->has_credential =
                     seam_credential_resolve_source(p, &pool[k], &key, NULL, NULL) == SEAM_OK && key;

@@ -444,8 +444,33 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
         return read_string(ld, m, path, &p->plugin);
     if (strcmp(key, "base_url") == 0)
         return read_string(ld, m, path, &p->base_url);
-    if (strcmp(key, "api_key_env") == 0)
-        return read_string(ld, m, path, &p->api_key_env);
+    if (strcmp(key, "api_key_env") == 0) {
+        if (config_setting_type(m) == CONFIG_TYPE_STRING)
+            return read_string(ld, m, path, &p->api_key_env);
+        /* A list names fallbacks, the first one set wins (GEMINI_API_KEY, then
+         * GOOGLE_API_KEY); kept newline-separated, a character no variable
+         * name holds. */
+        char **names = NULL;
+        size_t n = 0;
+        seam_buf joined = { 0 };
+        int rc = read_string_list(ld, m, path, 0, &names, &n);
+        for (size_t i = 0; i < n; i++) {
+            if (rc == SEAM_OK && strchr(names[i], '\n'))
+                rc = fail_setting(ld, m, "%s[%zu] is not a variable name", path, i);
+            if (rc == SEAM_OK && ((i && seam_buf_puts(&joined, "\n") != SEAM_OK) ||
+                                  seam_buf_puts(&joined, names[i]) != SEAM_OK))
+                rc = fail_nomem(ld);
+            free(names[i]);
+        }
+        free(names);
+        if (rc != SEAM_OK) {
+            seam_buf_free(&joined);
+            return ld->status;
+        }
+        free(p->api_key_env);
+        p->api_key_env = joined.data;
+        return SEAM_OK;
+    }
     if (strcmp(key, "api_key_command") == 0)
         return read_string(ld, m, path, &p->api_key_command);
     if (strcmp(key, "api_key_file") == 0) {

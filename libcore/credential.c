@@ -77,7 +77,33 @@ static void wipe(char *buf, size_t len)
 
 /* ---- the sources ----------------------------------------------------------------- */
 
+static int from_one_env(const seam_conf_provider *p, const char *name, char **out, seam_error *err);
+
+/* name may list fallbacks separated by newlines (api_key_env = [ ... ]): the
+ * first variable that is set wins; the error names them all. */
 static int from_env(const seam_conf_provider *p, const char *name, char **out, seam_error *err)
+{
+    if (!strchr(name, '\n'))
+        return from_one_env(p, name, out, err);
+    char *names = strdup(name), *save = NULL;
+    if (!names)
+        return SEAM_ERR_NOMEM;
+    int rc = SEAM_ERR_NO_CREDENTIAL;
+    for (char *n = strtok_r(names, "\n", &save); n && rc == SEAM_ERR_NO_CREDENTIAL;
+         n = strtok_r(NULL, "\n", &save))
+        rc = from_one_env(p, n, out, NULL);
+    if (rc == SEAM_ERR_NO_CREDENTIAL) {
+        strcpy(names, name); /* strtok_r cut it up */
+        for (char *c = names; *c; c++)
+            if (*c == '\n')
+                *c = ',';
+        no_credential(p, err, "none of the environment variables %s is set", names);
+    }
+    free(names);
+    return rc;
+}
+
+static int from_one_env(const seam_conf_provider *p, const char *name, char **out, seam_error *err)
 {
     const char *v = getenv(name);
     if (!v || !*v)
@@ -376,10 +402,24 @@ static const char *intern2(const char *prefix, const char *value)
     return found ? found : prefix; /* out of memory: at least the kind */
 }
 
+/* "env NAME", or "env A or B" for a list of fallbacks. */
+static const char *env_text(const char *names)
+{
+    if (!strchr(names, '\n'))
+        return intern2("env ", names);
+    seam_buf b = { 0 };
+    for (const char *c = names; *c; c++)
+        if (*c == '\n' ? seam_buf_puts(&b, " or ") : seam_buf_append(&b, c, 1))
+            break;
+    const char *t = intern2("env ", b.data ? b.data : "");
+    seam_buf_free(&b);
+    return t;
+}
+
 static const char *source_text(const seam_cred_source *src)
 {
     switch (src->kind) {
-    case SEAM_CRED_ENV: return intern2("env ", src->value);
+    case SEAM_CRED_ENV: return env_text(src->value);
     case SEAM_CRED_FILE: return intern2("file ", src->value);
     case SEAM_CRED_COMMAND: return "command"; /* its text may hold a key: not shown */
     case SEAM_CRED_INLINE: return "inline";
@@ -412,7 +452,7 @@ const char *seam_credential_source(const seam_conf_provider *p)
     }
     free(pool);
     if (p->api_key_env)
-        return intern2("env ", p->api_key_env);
+        return env_text(p->api_key_env);
     if (p->api_key_file)
         return intern2("file ", p->api_key_file);
     if (p->api_key_command)

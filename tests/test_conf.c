@@ -1053,6 +1053,47 @@ static void test_credential_from_loaded_conf(void)
     remove_tree(dir);
 }
 
+/* api_key_env = [ A, B ]: the first variable set wins (Gemini: GEMINI_API_KEY,
+ * then GOOGLE_API_KEY). */
+static void test_credential_env_fallbacks(void)
+{
+    char *dir = make_temp_dir();
+    char *conf_path = write_file(dir, "seam.conf",
+                                 "providers = { g = { api_key_env = [ \"SEAM_TEST_FIRST\", \"SEAM_TEST_SECOND\" ]; }; };\n",
+                                 0600);
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(conf_path, &c, &err), SEAM_OK);
+    const seam_conf_provider *p = &c->providers[0];
+    CU_ASSERT_STRING_EQUAL(seam_credential_source(p), "env SEAM_TEST_FIRST or SEAM_TEST_SECOND");
+    char *key = NULL;
+    unsetenv("SEAM_TEST_FIRST");
+    unsetenv("SEAM_TEST_SECOND");
+    CU_ASSERT_EQUAL(seam_credential_resolve(p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "none of the environment variables SEAM_TEST_FIRST,SEAM_TEST_SECOND is set");
+    setenv("SEAM_TEST_SECOND", "second-" CRED_SECRET, 1);
+    CU_ASSERT_EQUAL(seam_credential_resolve(p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, "second-" CRED_SECRET);
+    seam_secret_free(key);
+    setenv("SEAM_TEST_FIRST", "first-" CRED_SECRET, 1);
+    CU_ASSERT_EQUAL(seam_credential_resolve(p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, "first-" CRED_SECRET);
+    seam_secret_free(key);
+    unsetenv("SEAM_TEST_FIRST");
+    unsetenv("SEAM_TEST_SECOND");
+    seam_conf_free(c);
+    free(conf_path);
+
+    /* An empty list is a conf error with file:line. */
+    conf_path = write_file(dir, "bad.conf", "providers = { g = { api_key_env = [ ]; }; };\n", 0600);
+    CU_ASSERT_EQUAL(seam_conf_load(conf_path, &c, &err), SEAM_ERR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "bad.conf:1"));
+    free(conf_path);
+    remove_tree(dir);
+}
+
 /* ---- tools (commands) ----------------------------------------------------------------------------- */
 
 static const char tools_text[] =
@@ -1194,6 +1235,7 @@ int main(void)
     CU_add_test(s, "credential: command", test_credential_command);
     CU_add_test(s, "credential: inline, none, preference", test_credential_inline_none_and_preference);
     CU_add_test(s, "credential: api_key_file from a conf", test_credential_from_loaded_conf);
+    CU_add_test(s, "credential: api_key_env fallbacks", test_credential_env_fallbacks);
     CU_add_test(s, "tools: every key", test_tools_every_key);
     CU_add_test(s, "tools: errors with FILE:LINE", test_tools_errors);
     CU_basic_set_mode(CU_BRM_VERBOSE);
