@@ -52,12 +52,15 @@ static seam_client *make_client(void)
         "  xa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
         "  orr = { plugin = \"openai\"; base_url = \"%s/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
         "  ol = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; }; };\n"
+        "  olnt = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
+        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+        "  vl = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; }; };\n"
         "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
         "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
         "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
         "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
         "};\n",
-        url, url, url, url, url, url, url, url, url);
+        url, url, url, url, url, url, url, url, url, url, url, url);
     if (n < 0)
         return NULL;
     seam_error err;
@@ -940,6 +943,412 @@ static void test_stream_cut_and_errors(void)
     seam_request_free(req);
 }
 
+/* ---- <think> tags in content ------------------------------------------------- */
+
+static void *create_with(const char *name, const char *base_url, const char *options);
+
+/* An SSE body whose content arrives as s cut at the given offsets (ascending),
+ * then finish_reason "stop" (when finish) and [DONE]. */
+static char *content_sse(const char *s, const size_t *cuts, size_t ncuts, int finish)
+{
+    strbuf b = {0};
+    size_t len = strlen(s), from = 0;
+    for (size_t i = 0; i <= ncuts; i++) {
+        size_t to = i < ncuts ? cuts[i] : len;
+        json_object *delta = json_object_new_object();
+        json_object_object_add(delta, "content", json_object_new_string_len(s + from, (int)(to - from)));
+        json_object *choice = json_object_new_object();
+        json_object_object_add(choice, "index", json_object_new_int(0));
+        json_object_object_add(choice, "delta", delta);
+        json_object_object_add(choice, "finish_reason", NULL);
+        json_object *choices = json_object_new_array();
+        json_object_array_add(choices, choice);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "choices", choices);
+        sb_puts(&b, "data: ");
+        sb_puts(&b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        sb_puts(&b, "\n\n");
+        json_object_put(o);
+        from = to;
+    }
+    if (finish)
+        sb_puts(&b, "data: " CH("{}", "\"stop\"") "\n\ndata: [DONE]\n\n");
+    return b.data;
+}
+
+/* Streams s cut at cuts through provider; 1 when the result and the chunk
+ * sequence are the expected ones (a mismatch is printed with the cuts). */
+static int think_case(const char *provider, const char *s, const size_t *cuts, size_t ncuts,
+                      const char *want_summary, const char *want_log)
+{
+    char *body = content_sse(s, cuts, ncuts, 1);
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = simple_request("6*7?");
+    stream_run r = run_stream(provider, "qwq", req);
+    int ok = r.status == SEAM_OK && r.summary && strcmp(r.summary, want_summary) == 0 &&
+             (!want_log || strcmp(r.log, want_log) == 0);
+    if (!ok) {
+        fprintf(stderr, "\n%s, cuts", provider);
+        for (size_t i = 0; i < ncuts; i++)
+            fprintf(stderr, " %zu", cuts[i]);
+        fprintf(stderr, ": status %d, got %s\n  log %s\n", r.status, r.summary ? r.summary : "(none)",
+                r.log);
+    }
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+    return ok;
+}
+
+static const char think_answer[] = "<think>Let me see: 6*7.</think>\n\nThe answer is <b>42</b>.";
+static const char think_summary[] =
+    "{\"text\":\"The answer is <b>42</b>.\",\"reasoning\":\"Let me see: 6*7.\",\"tool_calls\":[],"
+    "\"stop\":\"stop\",\"usage\":{}}";
+static const char think_log[] = "RS(reasoning_0) RD RE(reasoning_0) TD STOP(stop)";
+
+/* The tags split across deltas at every byte: one byte per delta, every cut in
+ * two, and every pair of cuts that splits both tags. */
+static void test_think_tags_split(void)
+{
+    size_t len = strlen(think_answer);
+    size_t every[sizeof think_answer];
+    for (size_t i = 1; i < len; i++)
+        every[i - 1] = i;
+    CU_ASSERT_TRUE(think_case("ol", think_answer, every, len - 1, think_summary, think_log));
+    CU_ASSERT_TRUE(think_case("ol", think_answer, NULL, 0, think_summary, think_log));
+    int failed = 0;
+    for (size_t i = 1; i < len && failed < 3; i++) {
+        size_t cut[1] = {i};
+        failed += !think_case("ol", think_answer, cut, 1, think_summary, think_log);
+    }
+    size_t close_at = (size_t)(strstr(think_answer, "</think>") - think_answer);
+    for (size_t i = 1; i <= 7 && failed < 3; i++)
+        for (size_t j = close_at; j <= close_at + 9 && failed < 3; j++) {
+            size_t cuts[2] = {i, j};
+            failed += !think_case("ol", think_answer, cuts, 2, think_summary, think_log);
+        }
+    CU_ASSERT_EQUAL(failed, 0);
+}
+
+static void test_think_tags_edges(void)
+{
+    static const struct {
+        const char *what, *provider, *content;
+        size_t cuts[4];
+        size_t ncuts;
+        const char *text, *reasoning;
+    } cases[] = {
+        {"whitespace before <think>", "ol", "\n \n<think>r</think>  t", {1, 3, 6}, 3, "t", "r"},
+        {"a tag's beginning that is not one", "ol", "<this is text", {3}, 1, "<this is text", ""},
+        {"<thinking> is not <think>", "ol", "<thinking about it", {6}, 1, "<thinking about it", ""},
+        {"the content ends on a tag's beginning", "ol", "<thi", {2}, 1, "<thi", ""},
+        {"a <think> after text is text", "ol", "Use <think> tags.", {4, 11}, 2, "Use <think> tags.", ""},
+        {"whitespace only, then text", "ol", "\n\nHello", {2}, 1, "\n\nHello", ""},
+        {"an unterminated <think> is reasoning", "ol", "<think>never ends", {12}, 1, "", "never ends"},
+        {"ends on a closing tag's beginning", "ol", "<think>abc</th", {11}, 1, "", "abc</th"},
+        {"a second <think> inside is reasoning", "ol", "<think>a<think>b</think>c", {9}, 1, "c", "a<think>b"},
+        {"think_tags = false", "olnt", "<think>x</think>y", {3}, 1, "<think>x</think>y", ""},
+        {"the openai profile: off", "oap", "<think>x</think>y", {0}, 0, "<think>x</think>y", ""},
+        {"an unknown local server: on", "oa", "<think>x</think>y", {0}, 0, "y", "x"},
+        {"vllm: on", "vl", "<think>x</think>y", {10}, 1, "y", "x"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_object *want = json_object_new_object();
+        json_object_object_add(want, "text", json_object_new_string(cases[i].text));
+        json_object_object_add(want, "reasoning", json_object_new_string(cases[i].reasoning));
+        json_object_object_add(want, "tool_calls", json_object_new_array());
+        json_object_object_add(want, "stop", json_object_new_string("stop"));
+        json_object_object_add(want, "usage", json_object_new_object());
+        int ok = think_case(cases[i].provider, cases[i].content, cases[i].cuts, cases[i].ncuts,
+                            json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN |
+                                                                     JSON_C_TO_STRING_NOSLASHESCAPE),
+                            NULL);
+        if (!ok)
+            fprintf(stderr, "  (case \"%s\")\n", cases[i].what);
+        CU_ASSERT_TRUE(ok);
+        json_object_put(want);
+    }
+
+    /* reasoning closes before a tool call, also with a closing tag's beginning held */
+    const char *const tool_lines[] = {
+        CH("{\"content\":\"<think>plan</th\"}", "null"),
+        CH("{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}", "null"),
+        CH("{}", "\"tool_calls\""), NULL};
+    char *body = sse(1, tool_lines);
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = simple_request("x");
+    stream_run r = run_stream("ol", "qwq", req);
+    CU_ASSERT_STRING_EQUAL(r.summary,
+        "{\"text\":\"\",\"reasoning\":\"plan</th\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"args\":{}}],"
+        "\"stop\":\"tool_use\",\"usage\":{}}");
+    CU_ASSERT_STRING_EQUAL(r.log, "RS(reasoning_0) RD RE(reasoning_0) TS(c1,f) TE(c1,{}) STOP(tool_use)");
+    free(r.summary);
+    free(body);
+
+    /* a refusal after held text keeps the order */
+    const char *const refusal_lines[] = {CH("{\"content\":\"<th\"}", "null"),
+                                         CH("{\"refusal\":\"No.\"}", "null"), CH("{}", "\"stop\""), NULL};
+    body = sse(1, refusal_lines);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("ol", "qwq", req);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"<thNo.\""));
+    free(r.summary);
+    free(body);
+
+    /* a stream cut short: the held bytes are still part of the partial answer */
+    body = content_sse("\n<thi", NULL, 0, 0);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("ol", "qwq", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_TRUE(r.incomplete);
+    CU_ASSERT_PTR_NOT_NULL(r.summary && strstr(r.summary, "\"text\":\"\\n<thi\""));
+    free(r.summary);
+    free(body);
+    body = content_sse("<think>half a tho", NULL, 0, 0);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("ol", "qwq", req);
+    CU_ASSERT_TRUE(r.incomplete);
+    CU_ASSERT_PTR_NOT_NULL(r.summary && strstr(r.summary, "\"reasoning\":\"half a tho\""));
+    free(r.summary);
+    free(body);
+
+    /* a whole (non-streamed) answer gives the same result as the stream */
+    fake_server_push_json(srv, 200,
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+        "\"<think>Let me see: 6*7.</think>\\n\\nThe answer is <b>42</b>.\"},\"finish_reason\":\"stop\"}]}",
+        NULL);
+    r = run_generate("ol", "qwq", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.summary, think_summary);
+    free(r.summary);
+    fake_server_push_json(srv, 200,
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+        "\"<think>unfinished\"},\"finish_reason\":\"length\"}]}", NULL);
+    r = run_generate("ol", "qwq", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"\",\"reasoning\":\"unfinished\""));
+    free(r.summary);
+    fake_server_push_json(srv, 200,
+        "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+        "\"<think>x</think>y\"},\"finish_reason\":\"stop\"}]}", NULL);
+    r = run_generate("oap", "gpt-4o", req);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"<think>x</think>y\""));
+    free(r.summary);
+    seam_request_free(req);
+}
+
+/* ---- the reasoning budget on each wire ------------------------------------------ */
+
+static void test_reasoning_budget_wires(void)
+{
+    static const struct {
+        const char *provider, *model;
+        int64_t budget;
+        const char *effort; /* reasoning_effort, NULL: absent */
+        const char *format; /* reasoning_format, NULL: absent */
+        const char *int_path; /* a number that must be the budget, NULL: none */
+    } cases[] = {
+        {"oap", "o3-mini", 1000, "low", NULL, NULL},
+        {"oap", "o3-mini", 4095, "low", NULL, NULL},
+        {"oap", "o3-mini", 4096, "medium", NULL, NULL},
+        {"oap", "o4-mini", 16383, "medium", NULL, NULL},
+        {"oap", "gpt-5", 16384, "high", NULL, NULL},
+        {"oap", "gpt-4o", 20000, NULL, NULL, NULL},
+        {"oap", "o3-mini", 0, NULL, NULL, NULL},
+        {"ds", "deepseek-reasoner", 8000, NULL, NULL, NULL},
+        {"ds", "deepseek-chat", 8000, NULL, NULL, NULL},
+        {"gq", "openai/gpt-oss-120b", 20000, "high", NULL, NULL},
+        {"gq", "openai/gpt-oss-20b", 1000, "low", NULL, NULL},
+        {"gq", "qwen/qwen3-32b", 2000, "default", "parsed", NULL},
+        {"gq", "deepseek-r1-distill-llama-70b", 2000, NULL, "parsed", NULL},
+        {"gq", "llama-3.3-70b-versatile", 2000, NULL, NULL, NULL},
+        {"mi", "mistral-small-latest", 2000, "high", NULL, NULL},
+        {"mi", "magistral-medium-latest", 2000, NULL, NULL, NULL},
+        {"mi", "mistral-large-latest", 2000, NULL, NULL, NULL},
+        {"xa", "grok-3-mini", 8191, "low", NULL, NULL},
+        {"xa", "grok-3-mini", 8192, "high", NULL, NULL},
+        {"xa", "grok-4.3", 8192, "medium", NULL, NULL},
+        {"xa", "grok-4", 8192, NULL, NULL, NULL},
+        {"xa", "grok-4-fast-reasoning", 8192, NULL, NULL, NULL},
+        {"orr", "anthropic/claude-sonnet-4", 3000, NULL, NULL, "reasoning.max_tokens"},
+        {"ol", "qwen3:8b", 20000, "high", NULL, NULL},
+        {"vl", "Qwen/Qwen3-8B", 3000, NULL, NULL, "thinking_token_budget"},
+        {"vl", "Qwen/Qwen3-8B", 0, NULL, NULL, NULL},
+    };
+    char *body = sse(1, text_lines);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_server_push_sse(srv, body, 0);
+        seam_request *req = simple_request("think");
+        seam_request_set_reasoning_budget(req, cases[i].budget);
+        stream_run r = run_stream(cases[i].provider, cases[i].model, req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = last_body();
+        const char *effort = has(b, "reasoning_effort") ? str_at(b, "reasoning_effort") : NULL;
+        const char *format = has(b, "reasoning_format") ? str_at(b, "reasoning_format") : NULL;
+        int ok = (cases[i].effort ? effort && strcmp(effort, cases[i].effort) == 0 : !effort) &&
+                 (cases[i].format ? format && strcmp(format, cases[i].format) == 0 : !format) &&
+                 (cases[i].int_path ? int_at(b, cases[i].int_path) == cases[i].budget : 1) &&
+                 has(b, "reasoning") == (cases[i].int_path && !strcmp(cases[i].int_path, "reasoning.max_tokens")) &&
+                 has(b, "thinking_token_budget") == (cases[i].int_path && !strcmp(cases[i].int_path, "thinking_token_budget")) &&
+                 !has(b, "think") && !has(b, "thinking");
+        if (!ok)
+            fprintf(stderr, "\n%s %s budget %" PRId64 ": %s\n", cases[i].provider, cases[i].model,
+                    cases[i].budget, fake_server_request_body(srv, fake_server_request_count(srv) - 1));
+        CU_ASSERT_TRUE(ok);
+        json_object_put(b);
+        free(r.summary);
+        seam_request_free(req);
+    }
+
+    /* deepseek-reasoner: no sampling parameters; deepseek-chat keeps them */
+    seam_request *req = simple_request("x");
+    seam_request_set_temperature(req, 0.5);
+    fake_server_push_sse(srv, body, 0);
+    stream_run r = run_stream("ds", "deepseek-reasoner", req);
+    json_object *b = last_body();
+    CU_ASSERT_FALSE(has(b, "temperature"));
+    json_object_put(b);
+    free(r.summary);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("ds", "deepseek-chat", req);
+    b = last_body();
+    CU_ASSERT_TRUE(has(b, "temperature"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+/* ---- Mistral's 9-character tool call ids -------------------------------------- */
+
+static int valid_mistral_id(const char *id)
+{
+    if (!id || strlen(id) != 9)
+        return 0;
+    for (const char *p = id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return 0;
+    return 1;
+}
+
+static seam_request *foreign_tool_conversation(void)
+{
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "weather, time, nothing?");
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_tool_call(a, "call_abc123DEF456ghi", "get_weather", "{\"city\":\"Paris\"}");
+    seam_message_add_tool_call(a, "AbC123xyZ", "get_time", "{}");
+    seam_message_add_tool_call(a, "toolu_01XyZ-long_id", "noop", "{}");
+    seam_request_add_message(req, a);
+    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(t, "toolu_01XyZ-long_id", "noop", "null", 0);
+    seam_message_add_tool_result(t, "call_abc123DEF456ghi", "get_weather", "{\"temp\":21}", 0);
+    seam_message_add_tool_result(t, "AbC123xyZ", "get_time", "\"noon\"", 0);
+    seam_request_add_message(req, t);
+    seam_request_add_user_text(req, "thanks");
+    return req;
+}
+
+static void test_mistral_tool_ids(void)
+{
+    char *body = sse(1, text_lines);
+    seam_request *req = foreign_tool_conversation();
+    char first[3][16];
+    for (int round = 0; round < 2; round++) {
+        fake_server_push_sse(srv, body, 0);
+        stream_run r = run_stream("mi", "mistral-large-latest", req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = last_body();
+        const char *weather = str_at(b, "messages.1.tool_calls.0.id");
+        const char *time = str_at(b, "messages.1.tool_calls.1.id");
+        const char *noop = str_at(b, "messages.1.tool_calls.2.id");
+        CU_ASSERT_TRUE(valid_mistral_id(weather));
+        CU_ASSERT_TRUE(valid_mistral_id(noop));
+        CU_ASSERT_STRING_EQUAL(time, "AbC123xyZ"); /* Mistral's own: untouched */
+        CU_ASSERT_STRING_NOT_EQUAL(weather, noop);
+        CU_ASSERT_STRING_NOT_EQUAL(weather, time);
+        CU_ASSERT_STRING_NOT_EQUAL(noop, time);
+        /* each result carries its call's id */
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.tool_call_id"), noop);
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.tool_call_id"), weather);
+        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.4.tool_call_id"), time);
+        CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1), "call_abc"));
+        if (round == 0) {
+            snprintf(first[0], sizeof first[0], "%s", weather);
+            snprintf(first[1], sizeof first[1], "%s", time);
+            snprintf(first[2], sizeof first[2], "%s", noop);
+        } else { /* deterministic: the next turn sends the same ids */
+            CU_ASSERT_STRING_EQUAL(weather, first[0]);
+            CU_ASSERT_STRING_EQUAL(time, first[1]);
+            CU_ASSERT_STRING_EQUAL(noop, first[2]);
+        }
+        json_object_put(b);
+        free(r.summary);
+    }
+    /* other servers get the ids as they are */
+    fake_server_push_sse(srv, body, 0);
+    stream_run r = run_stream("oa", "gpt-4o", req);
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.id"), "call_abc123DEF456ghi");
+    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.tool_call_id"), "call_abc123DEF456ghi");
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+
+    /* unit: what Mistral accepts, and a short id never takes one already used */
+    CU_ASSERT_TRUE(mistral_id_ok("AbC123xyZ"));
+    CU_ASSERT_FALSE(mistral_id_ok("AbC123xy"));
+    CU_ASSERT_FALSE(mistral_id_ok("AbC123xyZ0"));
+    CU_ASSERT_FALSE(mistral_id_ok("AbC_23xyZ"));
+    CU_ASSERT_FALSE(mistral_id_ok(""));
+    char taken[10];
+    short_id("call_1", 0, taken);
+    id_map m = {0};
+    id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
+    const char *w = wire_id(&m, "call_1");
+    CU_ASSERT_TRUE(valid_mistral_id(w));
+    CU_ASSERT_STRING_NOT_EQUAL(w, taken);
+    CU_ASSERT_PTR_EQUAL(wire_id(&m, "call_1"), w); /* the same id, the same short id */
+    CU_ASSERT_STRING_EQUAL(wire_id(NULL, "call_1"), "call_1");
+    CU_ASSERT_STRING_EQUAL(wire_id(&m, taken), taken);
+    free(m.items);
+}
+
+/* One tokener serves a whole stream: each parse starts afresh, even after one
+ * that failed half-way. */
+static void test_tokener_reuse(void)
+{
+    json_tokener *tok = json_tokener_new();
+    CU_ASSERT_PTR_NULL(json_parse_with(tok, "{\"a\":[1,", 8));
+    json_object *o = json_parse_with(tok, "{\"b\":2}", 7);
+    CU_ASSERT_EQUAL(int_at(o, "b"), 2);
+    CU_ASSERT_FALSE(has(o, "a"));
+    json_object_put(o);
+    CU_ASSERT_PTR_NULL(json_parse_with(tok, "{} x", 4));
+    o = json_parse_with(tok, " [1] ", 5);
+    CU_ASSERT_TRUE(json_object_is_type(o, json_type_array));
+    json_object_put(o);
+    json_tokener_free(tok);
+
+    /* and a malformed event in a stream does not spoil the decoder's parser */
+    oa_instance *in = create_with("local", "http://127.0.0.1:8080/v1", "{}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    oa_decoder *d = oa_decoder_new(in, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL(d->tok);
+    seam_error err;
+    seam_error_clear(&err);
+    const char *half = "{\"choices\":[", *usage = "{\"choices\":[],\"usage\":{\"prompt_tokens\":3}}";
+    seam_frame f = {NULL, half, strlen(half), NULL};
+    CU_ASSERT_NOT_EQUAL(oa_decode_event(d, &f, NULL, &err), SEAM_OK);
+    seam_frame g = {NULL, usage, strlen(usage), NULL};
+    CU_ASSERT_EQUAL(oa_decode_event(d, &g, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(d->usage.input_tokens, 3);
+    oa_decoder_free(d);
+    oa_destroy(in);
+}
+
 /* ---- errors ------------------------------------------------------------------ */
 
 static void test_error_table(void)
@@ -1077,11 +1486,43 @@ static void test_profile_inference(void)
         CU_ASSERT_STRING_EQUAL(in->base_url, cases[i].url);
         oa_destroy(in);
     }
+    /* think_tags: on where content may carry <think>, off elsewhere; the option wins */
+    static const struct {
+        const char *name, *base_url, *options;
+        int think;
+    } think[] = {
+        {"openai", NULL, "{}", 0},
+        {"x", "https://api.openai.com/v1", "{}", 0},
+        {"x", "http://127.0.0.1:8080/v1", "{\"profile\":\"openai\"}", 0},
+        {"x", "https://api.deepseek.com", "{}", 0},
+        {"x", "https://api.groq.com/openai/v1", "{}", 1},
+        {"x", "http://localhost:11434/v1", "{}", 1},
+        {"x", "http://10.0.0.5:8000/v1", "{\"profile\":\"vllm\"}", 1},
+        {"llamacpp", "http://127.0.0.1:8080/v1", "{}", 1},
+        {"lmstudio", "http://localhost:1234/v1", "{}", 1},
+        {"x", "http://[::1]:8080/v1", "{}", 1},
+        {"x", "http://192.168.1.20:8080/v1", "{}", 1},
+        {"x", "http://172.20.0.3:8080/v1", "{}", 1},
+        {"x", "http://172.32.0.3:8080/v1", "{}", 0},
+        {"x", "http://127.0.0.1.example.com/v1", "{}", 0},
+        {"x", "https://llm.example.com/v1", "{}", 0},
+        {"x", "http://localhost:11434/v1", "{\"think_tags\":false}", 0},
+        {"x", "https://api.openai.com/v1", "{\"think_tags\":true}", 1},
+    };
+    for (size_t i = 0; i < sizeof think / sizeof think[0]; i++) {
+        oa_instance *in = create_with(think[i].name, think[i].base_url, think[i].options);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+        if (in->think_tags != think[i].think)
+            fprintf(stderr, "\nthink_tags of %s %s: %d\n", think[i].base_url ? think[i].base_url : "-",
+                    think[i].options, in->think_tags);
+        CU_ASSERT_EQUAL(in->think_tags, think[i].think);
+        oa_destroy(in);
+    }
     /* bad plugin options are conf errors naming the provider */
     static const char *const bad[] = {"{\"profile\":\"nope\"}", "{\"profile\":3}",
                                       "{\"max_tokens_param\":\"tokens\"}", "{\"stream_usage\":\"yes\"}",
                                       "{\"headers\":{\"X\":1}}", "{\"headers\":{\"authorization\":\"Bearer x\"}}",
-                                      "{\"capabilities\":[]}", "[]"};
+                                      "{\"capabilities\":[]}", "[]", "{\"think_tags\":\"yes\"}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
         seam_error err;
@@ -1197,6 +1638,11 @@ int main(void)
     CU_add_test(s, "decode: whole equals stream", test_whole_equals_stream);
     CU_add_test(s, "decode: server variants", test_decode_variants);
     CU_add_test(s, "decode: cut streams and in-stream errors", test_stream_cut_and_errors);
+    CU_add_test(s, "decode: <think> tags split at every byte", test_think_tags_split);
+    CU_add_test(s, "decode: <think> tags, edges and profiles", test_think_tags_edges);
+    CU_add_test(s, "decode: one tokener per decoder", test_tokener_reuse);
+    CU_add_test(s, "wire: reasoning budget per server", test_reasoning_budget_wires);
+    CU_add_test(s, "wire: mistral tool call ids", test_mistral_tool_ids);
     CU_add_test(s, "errors: classification table", test_error_table);
     CU_add_test(s, "errors: unreachable server", test_unreachable_server);
     CU_add_test(s, "unit: profile inference and options", test_profile_inference);

@@ -19,30 +19,60 @@
  *   openai      https://api.openai.com/v1, key OPENAI_API_KEY. For the reasoning
  *               families (o1, o3, o4, gpt-5 except gpt-5-chat, codex-mini):
  *               `max_completion_tokens` instead of `max_tokens`, the system prompt
- *               as a `developer` message, no `temperature` (they reject it), the
- *               reasoning budget as `reasoning_effort` low/medium/high.
+ *               as a `developer` message, no `temperature` (they reject it).
  *   deepseek    https://api.deepseek.com/v1, key DEEPSEEK_API_KEY. JSON output as
  *               `json_object` (no json_schema on this server); reasoning arrives
- *               as `reasoning_content`; cache hits as `prompt_cache_hit_tokens`.
+ *               as `reasoning_content`; cache hits as `prompt_cache_hit_tokens`;
+ *               no `temperature` for deepseek-reasoner (documented as not
+ *               supported there).
  *   groq        https://api.groq.com/openai/v1, key GROQ_API_KEY. No
  *               `stream_options` (usage arrives in `x_groq.usage` anyway);
- *               reasoning arrives as `reasoning`.
+ *               reasoning arrives as `reasoning`, or as <think> in content (its
+ *               default reasoning_format "raw"): think_tags on.
  *   mistral     https://api.mistral.ai/v1, key MISTRAL_API_KEY. No
  *               `stream_options` (the server rejects unknown fields with 422 and
  *               always sends usage on the last chunk); tool messages carry the
- *               tool `name`; content may be an array of text/thinking parts.
+ *               tool `name`; content may be an array of text/thinking parts;
+ *               tool call ids that are not 9 characters of [a-zA-Z0-9] (the
+ *               only ones Mistral accepts) are sent as short ids derived from
+ *               them, the same for a call and its result (see wire_id()).
  *   xai         https://api.x.ai/v1, key XAI_API_KEY. Reasoning models (grok-4,
- *               grok-3-mini, grok-code) reject `stop`: it is not sent to them;
- *               `reasoning_effort` (low/high) only for grok-3-mini.
- *   openrouter  https://openrouter.ai/api/v1, key OPENROUTER_API_KEY. The
- *               reasoning budget as `reasoning: {max_tokens}`; reasoning arrives as
- *               `reasoning`; model ids are "vendor/model".
- *   ollama      http://127.0.0.1:11434/v1, no key. Reasoning budget as
- *               `reasoning_effort`.
+ *               grok-3-mini, grok-code) reject `stop`: it is not sent to them.
+ *   openrouter  https://openrouter.ai/api/v1, key OPENROUTER_API_KEY. Reasoning
+ *               arrives as `reasoning`; model ids are "vendor/model".
+ *   ollama      http://127.0.0.1:11434/v1, no key. think_tags on.
  *   vllm        http://127.0.0.1:8000/v1, no key (explicit profile only).
+ *               think_tags on.
+ *
+ * The reasoning budget (seam_request_reasoning_budget, tokens; 0 sends
+ * nothing) on each documented wire. Effort levels from a budget: three levels
+ * "low" below 4096 tokens, "medium" below 16384, else "high"; two levels (low,
+ * high) split at 8192. Where a server or model documents no control, nothing
+ * is sent (several refuse unknown fields):
+ *   openai      `reasoning_effort` (three levels), reasoning families only.
+ *   deepseek    nothing: deepseek-reasoner always reasons and has no budget or
+ *               effort control; deepseek-chat does not reason.
+ *   groq        openai/gpt-oss-*: `reasoning_effort` (three levels; Groq refuses
+ *               `reasoning_format` for them). qwen/qwen3-*: `reasoning_effort`
+ *               "default" (its only values are none/default) and
+ *               `reasoning_format` "parsed". qwq, deepseek-r1-distill-*:
+ *               `reasoning_format` "parsed". Other models: nothing.
+ *   mistral     the adjustable models (mistral-small-latest, -2603, Small 4,
+ *               mistral-medium-3-5): `reasoning_effort` "high" (the values are
+ *               none/high). magistral reasons always: nothing.
+ *   xai         grok-3-mini: `reasoning_effort` low/high (two levels);
+ *               grok-4.3: `reasoning_effort` (three levels). grok-3, grok-4 and
+ *               grok-4-fast refuse the field: nothing.
+ *   openrouter  `reasoning: {max_tokens: budget}`.
+ *   ollama      `reasoning_effort` (three levels): its /v1 endpoint maps it to
+ *               thinking; the native `think` field is not read there.
+ *   vllm        `thinking_token_budget: budget` (the server must run with
+ *               --reasoning-parser and --reasoning-config; remove the field
+ *               with the request option {"thinking_token_budget": null} if not).
  *
  * Decoding does not depend on the profile: every variant seen on this wire is
- * understood from every server.
+ * understood from every server. The one exception is <think> tags in content
+ * (think_tags below), which could be an answer's own text.
  *
  * Options (the conf's `options` group, and a request's provider options merged
  * over it): these keys are the plugin's own and are not sent:
@@ -54,8 +84,15 @@
  *                      (never a credential: Authorization or api-key is refused)
  *   max_tokens_param   "max_tokens" | "max_completion_tokens": force the field name
  *   stream_usage       true | false: send stream_options.include_usage or not
- * (in a request's provider options these keys are ignored). Every other key is merged into the request body as is, top-level keys
- * replacing what the codec wrote (the escape hatch); in a request's provider
+ *   think_tags         true | false: a "<think>...</think>" that opens the content
+ *                      is reasoning (servers running a reasoning model without a
+ *                      reasoning parser put it there). Default: on for the groq,
+ *                      ollama and vllm profiles and for a base_url no profile
+ *                      names on a local host (loopback, localhost, private
+ *                      IPv4, host.docker.internal); off otherwise.
+ * (in a request's provider options these keys are ignored). Every other key is
+ * merged into the request body as is, top-level keys replacing what the codec
+ * wrote (the escape hatch); in a request's provider
  * options (JSON, unlike libconfig, has null) a null value removes a field the
  * codec would have sent, e.g. {"stream_options": null}.
  *
@@ -146,30 +183,36 @@ static int contains_ci(const char *hay, const char *needle)
 }
 
 /* Parses exactly one JSON value from text[0..len) (surrounding whitespace
- * allowed, nothing else). NULL when it does not parse. */
-static json_object *json_parse_strict(const char *text, size_t len)
+ * allowed, nothing else) with tok, which is reset first: a decoder keeps one
+ * tokener for its whole stream because creating one (a calloc'ed parse stack
+ * and buffer) costs as much as parsing a short event. NULL when it does not
+ * parse. */
+static json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
 {
-    if (!text)
+    if (!text || !tok || len > INT_MAX)
         return NULL;
-    if (len > INT_MAX)
-        return NULL;
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return NULL;
+    json_tokener_reset(tok);
     json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
     if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
         json_object_put(obj);
-        json_tokener_free(tok);
+        json_tokener_reset(tok); /* drop what an incomplete parse holds */
         return NULL;
     }
-    size_t used = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    for (; used < len; used++) {
+    for (size_t used = json_tokener_get_parse_end(tok); used < len; used++) {
         if (!isspace((unsigned char)text[used])) {
             json_object_put(obj);
             return NULL;
         }
     }
+    return obj;
+}
+
+/* The same with a tokener of its own, for one-off parses outside a stream. */
+static json_object *json_parse_strict(const char *text, size_t len)
+{
+    json_tokener *tok = json_tokener_new();
+    json_object *obj = json_parse_with(tok, text, len);
+    json_tokener_free(tok);
     return obj;
 }
 
@@ -227,30 +270,49 @@ enum {
     PF_STREAM_USAGE = 1u << 0,     /* send stream_options.include_usage */
     PF_OPENAI_REASONING = 1u << 1, /* o-series/gpt-5 rules: max_completion_tokens, developer, no temperature */
     PF_JSON_SCHEMA = 1u << 2,      /* response_format json_schema (else json_object) */
-    PF_EFFORT = 1u << 3,           /* reasoning budget -> reasoning_effort low/medium/high */
-    PF_OPENROUTER_REASONING = 1u << 4, /* reasoning budget -> reasoning.max_tokens */
-    PF_TOOL_NAME = 1u << 5,        /* tool result messages carry the tool name */
-    PF_XAI = 1u << 6               /* xAI reasoning models: no stop, effort on grok-3-mini only */
+    PF_TOOL_NAME = 1u << 3,        /* tool result messages carry the tool name */
+    PF_XAI = 1u << 4,              /* xAI reasoning models reject stop */
+    PF_THINK_TAGS = 1u << 5,       /* <think>...</think> in content is reasoning (think_tags default) */
+    PF_SHORT_TOOL_IDS = 1u << 6,   /* tool call ids must be exactly 9 of [a-zA-Z0-9] (Mistral) */
+    PF_DEEPSEEK = 1u << 7          /* deepseek-reasoner: no sampling parameters */
 };
+
+/* How a request's reasoning budget (tokens) is written for each server; see
+ * encode_reasoning() and the header comment for the field names and values. */
+typedef enum reasoning_wire {
+    RW_NONE = 0,   /* nothing documented that takes a budget: nothing is sent */
+    RW_OPENAI,     /* reasoning_effort low/medium/high, o-series and gpt-5 only */
+    RW_GROQ,       /* gpt-oss: reasoning_effort; qwen3: reasoning_effort default +
+                    * reasoning_format parsed; qwq, r1 distills: reasoning_format */
+    RW_MISTRAL,    /* reasoning_effort "high" on the adjustable models */
+    RW_XAI,        /* reasoning_effort: grok-3-mini low/high, grok-4.3 low/medium/high */
+    RW_OPENROUTER, /* reasoning: {max_tokens} */
+    RW_OLLAMA,     /* reasoning_effort low/medium/high */
+    RW_VLLM        /* thinking_token_budget */
+} reasoning_wire;
 
 typedef struct oa_profile {
     const char *id;
     const char *base_url;
     const char *key_env; /* the key's usual env var (NULL: no key needed); for docs and the core */
     unsigned flags;
+    reasoning_wire reasoning;
 } oa_profile;
 
 static const oa_profile profiles[] = {
     {"openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
-     PF_STREAM_USAGE | PF_OPENAI_REASONING | PF_JSON_SCHEMA | PF_EFFORT},
-    {"deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", PF_STREAM_USAGE},
-    {"groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", PF_JSON_SCHEMA},
-    {"mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", PF_JSON_SCHEMA | PF_TOOL_NAME},
-    {"xai", "https://api.x.ai/v1", "XAI_API_KEY", PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_XAI},
+     PF_STREAM_USAGE | PF_OPENAI_REASONING | PF_JSON_SCHEMA, RW_OPENAI},
+    {"deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", PF_STREAM_USAGE | PF_DEEPSEEK,
+     RW_NONE},
+    {"groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", PF_JSON_SCHEMA | PF_THINK_TAGS, RW_GROQ},
+    {"mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
+     PF_JSON_SCHEMA | PF_TOOL_NAME | PF_SHORT_TOOL_IDS, RW_MISTRAL},
+    {"xai", "https://api.x.ai/v1", "XAI_API_KEY", PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_XAI, RW_XAI},
     {"openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-     PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_OPENROUTER_REASONING},
-    {"ollama", "http://127.0.0.1:11434/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_EFFORT},
-    {"vllm", "http://127.0.0.1:8000/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA},
+     PF_STREAM_USAGE | PF_JSON_SCHEMA, RW_OPENROUTER},
+    {"ollama", "http://127.0.0.1:11434/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_THINK_TAGS,
+     RW_OLLAMA},
+    {"vllm", "http://127.0.0.1:8000/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_THINK_TAGS, RW_VLLM},
 };
 #define N_PROFILES (sizeof profiles / sizeof profiles[0])
 
@@ -273,10 +335,10 @@ static int host_is(const char *host, size_t hlen, const char *domain)
     return hlen == dlen || host[hlen - dlen - 1] == '.';
 }
 
-static const oa_profile *profile_from_url(const char *url)
+/* The host of a URL (without userinfo and port; an IPv6 literal keeps its
+ * brackets) and its port text (NULL when none). */
+static void url_host(const char *url, const char **host, size_t *hlen, const char **port)
 {
-    if (!url)
-        return NULL;
     const char *p = strstr(url, "://");
     p = p ? p + 3 : url;
     const char *at = NULL; /* skip userinfo */
@@ -286,20 +348,62 @@ static const oa_profile *profile_from_url(const char *url)
     if (at)
         p = at + 1;
     size_t hostport = strcspn(p, "/?#");
-    size_t hlen = hostport;
-    const char *port = NULL;
+    *hlen = hostport;
+    *port = NULL;
     if (*p == '[') { /* IPv6 literal */
         const char *close = memchr(p, ']', hostport);
-        hlen = close ? (size_t)(close - p + 1) : hostport;
+        *hlen = close ? (size_t)(close - p + 1) : hostport;
         if (close && close[1] == ':')
-            port = close + 2;
+            *port = close + 2;
     } else {
         const char *colon = memchr(p, ':', hostport);
         if (colon) {
-            hlen = (size_t)(colon - p);
-            port = colon + 1;
+            *hlen = (size_t)(colon - p);
+            *port = colon + 1;
         }
     }
+    *host = p;
+}
+
+/* Dotted-quad IPv4 text -> its four numbers; 0 when host is not one. */
+static int ipv4_of(const char *host, size_t hlen, unsigned octet[4])
+{
+    char buf[16];
+    if (hlen == 0 || hlen >= sizeof buf)
+        return 0;
+    memcpy(buf, host, hlen);
+    buf[hlen] = '\0';
+    char tail;
+    return sscanf(buf, "%3u.%3u.%3u.%3u%c", &octet[0], &octet[1], &octet[2], &octet[3], &tail) == 4 &&
+           octet[0] < 256 && octet[1] < 256 && octet[2] < 256 && octet[3] < 256;
+}
+
+/* A server on this machine or its LAN: loopback, localhost, the private IPv4
+ * ranges, Docker's host name. Such a server is a local model runner (llama.cpp,
+ * LM Studio, vLLM, ...) more often than a proxy to a cloud API. */
+static int url_is_local(const char *url)
+{
+    if (!url)
+        return 0;
+    const char *host, *port;
+    size_t hlen;
+    url_host(url, &host, &hlen, &port);
+    unsigned o[4];
+    if (ipv4_of(host, hlen, o))
+        return o[0] == 127 || o[0] == 10 || (o[0] == 192 && o[1] == 168) ||
+               (o[0] == 172 && o[1] >= 16 && o[1] <= 31) ||
+               (o[0] == 0 && o[1] == 0 && o[2] == 0 && o[3] == 0);
+    return host_is(host, hlen, "localhost") || host_is(host, hlen, "host.docker.internal") ||
+           (hlen == 5 && strncmp(host, "[::1]", 5) == 0);
+}
+
+static const oa_profile *profile_from_url(const char *url)
+{
+    if (!url)
+        return NULL;
+    const char *p, *port;
+    size_t hlen;
+    url_host(url, &p, &hlen, &port);
     if (host_is(p, hlen, "api.openai.com"))
         return profile_by_id("openai");
     if (host_is(p, hlen, "deepseek.com"))
@@ -450,12 +554,14 @@ typedef struct oa_instance {
     char *caps_json;     /* JSON object of capability overrides, or NULL */
     int max_tokens_param;
     int stream_usage;    /* -1: the profile decides */
+    int think_tags;      /* 1: <think>...</think> at the start of content is reasoning */
 } oa_instance;
 
 /* Keys the plugin (or the core's session, for cache_strategy: OpenAI caches
  * prompt prefixes by itself) understands, never copied into the body. */
 static const char *const reserved_options[] = {
     "profile", "capabilities", "headers", "max_tokens_param", "stream_usage", "cache_strategy",
+    "think_tags",
 };
 
 static int is_reserved_option(const char *key)
@@ -508,6 +614,11 @@ static int read_plugin_options(oa_instance *in, json_object *opts, seam_error *e
             return conf_error(err, in->name, "options.stream_usage must be true or false");
         in->stream_usage = json_object_get_boolean(v) ? 1 : 0;
     }
+    if ((v = jget(opts, "think_tags"))) {
+        if (!json_object_is_type(v, json_type_boolean))
+            return conf_error(err, in->name, "options.think_tags must be true or false");
+        in->think_tags = json_object_get_boolean(v) ? 1 : 0;
+    }
     if ((v = jget(opts, "headers"))) {
         if (!json_object_is_type(v, json_type_object))
             return conf_error(err, in->name, "options.headers must be a group of strings");
@@ -542,6 +653,7 @@ static void *oa_create(const seam_provider_config *cfg, seam_error *err)
         return NULL;
     }
     in->stream_usage = -1;
+    in->think_tags = -1;
     in->name = xstrdup(cfg && cfg->name ? cfg->name : "openai");
     const char *opts_text = cfg && cfg->options_json ? cfg->options_json : "{}";
     json_object *opts = json_parse_strict(opts_text, strlen(opts_text));
@@ -575,6 +687,9 @@ static void *oa_create(const seam_provider_config *cfg, seam_error *err)
     const char *base = cfg && cfg->base_url && *cfg->base_url ? cfg->base_url : NULL;
     if (!in->profile)
         in->profile = base ? profile_from_url(base) : profile_by_id(in->name);
+    /* A server no profile names, on this machine or its LAN: most likely a
+     * local runner, which may put a reasoning model's thoughts in content. */
+    int unknown_local = !in->profile && url_is_local(base);
     if (!in->profile)
         in->profile = &profiles[0];
     in->base_url = xstrdup(base ? base : in->profile->base_url);
@@ -585,6 +700,8 @@ static void *oa_create(const seam_provider_config *cfg, seam_error *err)
 
     if (read_plugin_options(in, opts, err) != SEAM_OK)
         goto fail;
+    if (in->think_tags < 0)
+        in->think_tags = (in->profile->flags & PF_THINK_TAGS) || unknown_local;
     json_object_object_foreach(opts, key, val)
     {
         if (is_reserved_option(key))
@@ -624,6 +741,127 @@ static int bad_request(seam_error *err, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "openai: %s", msg);
+}
+
+/* ---- Mistral's tool call ids ---------------------------------------------
+ *
+ * Mistral refuses a request whose tool calls or tool results carry an id that
+ * is not exactly 9 characters of [a-zA-Z0-9] ("Tool call id was call_abc but
+ * must be a-z, A-Z, 0-9, with a length of 9"), so a conversation begun with
+ * another provider (or ids seam synthesized) cannot continue there as is. On
+ * the mistral profile every other id is replaced by a short one derived from
+ * it (a hash in base 62): the same id gives the same short id for a call and
+ * its result, and in the next turn's request too. Two ids of one request whose
+ * hashes collide (or a hash equal to one of Mistral's own ids in it) are told
+ * apart by rehashing with a salt. Mistral's own ids pass unchanged. The short
+ * ids exist on the wire only: the caller keeps seeing its own ids. */
+typedef struct id_entry {
+    const char *orig; /* borrowed from the request being encoded */
+    char wire[10];
+} id_entry;
+
+typedef struct id_map {
+    id_entry *items;
+    size_t n, cap;
+    int nomem;
+} id_map;
+
+static int mistral_id_ok(const char *id)
+{
+    size_t n = 0;
+    for (; id[n]; n++)
+        if (n >= 9 || !((id[n] >= 'a' && id[n] <= 'z') || (id[n] >= 'A' && id[n] <= 'Z') ||
+                        (id[n] >= '0' && id[n] <= '9')))
+            return 0;
+    return n == 9;
+}
+
+static void short_id(const char *id, unsigned salt, char out[10])
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, then a 64-bit finalizer to spread it */
+    h = (h ^ (salt & 0xffu)) * 1099511628211ull;
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    for (int i = 0; i < 9; i++) { /* 62^9 < 2^64: every digit varies */
+        out[i] = digits[h % 62];
+        h /= 62;
+    }
+    out[9] = '\0';
+}
+
+static id_entry *id_map_find(id_map *m, const char *orig)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->items[i].orig, orig) == 0)
+            return &m->items[i];
+    return NULL;
+}
+
+static int id_map_wire_taken(const id_map *m, const char *wire)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->items[i].wire, wire) == 0)
+            return 1;
+    return 0;
+}
+
+static id_entry *id_map_add(id_map *m, const char *orig, const char *wire)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 8;
+        id_entry *items = realloc(m->items, cap * sizeof *items);
+        if (!items) {
+            m->nomem = 1;
+            return NULL;
+        }
+        m->items = items;
+        m->cap = cap;
+    }
+    id_entry *e = &m->items[m->n++];
+    e->orig = orig;
+    memcpy(e->wire, wire, sizeof e->wire);
+    return e;
+}
+
+/* The id as the wire carries it: unchanged without a map or when Mistral
+ * accepts it, else its short id. */
+static const char *wire_id(id_map *m, const char *id)
+{
+    if (!id)
+        id = "";
+    if (!m || mistral_id_ok(id))
+        return id;
+    id_entry *e = id_map_find(m, id);
+    if (e)
+        return e->wire;
+    char wire[10];
+    unsigned salt = 0;
+    do
+        short_id(id, salt++, wire);
+    while (id_map_wire_taken(m, wire) && salt < 256);
+    e = id_map_add(m, id, wire);
+    return e ? e->wire : id;
+}
+
+/* Reserves every id of the request that Mistral accepts as it is, so that no
+ * short id made for another one can take it. */
+static void id_map_reserve(id_map *m, const seam_request *req)
+{
+    for (size_t i = 0; i < seam_request_message_count(req); i++) {
+        const seam_message *msg = seam_request_message(req, i);
+        for (size_t j = 0; j < seam_message_part_count(msg); j++) {
+            const seam_part *p = seam_message_part(msg, j);
+            seam_part_type t = seam_part_get_type(p);
+            const char *id = seam_part_tool_call_id(p);
+            if ((t == SEAM_PART_TOOL_CALL || t == SEAM_PART_TOOL_RESULT) && id &&
+                mistral_id_ok(id) && !id_map_find(m, id))
+                id_map_add(m, id, id);
+        }
+    }
 }
 
 /* A part's JSON value as it goes into a tool message's content: a JSON string is
@@ -698,20 +936,20 @@ static int media_part(const seam_part *p, json_object **out, seam_error *err)
     return SEAM_OK;
 }
 
-static json_object *tool_message(const oa_instance *in, const seam_part *p)
+static json_object *tool_message(const oa_instance *in, id_map *ids, const seam_part *p)
 {
     json_object *m = json_object_new_object();
     json_object_object_add(m, "role", json_object_new_string("tool"));
     json_object_object_add(m, "tool_call_id",
-                           json_object_new_string(seam_part_tool_call_id(p) ? seam_part_tool_call_id(p) : ""));
+                           json_object_new_string(wire_id(ids, seam_part_tool_call_id(p))));
     if ((in->profile->flags & PF_TOOL_NAME) && seam_part_tool_name(p))
         json_object_object_add(m, "name", json_object_new_string(seam_part_tool_name(p)));
     json_object_object_add(m, "content", tool_result_content(seam_part_result_json(p)));
     return m;
 }
 
-static int encode_user(const oa_instance *in, const seam_message *msg, json_object *messages,
-                       seam_error *err)
+static int encode_user(const oa_instance *in, id_map *ids, const seam_message *msg,
+                       json_object *messages, seam_error *err)
 {
     json_object *parts = json_object_new_array();
     size_t n_text = 0, n_other = 0;
@@ -741,7 +979,7 @@ static int encode_user(const oa_instance *in, const seam_message *msg, json_obje
         }
         case SEAM_PART_TOOL_RESULT:
             /* Tool results must directly follow the assistant's tool calls. */
-            json_object_array_add(messages, tool_message(in, p));
+            json_object_array_add(messages, tool_message(in, ids, p));
             break;
         default: /* reasoning and tool calls do not belong in a user turn here */
             break;
@@ -763,7 +1001,7 @@ static int encode_user(const oa_instance *in, const seam_message *msg, json_obje
     return SEAM_OK;
 }
 
-static int encode_assistant(const seam_message *msg, json_object *messages)
+static int encode_assistant(id_map *ids, const seam_message *msg, json_object *messages)
 {
     strbuf text = {0};
     int has_text = 0;
@@ -787,7 +1025,7 @@ static int encode_assistant(const seam_message *msg, json_object *messages)
             json_object_object_add(fn, "name", json_object_new_string(seam_part_tool_name(p) ? seam_part_tool_name(p) : ""));
             json_object_object_add(fn, "arguments", json_object_new_string(args && *args ? args : "{}"));
             json_object *call = json_object_new_object();
-            json_object_object_add(call, "id", json_object_new_string(seam_part_tool_call_id(p) ? seam_part_tool_call_id(p) : ""));
+            json_object_object_add(call, "id", json_object_new_string(wire_id(ids, seam_part_tool_call_id(p))));
             json_object_object_add(call, "type", json_object_new_string("function"));
             json_object_object_add(call, "function", fn);
             json_object_array_add(calls, call);
@@ -818,8 +1056,8 @@ static int encode_assistant(const seam_message *msg, json_object *messages)
     return SEAM_OK;
 }
 
-static int encode_messages(const oa_instance *in, const seam_request *req, int reasoning_model,
-                           json_object *messages, seam_error *err)
+static int encode_messages(const oa_instance *in, id_map *ids, const seam_request *req,
+                           int reasoning_model, json_object *messages, seam_error *err)
 {
     const char *system = seam_request_system(req);
     if (system && *system) {
@@ -833,16 +1071,16 @@ static int encode_messages(const oa_instance *in, const seam_request *req, int r
         int rc = SEAM_OK;
         switch (seam_message_role(msg)) {
         case SEAM_ROLE_USER:
-            rc = encode_user(in, msg, messages, err);
+            rc = encode_user(in, ids, msg, messages, err);
             break;
         case SEAM_ROLE_ASSISTANT:
-            rc = encode_assistant(msg, messages);
+            rc = encode_assistant(ids, msg, messages);
             break;
         case SEAM_ROLE_TOOL:
             for (size_t j = 0; j < seam_message_part_count(msg); j++) {
                 const seam_part *p = seam_message_part(msg, j);
                 if (seam_part_get_type(p) == SEAM_PART_TOOL_RESULT)
-                    json_object_array_add(messages, tool_message(in, p));
+                    json_object_array_add(messages, tool_message(in, ids, p));
             }
             break;
         default:
@@ -946,6 +1184,10 @@ static int encode_response_format(const oa_instance *in, const seam_request *req
     return SEAM_OK;
 }
 
+/* A reasoning budget in tokens as an effort level. Three levels (OpenAI,
+ * Ollama, Groq's gpt-oss, grok-4.3): below 4096 tokens "low", below 16384
+ * "medium", else "high" (so the common 1024..32768 budgets land on all three).
+ * Two levels (grok-3-mini): below 8192 "low", else "high". */
 static const char *effort_for_budget(int64_t budget, int two_levels)
 {
     if (two_levels)
@@ -957,22 +1199,67 @@ static const char *effort_for_budget(int64_t budget, int two_levels)
     return "high";
 }
 
-static void encode_reasoning(const oa_instance *in, const char *model, int reasoning_model,
+/* Mistral's "adjustable" reasoning models, the ones that take reasoning_effort
+ * (magistral always reasons and takes nothing). */
+static int mistral_adjustable_model(const char *m)
+{
+    return model_is(m, "mistral-small-latest") || model_is(m, "mistral-small-2603") ||
+           model_is(m, "mistral-small-4") || model_is(m, "mistral-medium-3-5");
+}
+
+/* The request's reasoning budget on each server's documented wire; where a
+ * server or model documents nothing, nothing is sent (an unknown field is
+ * refused by several of them). See the header comment. */
+static void encode_reasoning(const oa_instance *in, const char *model, int openai_reasoning,
                              int64_t budget, json_object *body)
 {
     if (budget <= 0)
         return;
-    unsigned f = in->profile->flags;
-    if (f & PF_OPENROUTER_REASONING) {
+    const char *m = model_base(model);
+    const char *effort = NULL;
+    switch (in->profile->reasoning) {
+    case RW_OPENAI:
+        if (openai_reasoning)
+            effort = effort_for_budget(budget, 0);
+        break;
+    case RW_GROQ:
+        if (model_is(m, "gpt-oss")) { /* reasoning_format is refused here */
+            effort = effort_for_budget(budget, 0);
+        } else if (model_is(m, "qwen3")) { /* "none" or "default" only */
+            effort = "default";
+            json_object_object_add(body, "reasoning_format", json_object_new_string("parsed"));
+        } else if (model_is(m, "qwq") || model_is(m, "deepseek-r1-distill-llama") ||
+                   model_is(m, "deepseek-r1-distill-qwen")) {
+            json_object_object_add(body, "reasoning_format", json_object_new_string("parsed"));
+        }
+        break;
+    case RW_MISTRAL:
+        if (mistral_adjustable_model(m)) /* "none" or "high" only */
+            effort = "high";
+        break;
+    case RW_XAI:
+        if (model_is(m, "grok-3-mini"))
+            effort = effort_for_budget(budget, 1);
+        else if (model_is(m, "grok-4.3"))
+            effort = effort_for_budget(budget, 0);
+        break;
+    case RW_OPENROUTER: {
         json_object *r = json_object_new_object();
         json_object_object_add(r, "max_tokens", json_object_new_int64(budget));
         json_object_object_add(body, "reasoning", r);
-    } else if (f & PF_XAI) {
-        if (model_is(model_base(model), "grok-3-mini"))
-            json_object_object_add(body, "reasoning_effort", json_object_new_string(effort_for_budget(budget, 1)));
-    } else if ((f & PF_EFFORT) && ((f & PF_OPENAI_REASONING) ? reasoning_model : 1)) {
-        json_object_object_add(body, "reasoning_effort", json_object_new_string(effort_for_budget(budget, 0)));
+        break;
     }
+    case RW_OLLAMA:
+        effort = effort_for_budget(budget, 0);
+        break;
+    case RW_VLLM:
+        json_object_object_add(body, "thinking_token_budget", json_object_new_int64(budget));
+        break;
+    case RW_NONE:
+        break;
+    }
+    if (effort)
+        json_object_object_add(body, "reasoning_effort", json_object_new_string(effort));
 }
 
 /* Shallow-merges the options object text into body; a null value deletes. */
@@ -1009,6 +1296,10 @@ static int oa_encode(void *instance, const seam_request *req, int stream, seam_h
     unsigned f = in->profile->flags;
     int reasoning_model = (f & PF_OPENAI_REASONING) && openai_reasoning_model(model);
     int xai_reasoning = (f & PF_XAI) && xai_reasoning_model(model);
+    /* deepseek-reasoner ignores the sampling parameters (documented as not
+     * supported): they are not sent rather than silently dropped there. */
+    int no_sampling = reasoning_model ||
+                      ((f & PF_DEEPSEEK) && model_is(model_base(model), "deepseek-reasoner"));
 
     json_object *body = json_object_new_object();
     json_object *messages = json_object_new_array();
@@ -1019,7 +1310,14 @@ static int oa_encode(void *instance, const seam_request *req, int stream, seam_h
     }
     json_object_object_add(body, "model", json_object_new_string(model));
     json_object_object_add(body, "messages", messages);
-    int rc = encode_messages(in, req, reasoning_model, messages, err);
+    id_map ids = {0};
+    if (f & PF_SHORT_TOOL_IDS)
+        id_map_reserve(&ids, req);
+    int rc = encode_messages(in, (f & PF_SHORT_TOOL_IDS) ? &ids : NULL, req, reasoning_model,
+                             messages, err);
+    if (rc == SEAM_OK && ids.nomem)
+        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    free(ids.items);
     if (rc == SEAM_OK)
         rc = encode_tools(req, body, err);
     if (rc == SEAM_OK)
@@ -1030,7 +1328,7 @@ static int oa_encode(void *instance, const seam_request *req, int stream, seam_h
     }
 
     double temperature;
-    if (seam_request_temperature(req, &temperature) && !reasoning_model && isfinite(temperature))
+    if (seam_request_temperature(req, &temperature) && !no_sampling && isfinite(temperature))
         json_object_object_add(body, "temperature", json_double(temperature));
     int64_t max_tokens = seam_request_max_tokens(req);
     if (max_tokens > 0) {
@@ -1414,14 +1712,27 @@ typedef struct oa_decoder {
     int refusal_seen;
     seam_usage usage;
     int stop_emitted;
+    json_tokener *tok;  /* reused for every event of the stream */
+    int think_on;       /* the instance's think_tags */
+    int think_state;    /* THINK_*, see on_content_text() */
+    strbuf think_hold;  /* content held back: a possible tag's first bytes */
+    strbuf scratch;     /* a NUL-terminated copy of a piece of content */
 } oa_decoder;
+
+static void oa_decoder_free(void *decoder);
 
 static void *oa_decoder_new(void *instance, const seam_request *req)
 {
     (void)req;
     oa_decoder *d = calloc(1, sizeof *d);
-    if (d)
-        d->in = instance;
+    if (!d)
+        return NULL;
+    d->in = instance;
+    d->think_on = d->in && d->in->think_tags > 0;
+    if (!(d->tok = json_tokener_new())) {
+        oa_decoder_free(d);
+        return NULL;
+    }
     return d;
 }
 
@@ -1436,6 +1747,9 @@ static void oa_decoder_free(void *decoder)
         sb_free(&d->tools[i].args);
     }
     free(d->tools);
+    json_tokener_free(d->tok);
+    sb_free(&d->think_hold);
+    sb_free(&d->scratch);
     free(d);
 }
 
@@ -1478,6 +1792,179 @@ static int on_text(oa_decoder *d, seam_emitter *em, const char *text)
         return rc;
     seam_chunk c = {.type = SEAM_CHUNK_TEXT_DELTA, .text = text};
     return emit(em, &c);
+}
+
+/* ---- <think> tags in content ------------------------------------------------
+ *
+ * A server that runs a reasoning model without a reasoning parser (Ollama with
+ * older deepseek-r1/qwq builds, vLLM without --reasoning-parser, llama.cpp's
+ * server, Groq's reasoning_format "raw") sends the model's thoughts in
+ * delta.content as "<think>...</think>" before the answer. With think_tags on,
+ * a <think> that opens the content (whitespace before it allowed) starts the
+ * reasoning channel; </think> ends it, and the whitespace after it is dropped.
+ * A "<think>" anywhere later is the answer's own text and is left alone.
+ * Tags may be split across deltas at any byte, so the bytes that could be the
+ * start of a tag are held back until the next delta decides; bytes that turn
+ * out not to be a tag are released unchanged. The end of the content (finish,
+ * [DONE], a tool call, a refusal) releases what is held, and an unterminated
+ * <think> is closed as reasoning. Not handled: output whose <think> was part of
+ * the prompt (only "</think>" appears), which cannot be told apart from an
+ * answer until the end. */
+enum {
+    THINK_START = 0, /* nothing visible yet: a <think> may open the content */
+    THINK_IN,        /* inside <think>: content is reasoning until </think> */
+    THINK_AFTER,     /* just after </think>: whitespace is dropped */
+    THINK_TEXT       /* the answer: content is text, no more tags looked for */
+};
+
+static const char think_open[] = "<think>";
+static const char think_close[] = "</think>";
+#define THINK_OPEN_LEN (sizeof think_open - 1)
+#define THINK_CLOSE_LEN (sizeof think_close - 1)
+/* Leading whitespace held while waiting for a <think>: past this, it is text. */
+#define THINK_MAX_LEADING_SPACE 64
+
+/* s[0..n) as a NUL-terminated string: s itself when it is terminated there,
+ * else a copy in the decoder's scratch buffer. NULL when out of memory. */
+static const char *terminated(oa_decoder *d, const char *s, size_t n)
+{
+    if (s[n] == '\0')
+        return s;
+    d->scratch.len = 0;
+    if (sb_append(&d->scratch, s, n) != SEAM_OK)
+        return NULL;
+    return d->scratch.data;
+}
+
+static int text_n(oa_decoder *d, seam_emitter *em, const char *s, size_t n)
+{
+    if (n == 0)
+        return SEAM_OK;
+    const char *t = terminated(d, s, n);
+    return t ? on_text(d, em, t) : SEAM_ERR_NOMEM;
+}
+
+static int reasoning_n(oa_decoder *d, seam_emitter *em, const char *s, size_t n)
+{
+    if (n == 0)
+        return SEAM_OK;
+    const char *t = terminated(d, s, n);
+    return t ? on_reasoning(d, em, t) : SEAM_ERR_NOMEM;
+}
+
+/* Where tag (tlen bytes) starts in p[0..len), or NULL. */
+static const char *find_tag(const char *p, size_t len, const char *tag, size_t tlen)
+{
+    const char *end = p + len;
+    while (p && (size_t)(end - p) >= tlen) {
+        if (memcmp(p, tag, tlen) == 0)
+            return p;
+        p = memchr(p + 1, tag[0], (size_t)(end - p - 1));
+    }
+    return NULL;
+}
+
+/* The length of the longest end of p[0..len) that is a proper beginning of tag. */
+static size_t tag_prefix_at_end(const char *p, size_t len, const char *tag, size_t tlen)
+{
+    for (size_t k = tlen - 1 < len ? tlen - 1 : len; k > 0; k--)
+        if (memcmp(p + len - k, tag, k) == 0)
+            return k;
+    return 0;
+}
+
+/* Runs content p[0..len) (the held bytes and the new delta) through the states. */
+static int think_run(oa_decoder *d, seam_emitter *em, const char *p, size_t len)
+{
+    int rc;
+    for (;;) {
+        size_t space = 0;
+        switch (d->think_state) {
+        case THINK_START: {
+            while (space < len && isspace((unsigned char)p[space]))
+                space++;
+            size_t rest = len - space;
+            size_t cmp = rest < THINK_OPEN_LEN ? rest : THINK_OPEN_LEN;
+            if ((rest > 0 && memcmp(p + space, think_open, cmp) != 0) ||
+                (rest == 0 && space > THINK_MAX_LEADING_SPACE)) {
+                d->think_state = THINK_TEXT; /* the answer starts without a <think> */
+                return text_n(d, em, p, len);
+            }
+            if (rest < THINK_OPEN_LEN) /* whitespace, or the beginning of "<think>" */
+                return sb_append(&d->think_hold, p, len);
+            p += space + THINK_OPEN_LEN;
+            len -= space + THINK_OPEN_LEN;
+            d->think_state = THINK_IN;
+            break;
+        }
+        case THINK_IN: {
+            const char *close = find_tag(p, len, think_close, THINK_CLOSE_LEN);
+            if (!close) {
+                size_t keep = tag_prefix_at_end(p, len, think_close, THINK_CLOSE_LEN);
+                if ((rc = reasoning_n(d, em, p, len - keep)) != SEAM_OK)
+                    return rc;
+                return sb_append(&d->think_hold, p + len - keep, keep);
+            }
+            if ((rc = reasoning_n(d, em, p, (size_t)(close - p))) != SEAM_OK ||
+                (rc = close_reasoning(d, em)) != SEAM_OK)
+                return rc;
+            len -= (size_t)(close - p) + THINK_CLOSE_LEN;
+            p = close + THINK_CLOSE_LEN;
+            d->think_state = THINK_AFTER;
+            break;
+        }
+        case THINK_AFTER:
+            while (space < len && isspace((unsigned char)p[space]))
+                space++;
+            if (space == len)
+                return SEAM_OK;
+            d->think_state = THINK_TEXT;
+            return text_n(d, em, p + space, len - space);
+        default:
+            return text_n(d, em, p, len);
+        }
+    }
+}
+
+/* One piece of the answer's content (a delta's string or a text part). */
+static int on_content_text(oa_decoder *d, seam_emitter *em, const char *text)
+{
+    if (!text || !*text)
+        return SEAM_OK;
+    if (!d->think_on || (d->think_state == THINK_TEXT && d->think_hold.len == 0))
+        return on_text(d, em, text); /* the common case: no copy */
+    size_t n = strlen(text);
+    if (d->think_hold.len == 0)
+        return think_run(d, em, text, n);
+    strbuf joined = d->think_hold; /* the held bytes, then the new ones */
+    memset(&d->think_hold, 0, sizeof d->think_hold);
+    int rc = sb_append(&joined, text, n);
+    if (rc == SEAM_OK)
+        rc = think_run(d, em, joined.data, joined.len);
+    sb_free(&joined);
+    return rc;
+}
+
+/* The content is over (or something other than content comes): what is held
+ * is released, an open <think> is closed; tags are no longer looked for. */
+static int think_end(oa_decoder *d, seam_emitter *em)
+{
+    if (!d->think_on || d->think_state == THINK_TEXT)
+        return SEAM_OK;
+    int state = d->think_state;
+    strbuf held = d->think_hold;
+    memset(&d->think_hold, 0, sizeof d->think_hold);
+    d->think_state = THINK_TEXT;
+    int rc = SEAM_OK;
+    if (state == THINK_START) {
+        rc = text_n(d, em, held.data, held.len); /* it was not a tag: unchanged */
+    } else if (state == THINK_IN) {
+        rc = reasoning_n(d, em, held.data, held.len);
+        if (rc == SEAM_OK)
+            rc = close_reasoning(d, em);
+    }
+    sb_free(&held);
+    return rc;
 }
 
 static tool_slot *new_slot(oa_decoder *d, int index)
@@ -1534,7 +2021,9 @@ static tool_slot *slot_for(oa_decoder *d, int has_index, int index, const char *
 
 static int start_slot(oa_decoder *d, tool_slot *s, seam_emitter *em)
 {
-    int rc = close_reasoning(d, em);
+    int rc = think_end(d, em);
+    if (rc == SEAM_OK)
+        rc = close_reasoning(d, em);
     if (rc != SEAM_OK)
         return rc;
     if (!s->id || !*s->id) {
@@ -1581,7 +2070,7 @@ static int on_tool_fragment(oa_decoder *d, seam_emitter *em, int has_index, int 
 
 /* The whole arguments text for tool_call_end: "" means {}; a JSON object is
  * re-serialized; anything else is passed on for the accumulator to reject. */
-static char *final_args(const strbuf *args)
+static char *final_args(oa_decoder *d, const strbuf *args)
 {
     const char *p = args->data ? args->data : "";
     size_t len = args->len;
@@ -1593,7 +2082,7 @@ static char *final_args(const strbuf *args)
         len--;
     if (len == 0)
         return xstrdup("{}");
-    json_object *obj = json_parse_strict(p, len);
+    json_object *obj = json_parse_with(d->tok, p, len);
     char *out;
     if (json_object_is_type(obj, json_type_object))
         out = xstrdup(json_text(obj));
@@ -1613,7 +2102,7 @@ static int end_tools(oa_decoder *d, seam_emitter *em)
         if (!s->started && (rc = start_slot(d, s, em)) != SEAM_OK)
             return rc;
         s->ended = 1;
-        char *args = final_args(&s->args);
+        char *args = final_args(d, &s->args);
         if (!args)
             return SEAM_ERR_NOMEM;
         seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_END, .id = s->id, .args_json = args};
@@ -1646,7 +2135,9 @@ static seam_stop_reason map_finish(const char *fr)
 /* Content is over: close reasoning, end every tool call. */
 static int finish_content(oa_decoder *d, seam_emitter *em)
 {
-    int rc = close_reasoning(d, em);
+    int rc = think_end(d, em);
+    if (rc == SEAM_OK)
+        rc = close_reasoning(d, em);
     if (rc == SEAM_OK)
         rc = end_tools(d, em);
     return rc;
@@ -1728,24 +2219,26 @@ static int on_thinking_part(oa_decoder *d, seam_emitter *em, json_object *part)
 static int on_content(oa_decoder *d, seam_emitter *em, json_object *content)
 {
     if (json_object_is_type(content, json_type_string))
-        return on_text(d, em, json_object_get_string(content));
+        return on_content_text(d, em, json_object_get_string(content));
     if (!json_object_is_type(content, json_type_array))
         return SEAM_OK;
     for (size_t i = 0; i < json_object_array_length(content); i++) {
         json_object *part = json_object_array_get_idx(content, i);
         int rc = SEAM_OK;
         if (json_object_is_type(part, json_type_string)) {
-            rc = on_text(d, em, json_object_get_string(part));
+            rc = on_content_text(d, em, json_object_get_string(part));
         } else {
             const char *type = jstr(part, "type");
             if (!type || !strcmp(type, "text"))
-                rc = on_text(d, em, jstr(part, "text"));
+                rc = on_content_text(d, em, jstr(part, "text"));
             else if (!strcmp(type, "thinking") || !strcmp(type, "reasoning"))
                 rc = jget(part, "thinking") ? on_thinking_part(d, em, part)
                                             : on_reasoning(d, em, jstr(part, "text"));
             else if (!strcmp(type, "refusal")) {
                 d->refusal_seen = 1;
-                rc = on_text(d, em, jstr(part, "refusal"));
+                rc = think_end(d, em);
+                if (rc == SEAM_OK)
+                    rc = on_text(d, em, jstr(part, "refusal"));
             }
         }
         if (rc != SEAM_OK)
@@ -1771,7 +2264,7 @@ static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int who
     const char *refusal = jstr(delta, "refusal");
     if (refusal && *refusal) {
         d->refusal_seen = 1;
-        if ((rc = on_text(d, em, refusal)) != SEAM_OK)
+        if ((rc = think_end(d, em)) != SEAM_OK || (rc = on_text(d, em, refusal)) != SEAM_OK)
             return rc;
     }
     json_object *calls = jget(delta, "tool_calls");
@@ -1860,7 +2353,7 @@ static int oa_decode_event(void *decoder, const seam_frame *frame, seam_emitter 
         return emit_stop(d, out);
     if (d->stop_emitted)
         return SEAM_OK; /* nothing after the end counts */
-    json_object *root = json_parse_strict(data, len);
+    json_object *root = json_parse_with(d->tok, data, len);
     if (!root)
         return malformed(err, "stream event");
     int rc = SEAM_OK;
@@ -1894,21 +2387,23 @@ static int oa_decode_finish(void *decoder, seam_emitter *out, seam_error *err)
     /* No [DONE] but a finish_reason: the answer is complete all the same. */
     if (!d->stop_emitted && d->finish_seen)
         return emit_stop(d, out);
+    /* Cut short: what content was held back still belongs to the partial answer. */
+    if (!d->stop_emitted)
+        return think_end(d, out);
     return SEAM_OK;
 }
 
 static int oa_decode_response(void *instance, const seam_request *req, const char *body,
                               size_t len, seam_emitter *out, seam_error *err)
 {
-    json_object *root = json_parse_strict(body, len);
+    oa_decoder *d = oa_decoder_new(instance, req);
+    if (!d)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    json_object *root = json_parse_with(d->tok, body, len);
     if (!json_object_is_type(root, json_type_object)) {
         json_object_put(root);
+        oa_decoder_free(d);
         return malformed(err, "response body");
-    }
-    oa_decoder *d = oa_decoder_new(instance, req);
-    if (!d) {
-        json_object_put(root);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
     }
     int rc;
     if (jget(root, "error")) {
