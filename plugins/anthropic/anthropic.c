@@ -30,18 +30,58 @@
  *   cache_ttl = "5m" | "1h";            breakpoint lifetime (default: the API's)
  *   thinking = "enabled" | "adaptive" | "disabled";
  *   thinking_budget = 4096;             budget when the request gives none (0: off)
+ *   thinking_display = "summarized" | "omitted" | "updates";
+ *                                       thinking.display with adaptive thinking
+ *                                       (Opus 4.7 on; their default is "omitted":
+ *                                       signed blocks with empty text); "updates"
+ *                                       adds its beta header
  *   max_tokens = 8192;                  when the request gives none (else per model)
  *   top_k = 40; top_p = 0.9; metadata = { user_id = "..."; }; service_tier = "auto";
- *                                       sent as given
- *   effort = "low" | "medium" | "high"; output_config.effort
+ *                                       sent as given (sampling: see below)
+ *   effort = "low" | "medium" | "high" | "xhigh" | "max";  output_config.effort
  *   disable_parallel_tool_use = true;   inside tool_choice
+ *   forced_tool = "prompt" | "reject";  a forced tool choice on a model that
+ *                                       rejects it: auto plus a system-prompt
+ *                                       line (default), or a bad_request
+ *   strict_tools = true;                mark the caller's tools strict (their
+ *                                       schemas must fit strict tool use)
  *   structured_output = "native" | "tool";  how a JSON answer is asked for
  *                                       (default: native where the family has it)
  *   capabilities = { context_window = 1000000; reasoning = false; ... };
- *                                       overrides for every model
+ *                                       overrides for every model; besides the
+ *                                       core's flags, forced_tool_choice and
+ *                                       sampling (booleans) change the rules below
  *   models = { claude-sonnet-4-5 = { context_window = 1000000; }; };
  *                                       overrides per model-id prefix (longest wins)
  * Unknown keys are ignored (a conf may be shared by several plugin versions).
+ *
+ * Per model family (the table below says which family has which rule; an
+ * unknown Claude id gets the newest, strictest rules), from Anthropic's model
+ * pages and migration guides:
+ *  - Thinking. Families up to 4.6 take {enabled, budget_tokens} (4.6 also
+ *    {adaptive}) and think only when asked. Opus 4.7 and 4.8 take {adaptive}
+ *    only: a budget or "enabled" becomes {adaptive}. Opus 5, Sonnet 5 and
+ *    Haiku 5.5 think when `thinking` is omitted; "disabled" sends {disabled}
+ *    (Opus 5 and Haiku 5.5 accept it only at effort high or below: a
+ *    bad_request otherwise). Opus 5.5 and Fable/Mythos always think: "disabled"
+ *    sends no thinking field and effort "low" unless an effort is set (the
+ *    guides' advice). Sonnet 5.5 rejects {disabled}: "disabled" sends its
+ *    lowest setting, {between_tools} (effort high or below).
+ *  - Forced tool choice is a 400 on Opus 5.5, Sonnet 5.5, Fable 5.1 and
+ *    Mythos 5.1. There a required or named tool choice is sent as
+ *    {type: auto} with a sentence appended to the system prompt asking for
+ *    the tool ("Answer by calling the get_weather tool."), the replacement the
+ *    migration guides give; forced_tool = "reject" fails it before sending
+ *    instead. The "json" tool (a JSON answer without a usable schema) is
+ *    always asked for that way there. Haiku 5.5, Opus 5, Sonnet 5 and Fable 5
+ *    accept forced tools (the call then comes without thinking).
+ *  - Sampling: Opus 4.7 and later reject non-default temperature, top_p and
+ *    top_k, so none is sent there.
+ *  - max_tokens: when none is given, the model's limit capped at 16384, or at
+ *    64000 at effort xhigh or max (the guides' starting point there).
+ *  - Betas those families made the default or never needed (interleaved-
+ *    thinking, context-1m, effort, output-128k, token-efficient-tools) are not
+ *    sent to them, so a conf written for older models stays valid.
  *
  * Choices the API forces on us, each applied silently because the request is
  * still meaningful without the dropped part:
@@ -50,7 +90,8 @@
  *    is a hard requirement of the caller, a reasoning budget only a hint, so
  *    thinking is dropped then; with thinking on, temperature and top_k are not sent.
  *  - max_tokens counts thinking tokens: a max_tokens not above the budget gets
- *    the budget added, so the budget never eats the whole answer.
+ *    the budget added, so the budget never eats the whole answer (on the
+ *    adaptive families too, where the caller's budget is room to think).
  *  - A tool loop continued with thinking on must replay the turn's thinking
  *    block first; a turn without one (stripped on a failover) is continued
  *    with thinking off for that request, as the API's documentation advises.
@@ -59,8 +100,14 @@
  *    provider's) is dropped. Provider-executed tool calls and results (server
  *    tools) are not replayed: the API accepts a turn without them.
  *  - Structured output uses output_config.format (json_schema) where the model
- *    supports it and a schema is given; otherwise a forced tool named "json"
- *    whose input is the answer, decoded back into plain text.
+ *    supports it and a schema is given; otherwise a tool named "json" whose
+ *    input is the answer (forced, or asked for where forcing is rejected),
+ *    decoded back into plain text.
+ *  - Stop reasons: refusal (safety classifiers, with stop_details in
+ *    message_delta) is content_filter; model_context_window_exceeded is
+ *    length. The text between tool calls that Opus/Sonnet 5.5 and Fable return
+ *    as thinking blocks (empty at the default display) decodes as reasoning,
+ *    signature kept, and is replayed unchanged as the API requires.
  *
  * Decoding: the stop chunk is emitted at message_stop with message_start's
  * usage overridden by every count message_delta gives. Server-side tools
@@ -95,6 +142,11 @@
  * from max_tokens up front, so asking for a model's whole 64k by default would
  * throttle callers that never use it. */
 #define DEFAULT_MAX_TOKENS_CAP 16384
+/* The default at effort xhigh or max, where the migration guides for Opus 5.5
+ * and Fable 5.1 say to "start at 64k tokens" so the model has room to think. */
+#define HIGH_EFFORT_MAX_TOKENS 64000
+/* The beta that lets thinking.display be "updates" (progress updates only). */
+#define THINKING_UPDATES_BETA "thinking-display-updates-2026-08-18"
 /* A content-block index past this is treated as garbage, not as a size to allocate. */
 #define MAX_BLOCK_INDEX 4096
 
@@ -245,39 +297,100 @@ static int obj_add_str(json_object *o, const char *key, const char *s)
 
 /* ==== capability flags per model family ==================================== */
 
+/* How a family takes the `thinking` request field. */
+typedef enum thinking_style {
+    THINKING_NONE = 0,    /* no extended thinking */
+    THINKING_BUDGET,      /* {enabled, budget_tokens} only; off unless asked for */
+    THINKING_BUDGET_OR_ADAPTIVE, /* 4.6: both (budgets deprecated); off unless asked for */
+    THINKING_ADAPTIVE,    /* 4.7, 4.8: {adaptive} only, a budget is a 400; off unless asked */
+    THINKING_DEFAULT_ON,  /* adaptive runs when `thinking` is omitted; {disabled} accepted */
+    THINKING_ALWAYS_ON    /* adaptive always runs; {disabled} and {enabled} are 400s */
+} thinking_style;
+
 typedef struct model_family {
     const char *prefix; /* matches the id itself or the id followed by a date/tag */
+    int64_t context_window;
+    int64_t max_output_tokens;
     unsigned reasoning : 1;
     unsigned vision : 1;
     unsigned pdf_input : 1;
     unsigned prompt_cache : 1;
     unsigned structured_output : 1; /* native output_config.format */
-    int64_t context_window;
-    int64_t max_output_tokens;
+    unsigned thinking : 3;           /* thinking_style */
+    /* The rules below are zero for the families that predate them, so an old
+     * row written without them keeps its old behavior. */
+    unsigned rejects_forced_tool : 1; /* tool_choice any/tool is a 400 */
+    unsigned rejects_sampling : 1;    /* non-default temperature/top_p/top_k are 400s */
+    unsigned off_at_high_or_below : 1; /* thinking goes off only at effort high or below */
+    unsigned between_tools : 1;       /* the lowest setting is {between_tools}, not {disabled} */
 } model_family;
 
-/* Known families. A Claude id not listed (a newer model) gets `modern_family`:
- * new models keep the features of the latest ones, and the conf can say otherwise. */
+/* Known families, from Anthropic's model pages, "What's new" pages and
+ * migration guides (Opus 5.5, Sonnet 5.5, Haiku 5.5, Fable 5.1; read 2026-11):
+ *  - context window / max output: each model's overview page. 4.6 and later:
+ *    1M / 128K with no beta header.
+ *  - thinking: Opus 4.7+ take no budget ("thinking.type.enabled" is not
+ *    supported); Opus 5, Sonnet 5 and Haiku 5.5 think by default and accept
+ *    {disabled} (Opus 5 and Haiku 5.5 only at effort high or below); Opus 5.5
+ *    and Fable/Mythos always think; Sonnet 5.5 rejects {disabled} and offers
+ *    {between_tools} (effort high or below) as its lowest setting.
+ *  - forced tool choice: a 400 on Opus 5.5, Sonnet 5.5, Fable 5.1 and Mythos
+ *    5.1 ("tool_choice: type \"tool\" and \"any\" are not supported for this
+ *    model"); Haiku 5.5, Opus 5, Sonnet 5 and Fable 5 still accept it.
+ *  - sampling: Opus 4.7 and every later model reject non-default temperature,
+ *    top_p and top_k.
+ *  - every active model takes images and PDFs and has prompt caching (5m and
+ *    1h TTLs; minimum cacheable prompt 512 tokens on Opus 5/5.5, Sonnet 5.5,
+ *    Haiku 5.5 and Fable; 1,024 on Opus 4.8 and Sonnet 5; the API caches
+ *    nothing below it and says nothing, so the codec does not check it).
+ * A Claude id not listed (a newer model) gets `modern_family`: the rules of
+ * the newest models, the strictest ones, so that a request to it is one the
+ * API accepts; the conf can say otherwise (capabilities and models options). */
+#define MEDIA .vision = 1, .pdf_input = 1, .prompt_cache = 1
+#define CURRENT .reasoning = 1, MEDIA, .structured_output = 1
+#define GEN_4_7_ON CURRENT, .rejects_sampling = 1
 static const model_family families[] = {
-    { "claude-instant-1", 0, 0, 0, 0, 0, 100000, 4096 },
-    { "claude-2", 0, 0, 0, 0, 0, 100000, 4096 },
-    { "claude-2.1", 0, 0, 0, 0, 0, 200000, 4096 },
-    { "claude-3-haiku", 0, 1, 0, 1, 0, 200000, 4096 },
-    { "claude-3-sonnet", 0, 1, 0, 1, 0, 200000, 4096 },
-    { "claude-3-opus", 0, 1, 0, 1, 0, 200000, 4096 },
-    { "claude-3-5-haiku", 0, 1, 1, 1, 0, 200000, 8192 },
-    { "claude-3-5-sonnet", 0, 1, 1, 1, 0, 200000, 8192 },
-    { "claude-3-7-sonnet", 1, 1, 1, 1, 0, 200000, 64000 },
-    { "claude-sonnet-4", 1, 1, 1, 1, 0, 200000, 64000 },
-    { "claude-opus-4", 1, 1, 1, 1, 0, 200000, 32000 },
-    { "claude-opus-4-1", 1, 1, 1, 1, 0, 200000, 32000 },
-    { "claude-sonnet-4-5", 1, 1, 1, 1, 1, 200000, 64000 },
-    { "claude-haiku-4-5", 1, 1, 1, 1, 1, 200000, 64000 },
-    { "claude-opus-4-5", 1, 1, 1, 1, 1, 200000, 64000 },
-    { "claude-sonnet-4-6", 1, 1, 1, 1, 1, 200000, 64000 },
-    { "claude-opus-4-6", 1, 1, 1, 1, 1, 200000, 128000 },
+    { "claude-instant-1", 100000, 4096, .thinking = THINKING_NONE },
+    { "claude-2", 100000, 4096, .thinking = THINKING_NONE },
+    { "claude-2.1", 200000, 4096, .thinking = THINKING_NONE },
+    { "claude-3-haiku", 200000, 4096, .vision = 1, .prompt_cache = 1 },
+    { "claude-3-sonnet", 200000, 4096, .vision = 1, .prompt_cache = 1 },
+    { "claude-3-opus", 200000, 4096, .vision = 1, .prompt_cache = 1 },
+    { "claude-3-5-haiku", 200000, 8192, MEDIA },
+    { "claude-3-5-sonnet", 200000, 8192, MEDIA },
+    { "claude-3-7-sonnet", 200000, 64000, .reasoning = 1, MEDIA, .thinking = THINKING_BUDGET },
+    { "claude-sonnet-4", 200000, 64000, .reasoning = 1, MEDIA, .thinking = THINKING_BUDGET },
+    { "claude-opus-4", 200000, 32000, .reasoning = 1, MEDIA, .thinking = THINKING_BUDGET },
+    { "claude-opus-4-1", 200000, 32000, .reasoning = 1, MEDIA, .thinking = THINKING_BUDGET },
+    { "claude-sonnet-4-5", 200000, 64000, CURRENT, .thinking = THINKING_BUDGET },
+    { "claude-haiku-4-5", 200000, 64000, CURRENT, .thinking = THINKING_BUDGET },
+    { "claude-opus-4-5", 200000, 64000, CURRENT, .thinking = THINKING_BUDGET },
+    { "claude-sonnet-4-6", 1000000, 128000, CURRENT, .thinking = THINKING_BUDGET_OR_ADAPTIVE },
+    { "claude-opus-4-6", 1000000, 128000, CURRENT, .thinking = THINKING_BUDGET_OR_ADAPTIVE },
+    { "claude-opus-4-7", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ADAPTIVE },
+    { "claude-opus-4-8", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ADAPTIVE },
+    { "claude-opus-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_DEFAULT_ON,
+      .off_at_high_or_below = 1 },
+    { "claude-sonnet-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_DEFAULT_ON },
+    { "claude-fable-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ALWAYS_ON },
+    { "claude-mythos-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ALWAYS_ON },
+    { "claude-fable-5-1", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ALWAYS_ON,
+      .rejects_forced_tool = 1 },
+    { "claude-mythos-5-1", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ALWAYS_ON,
+      .rejects_forced_tool = 1 },
+    { "claude-opus-5-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ALWAYS_ON,
+      .rejects_forced_tool = 1 },
+    { "claude-sonnet-5-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_ALWAYS_ON,
+      .rejects_forced_tool = 1, .between_tools = 1, .off_at_high_or_below = 1 },
+    { "claude-haiku-5-5", 1000000, 128000, GEN_4_7_ON, .thinking = THINKING_DEFAULT_ON,
+      .off_at_high_or_below = 1 },
 };
-static const model_family modern_family = { NULL, 1, 1, 1, 1, 1, 200000, 64000 };
+static const model_family modern_family = { NULL, 1000000, 128000, GEN_4_7_ON,
+                                            .thinking = THINKING_ALWAYS_ON,
+                                            .rejects_forced_tool = 1 };
+#undef MEDIA
+#undef CURRENT
+#undef GEN_4_7_ON
 
 /* Strips a cloud prefix ("anthropic.", "us.anthropic." on Bedrock). */
 static const char *model_base_id(const char *model)
@@ -287,8 +400,9 @@ static const char *model_base_id(const char *model)
 }
 
 /* 1 when `id` is `prefix` itself or `prefix` followed by a version tag: a
- * "-YYYYMMDD" date, "-latest", "@date" (Vertex) or ":n" (Bedrock). So
- * "claude-opus-4" matches "claude-opus-4-20250514" but not "claude-opus-4-7". */
+ * "-YYYYMMDD" date, "-latest", "-v1:0" (Bedrock), "@date" (Vertex) or ":n".
+ * So "claude-opus-4" matches "claude-opus-4-20250514" but not "claude-opus-4-7",
+ * and "claude-opus-5" does not match "claude-opus-5-5". */
 static int family_matches(const char *prefix, const char *id)
 {
     size_t n = strlen(prefix);
@@ -301,6 +415,8 @@ static int family_matches(const char *prefix, const char *id)
         return 0;
     rest++;
     if (strncmp(rest, "latest", 6) == 0)
+        return 1;
+    if (rest[0] == 'v' && isdigit((unsigned char)rest[1]))
         return 1;
     size_t digits = 0;
     while (isdigit((unsigned char)rest[digits]))
@@ -320,39 +436,37 @@ static const model_family *family_of(const char *model)
     return best ? best : &modern_family;
 }
 
-/* Applies one `capabilities` group. -1 with `why` filled for a wrong type. */
-static int caps_apply_override(seam_capabilities *c, json_object *o, char *why, size_t whysize)
+/* What encode needs to know of a model: the flags the core sees, and the
+ * request rules of its family (two of which the conf can override). */
+typedef struct model_info {
+    seam_capabilities caps;
+    const model_family *family;
+    unsigned forced_tool_choice : 1; /* tool_choice any/tool accepted */
+    unsigned sampling : 1;           /* temperature/top_p/top_k accepted */
+} model_info;
+
+static int want_flag(json_object *val, const char *key, unsigned *out, char *why, size_t whysize)
 {
-    static const char *const flag_names[] = { "tools", "streaming", "parallel_tool_calls",
-                                              "vision", "audio_input", "pdf_input",
-                                              "prompt_cache", "reasoning",
-                                              "structured_output" };
+    if (!json_object_is_type(val, json_type_boolean) && !json_object_is_type(val, json_type_int)) {
+        snprintf(why, whysize, "capability %s must be a boolean", key);
+        return -1;
+    }
+    *out = json_object_get_boolean(val) ? 1u : 0u;
+    return 0;
+}
+
+/* Applies one `capabilities` group. -1 with `why` filled for a wrong type. */
+static int caps_apply_override(model_info *mi, json_object *o, char *why, size_t whysize)
+{
+    seam_capabilities *c = &mi->caps;
     if (!json_object_is_type(o, json_type_object)) {
         snprintf(why, whysize, "capabilities must be a group");
         return -1;
     }
     json_object_object_foreach(o, key, val)
     {
-        int is_flag = 0;
-        for (size_t i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
-            is_flag |= strcmp(key, flag_names[i]) == 0;
-        if (is_flag) {
-            if (!json_object_is_type(val, json_type_boolean) &&
-                !json_object_is_type(val, json_type_int)) {
-                snprintf(why, whysize, "capability %s must be a boolean", key);
-                return -1;
-            }
-            unsigned on = json_object_get_boolean(val) ? 1u : 0u;
-            if (!strcmp(key, "tools")) c->tools = on;
-            else if (!strcmp(key, "streaming")) c->streaming = on;
-            else if (!strcmp(key, "parallel_tool_calls")) c->parallel_tool_calls = on;
-            else if (!strcmp(key, "vision")) c->vision = on;
-            else if (!strcmp(key, "audio_input")) c->audio_input = on;
-            else if (!strcmp(key, "pdf_input")) c->pdf_input = on;
-            else if (!strcmp(key, "prompt_cache")) c->prompt_cache = on;
-            else if (!strcmp(key, "reasoning")) c->reasoning = on;
-            else c->structured_output = on;
-        } else if (!strcmp(key, "context_window") || !strcmp(key, "max_output_tokens")) {
+        unsigned on = 0;
+        if (!strcmp(key, "context_window") || !strcmp(key, "max_output_tokens")) {
             if (!json_object_is_type(val, json_type_int) || json_object_get_int64(val) < 0) {
                 snprintf(why, whysize, "capability %s must be a non-negative integer", key);
                 return -1;
@@ -361,7 +475,28 @@ static int caps_apply_override(seam_capabilities *c, json_object *o, char *why, 
                 c->context_window = json_object_get_int64(val);
             else
                 c->max_output_tokens = json_object_get_int64(val);
+            continue;
         }
+#define FLAG(name, lvalue)                                                \
+    if (!strcmp(key, name)) {                                             \
+        if (want_flag(val, key, &on, why, whysize) != 0)                  \
+            return -1;                                                    \
+        lvalue = on;                                                      \
+        continue;                                                         \
+    }
+        FLAG("tools", c->tools)
+        FLAG("streaming", c->streaming)
+        FLAG("parallel_tool_calls", c->parallel_tool_calls)
+        FLAG("vision", c->vision)
+        FLAG("audio_input", c->audio_input)
+        FLAG("pdf_input", c->pdf_input)
+        FLAG("prompt_cache", c->prompt_cache)
+        FLAG("reasoning", c->reasoning)
+        FLAG("structured_output", c->structured_output)
+        /* This plugin's own: the request rules a newer snapshot may change. */
+        FLAG("forced_tool_choice", mi->forced_tool_choice)
+        FLAG("sampling", mi->sampling)
+#undef FLAG
     }
     return 0;
 }
@@ -388,11 +523,15 @@ static int options_enable_beta(json_object *options, const char *prefix)
 
 /* The capabilities of `model`: its family, then options.capabilities, then the
  * longest options.models prefix matching the model. */
-static int model_capabilities(json_object *options, const char *model, seam_capabilities *c,
+static int model_capabilities(json_object *options, const char *model, model_info *mi,
                               char *why, size_t whysize)
 {
     const model_family *f = family_of(model);
-    memset(c, 0, sizeof *c);
+    seam_capabilities *c = &mi->caps;
+    memset(mi, 0, sizeof *mi);
+    mi->family = f;
+    mi->forced_tool_choice = !f->rejects_forced_tool;
+    mi->sampling = !f->rejects_sampling;
     c->size = sizeof *c;
     c->tools = 1;
     c->streaming = 1;
@@ -401,7 +540,7 @@ static int model_capabilities(json_object *options, const char *model, seam_capa
     c->pdf_input = f->pdf_input;
     c->prompt_cache = f->prompt_cache;
     c->reasoning = f->reasoning;
-    c->structured_output = 1; /* natively or through the forced "json" tool */
+    c->structured_output = 1; /* natively or through the "json" tool */
     c->context_window = f->context_window;
     c->max_output_tokens = f->max_output_tokens;
     /* The 1M-token context beta (context-1m-*) in the conf widens the window,
@@ -410,7 +549,7 @@ static int model_capabilities(json_object *options, const char *model, seam_capa
         c->context_window = 1000000;
 
     json_object *all = member(options, "capabilities", json_type_null);
-    if (all && caps_apply_override(c, all, why, whysize) != 0)
+    if (all && caps_apply_override(mi, all, why, whysize) != 0)
         return -1;
     json_object *models = member(options, "models", json_type_null);
     if (models) {
@@ -428,23 +567,34 @@ static int model_capabilities(json_object *options, const char *model, seam_capa
                 best_len = n;
             }
         }
-        if (best && caps_apply_override(c, best, why, whysize) != 0)
+        if (best && caps_apply_override(mi, best, why, whysize) != 0)
             return -1;
     }
     return 0;
 }
 
-/* The max_tokens sent when neither the request nor the options give one. */
-static int64_t default_max_tokens(const seam_capabilities *c)
+/* 1 for the effort levels above "high" (xhigh, max). */
+static int effort_above_high(const char *effort)
 {
+    return str_eq(effort, "xhigh") || str_eq(effort, "max");
+}
+
+/* The max_tokens sent when neither the request nor the options give one:
+ * the model's limit, capped (see DEFAULT_MAX_TOKENS_CAP). At effort xhigh or
+ * max the migration guides say to start at 64k, because max_tokens covers the
+ * thinking as well as the answer. */
+static int64_t default_max_tokens(const seam_capabilities *c, const char *effort)
+{
+    int64_t cap = effort_above_high(effort) ? HIGH_EFFORT_MAX_TOKENS : DEFAULT_MAX_TOKENS_CAP;
     int64_t mt = c->max_output_tokens > 0 ? c->max_output_tokens : 4096;
-    return mt > DEFAULT_MAX_TOKENS_CAP ? DEFAULT_MAX_TOKENS_CAP : mt;
+    return mt > cap ? cap : mt;
 }
 
 /* ==== options ================================================================ */
 
 enum { THINK_DEFAULT = 0, THINK_ENABLED, THINK_ADAPTIVE, THINK_DISABLED };
 enum { SO_DEFAULT = 0, SO_NATIVE, SO_TOOL };
+enum { FORCED_PROMPT = 0, FORCED_REJECT };
 
 /* The effective options of one call. Strings and JSON values are borrowed from
  * the option objects they came from (alive for the whole encode). */
@@ -461,6 +611,9 @@ typedef struct settings {
     const char *effort;
     int disable_parallel_tool_use;
     int structured_mode; /* SO_DEFAULT, SO_NATIVE, SO_TOOL */
+    int forced_tool;     /* FORCED_PROMPT, FORCED_REJECT */
+    const char *thinking_display;
+    int strict_tools;
 } settings;
 
 static int settings_add_beta(settings *s, const char *list)
@@ -649,6 +802,32 @@ static int settings_apply(settings *s, json_object *o, char *why, size_t whysize
                 return -1;
             }
             s->disable_parallel_tool_use = json_object_get_boolean(v);
+        } else if (!strcmp(key, "forced_tool")) {
+            const char *m = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                                     : NULL;
+            if (str_eq(m, "prompt"))
+                s->forced_tool = FORCED_PROMPT;
+            else if (str_eq(m, "reject"))
+                s->forced_tool = FORCED_REJECT;
+            else {
+                snprintf(why, whysize, "option forced_tool must be \"prompt\" or \"reject\"");
+                return -1;
+            }
+        } else if (!strcmp(key, "thinking_display")) {
+            const char *d = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                                     : NULL;
+            if (!str_eq(d, "summarized") && !str_eq(d, "omitted") && !str_eq(d, "updates")) {
+                snprintf(why, whysize,
+                         "option thinking_display must be \"summarized\", \"omitted\" or \"updates\"");
+                return -1;
+            }
+            s->thinking_display = d;
+        } else if (!strcmp(key, "strict_tools")) {
+            if (!json_object_is_type(v, json_type_boolean)) {
+                snprintf(why, whysize, "option strict_tools must be a boolean");
+                return -1;
+            }
+            s->strict_tools = json_object_get_boolean(v);
         } else if (!strcmp(key, "structured_output")) {
             const char *m = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
                                                                      : NULL;
@@ -711,12 +890,12 @@ static void *anthropic_create(const seam_provider_config *cfg, seam_error *err)
     }
     /* Check the options now, so a typo is a conf error at load, not a failed call. */
     settings s = { 0 };
-    seam_capabilities caps;
+    model_info mi;
     char why[200] = "";
     int rc = settings_apply(&s, a->options, why, sizeof why);
     abuf_free(&s.beta);
     if (rc == 0)
-        rc = model_capabilities(a->options, "", &caps, why, sizeof why);
+        rc = model_capabilities(a->options, "", &mi, why, sizeof why);
     if (rc != 0) {
         seam_error_set(err, SEAM_ERROR_CONF, "anthropic provider %s: %s",
                        cfg && cfg->name ? cfg->name : "?",
@@ -730,11 +909,13 @@ static void *anthropic_create(const seam_provider_config *cfg, seam_error *err)
 static int anthropic_capabilities(void *instance, const char *model, seam_capabilities *caps)
 {
     anthropic *a = instance;
+    model_info mi;
     char why[200];
     if (!caps)
         return SEAM_ERR_INVALID;
-    if (model_capabilities(a ? a->options : NULL, model, caps, why, sizeof why) != 0)
+    if (model_capabilities(a ? a->options : NULL, model, &mi, why, sizeof why) != 0)
         return SEAM_ERR_INVALID;
+    *caps = mi.caps;
     return SEAM_OK;
 }
 
@@ -746,12 +927,19 @@ typedef struct plan {
     settings s;
     const char *model;
     json_object *req_options; /* parsed request options, owned */
-    seam_capabilities caps;
+    model_info mi;
+    seam_capabilities caps;  /* mi.caps */
     int json_native;   /* output_config.format */
-    int json_tool;     /* the forced "json" tool */
-    int forced_tool;   /* tool_choice any/tool */
+    int json_tool;     /* the "json" tool carries the answer */
+    int forced_tool;   /* tool_choice any/tool is sent */
+    /* A forced tool the model does not accept, asked for in the system prompt
+     * instead, with tool_choice auto: "" for any tool, else the tool's name. */
+    const char *prompted_tool;
     int64_t thinking_budget; /* > 0: thinking enabled with this budget */
-    int adaptive_thinking;
+    int adaptive_thinking;   /* thinking {adaptive} */
+    int thinking_off;        /* thinking {disabled} */
+    int between_tools;       /* thinking {between_tools} */
+    const char *effort;      /* output_config.effort, NULL: none sent */
     int64_t max_tokens;
 } plan;
 
@@ -799,7 +987,8 @@ static int make_plan(anthropic *a, const seam_request *req, plan *p, seam_error 
         }
     }
     if (rc == 0)
-        rc = model_capabilities(a->options, seam_request_model(req), &p->caps, why, sizeof why);
+        rc = model_capabilities(a->options, seam_request_model(req), &p->mi, why, sizeof why);
+    p->caps = p->mi.caps;
     if (rc != 0) {
         plan_free(p);
         return rc == SEAM_ERR_NOMEM ? nomem(err) : bad_request(err, "%s", why);
@@ -813,7 +1002,7 @@ static int make_plan(anthropic *a, const seam_request *req, plan *p, seam_error 
          * constrained decoding, which wants every object's properties. */
         int native = p->s.structured_mode == SO_NATIVE ||
                      (p->s.structured_mode == SO_DEFAULT &&
-                      family_of(seam_request_model(req))->structured_output);
+                      p->mi.family->structured_output);
         json_object *sch = native ? parse_json_str(schema) : NULL;
         int has_properties = member(sch, "properties", json_type_object) != NULL;
         json_object_put(sch);
@@ -822,32 +1011,102 @@ static int make_plan(anthropic *a, const seam_request *req, plan *p, seam_error 
         else
             p->json_tool = 1;
     }
-    seam_tool_choice tc = seam_request_tool_choice(req, NULL);
-    p->forced_tool = p->json_tool ||
-                     (seam_request_tool_count(req) > 0 &&
-                      (tc == SEAM_TOOL_CHOICE_REQUIRED || tc == SEAM_TOOL_CHOICE_NAMED));
+    const model_family *f = p->mi.family;
+    const char *named = NULL;
+    seam_tool_choice tc = seam_request_tool_choice(req, &named);
+    int caller_forces = seam_request_tool_count(req) > 0 &&
+                        (tc == SEAM_TOOL_CHOICE_REQUIRED || tc == SEAM_TOOL_CHOICE_NAMED);
+    p->forced_tool = p->json_tool || caller_forces;
+    if (p->forced_tool && !p->mi.forced_tool_choice) {
+        /* The model answers tool_choice any/tool with a 400. Its migration
+         * guide's replacement is tool_choice auto, with the prompt saying when
+         * the tool applies; the codec does that, unless the caller would
+         * rather fail (forced_tool = "reject"): a forced call may be a hard
+         * requirement, and auto lets the model answer in text instead. */
+        if (!p->json_tool && p->s.forced_tool == FORCED_REJECT) {
+            rc = bad_request(err,
+                             "model %s does not accept a forced tool choice (tool_choice any "
+                             "or tool); send auto, or set option forced_tool = \"prompt\"",
+                             p->model);
+            plan_free(p);
+            return rc;
+        }
+        p->prompted_tool = p->json_tool ? JSON_TOOL_NAME
+                           : tc == SEAM_TOOL_CHOICE_NAMED && named ? named : "";
+        p->forced_tool = 0;
+    }
 
     int64_t budget = seam_request_reasoning_budget(req);
     if (budget <= 0)
         budget = p->s.thinking_budget;
-    if (p->s.thinking_mode == THINK_ENABLED && budget <= 0)
-        budget = THINKING_DEFAULT_BUDGET;
-    if (p->s.thinking_mode == THINK_DISABLED || !p->caps.reasoning || p->forced_tool)
+    const int64_t budget_hint = budget; /* the caller's idea of room to think */
+    const int mode = p->s.thinking_mode;
+    p->effort = p->s.effort;
+    if (!p->caps.reasoning || f->thinking <= THINKING_BUDGET_OR_ADAPTIVE) {
+        /* The families that take a budget (and nothing when thinking is off). */
+        if (mode == THINK_ENABLED && budget <= 0)
+            budget = THINKING_DEFAULT_BUDGET;
+        if (mode == THINK_DISABLED || !p->caps.reasoning || p->forced_tool)
+            budget = 0;
+        if (mode == THINK_ADAPTIVE && p->caps.reasoning && !p->forced_tool) {
+            p->adaptive_thinking = 1;
+            budget = 0;
+        }
+        if (budget > 0 && budget < THINKING_MIN_BUDGET)
+            budget = THINKING_MIN_BUDGET;
+    } else {
+        /* Opus 4.7 and later take no budget ("thinking.type.enabled" is not
+         * supported): a budget or "enabled" asks for adaptive thinking, and
+         * effort is what sets its depth. */
+        int wants = budget > 0 || mode == THINK_ENABLED || mode == THINK_ADAPTIVE;
         budget = 0;
-    if (p->s.thinking_mode == THINK_ADAPTIVE && p->caps.reasoning && !p->forced_tool) {
-        p->adaptive_thinking = 1;
-        budget = 0;
+        if (f->thinking == THINKING_ADAPTIVE) {
+            /* Off unless asked for: "disabled" is sending nothing. */
+            p->adaptive_thinking = wants && mode != THINK_DISABLED && !p->forced_tool;
+        } else if (mode == THINK_DISABLED) {
+            if (f->thinking == THINKING_DEFAULT_ON)
+                p->thinking_off = 1;
+            else if (f->between_tools)
+                p->between_tools = 1; /* Sonnet 5.5's lowest setting */
+            else if (!p->effort)
+                /* Always-on thinking (Opus 5.5, Fable): the guides' advice
+                 * where thinking was disabled to save tokens is a lower
+                 * effort; an effort the caller chose is kept. */
+                p->effort = "low";
+        } else if (!p->forced_tool) {
+            /* On by default anyway: sent when asked for, or to carry display.
+             * A forced tool call has no thinking (Haiku 5.5's guide), so none
+             * is asked for then. */
+            p->adaptive_thinking = wants || p->s.thinking_display != NULL;
+        }
+        if ((p->thinking_off || p->between_tools) && f->off_at_high_or_below &&
+            effort_above_high(p->effort)) {
+            /* The message first: the effort is borrowed from the options. */
+            rc = bad_request(err,
+                             "model %s turns thinking off only at effort high or below, "
+                             "and effort is %s",
+                             p->model, p->effort);
+            plan_free(p);
+            return rc;
+        }
     }
-    if (budget > 0 && budget < THINKING_MIN_BUDGET)
-        budget = THINKING_MIN_BUDGET;
 
     int64_t mt = seam_request_max_tokens(req);
     if (mt <= 0)
         mt = p->s.max_tokens;
     if (mt <= 0)
-        mt = default_max_tokens(&p->caps);
-    if (budget > 0 && mt <= budget)
+        mt = default_max_tokens(&p->caps, p->effort);
+    if (budget > 0 && mt <= budget) {
         mt += budget;
+    } else if (budget_hint > 0 && f->thinking >= THINKING_ADAPTIVE && p->caps.reasoning &&
+               (p->adaptive_thinking ||
+                (f->thinking >= THINKING_DEFAULT_ON && !p->thinking_off && !p->between_tools &&
+                 !p->forced_tool)) &&
+               mt <= budget_hint) {
+        /* max_tokens covers thinking too: a budget the caller gave is room
+         * to think on top of the answer, as it is where budgets are sent. */
+        mt += budget_hint;
+    }
     if (p->caps.max_output_tokens > 0 && mt > p->caps.max_output_tokens)
         mt = p->caps.max_output_tokens;
     if (budget > 0 && budget >= mt) {
@@ -1192,14 +1451,30 @@ static int build_tools(const plan *p, const seam_request *req, json_object *body
             json_object_put(input_schema);
             return nomem(err);
         }
-        if (obj_add(t, "input_schema", input_schema) != SEAM_OK || arr_add(tools, t) != SEAM_OK)
+        if (obj_add(t, "input_schema", input_schema) != SEAM_OK) {
+            json_object_put(t);
+            return nomem(err);
+        }
+        /* strict_tools: the caller vouches that its schemas fit strict tool
+         * use (additionalProperties false on every object); not the "json"
+         * tool, whose schema is "any object". */
+        if (i < n && p->s.strict_tools && p->mi.family->structured_output &&
+            obj_add(t, "strict", json_object_new_boolean(1)) != SEAM_OK) {
+            json_object_put(t);
+            return nomem(err);
+        }
+        if (arr_add(tools, t) != SEAM_OK)
             return nomem(err);
     }
 
     const char *named = NULL;
     seam_tool_choice tc = seam_request_tool_choice(req, &named);
     const char *type = "auto";
-    if (p->json_tool) {
+    if (p->prompted_tool) {
+        /* A forced choice the model rejects: auto, sent explicitly as the
+         * migration guides show it, and the system prompt asks for the tool. */
+        type = "auto";
+    } else if (p->json_tool) {
         type = "tool";
         named = JSON_TOOL_NAME;
     } else if (tc == SEAM_TOOL_CHOICE_NONE) {
@@ -1209,7 +1484,7 @@ static int build_tools(const plan *p, const seam_request *req, json_object *body
     } else if (tc == SEAM_TOOL_CHOICE_NAMED) {
         type = "tool";
     }
-    if (!strcmp(type, "auto") && !p->s.disable_parallel_tool_use)
+    if (!strcmp(type, "auto") && !p->s.disable_parallel_tool_use && !p->prompted_tool)
         return SEAM_OK; /* auto is the API's default */
     json_object *choice = json_object_new_object();
     if (!choice || obj_add_str(choice, "type", type) != SEAM_OK ||
@@ -1257,8 +1532,69 @@ static int add_copy(json_object *body, const char *key, json_object *v)
     return obj_add(body, key, copy);
 }
 
+/* thinking.display goes with adaptive thinking on the families that have the
+ * setting (Opus 4.7 and later; their default is "omitted"). */
+static int sends_display(const plan *p, int thinking)
+{
+    return thinking && p->adaptive_thinking && p->s.thinking_display &&
+           p->mi.family->thinking >= THINKING_ADAPTIVE;
+}
+
+/* Betas that the families from Opus 4.7 on have made the default, or never
+ * needed (the migration guides say to remove them): adaptive thinking
+ * interleaves on its own, 1M tokens is the window, effort and the 128K output
+ * need no header, token-efficient tool use is built in. A conf shared with
+ * older models keeps sending them there. */
+static int beta_obsolete_for(const model_family *f, const char *name, size_t n)
+{
+    static const char *const prefixes[] = { "interleaved-thinking-", "context-1m-", "effort-",
+                                            "output-128k-", "token-efficient-tools-" };
+    if (f->thinking < THINKING_ADAPTIVE)
+        return 0;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t m = strlen(prefixes[i]);
+        if (n >= m && strncmp(name, prefixes[i], m) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The anthropic-beta header: the options' betas less the obsolete ones, plus
+ * the one that thinking.display "updates" needs. Empty: no header. */
+static int beta_header(const plan *p, int display_updates, abuf *out)
+{
+    const char *q = p->s.beta.data;
+    while (q && *q) {
+        const char *e = strchr(q, ',');
+        size_t n = e ? (size_t)(e - q) : strlen(q);
+        if (!beta_obsolete_for(p->mi.family, q, n) &&
+            ((out->len && abuf_add(out, ",", 1) != SEAM_OK) || abuf_add(out, q, n) != SEAM_OK))
+            return SEAM_ERR_NOMEM;
+        q = e ? e + 1 : q + n;
+    }
+    if (display_updates && !(p->s.beta.data && strstr(p->s.beta.data, THINKING_UPDATES_BETA)) &&
+        ((out->len && abuf_add(out, ",", 1) != SEAM_OK) ||
+         abuf_puts(out, THINKING_UPDATES_BETA) != SEAM_OK))
+        return SEAM_ERR_NOMEM;
+    return SEAM_OK;
+}
+
+/* The sentence that asks for a tool the model cannot be forced to call
+ * (tool_choice auto): the guides' "say in the prompt when to use it". */
+static void tool_instruction(const char *tool, char *out, size_t size)
+{
+    if (!*tool)
+        snprintf(out, size, "Answer by calling one of the provided tools.");
+    else if (!strcmp(tool, JSON_TOOL_NAME))
+        snprintf(out, size, "Answer by calling the %s tool: its input is your answer.", tool);
+    else
+        snprintf(out, size, "Answer by calling the %s tool.", tool);
+}
+
+/* *display_updates is set when the body asks for thinking.display "updates",
+ * which needs its beta header. */
 static int build_body(const plan *p, const seam_request *req, int stream, json_object *body,
-                      seam_error *err)
+                      int *display_updates, seam_error *err)
 {
     const char *model = seam_request_model(req);
     if (!model || !*model)
@@ -1269,24 +1605,37 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
 
     int cache = p->s.cache_auto && p->caps.prompt_cache;
     const char *system = seam_request_system(req);
-    if (system && *system) {
-        if (cache) {
-            /* A breakpoint needs a block to sit on: the system prompt becomes one. */
-            json_object *sys = json_object_new_array();
-            if (!sys || obj_add(body, "system", sys) != SEAM_OK)
-                return nomem(err);
-            json_object *b = text_block(system);
-            if (!b)
-                return nomem(err);
-            if (obj_add(b, "cache_control", cache_control(p)) != SEAM_OK) {
-                json_object_put(b);
-                return nomem(err);
-            }
-            if (arr_add(sys, b) != SEAM_OK)
-                return nomem(err);
-        } else if (obj_add_str(body, "system", system) != SEAM_OK) {
+    char ask[160] = "";
+    if (p->prompted_tool)
+        tool_instruction(p->prompted_tool, ask, sizeof ask);
+    if (system && *system && cache) {
+        /* A breakpoint needs a block to sit on: the system prompt becomes one.
+         * The tool instruction goes after it, so that it does not change the
+         * cached prefix from one request to the next. */
+        json_object *sys = json_object_new_array();
+        if (!sys || obj_add(body, "system", sys) != SEAM_OK)
+            return nomem(err);
+        json_object *b = text_block(system);
+        if (!b)
+            return nomem(err);
+        if (obj_add(b, "cache_control", cache_control(p)) != SEAM_OK) {
+            json_object_put(b);
             return nomem(err);
         }
+        if (arr_add(sys, b) != SEAM_OK || (*ask && arr_add(sys, text_block(ask)) != SEAM_OK))
+            return nomem(err);
+    } else if ((system && *system) || *ask) {
+        abuf text = { 0 };
+        int rc = abuf_puts(&text, system);
+        if (rc == SEAM_OK && system && *system && *ask)
+            rc = abuf_puts(&text, "\n\n");
+        if (rc == SEAM_OK)
+            rc = abuf_puts(&text, ask);
+        if (rc == SEAM_OK)
+            rc = obj_add_str(body, "system", text.data);
+        abuf_free(&text);
+        if (rc != SEAM_OK)
+            return nomem(err);
     }
 
     json_object *messages = json_object_new_array();
@@ -1304,20 +1653,31 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
 
     int thinking = (p->thinking_budget > 0 || p->adaptive_thinking) &&
                    !tool_turn_lacks_thinking(messages);
-    if (thinking) {
+    const char *thinking_type = thinking ? (p->adaptive_thinking ? "adaptive" : "enabled")
+                                : p->thinking_off  ? "disabled"
+                                : p->between_tools ? "between_tools" /* takes no other field */
+                                                   : NULL;
+    if (thinking_type) {
         json_object *t = json_object_new_object();
-        if (!t || obj_add_str(t, "type", p->adaptive_thinking ? "adaptive" : "enabled") != SEAM_OK ||
-            (p->thinking_budget > 0 &&
-             obj_add(t, "budget_tokens", json_object_new_int64(p->thinking_budget)) != SEAM_OK)) {
+        if (!t || obj_add_str(t, "type", thinking_type) != SEAM_OK ||
+            (p->thinking_budget > 0 && thinking &&
+             obj_add(t, "budget_tokens", json_object_new_int64(p->thinking_budget)) != SEAM_OK) ||
+            (sends_display(p, thinking) &&
+             obj_add_str(t, "display", p->s.thinking_display) != SEAM_OK)) {
             json_object_put(t);
             return nomem(err);
         }
+        *display_updates = sends_display(p, thinking) && !strcmp(p->s.thinking_display, "updates");
         if (obj_add(body, "thinking", t) != SEAM_OK)
             return nomem(err);
     }
 
+    /* Sampling parameters: never to a family that rejects non-default values
+     * (Opus 4.7 and later); with thinking on, temperature and top_k are not
+     * allowed either (top_p is). Both are hints, so they are dropped rather
+     * than fail the request. */
     double temperature;
-    if (!thinking && seam_request_temperature(req, &temperature)) {
+    if (!thinking && p->mi.sampling && seam_request_temperature(req, &temperature)) {
         /* %.15g keeps 0.7 as 0.7 (json-c would print 0.69999999999999996). */
         char num[32];
         if (temperature != temperature || temperature < 0 || temperature > 1e6)
@@ -1337,7 +1697,7 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
                 return nomem(err);
     }
 
-    if (p->json_native || p->s.effort) {
+    if (p->json_native || p->effort) {
         json_object *oc = json_object_new_object();
         if (!oc || obj_add(body, "output_config", oc) != SEAM_OK)
             return nomem(err);
@@ -1359,12 +1719,13 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
             if (obj_add(fmt, "schema", sch) != SEAM_OK || obj_add(oc, "format", fmt) != SEAM_OK)
                 return nomem(err);
         }
-        if (p->s.effort && obj_add_str(oc, "effort", p->s.effort) != SEAM_OK)
+        if (p->effort && obj_add_str(oc, "effort", p->effort) != SEAM_OK)
             return nomem(err);
     }
 
-    if ((!thinking && p->s.top_k && add_copy(body, "top_k", p->s.top_k) != SEAM_OK) ||
-        (p->s.top_p && add_copy(body, "top_p", p->s.top_p) != SEAM_OK) ||
+    if ((!thinking && p->mi.sampling && p->s.top_k &&
+         add_copy(body, "top_k", p->s.top_k) != SEAM_OK) ||
+        (p->mi.sampling && p->s.top_p && add_copy(body, "top_p", p->s.top_p) != SEAM_OK) ||
         (p->s.metadata && add_copy(body, "metadata", p->s.metadata) != SEAM_OK) ||
         (p->s.service_tier && add_copy(body, "service_tier", p->s.service_tier) != SEAM_OK))
         return nomem(err);
@@ -1384,7 +1745,11 @@ static int anthropic_encode(void *instance, const seam_request *req, int stream,
         return rc;
 
     json_object *body = json_object_new_object();
-    rc = body ? build_body(&p, req, stream, body, err) : nomem(err);
+    int display_updates = 0;
+    rc = body ? build_body(&p, req, stream, body, &display_updates, err) : nomem(err);
+    abuf betas = { 0 };
+    if (rc == SEAM_OK && beta_header(&p, display_updates, &betas) != SEAM_OK)
+        rc = nomem(err);
 
     char *url = NULL;
     if (rc == SEAM_OK) {
@@ -1408,8 +1773,8 @@ static int anthropic_encode(void *instance, const seam_request *req, int stream,
         if (hr == SEAM_OK)
             hr = seam_http_request_add_header(out, "anthropic-version",
                                               p.s.version ? p.s.version : ANTHROPIC_DEFAULT_VERSION);
-        if (hr == SEAM_OK && p.s.beta.len)
-            hr = seam_http_request_add_header(out, "anthropic-beta", p.s.beta.data);
+        if (hr == SEAM_OK && betas.len)
+            hr = seam_http_request_add_header(out, "anthropic-beta", betas.data);
         if (hr == SEAM_OK && stream)
             hr = seam_http_request_add_header(out, "accept", "text/event-stream");
         if (hr == SEAM_OK)
@@ -1420,6 +1785,7 @@ static int anthropic_encode(void *instance, const seam_request *req, int stream,
             rc = nomem(err);
     }
     free(url);
+    abuf_free(&betas);
     json_object_put(body);
     plan_free(&p);
     return rc;
