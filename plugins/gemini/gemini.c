@@ -12,6 +12,46 @@
  *    RetryInfo retryDelay kept as retry-after;
  *  - capabilities per model family.
  *
+ * Gemini 3 and later (the families with thinking levels in model_families;
+ * Gemini 2.x and unknown ids keep the 2.x wire unchanged). What changed, and
+ * where the API documents it (ai.google.dev/gemini-api/docs/...; Vertex
+ * guides at docs.cloud.google.com/gemini-enterprise-agent-platform/models/):
+ *  - thinking: thinkingConfig.thinkingLevel, not thinkingBudget (a request
+ *    with both is refused with a 400). The seam's budget is mapped to a level
+ *    the family has (thinking_level_for_budget): gemini-4-argon LOW/MEDIUM/
+ *    HIGH ("latest-model", "Developer's guide to Gemini 4 Argon");
+ *    gemini-4-hydrogen adds XHIGH ("Developer's guide to Gemini 4 Hydrogen");
+ *    gemini-3.8-flash and 3.7-flash LOW/MEDIUM/HIGH, no MINIMAL
+ *    ("Developer's guide to Gemini 3.8 Flash"); gemini-3.5-flash-lite and
+ *    3.5-flash MINIMAL..HIGH ("Gemini 3.5 Flash-Lite" model page, "Developer's
+ *    guide to Gemini 3.5 Flash"); other 3.x ids LOW/HIGH, the set every 3.x
+ *    text model takes ("thinking": Gemini 3 Pro low/high).
+ *  - output cap: one request returns at most 65,536 tokens (Gemini 4 and the
+ *    3.x models above; a non-streamed Gemini 4 call 32,768, and more than
+ *    that without a continuation token is a 400), so maxOutputTokens is
+ *    clamped to the family's cap. Past it Gemini 4 does "long decode"
+ *    ("generate-content/long-decode"): a hop that reaches the cap with budget
+ *    left ends with finishReason CONTINUATION and candidate.continuationToken,
+ *    and the client sends the same request again with that token, the total
+ *    budget being maxOutputTokens across hops. That is a loop of requests whose
+ *    outputs are joined, which belongs to the core (the codec does no I/O), so
+ *    it is not done here: CONTINUATION is reported as stop reason "length".
+ *  - schemas: generationConfig.responseJsonSchema and functionDeclarations[].
+ *    parametersJsonSchema take JSON Schema itself ("structured-output"; API
+ *    reference FunctionDeclaration), so the schema is copied into the
+ *    documented JSON Schema subset (json_subset) instead of being reshaped
+ *    into the OpenAPI subset of responseSchema/parameters.
+ *  - signatures: a function call of the current turn whose step has no
+ *    signature is refused (400 "Function call is missing a thought_signature";
+ *    "thought-signatures"); the placeholder the guide gives for calls the
+ *    model did not make is sent instead (sign_unsigned_calls_of_current_turn).
+ *  - gemini-3.5-flash-lite refuses contents that end with a model turn (its
+ *    model page): refused here before any request is sent.
+ *  - finish reasons CONTINUATION (-> length), MODEL_ARMOR (-> content_filter),
+ *    MALFORMED_RESPONSE (-> error), for every family.
+ *  - media resolution (Gemini 3's mediaResolution) has no seam field: it goes
+ *    through the provider options' generationConfig like any member of it.
+ *
  * Thought signatures. Gemini puts an opaque `thoughtSignature` on any part (text,
  * functionCall, or a thought part) and requires it back, on the same part, when the
  * conversation is replayed (Gemini 3 rejects a function call without it). The seam
@@ -38,7 +78,9 @@
  * random per-response prefix + index; a server-supplied functionCall.id is used
  * as is) and never sent back: on the way in, each tool result gets its name from
  * the call with the same id, and the functionResponse parts of a turn are put in
- * the order of their calls.
+ * the order of their calls. (An `id` on functionCall/functionResponse parts of a
+ * request has been answered with 400 "Unknown name \"id\"" on some routes, so it
+ * stays off the wire for every family.)
  */
 #include "config.h"
 
@@ -60,6 +102,9 @@
 #define GEMINI_DEFAULT_BASE_URL "https://generativelanguage.googleapis.com/v1beta"
 #define GEMINI_SYNTH_ID_PREFIX "gmcall_"
 #define GEMINI_SIGNATURE_TAG "gemini:"
+/* The placeholder the thought-signatures guide gives for function calls the
+ * model did not produce (see sign_unsigned_calls_of_current_turn). */
+#define GEMINI_SIGNATURE_PLACEHOLDER "skip_thought_signature_validator"
 #define GEMINI_JSON_DEPTH 512
 #define SCHEMA_MAX_DEPTH 64
 #define SCHEMA_MAX_REFS 32
@@ -767,6 +812,325 @@ static int reshape_schema_text(const char *schema_json, int must_be_object, json
 }
 
 /* ======================================================================== */
+/* JSON Schema -> the subset responseJsonSchema / parametersJsonSchema take  */
+/* ======================================================================== */
+
+/* Gemini 3 and later are sent the caller's JSON Schema itself, in
+ * generationConfig.responseJsonSchema and functionDeclarations[].
+ * parametersJsonSchema (the fields the current API documents; each is
+ * mutually exclusive with its OpenAPI-subset twin). The API documents a
+ * subset of JSON Schema for them: type (a name or an array of names, "null"
+ * among them), title, description, properties, required,
+ * additionalProperties, enum, format (date-time, date, time), minimum,
+ * maximum, items, prefixItems, minItems, maxItems, anyOf, $ref with $defs.
+ * The copy below keeps exactly those (and propertyOrdering, which the
+ * parametersJsonSchema example uses) and rewrites what has a documented
+ * equivalent: const -> a one-value enum, oneOf -> anyOf, an items array
+ * (draft 4 tuples) -> prefixItems, allOf -> one merged schema, OpenAPI
+ * `nullable` -> "null" in the type. `required` naming a property that is not
+ * there is still dropped (the validator refuses it on both paths); $ref,
+ * $defs and recursion go through as they are. */
+
+static json_object *json_subset(schema_ctx *cx, json_object *in, int depth);
+
+static int json_type_name_ok(const char *t)
+{
+    static const char *const names[] = {"string", "number", "integer", "boolean",
+                                        "array",  "object", "null"};
+    for (size_t i = 0; t && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(t, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* `type` as the subset takes it: a known name, or an array of known names
+ * (one name alone is written as a string); `nullable` adds "null". NULL when
+ * nothing is left. */
+static json_object *json_subset_type(json_object *type, int nullable)
+{
+    json_object *names = json_object_new_array();
+    if (!names)
+        return NULL;
+    if (jis(type, json_type_string) && json_type_name_ok(json_object_get_string(type))) {
+        jpush(names, json_object_new_string(json_object_get_string(type)));
+    } else if (jis(type, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(type); i++) {
+            json_object *t = json_object_array_get_idx(type, i);
+            if (jis(t, json_type_string) && json_type_name_ok(json_object_get_string(t)))
+                jpush(names, json_object_new_string(json_object_get_string(t)));
+        }
+    }
+    int has_null = 0;
+    for (size_t i = 0; i < json_object_array_length(names); i++)
+        has_null |= strcmp(json_object_get_string(json_object_array_get_idx(names, i)), "null") == 0;
+    if (nullable && !has_null && json_object_array_length(names) > 0)
+        jpush(names, json_object_new_string("null"));
+    size_t n = json_object_array_length(names);
+    json_object *out = NULL;
+    if (n == 1)
+        out = json_object_new_string(json_object_get_string(json_object_array_get_idx(names, 0)));
+    else if (n > 1)
+        out = json_object_get(names);
+    json_object_put(names);
+    return out;
+}
+
+static json_object *json_subset_map(schema_ctx *cx, json_object *map, int depth)
+{
+    json_object *out = json_object_new_object();
+    if (!out)
+        return NULL;
+    json_object_object_foreach(map, name, sub)
+    {
+        jadd(out, name, json_subset(cx, sub, depth + 1));
+    }
+    return out;
+}
+
+static json_object *json_subset_list(schema_ctx *cx, json_object *list, int depth)
+{
+    json_object *out = json_object_new_array();
+    for (size_t i = 0; out && i < json_object_array_length(list); i++)
+        jpush(out, json_subset(cx, json_object_array_get_idx(list, i), depth + 1));
+    return out;
+}
+
+static int json_format_documented(const char *format)
+{
+    return format && (strcmp(format, "date-time") == 0 || strcmp(format, "date") == 0 ||
+                      strcmp(format, "time") == 0);
+}
+
+static json_object *json_subset(schema_ctx *cx, json_object *in, int depth)
+{
+    if (depth > SCHEMA_MAX_DEPTH || !jis(in, json_type_object))
+        return json_object_new_object(); /* `true`, or too deep: anything */
+
+    json_object *all = jget(in, "allOf");
+    if (jis(all, json_type_array) && json_object_array_length(all) > 0) {
+        json_object *merged = merge_allof(cx, in, depth);
+        if (!merged)
+            return NULL;
+        json_object *out = json_subset(cx, merged, depth + 1);
+        json_object_put(merged);
+        return out;
+    }
+
+    json_object *out = json_object_new_object();
+    if (!out)
+        return NULL;
+    json_object *v;
+    json_object *nullable = jget(in, "nullable");
+    if ((v = jget(in, "type")))
+        jadd(out, "type", json_subset_type(v, jis(nullable, json_type_boolean) &&
+                                                  json_object_get_boolean(nullable)));
+    const char *keep_strings[] = {"title", "description"};
+    for (size_t i = 0; i < 2; i++)
+        if (jstr(in, keep_strings[i]))
+            jadd(out, keep_strings[i], json_object_new_string(jstr(in, keep_strings[i])));
+    if (json_format_documented(jstr(in, "format")))
+        jadd(out, "format", json_object_new_string(jstr(in, "format")));
+    if (jis(v = jget(in, "enum"), json_type_array)) {
+        jadd(out, "enum", json_object_get(v));
+    } else if (json_object_object_get_ex(in, "const", &v)) {
+        json_object *one = json_object_new_array();
+        if (one && json_object_array_add(one, json_object_get(v)) != 0)
+            json_object_put(v);
+        jadd(out, "enum", one);
+    }
+    copy_number_keyword(out, in, "minimum");
+    copy_number_keyword(out, in, "maximum");
+    copy_int_keyword(out, in, "minItems");
+    copy_int_keyword(out, in, "maxItems");
+
+    json_object *props = jget(in, "properties");
+    if (jis(props, json_type_object))
+        jadd(out, "properties", json_subset_map(cx, props, depth));
+    json_object *req = jget(in, "required");
+    if (jis(req, json_type_array)) {
+        json_object *kept = json_object_new_array();
+        for (size_t i = 0; kept && i < json_object_array_length(req); i++) {
+            json_object *r = json_object_array_get_idx(req, i);
+            if (jis(r, json_type_string) &&
+                (!jis(props, json_type_object) || jget(props, json_object_get_string(r))))
+                jpush(kept, json_object_new_string(json_object_get_string(r)));
+        }
+        if (kept && json_object_array_length(kept) > 0)
+            jadd(out, "required", kept);
+        else
+            json_object_put(kept);
+    }
+    if (jis(v = jget(in, "propertyOrdering"), json_type_array))
+        jadd(out, "propertyOrdering", json_object_get(v));
+    if ((v = jget(in, "additionalProperties"))) {
+        if (jis(v, json_type_boolean))
+            jadd(out, "additionalProperties", json_object_new_boolean(json_object_get_boolean(v)));
+        else if (jis(v, json_type_object))
+            jadd(out, "additionalProperties", json_subset(cx, v, depth + 1));
+    }
+
+    json_object *items = jget(in, "items");
+    if (jis(items, json_type_object) || jis(items, json_type_boolean))
+        jadd(out, "items", json_subset(cx, items, depth + 1));
+    json_object *prefix = jget(in, "prefixItems");
+    if (!jis(prefix, json_type_array) && jis(items, json_type_array))
+        prefix = items; /* draft 4 tuple form */
+    if (jis(prefix, json_type_array))
+        jadd(out, "prefixItems", json_subset_list(cx, prefix, depth));
+
+    json_object *any = jget(in, "anyOf");
+    if (!jis(any, json_type_array))
+        any = jget(in, "oneOf");
+    if (jis(any, json_type_array) && json_object_array_length(any) > 0)
+        jadd(out, "anyOf", json_subset_list(cx, any, depth));
+
+    /* Local references only: an external one cannot be resolved by the API. */
+    const char *ref = jstr(in, "$ref");
+    if (ref && ref[0] == '#')
+        jadd(out, "$ref", json_object_new_string(ref));
+    const char *defs_keys[] = {"$defs", "definitions"};
+    for (size_t i = 0; i < 2; i++)
+        if (jis(v = jget(in, defs_keys[i]), json_type_object))
+            jadd(out, defs_keys[i], json_subset_map(cx, v, depth));
+    return out;
+}
+
+static int json_names_object(json_object *type)
+{
+    if (jis(type, json_type_string))
+        return strcmp(json_object_get_string(type), "object") == 0;
+    for (size_t i = 0; jis(type, json_type_array) && i < json_object_array_length(type); i++) {
+        json_object *t = json_object_array_get_idx(type, i);
+        if (jis(t, json_type_string) && strcmp(json_object_get_string(t), "object") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The JSON Schema path's twin of reshape_schema_text, with the same rules for
+ * what is left out: function parameters must be an object with properties
+ * (parametersJsonSchema "must describe an object where the properties are the
+ * parameters"), and a response schema that is an object without properties
+ * adds nothing to JSON mode. */
+static int json_schema_text(const char *schema_json, int must_be_object, json_object **out)
+{
+    *out = NULL;
+    if (!schema_json)
+        return SEAM_OK;
+    json_object *root = parse_json(schema_json);
+    if (!root)
+        return SEAM_ERR_INVALID;
+    schema_ctx cx = {.root = root, .n_refs = 0};
+    json_object *shaped = json_subset(&cx, root, 0);
+    json_object_put(root);
+    if (!shaped)
+        return SEAM_ERR_NOMEM;
+    json_object *type = jget(shaped, "type");
+    json_object *props = jget(shaped, "properties");
+    int has_props = jis(props, json_type_object) && json_object_object_length(props) > 0;
+    if (!type && has_props) {
+        jadd(shaped, "type", json_object_new_string("object"));
+        type = jget(shaped, "type");
+    }
+    if (must_be_object && json_names_object(type) && !jis(type, json_type_string))
+        jadd(shaped, "type", json_object_new_string("object")); /* parameters are never null */
+    int is_object = json_names_object(jget(shaped, "type"));
+    int referenced = jstr(shaped, "$ref") != NULL || jget(shaped, "anyOf") != NULL;
+    if ((is_object && !has_props && !referenced) ||
+        (must_be_object && (!is_object || !has_props)) ||
+        json_object_object_length(shaped) == 0) {
+        json_object_put(shaped);
+        return SEAM_OK;
+    }
+    *out = shaped;
+    return SEAM_OK;
+}
+
+/* ======================================================================== */
+/* model families                                                            */
+/* ======================================================================== */
+
+/* thinkingLevel values (Gemini 3 and later), as bits of model_family.levels. */
+enum {
+    LEVEL_MINIMAL = 1u << 0,
+    LEVEL_LOW = 1u << 1,
+    LEVEL_MEDIUM = 1u << 2,
+    LEVEL_HIGH = 1u << 3,
+    LEVEL_XHIGH = 1u << 4,
+};
+#define LEVELS_LMH (LEVEL_LOW | LEVEL_MEDIUM | LEVEL_HIGH)
+#define LEVELS_MLMH (LEVEL_MINIMAL | LEVELS_LMH)
+
+typedef struct model_family {
+    const char *prefix;
+    unsigned tools : 1, reasoning : 1, vision : 1, audio : 1, structured : 1;
+    int64_t context_window, max_output; /* max_output: per request (a streamed one) */
+    /* Gemini 3 and later (levels != 0): thinkingLevel instead of thinkingBudget,
+     * the JSON Schema fields, maxOutputTokens clamped to the per-request cap,
+     * and the documented placeholder signature on unsigned calls (see encode). */
+    unsigned levels;          /* the thinkingLevel values the family takes */
+    int64_t max_output_unary; /* a non-streamed request's cap when lower; 0: max_output */
+    unsigned no_model_last : 1; /* refuses contents that end with a model turn */
+} model_family;
+
+/* Longest prefixes first: the first match wins. Sources per row in the file
+ * comment ("Gemini 3 and later"). */
+static const model_family model_families[] = {
+    {"gemini-4-argon", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH, 32768, 0},
+    {"gemini-4-hydrogen", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH | LEVEL_XHIGH, 32768, 0},
+    {"gemini-4", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH, 32768, 0},
+    {"gemini-3.8-flash", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_LMH, 0, 0},
+    {"gemini-3.7-flash", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_LMH, 0, 0},
+    {"gemini-3.5-flash-lite", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_MLMH, 0, 1},
+    {"gemini-3.5-flash", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_MLMH, 0, 0},
+    {"gemini-3.1-flash-lite", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_MLMH, 0, 0},
+    {"gemini-3.1-pro", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_LMH, 0, 0},
+    {"gemini-3-flash", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_MLMH, 0, 0},
+    {"gemini-3", 1, 1, 1, 1, 1, 1048576, 65536, LEVEL_LOW | LEVEL_HIGH, 0, 0},
+    {"gemini-2.5-flash-image", 0, 0, 1, 0, 1, 32768, 32768, 0, 0, 0},
+    {"gemini-2.5-pro", 1, 1, 1, 1, 1, 1048576, 65536, 0, 0, 0},
+    {"gemini-2.5-flash", 1, 1, 1, 1, 1, 1048576, 65536, 0, 0, 0}, /* and -lite */
+    {"gemini-2.0-flash-thinking", 0, 1, 1, 0, 0, 1048576, 65536, 0, 0, 0},
+    {"gemini-2.0-flash", 1, 0, 1, 1, 1, 1048576, 8192, 0, 0, 0}, /* and -lite */
+    {"gemini-1.5-pro", 1, 0, 1, 1, 1, 2097152, 8192, 0, 0, 0},
+    {"gemini-1.5-flash", 1, 0, 1, 1, 1, 1048576, 8192, 0, 0, 0},
+    {"gemma-3n", 0, 0, 1, 0, 0, 32768, 8192, 0, 0, 0},
+    {"gemma-3", 0, 0, 1, 0, 0, 131072, 8192, 0, 0, 0},
+    {"gemini-", 1, 0, 1, 0, 1, 0, 0, 0, 0, 0}, /* an unknown Gemini: the common ground */
+};
+
+/* The family of a model id ("models/" prefix allowed); NULL when unknown. */
+static const model_family *find_family(const char *model)
+{
+    if (!model)
+        return NULL;
+    if (strncmp(model, "models/", 7) == 0)
+        model += 7;
+    for (size_t i = 0; i < sizeof model_families / sizeof model_families[0]; i++)
+        if (strncmp(model, model_families[i].prefix, strlen(model_families[i].prefix)) == 0)
+            return &model_families[i];
+    return NULL;
+}
+
+/* A reasoning budget in tokens as the family's thinkingLevel. The same split as
+ * the other plugins' effort levels (below 4096 tokens low, below 16384 medium,
+ * else high), with below 1024 minimal and from 65536 (more than one request's
+ * whole output) xhigh. A level the family lacks becomes the next one up that it
+ * has (more thinking than asked, never less), else the highest it has. */
+static const char *thinking_level_for_budget(int64_t budget, unsigned levels)
+{
+    static const char *const names[] = {"MINIMAL", "LOW", "MEDIUM", "HIGH", "XHIGH"};
+    int want = budget < 1024 ? 0 : budget < 4096 ? 1 : budget < 16384 ? 2 : budget < 65536 ? 3 : 4;
+    for (int i = want; i < 5; i++)
+        if (levels & (1u << i))
+            return names[i];
+    for (int i = want; i-- > 0;)
+        if (levels & (1u << i))
+            return names[i];
+    return NULL;
+}
+
+/* ======================================================================== */
 /* the instance                                                              */
 /* ======================================================================== */
 
@@ -1174,8 +1538,49 @@ static int encode_contents(const seam_request *req, json_object *body, seam_erro
     return SEAM_OK;
 }
 
-static int encode_tools(const seam_request *req, json_object *body, seam_error *err)
+/* Gemini 3 and later refuse (400 "Function call is missing a thought_signature")
+ * a request whose current turn (everything after the last user content that
+ * is not only function responses) has a model step whose first functionCall
+ * part carries no signature. That happens whenever the calls were not made by
+ * Gemini, or their reasoning parts were stripped (a failover from another
+ * provider, a history carried over in a new call). The API documents a
+ * placeholder signature for such calls; it is put on those parts only, never
+ * over a real one, and never on earlier turns, which are not validated. */
+static void sign_unsigned_calls_of_current_turn(json_object *contents)
 {
+    size_t n = json_object_array_length(contents), start = 0;
+    for (size_t i = n; i-- > 0;) {
+        json_object *c = json_object_array_get_idx(contents, i);
+        const char *role = jstr(c, "role");
+        json_object *parts = jget(c, "parts");
+        int user_input = 0;
+        for (size_t k = 0; role && strcmp(role, "user") == 0 && k < json_object_array_length(parts); k++)
+            user_input |= !jget(json_object_array_get_idx(parts, k), "functionResponse");
+        if (user_input) {
+            start = i + 1;
+            break;
+        }
+    }
+    for (size_t i = start; i < n; i++) {
+        json_object *c = json_object_array_get_idx(contents, i);
+        const char *role = jstr(c, "role");
+        json_object *parts = jget(c, "parts");
+        if (!role || strcmp(role, "model") != 0)
+            continue;
+        for (size_t k = 0; k < json_object_array_length(parts); k++) {
+            json_object *p = json_object_array_get_idx(parts, k);
+            if (!jget(p, "functionCall"))
+                continue;
+            sign_part(p, GEMINI_SIGNATURE_PLACEHOLDER);
+            break;
+        }
+    }
+}
+
+static int encode_tools(const seam_request *req, const model_family *fam, json_object *body,
+                        seam_error *err)
+{
+    int json_schema = fam && fam->levels; /* Gemini 3 and later: parametersJsonSchema */
     size_t n = seam_request_tool_count(req);
     const char *named = NULL;
     seam_tool_choice choice = seam_request_tool_choice(req, &named);
@@ -1189,7 +1594,8 @@ static int encode_tools(const seam_request *req, json_object *body, seam_error *
         const char *name = seam_request_tool_name(req, i);
         const char *desc = seam_request_tool_description(req, i);
         json_object *params = NULL;
-        int rc = reshape_schema_text(seam_request_tool_parameters(req, i), 1, &params);
+        int rc = json_schema ? json_schema_text(seam_request_tool_parameters(req, i), 1, &params)
+                             : reshape_schema_text(seam_request_tool_parameters(req, i), 1, &params);
         if (rc != SEAM_OK) {
             json_object_put(decls);
             return rc == SEAM_ERR_NOMEM ? nomem(err)
@@ -1205,7 +1611,7 @@ static int encode_tools(const seam_request *req, json_object *body, seam_error *
         if (desc && *desc)
             jadd(decl, "description", json_object_new_string(desc));
         if (params)
-            jadd(decl, "parameters", params);
+            jadd(decl, json_schema ? "parametersJsonSchema" : "parameters", params);
         jpush(decls, decl);
         named_found |= named && name && strcmp(named, name) == 0;
     }
@@ -1284,17 +1690,39 @@ static void apply_options(json_object *body, json_object *gen, json_object *opti
     }
 }
 
-static int encode_generation_config(const gemini_instance *g, const seam_request *req,
-                                    json_object *body, seam_error *err)
+/* Options may name the twin of a field the codec set, which the API refuses
+ * together (thinkingLevel with thinkingBudget, responseSchema with
+ * responseJsonSchema): the caller's explicit choice wins and the codec's own
+ * field is dropped. */
+static void drop_own_twin(json_object *obj, const char *own, const char *twin)
 {
+    if (own && jget(obj, own) && jget(obj, twin))
+        json_object_object_del(obj, own);
+}
+
+static int encode_generation_config(const gemini_instance *g, const seam_request *req,
+                                    const model_family *fam, int stream, json_object *body,
+                                    seam_error *err)
+{
+    int modern = fam && fam->levels; /* Gemini 3 and later */
     json_object *gen = json_object_new_object();
     if (!gen)
         return nomem(err);
     double temperature;
     if (seam_request_temperature(req, &temperature))
         jadd(gen, "temperature", jdouble(temperature));
-    if (seam_request_max_tokens(req) > 0)
-        jadd(gen, "maxOutputTokens", json_object_new_int64(seam_request_max_tokens(req)));
+    int64_t max_tokens = seam_request_max_tokens(req);
+    if (max_tokens > 0 && modern) {
+        /* One request's output is capped (Gemini 4: 65,536 streamed, 32,768
+         * for a non-streamed call, which refuses more with a 400 unless it
+         * carries a continuation token); more is long decode, several
+         * requests, which is not the codec's to run. */
+        int64_t cap = !stream && fam->max_output_unary ? fam->max_output_unary : fam->max_output;
+        if (cap > 0 && max_tokens > cap)
+            max_tokens = cap;
+    }
+    if (max_tokens > 0)
+        jadd(gen, "maxOutputTokens", json_object_new_int64(max_tokens));
     size_t n_stop = seam_request_stop_count(req);
     if (n_stop > 0) {
         json_object *stops = json_object_new_array();
@@ -1303,23 +1731,37 @@ static int encode_generation_config(const gemini_instance *g, const seam_request
         jadd(gen, "stopSequences", stops);
     }
     const char *schema_json = NULL;
+    const char *schema_field = NULL;
     if (seam_request_response_format(req, NULL, &schema_json, NULL) == SEAM_FORMAT_JSON) {
         jadd(gen, "responseMimeType", json_object_new_string("application/json"));
         json_object *schema = NULL;
-        int rc = reshape_schema_text(schema_json, 0, &schema);
+        int rc = modern ? json_schema_text(schema_json, 0, &schema)
+                        : reshape_schema_text(schema_json, 0, &schema);
         if (rc != SEAM_OK) {
             json_object_put(gen);
             return rc == SEAM_ERR_NOMEM ? nomem(err)
                                         : bad_request(err, "the response schema is not JSON", NULL);
         }
-        if (schema)
-            jadd(gen, "responseSchema", schema);
+        if (schema) {
+            schema_field = modern ? "responseJsonSchema" : "responseSchema";
+            jadd(gen, schema_field, schema);
+        }
     }
     int64_t budget = seam_request_reasoning_budget(req);
+    const char *thinking_field = NULL;
     if (budget > 0) {
         json_object *tc = json_object_new_object();
         if (tc) {
-            jadd(tc, "thinkingBudget", json_object_new_int64(budget));
+            if (modern) {
+                /* Gemini 3 and later take a level; a budget together with a
+                 * level is refused, so only the level is sent. */
+                thinking_field = "thinkingLevel";
+                jadd(tc, thinking_field,
+                     json_object_new_string(thinking_level_for_budget(budget, fam->levels)));
+            } else {
+                thinking_field = "thinkingBudget";
+                jadd(tc, thinking_field, json_object_new_int64(budget));
+            }
             jadd(tc, "includeThoughts", json_object_new_boolean(1));
         }
         jadd(gen, "thinkingConfig", tc);
@@ -1331,6 +1773,13 @@ static int encode_generation_config(const gemini_instance *g, const seam_request
     apply_options(body, gen, req_options);
     json_object_put(conf_options);
     json_object_put(req_options);
+
+    drop_own_twin(jget(gen, "thinkingConfig"), thinking_field,
+                  thinking_field && strcmp(thinking_field, "thinkingLevel") == 0 ? "thinkingBudget"
+                                                                                 : "thinkingLevel");
+    drop_own_twin(gen, schema_field,
+                  schema_field && strcmp(schema_field, "responseSchema") == 0 ? "responseJsonSchema"
+                                                                              : "responseSchema");
 
     if (json_object_object_length(gen) > 0)
         jadd(body, "generationConfig", gen);
@@ -1381,12 +1830,23 @@ static int gemini_encode(void *instance, const seam_request *req, int stream,
             jadd(body, "systemInstruction", si);
         }
     }
+    const model_family *fam = find_family(model);
     if (rc == SEAM_OK)
         rc = encode_contents(req, body, err);
+    if (rc == SEAM_OK && fam && fam->levels)
+        sign_unsigned_calls_of_current_turn(jget(body, "contents"));
+    if (rc == SEAM_OK && fam && fam->no_model_last) {
+        json_object *contents = jget(body, "contents");
+        size_t n = json_object_array_length(contents);
+        const char *last = n ? jstr(json_object_array_get_idx(contents, n - 1), "role") : NULL;
+        if (last && strcmp(last, "model") == 0)
+            rc = bad_request(err, "this model does not take a conversation that ends with an "
+                                  "assistant turn (prefill)", model);
+    }
     if (rc == SEAM_OK)
-        rc = encode_tools(req, body, err);
+        rc = encode_tools(req, fam, body, err);
     if (rc == SEAM_OK)
-        rc = encode_generation_config(g, req, body, err);
+        rc = encode_generation_config(g, req, fam, stream, body, err);
 
     if (rc == SEAM_OK) {
         size_t len = 0;
@@ -1737,12 +2197,17 @@ static seam_stop_reason map_finish_reason(const char *r)
     static const char *const filtered[] = {
         "SAFETY",        "RECITATION",  "BLOCKLIST",   "PROHIBITED_CONTENT", "SPII",
         "IMAGE_SAFETY",  "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "LANGUAGE",
+        "MODEL_ARMOR",
     };
     static const char *const failed[] = {
         "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
-        "MISSING_THOUGHT_SIGNATURE", "NO_IMAGE",
+        "MISSING_THOUGHT_SIGNATURE", "NO_IMAGE", "MALFORMED_RESPONSE",
     };
-    if (strcmp(r, "MAX_TOKENS") == 0)
+    /* CONTINUATION (Gemini 4): the request's own output cap was reached with
+     * budget left; the answer goes on only in a further request that carries
+     * the candidate's continuationToken, which the codec cannot send. For the
+     * caller it is a cut answer, as MAX_TOKENS is. */
+    if (strcmp(r, "MAX_TOKENS") == 0 || strcmp(r, "CONTINUATION") == 0)
         return SEAM_STOP_LENGTH;
     for (size_t i = 0; i < sizeof filtered / sizeof filtered[0]; i++)
         if (strcmp(r, filtered[i]) == 0)
@@ -1916,53 +2381,29 @@ static int gemini_decode_response(void *instance, const seam_request *req, const
 /* capabilities                                                              */
 /* ======================================================================== */
 
-typedef struct model_family {
-    const char *prefix;
-    unsigned tools : 1, reasoning : 1, vision : 1, audio : 1, structured : 1;
-    int64_t context_window, max_output;
-} model_family;
-
-/* Longest prefixes first: the first match wins. */
-static const model_family model_families[] = {
-    {"gemini-3", 1, 1, 1, 1, 1, 1048576, 65536},
-    {"gemini-2.5-flash-image", 0, 0, 1, 0, 1, 32768, 32768},
-    {"gemini-2.5-pro", 1, 1, 1, 1, 1, 1048576, 65536},
-    {"gemini-2.5-flash", 1, 1, 1, 1, 1, 1048576, 65536}, /* and -lite */
-    {"gemini-2.0-flash-thinking", 0, 1, 1, 0, 0, 1048576, 65536},
-    {"gemini-2.0-flash", 1, 0, 1, 1, 1, 1048576, 8192}, /* and -lite */
-    {"gemini-1.5-pro", 1, 0, 1, 1, 1, 2097152, 8192},
-    {"gemini-1.5-flash", 1, 0, 1, 1, 1, 1048576, 8192},
-    {"gemma-3n", 0, 0, 1, 0, 0, 32768, 8192},
-    {"gemma-3", 0, 0, 1, 0, 0, 131072, 8192},
-    {"gemini-", 1, 0, 1, 0, 1, 0, 0}, /* an unknown Gemini: the common ground */
-};
-
 static int gemini_capabilities(void *instance, const char *model, seam_capabilities *caps)
 {
     (void)instance;
     if (!model || !caps)
         return SEAM_ERR_INVALID;
-    if (strncmp(model, "models/", 7) == 0)
-        model += 7;
     caps->size = sizeof *caps;
     caps->streaming = 1;
-    for (size_t i = 0; i < sizeof model_families / sizeof model_families[0]; i++) {
-        const model_family *f = &model_families[i];
-        if (strncmp(model, f->prefix, strlen(f->prefix)) != 0)
-            continue;
-        caps->tools = f->tools;
-        caps->parallel_tool_calls = f->tools;
-        caps->vision = f->vision;
-        caps->pdf_input = f->vision && f->tools;
-        caps->audio_input = f->audio;
-        caps->prompt_cache = strncmp(f->prefix, "gemini-", 7) == 0; /* implicit + cachedContent */
-        caps->reasoning = f->reasoning;
-        caps->structured_output = f->structured;
-        caps->context_window = f->context_window;
-        caps->max_output_tokens = f->max_output;
-        return SEAM_OK;
-    }
-    return SEAM_OK; /* not a model this plugin knows: nothing more to say */
+    const model_family *f = find_family(model);
+    if (!f)
+        return SEAM_OK; /* not a model this plugin knows: nothing more to say */
+    caps->tools = f->tools;
+    caps->parallel_tool_calls = f->tools;
+    caps->vision = f->vision;
+    caps->pdf_input = f->vision && f->tools;
+    caps->audio_input = f->audio;
+    /* Implicit caching (and cachedContent before Gemini 4, which has only the
+     * implicit kind): a read is reported either way. */
+    caps->prompt_cache = strncmp(f->prefix, "gemini-", 7) == 0;
+    caps->reasoning = f->reasoning;
+    caps->structured_output = f->structured;
+    caps->context_window = f->context_window;
+    caps->max_output_tokens = f->max_output;
+    return SEAM_OK;
 }
 
 /* ======================================================================== */
