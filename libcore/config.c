@@ -997,6 +997,12 @@ static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s,
             rc = fail_unknown(ld, e, path, price_keys);
         if (rc != SEAM_OK)
             return rc;
+        /* Bounded so that tokens x price stays inside int64 (seam_catalog_price). */
+        int64_t v = config_setting_type(e) == CONFIG_TYPE_INT64 ? config_setting_get_int64(e)
+                                                               : config_setting_get_int(e);
+        if (v > SEAM_MAX_PRICE)
+            return fail_setting(ld, e, "%s must be at most %lld micro-cents per million tokens "
+                                "($1,000,000)", epath, (long long)SEAM_MAX_PRICE);
     }
     if (!have_input || !have_output)
         return fail_setting(ld, s, "%s needs both input and output (micro-cents per million tokens)",

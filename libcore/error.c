@@ -139,3 +139,18 @@ void seam_usage_add(seam_usage *sum, const seam_usage *add)
     ADD_COUNT(SEAM_USAGE_COST, cost_microcents)
 #undef ADD_COUNT
 }
+
+void seam_usage_sanitize(seam_usage *u)
+{
+    int64_t *counts[] = { &u->input_tokens, &u->output_tokens, &u->cache_read_tokens,
+                          &u->cache_write_tokens, &u->reasoning_tokens };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        if (*counts[i] < 0)
+            *counts[i] = 0;
+        else if (*counts[i] > SEAM_MAX_TOKENS)
+            *counts[i] = SEAM_MAX_TOKENS;
+    }
+    /* Cost is the core's to compute from the catalog, never a plugin's. */
+    u->present &= ~(uint32_t)SEAM_USAGE_COST;
+    u->cost_microcents = 0;
+}

@@ -33,10 +33,24 @@ char *seam_strndup(const char *s, size_t n);
 int seam_strcaseeq(const char *a, const char *b);
 /* Replaces every occurrence of secret (if non-empty, >= 4 chars) in s by "<redacted>". */
 void seam_redact(char *s, size_t size, const char *secret);
+/* A duration in ms read from a header or a body (untrusted): the number v
+ * times scale, rounded; -1 for NaN, infinities, negatives or more than 1e12 ms
+ * (about 31 years), so that no cast from double is ever out of range. */
+int64_t seam_ms_from_double(double v, double scale);
 /* Monotonic milliseconds. */
 int64_t seam_now_ms(void);
 /* Wipes and frees a secret string. */
 void seam_secret_free(char *s);
+
+/* Bounds that keep usage and cost arithmetic inside int64: a count a server
+ * reports is clamped to [0, SEAM_MAX_TOKENS] where the core receives it, and a
+ * conf price (micro-cents per million tokens) is at most SEAM_MAX_PRICE, so
+ * tokens x price / 1e6 summed over every line and attempt cannot overflow. */
+#define SEAM_MAX_TOKENS ((int64_t)1000000000000)  /* 1e12 tokens */
+#define SEAM_MAX_PRICE ((int64_t)100000000000000) /* $1,000,000 per million */
+
+/* Clamps every count of u into [0, SEAM_MAX_TOKENS]. */
+void seam_usage_sanitize(seam_usage *u);
 
 /* ---- message.c / request.c ------------------------------------------------ */
 

@@ -340,7 +340,7 @@ int64_t seam_parse_reset_duration(const char *v)
     while (*v && *v != ' ') {
         char *end;
         double x = strtod(v, &end);
-        if (end == v || x < 0)
+        if (end == v || !(x >= 0 && x <= 1e12)) /* also NaN and infinities */
             return -1;
         v = end;
         if (strncmp(v, "ms", 2) == 0) {
@@ -360,9 +360,9 @@ int64_t seam_parse_reset_duration(const char *v)
         }
         parts++;
     }
-    if (!parts || total > 1e12)
+    if (!parts)
         return -1;
-    return (int64_t)(total + 0.5);
+    return seam_ms_from_double(total, 1.0);
 }
 
 int64_t seam_parse_rfc3339(const char *v)
@@ -416,13 +416,13 @@ static int64_t reset_in_ms(const char *v)
     double x = strtod(v, &end);
     while (end && *end == ' ')
         end++;
-    if (end != v && end && *end == '\0' && x >= 0) {
+    if (end != v && end && *end == '\0' && x >= 0 && x <= 1e15) {
         double now = (double)time(NULL);
         if (x > 1e12) /* Unix ms */
-            return x / 1000.0 > now ? (int64_t)(x - now * 1000.0) : 0;
+            return x / 1000.0 > now ? seam_ms_from_double(x - now * 1000.0, 1.0) : 0;
         if (x > 1e9) /* Unix seconds */
-            return x > now ? (int64_t)((x - now) * 1000.0) : 0;
-        return (int64_t)(x * 1000.0);
+            return x > now ? seam_ms_from_double(x - now, 1000.0) : 0;
+        return seam_ms_from_double(x, 1000.0);
     }
     return seam_parse_reset_duration(v);
 }
@@ -483,7 +483,7 @@ void seam_keys_observe_ratelimit(seam_client *c, seam_provider_slot *s,
                 if (header_value(headers, reset_name, value, sizeof value))
                     in = reset_in_ms(value);
                 if (in < 0 && header_value(headers, "retry-after-ms", value, sizeof value))
-                    in = (int64_t)strtod(value, NULL);
+                    in = seam_ms_from_double(strtod(value, NULL), 1.0);
                 if (in < 0 && header_value(headers, "retry-after", value, sizeof value))
                     in = seam_parse_retry_after(value);
                 if (in < 0)

@@ -129,9 +129,13 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
 static int on_emit(void *ud, const seam_chunk *c)
 {
     seam_transfer *t = ud;
-    if (c->type == SEAM_CHUNK_STOP)
-        t->saw_stop = 1;
-    return queue_push(t, c);
+    if (c->type != SEAM_CHUNK_STOP)
+        return queue_push(t, c);
+    t->saw_stop = 1;
+    /* Counts come from the network: bound them before anyone adds or prices them. */
+    seam_chunk stop = *c;
+    seam_usage_sanitize(&stop.usage);
+    return queue_push(t, &stop);
 }
 
 static int is_success(long status);
@@ -196,9 +200,9 @@ int64_t seam_parse_retry_after(const char *v)
         double secs = strtod(v, &end);
         while (*end == ' ' || *end == '\t')
             end++;
-        if (*end != '\0' || secs < 0 || secs > 1e9)
+        if (*end != '\0')
             return -1;
-        return (int64_t)(secs * 1000.0);
+        return seam_ms_from_double(secs, 1000.0);
     }
     time_t when = curl_getdate(v, NULL);
     if (when < 0)
@@ -217,8 +221,8 @@ static void classify_http_error(seam_transfer *t)
     if (ms) {
         char *end;
         double v = strtod(ms, &end);
-        if (end != ms && v >= 0)
-            e.retry_after_ms = (int64_t)v;
+        if (end != ms)
+            e.retry_after_ms = seam_ms_from_double(v, 1.0);
     }
     if (e.retry_after_ms < 0 && ra)
         e.retry_after_ms = seam_parse_retry_after(ra);

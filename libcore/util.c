@@ -126,6 +126,14 @@ void seam_redact(char *s, size_t size, const char *secret)
     }
 }
 
+int64_t seam_ms_from_double(double v, double scale)
+{
+    double ms = v * scale;
+    if (!(ms >= 0 && ms <= 1e12)) /* also NaN */
+        return -1;
+    return (int64_t)(ms + 0.5);
+}
+
 int64_t seam_now_ms(void)
 {
     struct timespec ts;

@@ -1250,6 +1250,8 @@ static void test_conf_keys(void)
                      "unknown capability \"telepathy\"");
     check_conf_error("model_catalog = \"\";\nmodels = ( { id = \"m\"; price = { input = 1; }; } );\n",
                      "models[0].price needs both input and output");
+    check_conf_error("model_catalog = \"\";\nmodels = ( { id = \"m\"; price = { input = 100000000000001L; output = 1; }; } );\n",
+                     "models[0].price.input must be at most 100000000000000");
     check_conf_error("model_catalog = \"\";\nmodels = ( { id = \"m\"; }, { id = \"m\"; } );\n",
                      "model \"m\" already defined in");
     check_conf_error("model_catalog = \"\";\nmodels = ( { provider = \"p\"; } );\n", "models[0] has no id");

@@ -417,6 +417,26 @@ static void test_stream_cut_everywhere(void)
     seam_request_free(req);
 }
 
+/* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
+ * candidates and thoughts (undefined behaviour). They are bounded now. */
+static void test_usage_absurd_counts(void)
+{
+    seam_request *req = user_request("hi");
+    fake_server_push_sse(server,
+                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+                         "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
+                         "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
+                         "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
+                         0);
+    outcome o = run(req, 1);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    CU_ASSERT_EQUAL(o.usage.input_tokens, 0);
+    CU_ASSERT_EQUAL(o.usage.reasoning_tokens, 1000000000000LL);
+    CU_ASSERT_EQUAL(o.usage.output_tokens, 1000000000000LL);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
 static void test_stream_usage_after_finish(void)
 {
     seam_request *req = user_request("hi");
@@ -1605,6 +1625,7 @@ int main(void)
     CU_add_test(s, "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire);
     CU_add_test(s, "stream: cut at every byte (CRLF)", test_stream_cut_everywhere);
     CU_add_test(s, "stream: usage after finish, no finish", test_stream_usage_after_finish);
+    CU_add_test(s, "stream: absurd usage counts are bounded", test_usage_absurd_counts);
     CU_add_test(s, "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt);
     CU_add_test(s, "whole response equals stream", test_whole_response_equals_stream);
     CU_add_test(s, "encode: conversation, media, generation config", test_encode_conversation);

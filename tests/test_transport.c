@@ -208,6 +208,34 @@ static void test_http_errors(void)
     seam_client_free(c);
 }
 
+/* Numbers a server sends are bounded before the core adds or prices them, and
+ * absurd durations are ignored rather than cast out of range. */
+static void test_hostile_numbers(void)
+{
+    seam_client *c = wire_client(NULL, NULL);
+    seam_call_options o = provider_opts("w");
+    fake_response big = { .body = "data: x\n\nevent: stop\ndata: 9223372036854775807\n\n", .chunked = 1 };
+    fake_server_push(srv, &big);
+    run r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(r.usage.output_tokens, 1000000000000LL);
+    fake_response neg = { .body = "data: x\n\nevent: stop\ndata: -42\n\n", .chunked = 1 };
+    fake_server_push(srv, &neg);
+    r = stream_run(c, &o);
+    CU_ASSERT_EQUAL(r.usage.output_tokens, 0);
+
+    const char *bad[] = { "retry-after-ms: 1e300\r\n", "retry-after-ms: nan\r\n",
+                          "retry-after-ms: -5\r\n", "Retry-After: 1e300\r\n",
+                          "Retry-After: inf\r\n" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fake_server_push_json(srv, 503, "{}", bad[i]);
+        r = stream_run(c, &o);
+        CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+        CU_ASSERT_EQUAL(r.err.retry_after_ms, -1);
+    }
+    seam_client_free(c);
+}
+
 static void test_retry_after_date(void)
 {
     seam_client *c = wire_client(NULL, NULL);
@@ -500,6 +528,7 @@ int main(void)
     CU_add_test(s, "generate (whole body)", test_generate_whole);
     CU_add_test(s, "HTTP errors classified", test_http_errors);
     CU_add_test(s, "Retry-After parsing", test_retry_after_date);
+    CU_add_test(s, "hostile numbers are bounded", test_hostile_numbers);
     CU_add_test(s, "cut and truncated streams", test_cut_and_truncated_streams);
     CU_add_test(s, "idle timeout", test_idle_timeout);
     CU_add_test(s, "total timeout", test_total_timeout);

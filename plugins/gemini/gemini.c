@@ -142,7 +142,9 @@ static int jint64(json_object *o, const char *key, int64_t *out)
         return 1;
     }
     if (jis(v, json_type_double)) {
-        *out = (int64_t)json_object_get_double(v);
+        /* Casting a double outside int64's range is undefined: clamp first. */
+        double d = json_object_get_double(v);
+        *out = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
         return 1;
     }
     if (jis(v, json_type_string)) {
@@ -1900,14 +1902,14 @@ static int64_t parse_duration_ms(json_object *d)
         const char *s = json_object_get_string(d);
         char *end;
         double secs = strtod(s, &end); /* "s" follows; the C locale's '.' is Google's */
-        if (end == s || secs < 0 || secs > 1e9)
+        if (end == s || !(secs >= 0 && secs <= 1e9)) /* also NaN */
             return -1;
         return (int64_t)(secs * 1000.0 + 0.5);
     }
     if (jis(d, json_type_object)) {
         int64_t secs = 0, nanos = 0;
         int has = jint64(d, "seconds", &secs) | jint64(d, "nanos", &nanos);
-        if (!has || secs < 0 || nanos < 0)
+        if (!has || secs < 0 || secs > 1000000000 || nanos < 0)
             return -1;
         return secs * 1000 + nanos / 1000000;
     }
@@ -2223,13 +2225,26 @@ static seam_stop_reason map_finish_reason(const char *r)
 /* usageMetadata -> seam usage: input net of the cached prompt tokens; thinking
  * tokens are billed as output on Gemini, so output counts them and reasoning is
  * that subset. */
+/* A token count from the wire, clamped to [0, 1e12] so that the sums and
+ * differences below stay defined whatever a server sends. */
+static int token_count(json_object *o, const char *key, int64_t *out)
+{
+    if (!jint64(o, key, out))
+        return 0;
+    if (*out < 0)
+        *out = 0;
+    else if (*out > 1000000000000)
+        *out = 1000000000000;
+    return 1;
+}
+
 static void parse_usage(json_object *um, seam_usage *u)
 {
     int64_t prompt = 0, cached = 0, candidates = 0, thoughts = 0;
-    int has_prompt = jint64(um, "promptTokenCount", &prompt);
-    int has_cached = jint64(um, "cachedContentTokenCount", &cached);
-    int has_candidates = jint64(um, "candidatesTokenCount", &candidates);
-    int has_thoughts = jint64(um, "thoughtsTokenCount", &thoughts);
+    int has_prompt = token_count(um, "promptTokenCount", &prompt);
+    int has_cached = token_count(um, "cachedContentTokenCount", &cached);
+    int has_candidates = token_count(um, "candidatesTokenCount", &candidates);
+    int has_thoughts = token_count(um, "thoughtsTokenCount", &thoughts);
     memset(u, 0, sizeof *u);
     if (has_prompt) {
         u->input_tokens = prompt - cached > 0 ? prompt - cached : 0;

@@ -52,7 +52,7 @@ static int wire_stop(seam_emitter *out, const char *tokens)
     seam_chunk c = { .type = SEAM_CHUNK_STOP, .stop_reason = SEAM_STOP_STOP };
     if (tokens && *tokens) {
         c.usage.present = SEAM_USAGE_OUTPUT;
-        c.usage.output_tokens = atoll(tokens);
+        c.usage.output_tokens = strtoll(tokens, NULL, 10); /* saturates, unlike atoll */
     }
     return seam_emit(out, &c);
 }
