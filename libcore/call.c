@@ -32,6 +32,7 @@
 #include "config.h"
 #include "client.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,21 @@ static int build_plan(seam_stream *s, const seam_call_options *o, seam_error *er
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
+/* A per-stream seed for the backoff jitter. Streams opened in the same
+ * millisecond at a reused address must still differ (or every retry of a
+ * burst waits the same time), so a process-wide counter goes through
+ * splitmix64 with the clock and the address. */
+static uint64_t jitter_seed(const void *stream)
+{
+    static atomic_uint_fast64_t opened;
+    uint64_t z = (uint64_t)atomic_fetch_add(&opened, 1) * 0x9e3779b97f4a7c15ULL;
+    z ^= (uint64_t)(uintptr_t)stream ^ ((uint64_t)seam_now_ms() << 20);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return z ? z : 0x9e3779b97f4a7c15ULL; /* xorshift must not start at 0 */
+}
+
 static int stream_open(seam_client *client, const seam_request *req, const seam_call_options *opts,
                        int streaming, seam_stream **out, seam_error *err)
 {
@@ -405,7 +421,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
         return rc;
     }
     s->start_ms = seam_client_now(client);
-    s->rng = (uint64_t)(uintptr_t)s ^ ((uint64_t)seam_now_ms() << 20) ^ 0x9e3779b97f4a7c15ULL;
+    s->rng = jitter_seed(s);
     *out = s;
     return SEAM_OK;
 }
