@@ -1,14 +1,18 @@
 /* test_openai.c — the OpenAI-compatible plugin through the real loader and the
  * fake provider server: the request's wire shape (URL, headers, JSON body) for
  * plain, tool, multimodal, structured and reasoning requests and for each
- * profile; stream decoding of our own transcripts cut at every byte position
+ * profile, OpenAI's current families (GPT-6, GPT-5.x: golden bodies for
+ * gpt-6-luna with and without tools, reasoning_effort "none" with tools, the
+ * refusal of a model that rejects "none" when Chat Completions is forced); stream decoding of our own transcripts cut at every byte position
  * (text, reasoning, interleaved tool calls, usage, the servers' variants);
  * whole-response decoding equal to the accumulated stream; the error table;
  * an unreachable local server.
  *
  * The codec's internal tables (capability flags per model family and their conf
- * overrides, duration parsing, key scrubbing) are unit tested by including the
- * plugin's source: they are static and no core API reads them. */
+ * overrides, OpenAI's model rules and effort ladder, duration parsing, key
+ * scrubbing) are unit tested by including the plugin's sources: they are
+ * internal and no core API reads them. The Responses API codec has its own
+ * test program, test_openai_responses. */
 #include "config.h"
 
 #include <CUnit/Basic.h>
@@ -22,6 +26,7 @@
 #include <seam/seam.h>
 
 #include "../plugins/openai/openai.c"
+#include "../plugins/openai/openai_responses.c"
 
 #define KEY "sk-test-secret-123"
 
@@ -58,9 +63,10 @@ static seam_client *make_client(void)
         "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
         "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
         "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
+        "  oachat = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
         "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
         "};\n",
-        url, url, url, url, url, url, url, url, url, url, url, url);
+        url, url, url, url, url, url, url, url, url, url, url, url, url);
     if (n < 0)
         return NULL;
     seam_error err;
@@ -590,6 +596,136 @@ static void test_reasoning_families(void)
     CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
     CU_ASSERT_FALSE(has(b, "stream_options"));
     CU_ASSERT_TRUE(has(b, "stream"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+/* Compares the last request's body with want (JSON text); prints both on a mismatch. */
+static int last_body_is(const char *want_text)
+{
+    json_object *got = last_body();
+    json_object *want = json_tokener_parse(want_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+    int same = json_object_equal(want, got);
+    if (!same)
+        fprintf(stderr, "\nexpected %s\n     got %s\n", json_object_to_json_string(want),
+                json_object_to_json_string(got));
+    json_object_put(want);
+    json_object_put(got);
+    return same;
+}
+
+#define WEATHER_SCHEMA "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}"
+
+/* GPT-6 on Chat Completions: the reasoning-model parameters; with function
+ * tools, reasoning_effort "none" whatever the budget (and then temperature is
+ * accepted); a model that refuses "none" goes to the Responses API, or is
+ * refused before sending when the conf pins Chat Completions. */
+static void test_current_families(void)
+{
+    char *body = sse(1, text_lines);
+    seam_request *req = simple_request("hi");
+    seam_request_set_system(req, "sys");
+    seam_request_set_temperature(req, 0.3);
+    seam_request_set_max_tokens(req, 500);
+    seam_request_set_reasoning_budget(req, 20000);
+
+    /* gpt-6-luna, no tools: the budget's effort, no temperature */
+    fake_server_push_sse(srv, body, 0);
+    stream_run r = run_stream("oap", "gpt-6-luna", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
+                           "/v1/chat/completions");
+    CU_ASSERT_TRUE(last_body_is(
+        "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
+        "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":500,"
+        "\"reasoning_effort\":\"high\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
+    free(r.summary);
+
+    /* gpt-6-luna with a function tool: effort none (the budget cannot apply),
+     * so the sampling parameters are accepted again */
+    seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oap", "gpt-6-luna", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_TRUE(last_body_is(
+        "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
+        "{\"role\":\"user\",\"content\":\"hi\"}],"
+        "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+        "\"description\":\"Weather of a city\",\"parameters\":" WEATHER_SCHEMA "}}],"
+        "\"tool_choice\":\"auto\",\"temperature\":0.3,\"max_completion_tokens\":500,"
+        "\"reasoning_effort\":\"none\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
+    free(r.summary);
+
+    /* the same for the rest of the families that take function tools only so */
+    static const char *const none_with_tools[] = {"gpt-6-sol", "gpt-6.1-terra", "gpt-5.6-terra",
+                                                  "gpt-5.4-mini", "gpt-5.5", "gpt-6-luna-2026-09-22"};
+    for (size_t i = 0; i < sizeof none_with_tools / sizeof none_with_tools[0]; i++) {
+        fake_server_push_sse(srv, body, 0);
+        r = run_stream("oap", none_with_tools[i], req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = last_body();
+        if (strcmp(str_at(b, "reasoning_effort"), "none") != 0)
+            fprintf(stderr, "\n%s: %s\n", none_with_tools[i], json_object_to_json_string(b));
+        CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "none");
+        CU_ASSERT_TRUE(has(b, "temperature"));
+        CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 500);
+        json_object_put(b);
+        free(r.summary);
+    }
+    /* older families keep the budget's effort with tools */
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("oap", "gpt-5.2", req);
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "high");
+    CU_ASSERT_FALSE(has(b, "temperature"));
+    json_object_put(b);
+    free(r.summary);
+
+    /* gpt-6.1-sol, gpt-6-astra, gpt-6.2-*: refuse "none"; on a provider pinned to
+     * Chat Completions the request is refused before anything is sent */
+    static const char *const no_none[] = {"gpt-6.1-sol", "gpt-6-astra", "gpt-6.2-sol", "gpt-6.2-astra"};
+    for (size_t i = 0; i < sizeof no_none / sizeof no_none[0]; i++) {
+        size_t before = fake_server_request_count(srv);
+        r = run_stream("oachat", no_none[i], req);
+        CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+        CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
+        CU_ASSERT_FALSE(r.err.retryable);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "Responses API"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "options.api"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, no_none[i]));
+        CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+        free(r.summary);
+    }
+    seam_request_free(req);
+
+    /* without tools they stay on Chat Completions, with efforts from "low" */
+    req = simple_request("hi");
+    seam_request_set_reasoning_budget(req, 100);
+    for (size_t i = 0; i < sizeof no_none / sizeof no_none[0]; i++) {
+        fake_server_push_sse(srv, body, 0);
+        r = run_stream("oap", no_none[i], req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
+                               "/v1/chat/completions");
+        b = last_body();
+        CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "low");
+        json_object_put(b);
+        free(r.summary);
+    }
+    /* another profile's model of the same name gets none of OpenAI's rules */
+    seam_request_add_tool(req, "get_weather", NULL, WEATHER_SCHEMA);
+    seam_request_set_temperature(req, 0.5);
+    fake_server_push_sse(srv, body, 0);
+    r = run_stream("orr", "openai/gpt-6.1-sol", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
+                           "/api/v1/chat/completions");
+    b = last_body();
+    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
+    CU_ASSERT_TRUE(has(b, "temperature"));
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -1153,6 +1289,23 @@ static void test_reasoning_budget_wires(void)
         {"oap", "o3-mini", 4096, "medium", NULL, NULL},
         {"oap", "o4-mini", 16383, "medium", NULL, NULL},
         {"oap", "gpt-5", 16384, "high", NULL, NULL},
+        {"oap", "gpt-5", 40000, "high", NULL, NULL},      /* no xhigh before gpt-5.2 */
+        {"oap", "gpt-5-mini", 100, "low", NULL, NULL},
+        {"oap", "o3", 70000, "high", NULL, NULL},
+        {"oap", "gpt-5.1", 40000, "high", NULL, NULL},
+        {"oap", "gpt-5.2", 40000, "xhigh", NULL, NULL},
+        {"oap", "gpt-5.4", 70000, "xhigh", NULL, NULL},
+        {"oap", "gpt-6-luna", 1000, "low", NULL, NULL},
+        {"oap", "gpt-6-luna", 4096, "medium", NULL, NULL},
+        {"oap", "gpt-6-luna", 16384, "high", NULL, NULL},
+        {"oap", "gpt-6-luna", 32767, "high", NULL, NULL},
+        {"oap", "gpt-6-luna", 32768, "xhigh", NULL, NULL},
+        {"oap", "gpt-6-luna", 200000, "xhigh", NULL, NULL}, /* max: Responses only */
+        {"oap", "gpt-5.6-sol", 65536, "xhigh", NULL, NULL},
+        {"oap", "gpt-6.2-astra", 1, "low", NULL, NULL},
+        {"oap", "gpt-6-luna", 0, NULL, NULL, NULL},
+        {"oap", "gpt-5.1-chat-latest", 20000, NULL, NULL, NULL},
+        {"oap", "gpt-5-chat-latest", 20000, NULL, NULL, NULL},
         {"oap", "gpt-4o", 20000, NULL, NULL, NULL},
         {"oap", "o3-mini", 0, NULL, NULL, NULL},
         {"ds", "deepseek-reasoner", 8000, NULL, NULL, NULL},
@@ -1560,6 +1713,18 @@ static void test_capabilities(void)
     CU_ASSERT_TRUE(c.tools);
     CU_ASSERT_EQUAL(oa_capabilities(in, "qwen3:8b", &c), SEAM_OK); /* Ollama tags */
     CU_ASSERT_TRUE(c.reasoning);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "gpt-6-luna", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.reasoning && c.tools && c.vision && c.structured_output);
+    CU_ASSERT_EQUAL(c.context_window, 1050000);
+    CU_ASSERT_EQUAL(c.max_output_tokens, 128000);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "gpt-6.2-sol", &c), SEAM_OK);
+    CU_ASSERT_EQUAL(c.context_window, 1050000);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "gpt-5.6-terra", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.reasoning);
+    CU_ASSERT_EQUAL(c.context_window, 1050000);
+    CU_ASSERT_EQUAL(oa_capabilities(in, "gpt-5.4-mini", &c), SEAM_OK);
+    CU_ASSERT_TRUE(c.reasoning);
+    CU_ASSERT_EQUAL(c.context_window, 0); /* not checked: the catalog's applies */
     CU_ASSERT_EQUAL(oa_capabilities(in, "o10-hypothetical", &c), SEAM_OK); /* not o1 */
     CU_ASSERT_FALSE(c.reasoning);
     CU_ASSERT_TRUE(c.tools && c.streaming);
@@ -1587,6 +1752,102 @@ static void test_capabilities(void)
     CU_ASSERT_EQUAL(small->size, offsetof(seam_capabilities, context_window));
     CU_ASSERT_EQUAL(buf[offsetof(seam_capabilities, context_window)], 0xAB);
     oa_destroy(in);
+}
+
+/* OpenAI's model rules and the endpoint choice, from the table. */
+static void test_model_rules(void)
+{
+    oa_instance *in = create_with("openai", NULL, "{}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    CU_ASSERT_EQUAL(in->api, OA_API_AUTO);
+    CU_ASSERT_STRING_EQUAL(in->reasoning_summary, "auto");
+    static const struct {
+        const char *model;
+        int reasoning;
+        unsigned efforts;
+        int tools_need_none;
+    } cases[] = {
+        {"gpt-6-luna", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"GPT-6-Luna", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-6-sol", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-6-astra", 1, EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-6.1-sol", 1, EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-6.1-terra", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-6.2-astra", 1, EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-6.2-sol-2026-11-17", 1, EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-5.6-luna", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX, 1},
+        {"gpt-5.5", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH, 1},
+        {"gpt-5.4-nano", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH, 1},
+        {"gpt-5.2", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH, 0},
+        {"gpt-5.1-codex", 1, EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH, 0},
+        {"gpt-5.1-chat-latest", 1, 0, 0},
+        {"gpt-5-chat-latest", 0, 0, 0},
+        {"gpt-5-nano", 1, EF_MINIMAL | EF_LOW | EF_MEDIUM | EF_HIGH, 0},
+        {"o4-mini", 1, EF_LOW | EF_MEDIUM | EF_HIGH, 0},
+        {"gpt-4.1", 0, 0, 0},
+        {"gpt-60", 0, 0, 0}, /* not a gpt-6 at a name boundary */
+        {"deepseek-chat", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        oa_model_rules r;
+        oa_model_rules_of(in, cases[i].model, &r);
+        if (r.reasoning != cases[i].reasoning || r.efforts != cases[i].efforts ||
+            r.tools_need_none != cases[i].tools_need_none)
+            fprintf(stderr, "\n%s: reasoning %d efforts %#x tools_need_none %d\n", cases[i].model,
+                    r.reasoning, r.efforts, r.tools_need_none);
+        CU_ASSERT_EQUAL(r.reasoning, cases[i].reasoning);
+        CU_ASSERT_EQUAL(r.efforts, cases[i].efforts);
+        CU_ASSERT_EQUAL(r.tools_need_none, cases[i].tools_need_none);
+    }
+
+    /* the endpoint: auto sends only tools on a model refusing "none" to /responses */
+    seam_request *req = simple_request("x");
+    seam_request_set_model(req, "gpt-6.1-sol");
+    CU_ASSERT_FALSE(oa_use_responses(in, req));
+    seam_request_add_tool(req, "t", NULL, NULL);
+    CU_ASSERT_TRUE(oa_use_responses(in, req));
+    seam_request_set_model(req, "gpt-6-luna");
+    CU_ASSERT_FALSE(oa_use_responses(in, req));
+    oa_destroy(in);
+    in = create_with("x", "https://api.groq.com/openai/v1", "{}"); /* not OpenAI's rules */
+    seam_request_set_model(req, "gpt-6.1-sol");
+    CU_ASSERT_FALSE(oa_use_responses(in, req));
+    oa_destroy(in);
+    in = create_with("x", NULL, "{\"api\":\"chat\",\"reasoning_summary\":\"none\"}");
+    CU_ASSERT_FALSE(oa_use_responses(in, req));
+    CU_ASSERT_PTR_NULL(in->reasoning_summary);
+    oa_destroy(in);
+    in = create_with("x", "http://127.0.0.1:8000/v1", "{\"profile\":\"vllm\",\"api\":\"responses\",\"reasoning_summary\":\"detailed\"}");
+    seam_request_set_model(req, "Qwen/Qwen3-8B");
+    CU_ASSERT_TRUE(oa_use_responses(in, req));
+    CU_ASSERT_STRING_EQUAL(in->reasoning_summary, "detailed");
+    oa_destroy(in);
+    seam_request_free(req);
+    static const char *const bad[] = {"{\"api\":\"completions\"}", "{\"api\":true}",
+                                      "{\"reasoning_summary\":\"short\"}", "{\"reasoning_summary\":1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
+        seam_error err;
+        seam_error_clear(&err);
+        CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
+        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "options."));
+    }
+
+    /* the effort ladder: the highest accepted level at or below the budget's */
+    unsigned all = EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX;
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 1, 1), "low");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 4095, 1), "low");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 4096, 1), "medium");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 16384, 1), "high");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 32768, 1), "xhigh");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 65535, 1), "xhigh");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 65536, 1), "max");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(all, 65536, 0), "xhigh");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(EF_LOW | EF_MEDIUM | EF_HIGH, 1000000, 1), "high");
+    CU_ASSERT_STRING_EQUAL(oa_effort_for_budget(EF_HIGH, 10, 1), "high"); /* none lower: the next up */
+    CU_ASSERT_PTR_NULL(oa_effort_for_budget(EF_NONE | EF_MINIMAL, 10, 1));
+    CU_ASSERT_PTR_NULL(oa_effort_for_budget(EF_MAX, 10, 0));
 }
 
 static void test_helpers(void)
@@ -1631,6 +1892,7 @@ int main(void)
     CU_add_test(s, "wire: conversation, tools, media, json schema", test_wire_conversation);
     CU_add_test(s, "wire: tool choice variants", test_tool_choice_variants);
     CU_add_test(s, "wire: reasoning families", test_reasoning_families);
+    CU_add_test(s, "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families);
     CU_add_test(s, "wire: profiles", test_profiles);
     CU_add_test(s, "wire: request options merged", test_request_options_merge);
     CU_add_test(s, "wire: media", test_media_refused);
@@ -1647,6 +1909,7 @@ int main(void)
     CU_add_test(s, "errors: unreachable server", test_unreachable_server);
     CU_add_test(s, "unit: profile inference and options", test_profile_inference);
     CU_add_test(s, "unit: capabilities", test_capabilities);
+    CU_add_test(s, "unit: OpenAI model rules and the endpoint", test_model_rules);
     CU_add_test(s, "unit: helpers", test_helpers);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

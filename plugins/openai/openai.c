@@ -1,7 +1,9 @@
 /* openai.c — the OpenAI-compatible provider plugin (provider id "openai").
  *
  * A codec for `POST {base_url}/chat/completions`, the wire spoken by OpenAI and
- * by most other providers and local servers. It owns:
+ * by most other providers and local servers; requests that need OpenAI's
+ * Responses API (`POST {base_url}/responses`) are handed to the codec in
+ * openai_responses.c (see options.api below). This file owns:
  *   - encode: seam request -> Chat Completions JSON body, URL and headers;
  *   - decode: SSE `chat.completion.chunk` events (and a whole non-streamed body)
  *     -> seam chunks, with tool calls assembled by index, the reasoning channel,
@@ -16,10 +18,17 @@
  * openrouter.ai -> openrouter, port 11434 -> ollama), else, when no base_url is
  * given, from the provider's conf name, else "openai". What each one changes:
  *
- *   openai      https://api.openai.com/v1, key OPENAI_API_KEY. For the reasoning
- *               families (o1, o3, o4, gpt-5 except gpt-5-chat, codex-mini):
- *               `max_completion_tokens` instead of `max_tokens`, the system prompt
- *               as a `developer` message, no `temperature` (they reject it).
+ *   openai      https://api.openai.com/v1, key OPENAI_API_KEY. OpenAI's model
+ *               rules (table and sources at oa_model_rules_of): for the reasoning
+ *               families (o1, o3, o4, codex-mini, gpt-5 and gpt-5.x except the
+ *               -chat models, gpt-6.x) `max_completion_tokens` instead of
+ *               `max_tokens`, the system prompt as a `developer` message, no
+ *               `temperature` (refused unless the effort is "none"). From
+ *               gpt-5.4 on, function tools on Chat Completions need
+ *               `reasoning_effort: "none"`: a request with tools gets "none"
+ *               (its reasoning budget cannot apply, and temperature is sent),
+ *               except on the models that refuse "none" (gpt-6-astra,
+ *               gpt-6.1-sol, gpt-6.2-*), which go to the Responses API.
  *   deepseek    https://api.deepseek.com/v1, key DEEPSEEK_API_KEY. JSON output as
  *               `json_object` (no json_schema on this server); reasoning arrives
  *               as `reasoning_content`; cache hits as `prompt_cache_hit_tokens`;
@@ -49,7 +58,10 @@
  * "low" below 4096 tokens, "medium" below 16384, else "high"; two levels (low,
  * high) split at 8192. Where a server or model documents no control, nothing
  * is sent (several refuse unknown fields):
- *   openai      `reasoning_effort` (three levels), reasoning families only.
+ *   openai      `reasoning_effort`, reasoning families only, on the ladder of
+ *               oa_effort_for_budget() (low < 4096 <= medium < 16384 <= high <
+ *               32768 <= xhigh) capped at the family's highest level ("max" is
+ *               sent on the Responses API only); "none" with tools, see above.
  *   deepseek    nothing: deepseek-reasoner always reasons and has no budget or
  *               effort control; deepseek-chat does not reason.
  *   groq        openai/gpt-oss-*: `reasoning_effort` (three levels; Groq refuses
@@ -84,6 +96,18 @@
  *                      (never a credential: Authorization or api-key is refused)
  *   max_tokens_param   "max_tokens" | "max_completion_tokens": force the field name
  *   stream_usage       true | false: send stream_options.include_usage or not
+ *   api                "auto" (default) | "chat" | "responses": the endpoint.
+ *                      auto: Chat Completions, except a request with function
+ *                      tools for an OpenAI model (openai profile) that takes
+ *                      them there only with effort "none" and refuses "none":
+ *                      that one goes to /responses (a guaranteed 400 otherwise;
+ *                      same key, same base_url). chat: always Chat Completions
+ *                      (such a request then fails before sending, bad_request,
+ *                      naming this option). responses: always the Responses API
+ *                      (any profile whose server has /responses).
+ *   reasoning_summary  "auto" (default) | "concise" | "detailed" | "none": the
+ *                      Responses API's reasoning.summary for reasoning models
+ *                      (OpenAI may require a verified organization for it).
  *   think_tags         true | false: a "<think>...</think>" that opens the content
  *                      is reasoning (servers running a reasoning model without a
  *                      reasoning parser put it there). Default: on for the groq,
@@ -116,16 +140,11 @@
 
 #include <seam/plugin.h>
 
+#include "openai_internal.h"
+
 /* ==== small helpers ======================================================== */
 
-/* A growable NUL-terminated string. */
-typedef struct strbuf {
-    char *data;
-    size_t len;
-    size_t cap;
-} strbuf;
-
-static int sb_append(strbuf *b, const char *s, size_t n)
+int sb_append(strbuf *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
@@ -147,19 +166,19 @@ static int sb_append(strbuf *b, const char *s, size_t n)
     return SEAM_OK;
 }
 
-static int sb_puts(strbuf *b, const char *s)
+int sb_puts(strbuf *b, const char *s)
 {
     return sb_append(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void sb_free(strbuf *b)
+void sb_free(strbuf *b)
 {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 
-static char *xstrdup(const char *s)
+char *xstrdup(const char *s)
 {
     if (!s)
         return NULL;
@@ -171,7 +190,7 @@ static char *xstrdup(const char *s)
 }
 
 /* Case-insensitive substring test. */
-static int contains_ci(const char *hay, const char *needle)
+int contains_ci(const char *hay, const char *needle)
 {
     if (!hay || !needle)
         return 0;
@@ -187,7 +206,7 @@ static int contains_ci(const char *hay, const char *needle)
  * tokener for its whole stream because creating one (a calloc'ed parse stack
  * and buffer) costs as much as parsing a short event. NULL when it does not
  * parse. */
-static json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
+json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
 {
     if (!text || !tok || len > INT_MAX)
         return NULL;
@@ -208,7 +227,7 @@ static json_object *json_parse_with(json_tokener *tok, const char *text, size_t 
 }
 
 /* The same with a tokener of its own, for one-off parses outside a stream. */
-static json_object *json_parse_strict(const char *text, size_t len)
+json_object *json_parse_strict(const char *text, size_t len)
 {
     json_tokener *tok = json_tokener_new();
     json_object *obj = json_parse_with(tok, text, len);
@@ -216,7 +235,7 @@ static json_object *json_parse_strict(const char *text, size_t len)
     return obj;
 }
 
-static json_object *jget(json_object *obj, const char *key)
+json_object *jget(json_object *obj, const char *key)
 {
     json_object *v = NULL;
     if (obj && json_object_is_type(obj, json_type_object) &&
@@ -225,14 +244,14 @@ static json_object *jget(json_object *obj, const char *key)
     return NULL;
 }
 
-static const char *jstr(json_object *obj, const char *key)
+const char *jstr(json_object *obj, const char *key)
 {
     json_object *v = jget(obj, key);
     return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
 /* 1 and *out set when obj[key] is an integer (or an integral double). */
-static int jint(json_object *obj, const char *key, int64_t *out)
+int jint(json_object *obj, const char *key, int64_t *out)
 {
     json_object *v = jget(obj, key);
     if (json_object_is_type(v, json_type_int)) {
@@ -248,7 +267,7 @@ static int jint(json_object *obj, const char *key, int64_t *out)
 
 /* A double that serializes the way a person wrote it ("0.7", not 0.69999...),
  * whatever the process locale's decimal separator. */
-static json_object *json_double(double d)
+json_object *json_double(double d)
 {
     char buf[64];
     snprintf(buf, sizeof buf, "%.15g", d);
@@ -258,7 +277,7 @@ static json_object *json_double(double d)
     return json_object_new_double_s(d, buf);
 }
 
-static const char *json_text(json_object *obj)
+const char *json_text(json_object *obj)
 {
     return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -268,7 +287,7 @@ static const char *json_text(json_object *obj)
 
 enum {
     PF_STREAM_USAGE = 1u << 0,     /* send stream_options.include_usage */
-    PF_OPENAI_REASONING = 1u << 1, /* o-series/gpt-5 rules: max_completion_tokens, developer, no temperature */
+    PF_OPENAI_REASONING = 1u << 1, /* OpenAI's model rules (oa_model_rules_of) and the auto endpoint */
     PF_JSON_SCHEMA = 1u << 2,      /* response_format json_schema (else json_object) */
     PF_TOOL_NAME = 1u << 3,        /* tool result messages carry the tool name */
     PF_XAI = 1u << 4,              /* xAI reasoning models reject stop */
@@ -291,13 +310,13 @@ typedef enum reasoning_wire {
     RW_VLLM        /* thinking_token_budget */
 } reasoning_wire;
 
-typedef struct oa_profile {
+struct oa_profile {
     const char *id;
     const char *base_url;
     const char *key_env; /* the key's usual env var (NULL: no key needed); for docs and the core */
     unsigned flags;
     reasoning_wire reasoning;
-} oa_profile;
+};
 
 static const oa_profile profiles[] = {
     {"openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
@@ -424,7 +443,7 @@ static const oa_profile *profile_from_url(const char *url)
 /* ==== model families ======================================================== */
 
 /* The model id without a "vendor/" prefix (OpenRouter, Groq, vLLM ids). */
-static const char *model_base(const char *model)
+const char *model_base(const char *model)
 {
     if (!model)
         return "";
@@ -434,7 +453,7 @@ static const char *model_base(const char *model)
 
 /* 1 when model starts with prefix at a name boundary ("o1" matches "o1-pro",
  * "o1", not "o10"). */
-static int model_is(const char *model, const char *prefix)
+int model_is(const char *model, const char *prefix)
 {
     size_t n = strlen(prefix);
     if (strncasecmp(model, prefix, n) != 0)
@@ -443,15 +462,117 @@ static int model_is(const char *model, const char *prefix)
     return c == '\0' || c == '-' || c == ':' || c == '.' || c == '_' || c == '@';
 }
 
-/* OpenAI's reasoning families: they take max_completion_tokens and reject
- * temperature. gpt-5-chat is the non-reasoning chat variant. */
-static int openai_reasoning_model(const char *model)
+/* ---- OpenAI's model rules ----------------------------------------------------
+ *
+ * What each OpenAI reasoning family accepts, from OpenAI's model pages and
+ * guides (developers.openai.com/api/docs/models/<id>, .../guides/latest-model,
+ * .../guides/deployment-checklist) and the errors the API answers with:
+ *   - every reasoning family takes max_completion_tokens (max_tokens is refused
+ *     by gpt-6-sol and later) and a developer message; temperature and top_p
+ *     are refused unless the effort is "none" (deployment checklist: "When
+ *     reasoning effort is not none, remove temperature, top_p ...").
+ *   - effort values: o-series low/medium/high; gpt-5 minimal..high; gpt-5.1
+ *     none..high; gpt-5.2 to 5.5 none..xhigh; gpt-5.6, gpt-6-luna, gpt-6-sol and
+ *     gpt-6.1-terra none..max; gpt-6-astra, gpt-6.1-sol, gpt-6.2-astra and
+ *     gpt-6.2-sol low..max (they refuse "none").
+ *   - from gpt-5.4 on, Chat Completions refuses function tools unless
+ *     reasoning_effort is "none" — even with no effort sent, because the
+ *     default is not none ("Function tools with reasoning_effort are not
+ *     supported for gpt-5.6-sol in /v1/chat/completions. To use function tools,
+ *     use /v1/responses or set reasoning_effort to 'none'."). The deployment
+ *     checklist: "GPT-6 Astra and GPT-6.1 Sol require Responses for tool
+ *     calling; GPT-6 Sol and GPT-6 Luna support function calling in Chat
+ *     Completions only with reasoning_effort: \"none\"".
+ * A model of a family not listed takes its family's entry (gpt-6.3-x that of
+ * gpt-6); the "-chat" variants of gpt-5.x are chat models without an effort.
+ * Other vendors' models (and other profiles) get no rules. */
+#define EF_LMH (EF_LOW | EF_MEDIUM | EF_HIGH)
+#define EF_TO_XHIGH (EF_NONE | EF_LMH | EF_XHIGH)
+#define EF_TO_MAX (EF_NONE | EF_LMH | EF_XHIGH | EF_MAX)
+#define EF_NO_NONE (EF_LMH | EF_XHIGH | EF_MAX)
+
+typedef struct openai_family {
+    const char *prefix;
+    oa_model_rules rules;
+} openai_family;
+
+/* First match wins: longer prefixes come before the shorter ones they extend. */
+static const openai_family openai_families[] = {
+    {"gpt-6.2", {1, EF_NO_NONE, 1}},       /* gpt-6.2-astra, gpt-6.2-sol */
+    {"gpt-6.1-sol", {1, EF_NO_NONE, 1}},
+    {"gpt-6.1-terra", {1, EF_TO_MAX, 1}},
+    {"gpt-6-astra", {1, EF_NO_NONE, 1}},
+    {"gpt-6", {1, EF_TO_MAX, 1}},          /* gpt-6-luna, gpt-6-sol */
+    {"gpt-5.6", {1, EF_TO_MAX, 1}},        /* gpt-5.6-sol, -terra, -luna */
+    {"gpt-5.5", {1, EF_TO_XHIGH, 1}},
+    {"gpt-5.4", {1, EF_TO_XHIGH, 1}},
+    {"gpt-5.3", {1, EF_TO_XHIGH, 0}},
+    {"gpt-5.2", {1, EF_TO_XHIGH, 0}},
+    {"gpt-5.1", {1, EF_NONE | EF_LMH, 0}},
+    {"gpt-5-chat", {0, 0, 0}},             /* the non-reasoning chat model */
+    {"gpt-5", {1, EF_MINIMAL | EF_LMH, 0}}, /* gpt-5, -mini, -nano, -codex */
+    {"o1", {1, EF_LMH, 0}},
+    {"o3", {1, EF_LMH, 0}},
+    {"o4-mini", {1, EF_LMH, 0}},
+    {"o4", {1, EF_LMH, 0}},
+    {"codex-mini", {1, EF_LMH, 0}},
+};
+
+void oa_model_rules_of(const oa_instance *in, const char *model, oa_model_rules *out)
 {
+    memset(out, 0, sizeof *out);
+    if (!in || !in->openai_rules)
+        return;
     const char *m = model_base(model);
-    if (model_is(m, "gpt-5-chat"))
+    for (size_t i = 0; i < sizeof openai_families / sizeof openai_families[0]; i++) {
+        if (!model_is(m, openai_families[i].prefix))
+            continue;
+        *out = openai_families[i].rules;
+        /* gpt-5.1-chat-latest and the like: reasoning-model parameters, but no
+         * documented effort and no tool rule. */
+        if (out->reasoning && strncasecmp(m, "gpt-", 4) == 0 && contains_ci(m, "-chat")) {
+            out->efforts = 0;
+            out->tools_need_none = 0;
+        }
+        return;
+    }
+}
+
+const char *oa_effort_for_budget(unsigned efforts, int64_t budget, int allow_max)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+        int64_t below; /* the budget reaches the next level at this many tokens */
+    } ladder[] = {{EF_LOW, "low", 4096},       {EF_MEDIUM, "medium", 16384},
+                  {EF_HIGH, "high", 32768},    {EF_XHIGH, "xhigh", 65536},
+                  {EF_MAX, "max", INT64_MAX}};
+    const size_t n = sizeof ladder / sizeof ladder[0];
+    if (!allow_max)
+        efforts &= ~(unsigned)EF_MAX;
+    size_t level = 0;
+    while (level + 1 < n && budget >= ladder[level].below)
+        level++;
+    for (size_t i = level + 1; i-- > 0;) /* the highest accepted at or below */
+        if (efforts & ladder[i].bit)
+            return ladder[i].name;
+    for (size_t i = level + 1; i < n; i++) /* else the lowest accepted above */
+        if (efforts & ladder[i].bit)
+            return ladder[i].name;
+    return NULL;
+}
+
+int oa_use_responses(const oa_instance *in, const seam_request *req)
+{
+    if (!in || in->api == OA_API_RESPONSES)
+        return in != NULL;
+    if (in->api == OA_API_CHAT || seam_request_tool_count(req) == 0)
         return 0;
-    return model_is(m, "o1") || model_is(m, "o3") || model_is(m, "o4-mini") ||
-           model_is(m, "o4") || model_is(m, "gpt-5") || model_is(m, "codex-mini");
+    /* auto: function tools on a model that takes them on Chat Completions only
+     * with effort "none", which it refuses, can only go to the Responses API. */
+    oa_model_rules rules;
+    oa_model_rules_of(in, seam_request_model(req), &rules);
+    return rules.tools_need_none && !(rules.efforts & EF_NONE);
 }
 
 static int xai_reasoning_model(const char *model)
@@ -482,7 +603,13 @@ typedef struct model_family {
 #define CAP_CHAT (CAP_TOOLS | CAP_PARALLEL)
 /* First match wins: longer prefixes come before the shorter ones they extend. */
 static const model_family families[] = {
-    /* OpenAI */
+    /* OpenAI. GPT-6 and GPT-5.6: 1,050,000-token window (at most 922,000 of it
+     * input), 128,000 output (their model pages). GPT-5.4 and 5.5: not checked
+     * here, so no window (the model catalog's applies). */
+    {"gpt-6", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 1050000, 128000},
+    {"gpt-5.6", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 1050000, 128000},
+    {"gpt-5.5", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 0, 0},
+    {"gpt-5.4", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 0, 0},
     {"gpt-5-chat", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 128000, 16384},
     {"gpt-5", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 400000, 128000},
     {"gpt-4.1", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 1047576, 32768},
@@ -543,25 +670,11 @@ static const model_family *family_of(const char *model)
 
 enum { MAXTOK_AUTO = 0, MAXTOK_MAX_TOKENS, MAXTOK_MAX_COMPLETION_TOKENS };
 
-/* Immutable after create: safe to share between threads. JSON is kept as text
- * and parsed per call because json-c reference counts are not atomic. */
-typedef struct oa_instance {
-    char *name;
-    char *base_url; /* without a trailing slash */
-    const oa_profile *profile;
-    char *body_options;  /* JSON object: the conf options minus the plugin's own keys */
-    char *headers_json;  /* JSON object of extra headers, or NULL */
-    char *caps_json;     /* JSON object of capability overrides, or NULL */
-    int max_tokens_param;
-    int stream_usage;    /* -1: the profile decides */
-    int think_tags;      /* 1: <think>...</think> at the start of content is reasoning */
-} oa_instance;
-
 /* Keys the plugin (or the core's session, for cache_strategy: OpenAI caches
  * prompt prefixes by itself) understands, never copied into the body. */
 static const char *const reserved_options[] = {
     "profile", "capabilities", "headers", "max_tokens_param", "stream_usage", "cache_strategy",
-    "think_tags",
+    "think_tags", "api", "reasoning_summary",
 };
 
 static int is_reserved_option(const char *key)
@@ -581,6 +694,7 @@ static void instance_free(oa_instance *in)
     free(in->body_options);
     free(in->headers_json);
     free(in->caps_json);
+    free(in->reasoning_summary);
     free(in);
 }
 
@@ -613,6 +727,34 @@ static int read_plugin_options(oa_instance *in, json_object *opts, seam_error *e
         if (!json_object_is_type(v, json_type_boolean))
             return conf_error(err, in->name, "options.stream_usage must be true or false");
         in->stream_usage = json_object_get_boolean(v) ? 1 : 0;
+    }
+    if ((v = jget(opts, "api"))) {
+        const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        if (strcmp(s, "auto") == 0)
+            in->api = OA_API_AUTO;
+        else if (strcmp(s, "chat") == 0)
+            in->api = OA_API_CHAT;
+        else if (strcmp(s, "responses") == 0)
+            in->api = OA_API_RESPONSES;
+        else
+            return conf_error(err, in->name,
+                              "options.api must be \"auto\", \"chat\" or \"responses\"");
+    }
+    if ((v = jget(opts, "reasoning_summary"))) {
+        const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+        if (strcmp(s, "none") == 0) {
+            free(in->reasoning_summary);
+            in->reasoning_summary = NULL;
+        } else if (strcmp(s, "auto") == 0 || strcmp(s, "concise") == 0 ||
+                   strcmp(s, "detailed") == 0) {
+            free(in->reasoning_summary);
+            if (!(in->reasoning_summary = xstrdup(s)))
+                return SEAM_ERR_NOMEM;
+        } else {
+            return conf_error(err, in->name,
+                              "options.reasoning_summary must be \"auto\", \"concise\", "
+                              "\"detailed\" or \"none\"");
+        }
     }
     if ((v = jget(opts, "think_tags"))) {
         if (!json_object_is_type(v, json_type_boolean))
@@ -655,10 +797,11 @@ static void *oa_create(const seam_provider_config *cfg, seam_error *err)
     in->stream_usage = -1;
     in->think_tags = -1;
     in->name = xstrdup(cfg && cfg->name ? cfg->name : "openai");
+    in->reasoning_summary = xstrdup("auto");
     const char *opts_text = cfg && cfg->options_json ? cfg->options_json : "{}";
     json_object *opts = json_parse_strict(opts_text, strlen(opts_text));
     json_object *body = json_object_new_object();
-    if (!in->name || !body)
+    if (!in->name || !in->reasoning_summary || !body)
         goto nomem;
     if (!json_object_is_type(opts, json_type_object)) {
         conf_error(err, in->name, "options must be a group");
@@ -698,6 +841,7 @@ static void *oa_create(const seam_provider_config *cfg, seam_error *err)
     for (size_t n = strlen(in->base_url); n > 0 && in->base_url[n - 1] == '/'; n--)
         in->base_url[n - 1] = '\0';
 
+    in->openai_rules = (in->profile->flags & PF_OPENAI_REASONING) != 0;
     if (read_plugin_options(in, opts, err) != SEAM_OK)
         goto fail;
     if (in->think_tags < 0)
@@ -730,10 +874,7 @@ static void oa_destroy(void *instance)
 
 /* ==== encode ================================================================= */
 
-#ifdef __GNUC__
-__attribute__((format(printf, 2, 3)))
-#endif
-static int bad_request(seam_error *err, const char *fmt, ...)
+int bad_request(seam_error *err, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -866,7 +1007,7 @@ static void id_map_reserve(id_map *m, const seam_request *req)
 
 /* A part's JSON value as it goes into a tool message's content: a JSON string is
  * sent as its text, anything else as its JSON text. */
-static json_object *tool_result_content(const char *result_json)
+json_object *tool_result_content(const char *result_json)
 {
     if (!result_json)
         return json_object_new_string("");
@@ -880,7 +1021,7 @@ static json_object *tool_result_content(const char *result_json)
     return out;
 }
 
-static json_object *data_url(const char *mime, const char *b64)
+json_object *data_url(const char *mime, const char *b64)
 {
     strbuf b = {0};
     if (sb_puts(&b, "data:") || sb_puts(&b, mime) || sb_puts(&b, ";base64,") || sb_puts(&b, b64)) {
@@ -1092,6 +1233,27 @@ static int encode_messages(const oa_instance *in, id_map *ids, const seam_reques
     return SEAM_OK;
 }
 
+int oa_tool_parameters(const seam_request *req, size_t i, json_object **out, seam_error *err)
+{
+    const char *params = seam_request_tool_parameters(req, i);
+    json_object *schema = params ? json_parse_strict(params, strlen(params)) : NULL;
+    if (params && !json_object_is_type(schema, json_type_object)) {
+        json_object_put(schema);
+        return bad_request(err, "the parameters of tool %s are not a JSON Schema object",
+                           seam_request_tool_name(req, i));
+    }
+    if (!schema) {
+        schema = json_object_new_object();
+        json_object_object_add(schema, "type", json_object_new_string("object"));
+    }
+    /* OpenAI refuses an object schema without "properties". */
+    const char *type = jstr(schema, "type");
+    if (type && strcmp(type, "object") == 0 && !jget(schema, "properties"))
+        json_object_object_add(schema, "properties", json_object_new_object());
+    *out = schema;
+    return SEAM_OK;
+}
+
 static int encode_tools(const seam_request *req, json_object *body, seam_error *err)
 {
     size_t n = seam_request_tool_count(req);
@@ -1099,22 +1261,12 @@ static int encode_tools(const seam_request *req, json_object *body, seam_error *
         return SEAM_OK;
     json_object *tools = json_object_new_array();
     for (size_t i = 0; i < n; i++) {
-        const char *params = seam_request_tool_parameters(req, i);
-        json_object *schema = params ? json_parse_strict(params, strlen(params)) : NULL;
-        if (params && !json_object_is_type(schema, json_type_object)) {
-            json_object_put(schema);
+        json_object *schema = NULL;
+        int rc = oa_tool_parameters(req, i, &schema, err);
+        if (rc != SEAM_OK) {
             json_object_put(tools);
-            return bad_request(err, "the parameters of tool %s are not a JSON Schema object",
-                               seam_request_tool_name(req, i));
+            return rc;
         }
-        if (!schema) {
-            schema = json_object_new_object();
-            json_object_object_add(schema, "type", json_object_new_string("object"));
-        }
-        /* OpenAI refuses an object schema without "properties". */
-        const char *type = jstr(schema, "type");
-        if (type && strcmp(type, "object") == 0 && !jget(schema, "properties"))
-            json_object_object_add(schema, "properties", json_object_new_object());
         json_object *fn = json_object_new_object();
         json_object_object_add(fn, "name", json_object_new_string(seam_request_tool_name(req, i) ? seam_request_tool_name(req, i) : ""));
         const char *desc = seam_request_tool_description(req, i);
@@ -1151,25 +1303,40 @@ static int encode_tools(const seam_request *req, json_object *body, seam_error *
     return SEAM_OK;
 }
 
-static int encode_response_format(const oa_instance *in, const seam_request *req,
-                                  json_object *body, seam_error *err)
+int oa_json_format(const seam_request *req, const char **name, json_object **schema, int *strict,
+                   seam_error *err)
 {
-    const char *name = NULL, *schema_text = NULL;
-    int strict = 0;
-    if (seam_request_response_format(req, &name, &schema_text, &strict) != SEAM_FORMAT_JSON)
-        return SEAM_OK;
-    json_object *schema = schema_text ? json_parse_strict(schema_text, strlen(schema_text)) : NULL;
-    if (schema_text && !json_object_is_type(schema, json_type_object)) {
-        json_object_put(schema);
+    const char *schema_text = NULL;
+    *schema = NULL;
+    if (seam_request_response_format(req, name, &schema_text, strict) != SEAM_FORMAT_JSON)
+        return 0;
+    json_object *s = schema_text ? json_parse_strict(schema_text, strlen(schema_text)) : NULL;
+    if (schema_text && !json_object_is_type(s, json_type_object)) {
+        json_object_put(s);
         return bad_request(err, "the response format schema is not a JSON object");
     }
     /* No schema, or the bare {"type":"object"} that stands for "any JSON object":
      * JSON mode, which every server of this wire has. */
-    const char *type = jstr(schema, "type");
-    int any_object = !schema || (json_object_object_length(schema) == 1 && type &&
-                                 strcmp(type, "object") == 0);
+    const char *type = jstr(s, "type");
+    if (s && json_object_object_length(s) == 1 && type && strcmp(type, "object") == 0) {
+        json_object_put(s);
+        s = NULL;
+    }
+    *schema = s;
+    return 1;
+}
+
+static int encode_response_format(const oa_instance *in, const seam_request *req,
+                                  json_object *body, seam_error *err)
+{
+    const char *name = NULL;
+    json_object *schema = NULL;
+    int strict = 0;
+    int rc = oa_json_format(req, &name, &schema, &strict, err);
+    if (rc <= 0)
+        return rc;
     json_object *rf = json_object_new_object();
-    if (!(in->profile->flags & PF_JSON_SCHEMA) || any_object) {
+    if (!(in->profile->flags & PF_JSON_SCHEMA) || !schema) {
         json_object_put(schema);
         json_object_object_add(rf, "type", json_object_new_string("json_object"));
     } else {
@@ -1207,20 +1374,40 @@ static int mistral_adjustable_model(const char *m)
            model_is(m, "mistral-small-4") || model_is(m, "mistral-medium-3-5");
 }
 
+/* OpenAI's reasoning_effort on Chat Completions: "none" when the request has
+ * function tools and the model takes them only with "none" (the budget cannot
+ * apply then: with any other effort the request is refused); else the budget's
+ * level among the model's efforts, below "max" (one source, LaoZhang's notes of
+ * 2026-11-04, has gpt-6.1-sol stopping at xhigh on this endpoint: "max" is left
+ * to the Responses API). NULL: nothing sent. A model that refuses "none" and has
+ * tools does not reach here (oa_encode). */
+static const char *openai_effort_of(const oa_model_rules *rules, const seam_request *req)
+{
+    if (rules->tools_need_none && seam_request_tool_count(req) > 0 && (rules->efforts & EF_NONE))
+        return "none";
+    int64_t budget = seam_request_reasoning_budget(req);
+    if (budget <= 0 || !rules->efforts)
+        return NULL;
+    return oa_effort_for_budget(rules->efforts, budget, 0);
+}
+
 /* The request's reasoning budget on each server's documented wire; where a
  * server or model documents nothing, nothing is sent (an unknown field is
  * refused by several of them). See the header comment. */
-static void encode_reasoning(const oa_instance *in, const char *model, int openai_reasoning,
+static void encode_reasoning(const oa_instance *in, const char *model, const char *openai_effort,
                              int64_t budget, json_object *body)
 {
+    if (in->profile->reasoning == RW_OPENAI) { /* decided by openai_effort_of() */
+        if (openai_effort)
+            json_object_object_add(body, "reasoning_effort", json_object_new_string(openai_effort));
+        return;
+    }
     if (budget <= 0)
         return;
     const char *m = model_base(model);
     const char *effort = NULL;
     switch (in->profile->reasoning) {
-    case RW_OPENAI:
-        if (openai_reasoning)
-            effort = effort_for_budget(budget, 0);
+    case RW_OPENAI: /* handled above */
         break;
     case RW_GROQ:
         if (model_is(m, "gpt-oss")) { /* reasoning_format is refused here */
@@ -1263,7 +1450,7 @@ static void encode_reasoning(const oa_instance *in, const char *model, int opena
 }
 
 /* Shallow-merges the options object text into body; a null value deletes. */
-static int merge_options(json_object *body, const char *options_text, int filter_reserved,
+int merge_options(json_object *body, const char *options_text, int filter_reserved,
                          seam_error *err)
 {
     if (!options_text || !*options_text)
@@ -1286,19 +1473,75 @@ static int merge_options(json_object *body, const char *options_text, int filter
     return SEAM_OK;
 }
 
-static int oa_encode(void *instance, const seam_request *req, int stream, seam_http_request *out,
-                     seam_error *err)
+int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
+                      const char *path, int stream, seam_http_request *out, seam_error *err)
 {
-    const oa_instance *in = instance;
+    /* The escape hatch: the conf's options, then the request's, over the body. */
+    int rc = merge_options(body, in->body_options, 0, err);
+    if (rc == SEAM_OK)
+        rc = merge_options(body, seam_request_provider_options(req), 1, err);
+    if (rc != SEAM_OK)
+        return rc;
+    const char *text = json_text(body);
+    size_t len = text ? strlen(text) : 0;
+    char *copy = text ? malloc(len + 1) : NULL;
+    strbuf url = {0};
+    if (!copy || sb_puts(&url, in->base_url) || sb_puts(&url, path)) {
+        free(copy);
+        sb_free(&url);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    memcpy(copy, text, len + 1);
+    rc = seam_http_request_set_url(out, url.data);
+    sb_free(&url);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_take_body(out, copy, len);
+    else
+        free(copy);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Content-Type", "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
+    if (rc == SEAM_OK && in->headers_json) {
+        json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
+        json_object_object_foreach(h, hk, hv)
+        {
+            if (rc == SEAM_OK)
+                rc = seam_http_request_add_header(out, hk, json_object_get_string(hv));
+        }
+        json_object_put(h);
+    }
+    if (rc == SEAM_OK && stream)
+        rc = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
+    if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
+    return rc;
+}
+
+static int chat_encode(const oa_instance *in, const seam_request *req, int stream,
+                       seam_http_request *out, seam_error *err)
+{
     const char *model = seam_request_model(req);
-    if (!model || !*model)
-        return bad_request(err, "the request names no model");
     unsigned f = in->profile->flags;
-    int reasoning_model = (f & PF_OPENAI_REASONING) && openai_reasoning_model(model);
+    oa_model_rules rules;
+    oa_model_rules_of(in, model, &rules);
+    if (rules.tools_need_none && seam_request_tool_count(req) > 0 && !(rules.efforts & EF_NONE))
+        return bad_request(err,
+                           "%s takes function tools on Chat Completions only with reasoning_effort "
+                           "\"none\", which it refuses: use the Responses API (options.api = "
+                           "\"responses\" or \"auto\" for provider %s)",
+                           model, in->name);
+    const char *openai_effort = openai_effort_of(&rules, req);
+    int reasoning_model = rules.reasoning;
     int xai_reasoning = (f & PF_XAI) && xai_reasoning_model(model);
-    /* deepseek-reasoner ignores the sampling parameters (documented as not
-     * supported): they are not sent rather than silently dropped there. */
-    int no_sampling = reasoning_model ||
+    /* OpenAI's reasoning models refuse the sampling parameters unless the effort
+     * is "none"; deepseek-reasoner ignores them (documented as not supported):
+     * they are not sent rather than silently dropped there. */
+    int no_sampling = (reasoning_model && !(openai_effort && strcmp(openai_effort, "none") == 0)) ||
                       ((f & PF_DEEPSEEK) && model_is(model_base(model), "deepseek-reasoner"));
 
     json_object *body = json_object_new_object();
@@ -1346,7 +1589,7 @@ static int oa_encode(void *instance, const seam_request *req, int stream, seam_h
             json_object_array_add(stops, json_object_new_string(seam_request_stop(req, i)));
         json_object_object_add(body, "stop", stops);
     }
-    encode_reasoning(in, model, reasoning_model, seam_request_reasoning_budget(req), body);
+    encode_reasoning(in, model, openai_effort, seam_request_reasoning_budget(req), body);
     if (stream) {
         json_object_object_add(body, "stream", json_object_new_boolean(1));
         int usage = in->stream_usage >= 0 ? in->stream_usage : (f & PF_STREAM_USAGE) != 0;
@@ -1356,59 +1599,21 @@ static int oa_encode(void *instance, const seam_request *req, int stream, seam_h
             json_object_object_add(body, "stream_options", so);
         }
     }
-    /* The escape hatch: the conf's options, then the request's, over the body. */
-    rc = merge_options(body, in->body_options, 0, err);
-    if (rc == SEAM_OK)
-        rc = merge_options(body, seam_request_provider_options(req), 1, err);
-    if (rc != SEAM_OK) {
-        json_object_put(body);
-        return rc;
-    }
-
-    const char *text = json_text(body);
-    size_t len = text ? strlen(text) : 0;
-    char *copy = text ? malloc(len + 1) : NULL;
-    if (!copy) {
-        json_object_put(body);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
-    }
-    memcpy(copy, text, len + 1);
+    rc = oa_finish_request(in, req, body, "/chat/completions", stream, out, err);
     json_object_put(body);
-
-    strbuf url = {0};
-    if (sb_puts(&url, in->base_url) || sb_puts(&url, "/chat/completions")) {
-        free(copy);
-        sb_free(&url);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
-    }
-    rc = seam_http_request_set_url(out, url.data);
-    sb_free(&url);
-    if (rc == SEAM_OK)
-        rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
-    if (rc == SEAM_OK)
-        rc = seam_http_request_take_body(out, copy, len);
-    else
-        free(copy);
-    if (rc == SEAM_OK)
-        rc = seam_http_request_add_header(out, "Content-Type", "application/json");
-    if (rc == SEAM_OK)
-        rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
-    if (rc == SEAM_OK)
-        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
-    if (rc == SEAM_OK && in->headers_json) {
-        json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
-        json_object_object_foreach(h, hk, hv)
-        {
-            if (rc == SEAM_OK)
-                rc = seam_http_request_add_header(out, hk, json_object_get_string(hv));
-        }
-        json_object_put(h);
-    }
-    if (rc == SEAM_OK && stream)
-        rc = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
-    if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
     return rc;
+}
+
+static int oa_encode(void *instance, const seam_request *req, int stream, seam_http_request *out,
+                     seam_error *err)
+{
+    const oa_instance *in = instance;
+    const char *model = seam_request_model(req);
+    if (!model || !*model)
+        return bad_request(err, "the request names no model");
+    if (oa_use_responses(in, req))
+        return oa_resp_encode(in, req, stream, out, err);
+    return chat_encode(in, req, stream, out, err);
 }
 
 /* ==== errors ================================================================== */
@@ -1485,13 +1690,17 @@ static void classify(int status, const char *code, const char *type, const char 
                 (contains_ci(msg, "does not exist") || contains_ci(msg, "not found")))) {
         set_kind(err, SEAM_ERROR_MODEL_NOT_FOUND);
     } else if (IS("content_filter") || IS("content_policy_violation") ||
-               IS("moderation_blocked") || contains_ci(msg, "content management policy") ||
+               IS("moderation_blocked") || IS("invalid_prompt") ||
+               IS("image_content_policy_violation") || contains_ci(msg, "content management policy") ||
                contains_ci(msg, "content policy")) {
+        /* invalid_prompt: a Responses API failure for a prompt flagged under
+         * the usage policies (response.failed error codes). */
         set_kind(err, SEAM_ERROR_CONTENT_FILTER);
     } else if (IS("rate_limit_exceeded") || IS("rate_limit_error") || IS("slow_down") ||
                IS("requests") || IS("tokens") || status == 429) {
         set_kind(err, SEAM_ERROR_RATE_LIMIT);
-    } else if (status == 408 || status == 504 || IS("timeout") || IS("request_timeout")) {
+    } else if (status == 408 || status == 504 || IS("timeout") || IS("request_timeout") ||
+               IS("vector_store_timeout")) {
         set_kind(err, SEAM_ERROR_TIMEOUT);
     } else if (IS("server_error") || IS("server_is_overloaded") || IS("overloaded_error") ||
                IS("service_unavailable") || IS("service_unavailable_error") ||
@@ -1700,6 +1909,7 @@ typedef struct tool_slot {
 } tool_slot;
 
 typedef struct oa_decoder {
+    unsigned wire;      /* OA_WIRE_CHAT: tells it from a Responses decoder */
     const oa_instance *in;
     int reasoning_open;
     unsigned reasoning_seq;
@@ -1721,13 +1931,21 @@ typedef struct oa_decoder {
 
 static void oa_decoder_free(void *decoder);
 
-static void *oa_decoder_new(void *instance, const seam_request *req)
+/* The wire of a decoder: both kinds begin with an unsigned tag. */
+static unsigned decoder_wire(const void *decoder)
 {
-    (void)req;
+    unsigned wire;
+    memcpy(&wire, decoder, sizeof wire);
+    return wire;
+}
+
+static void *chat_decoder_new(const oa_instance *in)
+{
     oa_decoder *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    d->in = instance;
+    d->wire = OA_WIRE_CHAT;
+    d->in = in;
     d->think_on = d->in && d->in->think_tags > 0;
     if (!(d->tok = json_tokener_new())) {
         oa_decoder_free(d);
@@ -1736,11 +1954,22 @@ static void *oa_decoder_new(void *instance, const seam_request *req)
     return d;
 }
 
+static void *oa_decoder_new(void *instance, const seam_request *req)
+{
+    if (oa_use_responses(instance, req))
+        return oa_resp_decoder_new(instance, req);
+    return chat_decoder_new(instance);
+}
+
 static void oa_decoder_free(void *decoder)
 {
     oa_decoder *d = decoder;
     if (!d)
         return;
+    if (decoder_wire(decoder) == OA_WIRE_RESPONSES) {
+        oa_resp_decoder_free(decoder);
+        return;
+    }
     for (size_t i = 0; i < d->n_tools; i++) {
         free(d->tools[i].id);
         free(d->tools[i].name);
@@ -2068,12 +2297,10 @@ static int on_tool_fragment(oa_decoder *d, seam_emitter *em, int has_index, int 
     return SEAM_OK;
 }
 
-/* The whole arguments text for tool_call_end: "" means {}; a JSON object is
- * re-serialized; anything else is passed on for the accumulator to reject. */
-static char *final_args(oa_decoder *d, const strbuf *args)
+char *oa_final_args(json_tokener *tok, const char *text, size_t len)
 {
-    const char *p = args->data ? args->data : "";
-    size_t len = args->len;
+    const char *p = text ? text : "";
+    const char *whole = p;
     while (len && isspace((unsigned char)*p)) {
         p++;
         len--;
@@ -2082,14 +2309,19 @@ static char *final_args(oa_decoder *d, const strbuf *args)
         len--;
     if (len == 0)
         return xstrdup("{}");
-    json_object *obj = json_parse_with(d->tok, p, len);
+    json_object *obj = json_parse_with(tok, p, len);
     char *out;
     if (json_object_is_type(obj, json_type_object))
         out = xstrdup(json_text(obj));
     else
-        out = xstrdup(args->data);
+        out = xstrdup(whole);
     json_object_put(obj);
     return out;
+}
+
+static char *final_args(oa_decoder *d, const strbuf *args)
+{
+    return oa_final_args(d->tok, args->data, args->len);
 }
 
 static int end_tools(oa_decoder *d, seam_emitter *em)
@@ -2308,12 +2540,12 @@ static json_object *first_choice(json_object *root)
     return NULL;
 }
 
-static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
+int oa_error_event(const oa_instance *in, json_object *root, seam_error *err)
 {
     error_fields f;
     read_error_fields(root, &f);
     if (err) {
-        fill_error(d->in, 0, &f, err);
+        fill_error(in, 0, &f, err);
         if (err->kind == SEAM_ERROR_UNKNOWN && !f.code[0] && !f.type[0] && !f.numeric_code) {
             /* An error event with nothing to go on: the server gave up mid-answer. */
             set_kind(err, SEAM_ERROR_OVERLOADED);
@@ -2322,10 +2554,31 @@ static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
     return SEAM_ERR_PROVIDER;
 }
 
-static int malformed(seam_error *err, const char *what)
+void oa_error_from_fields(const oa_instance *in, const char *code, const char *type,
+                          const char *message, seam_error *err)
+{
+    if (!err)
+        return;
+    error_fields f;
+    memset(&f, 0, sizeof f);
+    seam_strlcpy(f.code, code ? code : "", sizeof f.code);
+    seam_strlcpy(f.type, type ? type : "", sizeof f.type);
+    seam_strlcpy(f.message, message ? message : "", sizeof f.message);
+    fill_error(in, 0, &f, err);
+    if (err->kind == SEAM_ERROR_UNKNOWN && !f.code[0] && !f.type[0])
+        set_kind(err, SEAM_ERROR_OVERLOADED); /* nothing to go on: the server gave up */
+}
+
+static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
+{
+    return oa_error_event(d->in, root, err);
+}
+
+int oa_malformed(seam_error *err, const char *what)
 {
     return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: malformed %s from the provider", what);
 }
+
 
 static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
 {
@@ -2338,6 +2591,8 @@ static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
 
 static int oa_decode_event(void *decoder, const seam_frame *frame, seam_emitter *out, seam_error *err)
 {
+    if (decoder_wire(decoder) == OA_WIRE_RESPONSES)
+        return oa_resp_decode_event(decoder, frame, out, err);
     oa_decoder *d = decoder;
     const char *data = frame && frame->data ? frame->data : "";
     size_t len = frame ? frame->data_len : 0;
@@ -2355,7 +2610,7 @@ static int oa_decode_event(void *decoder, const seam_frame *frame, seam_emitter 
         return SEAM_OK; /* nothing after the end counts */
     json_object *root = json_parse_with(d->tok, data, len);
     if (!root)
-        return malformed(err, "stream event");
+        return oa_malformed(err, "stream event");
     int rc = SEAM_OK;
     if (jget(root, "error") || (frame->event && strcmp(frame->event, "error") == 0) ||
         (json_object_is_type(root, json_type_object) && jstr(root, "object") &&
@@ -2382,7 +2637,8 @@ static int oa_decode_event(void *decoder, const seam_frame *frame, seam_emitter 
 
 static int oa_decode_finish(void *decoder, seam_emitter *out, seam_error *err)
 {
-    (void)err;
+    if (decoder_wire(decoder) == OA_WIRE_RESPONSES)
+        return oa_resp_decode_finish(decoder, out, err);
     oa_decoder *d = decoder;
     /* No [DONE] but a finish_reason: the answer is complete all the same. */
     if (!d->stop_emitted && d->finish_seen)
@@ -2396,14 +2652,16 @@ static int oa_decode_finish(void *decoder, seam_emitter *out, seam_error *err)
 static int oa_decode_response(void *instance, const seam_request *req, const char *body,
                               size_t len, seam_emitter *out, seam_error *err)
 {
-    oa_decoder *d = oa_decoder_new(instance, req);
+    if (oa_use_responses(instance, req))
+        return oa_resp_decode_response(instance, req, body, len, out, err);
+    oa_decoder *d = chat_decoder_new(instance);
     if (!d)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
     json_object *root = json_parse_with(d->tok, body, len);
     if (!json_object_is_type(root, json_type_object)) {
         json_object_put(root);
         oa_decoder_free(d);
-        return malformed(err, "response body");
+        return oa_malformed(err, "response body");
     }
     int rc;
     if (jget(root, "error")) {
@@ -2411,7 +2669,7 @@ static int oa_decode_response(void *instance, const seam_request *req, const cha
     } else {
         json_object *choice = first_choice(root);
         if (!choice) {
-            rc = malformed(err, "response (no choices)");
+            rc = oa_malformed(err, "response (no choices)");
         } else {
             rc = on_delta(d, out, jget(choice, "message"), 1);
             if (rc == SEAM_OK)
@@ -2508,8 +2766,8 @@ static const seam_provider_vtable openai_vtable = {
     .abi_version = SEAM_PLUGIN_ABI_VERSION,
     .size = sizeof(seam_provider_vtable),
     .id = "openai",
-    .description = "OpenAI-compatible Chat Completions (OpenAI, DeepSeek, Groq, Mistral, xAI, "
-                   "OpenRouter, Ollama, vLLM)",
+    .description = "OpenAI-compatible Chat Completions and the Responses API (OpenAI, DeepSeek, "
+                   "Groq, Mistral, xAI, OpenRouter, Ollama, vLLM)",
     .framing = SEAM_FRAMING_SSE,
     .create = oa_create,
     .destroy = oa_destroy,

@@ -1,0 +1,1021 @@
+/* openai_responses.c — the openai plugin's codec for OpenAI's Responses API
+ * (`POST {base_url}/responses`). It owns:
+ *   - encode: seam request -> Responses body (instructions, input items, tools,
+ *     tool_choice, text.format, max_output_tokens, reasoning, store/include);
+ *   - decode: the stream's semantic events (and a whole Response object) ->
+ *     seam chunks: text, reasoning summaries, function calls by output_index
+ *     with their argument deltas, usage from the terminal event.
+ * openai.c owns the provider instance, the profiles, the error table and the
+ * vtable; it sends a request here when options.api is "responses", or when it
+ * is "auto" (the default) and the request has function tools for an OpenAI
+ * model that takes them on Chat Completions only with reasoning_effort "none"
+ * and refuses "none" (gpt-6-astra, gpt-6.1-sol, gpt-6.2-*; see openai.c).
+ *
+ * Wire shapes, from OpenAI's API reference (Responses: create, the input item
+ * and output item objects, "Streaming events") and its reasoning and function
+ * calling guides:
+ *   - the system prompt is `instructions`; the conversation is `input`, a list
+ *     of items: messages ({type:"message", role, content}; user content parts
+ *     input_text / input_image / input_file), function_call items
+ *     ({call_id, name, arguments}), function_call_output items ({call_id,
+ *     output}) and reasoning items ({summary, encrypted_content}).
+ *   - Stateless: every request is sent with store:false, and for reasoning
+ *     models include:["reasoning.encrypted_content"], so each reasoning item
+ *     comes back with its encrypted content, which seam keeps as the reasoning
+ *     part's signature (tagged "openai:", see OA_SIGNATURE_TAG) and sends back
+ *     in the next turn's input. Items are replayed without their server ids:
+ *     with store:false the server has nothing to look an id up in (OpenAI's
+ *     Codex CLI serializes its replayed items the same way), and encrypted
+ *     content carries what the model needs. Reasoning from another provider, or
+ *     without a signature, is not sent.
+ *   - function tools are {type:"function", name, description, parameters,
+ *     strict:false}: the Responses API makes functions strict by default,
+ *     which only a schema written for it satisfies.
+ *   - the Responses API has no stop sequences: a request's stop strings are not
+ *     sent (as xAI's reasoning models on Chat Completions).
+ *   - reasoning models: reasoning:{effort, summary}: effort from the budget on
+ *     the ladder of oa_effort_for_budget() including "max", summary from
+ *     options.reasoning_summary ("auto" by default; "none" sends none — OpenAI
+ *     may require a verified organization for summaries). No temperature.
+ *     Other profiles' models get reasoning.effort low/medium/high from a budget.
+ *   - structured output: text.format {type:"json_schema", name, schema,
+ *     strict}, or {type:"json_object"} for any JSON object.
+ *   - stream events: response.output_item.added/.done (the item whole, with
+ *     the reasoning item's encrypted_content and the function call's final
+ *     arguments in .done), response.output_text.delta, response.refusal.delta,
+ *     response.reasoning_summary_text.delta (summary_index numbers the summary
+ *     parts, joined here by a blank line), response.reasoning_text.delta (raw
+ *     reasoning text from other servers), response.function_call_arguments.delta
+ *     (item_id, output_index), then one of response.completed /
+ *     response.incomplete (incomplete_details.reason max_output_tokens ->
+ *     length, content_filter -> content_filter) / response.failed (error
+ *     {code, message}); an `error` event carries {code, message} (or an
+ *     `error` object). There is no [DONE] (one is ignored).
+ *   - usage (in the terminal event's response): input_tokens (of which
+ *     input_tokens_details.cached_tokens were cache reads: seam's input is net
+ *     of them), output_tokens (of which output_tokens_details.reasoning_tokens).
+ * The whole (non-streamed) answer is the Response object itself: it is decoded
+ * by the code that completes a stream, so both give the same chunks. */
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "openai_internal.h"
+
+static int rs_nomem(seam_error *err)
+{
+    return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+}
+
+/* ==== encode ================================================================= */
+
+/* One media part of a user message as a Responses content part. */
+static int rs_media_part(const seam_part *p, json_object **out, seam_error *err)
+{
+    const char *mime = seam_part_mime_type(p);
+    const char *data = seam_part_media_data(p);
+    seam_media_source src = seam_part_media_source(p);
+    if (!mime || !data)
+        return bad_request(err, "a media part lacks its type or data");
+    json_object *part = json_object_new_object();
+    if (strncasecmp(mime, "image/", 6) == 0) {
+        json_object_object_add(part, "type", json_object_new_string("input_image"));
+        json_object_object_add(part, "image_url", src == SEAM_MEDIA_URL ? json_object_new_string(data)
+                                                                        : data_url(mime, data));
+        json_object_object_add(part, "detail", json_object_new_string("auto"));
+    } else if (strcasecmp(mime, "application/pdf") == 0 && src == SEAM_MEDIA_BASE64) {
+        json_object_object_add(part, "type", json_object_new_string("input_file"));
+        json_object_object_add(part, "filename", json_object_new_string("document.pdf"));
+        json_object_object_add(part, "file_data", data_url(mime, data));
+    } else {
+        json_object_put(part);
+        return bad_request(err, "media of type %s cannot be sent to the Responses API (as given)",
+                           mime);
+    }
+    *out = part;
+    return SEAM_OK;
+}
+
+static json_object *rs_call_output(const seam_part *p)
+{
+    const char *id = seam_part_tool_call_id(p);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "type", json_object_new_string("function_call_output"));
+    json_object_object_add(o, "call_id", json_object_new_string(id ? id : ""));
+    json_object_object_add(o, "output", tool_result_content(seam_part_result_json(p)));
+    return o;
+}
+
+static int rs_encode_user(const seam_message *msg, json_object *input, seam_error *err)
+{
+    json_object *content = json_object_new_array();
+    for (size_t i = 0; i < seam_message_part_count(msg); i++) {
+        const seam_part *p = seam_message_part(msg, i);
+        switch (seam_part_get_type(p)) {
+        case SEAM_PART_TEXT: {
+            json_object *t = json_object_new_object();
+            json_object_object_add(t, "type", json_object_new_string("input_text"));
+            json_object_object_add(t, "text", json_object_new_string(seam_part_text(p) ? seam_part_text(p) : ""));
+            json_object_array_add(content, t);
+            break;
+        }
+        case SEAM_PART_MEDIA: {
+            json_object *mp = NULL;
+            int rc = rs_media_part(p, &mp, err);
+            if (rc != SEAM_OK) {
+                json_object_put(content);
+                return rc;
+            }
+            json_object_array_add(content, mp);
+            break;
+        }
+        case SEAM_PART_TOOL_RESULT:
+            /* Results answer the calls before them: they go first, as on Chat Completions. */
+            json_object_array_add(input, rs_call_output(p));
+            break;
+        default: /* reasoning and tool calls do not belong in a user turn */
+            break;
+        }
+    }
+    if (json_object_array_length(content) == 0) {
+        json_object_put(content);
+        return SEAM_OK;
+    }
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "type", json_object_new_string("message"));
+    json_object_object_add(m, "role", json_object_new_string("user"));
+    json_object_object_add(m, "content", content);
+    json_object_array_add(input, m);
+    return SEAM_OK;
+}
+
+/* Pending assistant text becomes one message item. */
+static int rs_flush_text(strbuf *text, int *has_text, json_object *input)
+{
+    if (!*has_text)
+        return SEAM_OK;
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "type", json_object_new_string("message"));
+    json_object_object_add(m, "role", json_object_new_string("assistant"));
+    json_object_object_add(m, "content", json_object_new_string_len(text->data ? text->data : "", (int)text->len));
+    json_object_array_add(input, m);
+    text->len = 0;
+    if (text->data)
+        text->data[0] = '\0';
+    *has_text = 0;
+    return SEAM_OK;
+}
+
+/* A reasoning part this codec handed out, as the reasoning item to replay;
+ * NULL for any other reasoning (another provider's, or unsigned). */
+static json_object *rs_reasoning_item(const seam_part *p)
+{
+    const char *sig = seam_part_signature(p);
+    size_t tag = strlen(OA_SIGNATURE_TAG);
+    if (!sig || strncmp(sig, OA_SIGNATURE_TAG, tag) != 0 || !sig[tag] || seam_part_redacted(p))
+        return NULL;
+    json_object *summary = json_object_new_array();
+    const char *text = seam_part_text(p);
+    if (text && *text) {
+        json_object *s = json_object_new_object();
+        json_object_object_add(s, "type", json_object_new_string("summary_text"));
+        json_object_object_add(s, "text", json_object_new_string(text));
+        json_object_array_add(summary, s);
+    }
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "type", json_object_new_string("reasoning"));
+    json_object_object_add(r, "summary", summary);
+    json_object_object_add(r, "encrypted_content", json_object_new_string(sig + tag));
+    return r;
+}
+
+static int rs_encode_assistant(const seam_message *msg, json_object *input)
+{
+    strbuf text = {0};
+    int has_text = 0, rc = SEAM_OK;
+    for (size_t i = 0; i < seam_message_part_count(msg) && rc == SEAM_OK; i++) {
+        const seam_part *p = seam_message_part(msg, i);
+        switch (seam_part_get_type(p)) {
+        case SEAM_PART_TEXT:
+            rc = sb_puts(&text, seam_part_text(p));
+            has_text = 1;
+            break;
+        case SEAM_PART_REASONING: {
+            json_object *r = rs_reasoning_item(p);
+            if (r) {
+                rc = rs_flush_text(&text, &has_text, input);
+                json_object_array_add(input, r);
+            }
+            break;
+        }
+        case SEAM_PART_TOOL_CALL: {
+            if (seam_part_provider_executed(p))
+                break; /* run by the provider: not the client's call to replay */
+            rc = rs_flush_text(&text, &has_text, input);
+            const char *args = seam_part_args_json(p);
+            const char *id = seam_part_tool_call_id(p);
+            const char *name = seam_part_tool_name(p);
+            json_object *c = json_object_new_object();
+            json_object_object_add(c, "type", json_object_new_string("function_call"));
+            json_object_object_add(c, "call_id", json_object_new_string(id ? id : ""));
+            json_object_object_add(c, "name", json_object_new_string(name ? name : ""));
+            json_object_object_add(c, "arguments", json_object_new_string(args && *args ? args : "{}"));
+            json_object_array_add(input, c);
+            break;
+        }
+        default: /* provider-executed results and media output are not replayed */
+            break;
+        }
+    }
+    if (rc == SEAM_OK)
+        rc = rs_flush_text(&text, &has_text, input);
+    sb_free(&text);
+    return rc;
+}
+
+static int rs_encode_input(const seam_request *req, json_object *input, seam_error *err)
+{
+    for (size_t i = 0; i < seam_request_message_count(req); i++) {
+        const seam_message *msg = seam_request_message(req, i);
+        int rc = SEAM_OK;
+        switch (seam_message_role(msg)) {
+        case SEAM_ROLE_USER:
+            rc = rs_encode_user(msg, input, err);
+            break;
+        case SEAM_ROLE_ASSISTANT:
+            rc = rs_encode_assistant(msg, input);
+            if (rc != SEAM_OK)
+                rc = rs_nomem(err);
+            break;
+        case SEAM_ROLE_TOOL:
+            for (size_t j = 0; j < seam_message_part_count(msg); j++) {
+                const seam_part *p = seam_message_part(msg, j);
+                if (seam_part_get_type(p) == SEAM_PART_TOOL_RESULT)
+                    json_object_array_add(input, rs_call_output(p));
+            }
+            break;
+        default:
+            rc = bad_request(err, "a message has an unknown role");
+        }
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+static int rs_encode_tools(const seam_request *req, json_object *body, seam_error *err)
+{
+    size_t n = seam_request_tool_count(req);
+    if (n == 0)
+        return SEAM_OK;
+    json_object *tools = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *schema = NULL;
+        int rc = oa_tool_parameters(req, i, &schema, err);
+        if (rc != SEAM_OK) {
+            json_object_put(tools);
+            return rc;
+        }
+        const char *name = seam_request_tool_name(req, i);
+        const char *desc = seam_request_tool_description(req, i);
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "type", json_object_new_string("function"));
+        json_object_object_add(t, "name", json_object_new_string(name ? name : ""));
+        if (desc && *desc)
+            json_object_object_add(t, "description", json_object_new_string(desc));
+        json_object_object_add(t, "parameters", schema);
+        json_object_object_add(t, "strict", json_object_new_boolean(0));
+        json_object_array_add(tools, t);
+    }
+    json_object_object_add(body, "tools", tools);
+    const char *named = NULL;
+    json_object *choice;
+    switch (seam_request_tool_choice(req, &named)) {
+    case SEAM_TOOL_CHOICE_NONE:
+        choice = json_object_new_string("none");
+        break;
+    case SEAM_TOOL_CHOICE_REQUIRED:
+        choice = json_object_new_string("required");
+        break;
+    case SEAM_TOOL_CHOICE_NAMED:
+        choice = json_object_new_object();
+        json_object_object_add(choice, "type", json_object_new_string("function"));
+        json_object_object_add(choice, "name", json_object_new_string(named ? named : ""));
+        break;
+    default:
+        choice = json_object_new_string("auto");
+    }
+    json_object_object_add(body, "tool_choice", choice);
+    return SEAM_OK;
+}
+
+static int rs_encode_format(const seam_request *req, json_object *body, seam_error *err)
+{
+    const char *name = NULL;
+    json_object *schema = NULL;
+    int strict = 0;
+    int rc = oa_json_format(req, &name, &schema, &strict, err);
+    if (rc <= 0)
+        return rc;
+    json_object *format = json_object_new_object();
+    if (!schema) {
+        json_object_object_add(format, "type", json_object_new_string("json_object"));
+    } else {
+        json_object_object_add(format, "type", json_object_new_string("json_schema"));
+        json_object_object_add(format, "name", json_object_new_string(name && *name ? name : "response"));
+        json_object_object_add(format, "schema", schema);
+        json_object_object_add(format, "strict", json_object_new_boolean(strict ? 1 : 0));
+    }
+    json_object *text = json_object_new_object();
+    json_object_object_add(text, "format", format);
+    json_object_object_add(body, "text", text);
+    return SEAM_OK;
+}
+
+/* reasoning / include / temperature: see the header comment. */
+static void rs_encode_reasoning(const oa_instance *in, const seam_request *req, json_object *body)
+{
+    oa_model_rules rules;
+    oa_model_rules_of(in, seam_request_model(req), &rules);
+    int64_t budget = seam_request_reasoning_budget(req);
+    double temperature;
+    int has_temperature = seam_request_temperature(req, &temperature) && isfinite(temperature);
+    if (rules.reasoning) {
+        if (!rules.efforts)
+            return; /* a gpt-5.x "-chat" model: reasoning parameters, no effort */
+        json_object *r = json_object_new_object();
+        const char *effort = budget > 0 ? oa_effort_for_budget(rules.efforts, budget, 1) : NULL;
+        if (effort)
+            json_object_object_add(r, "effort", json_object_new_string(effort));
+        if (in->reasoning_summary)
+            json_object_object_add(r, "summary", json_object_new_string(in->reasoning_summary));
+        if (json_object_object_length(r) > 0)
+            json_object_object_add(body, "reasoning", r);
+        else
+            json_object_put(r);
+        json_object *include = json_object_new_array();
+        json_object_array_add(include, json_object_new_string("reasoning.encrypted_content"));
+        json_object_object_add(body, "include", include);
+        return;
+    }
+    if (has_temperature)
+        json_object_object_add(body, "temperature", json_double(temperature));
+    if (budget > 0 && !in->openai_rules) {
+        json_object *r = json_object_new_object();
+        json_object_object_add(r, "effort",
+                               json_object_new_string(oa_effort_for_budget(EF_LOW | EF_MEDIUM | EF_HIGH,
+                                                                           budget, 0)));
+        json_object_object_add(body, "reasoning", r);
+    }
+}
+
+int oa_resp_encode(const oa_instance *in, const seam_request *req, int stream,
+                   seam_http_request *out, seam_error *err)
+{
+    const char *model = seam_request_model(req);
+    json_object *body = json_object_new_object();
+    json_object *input = json_object_new_array();
+    if (!body || !input) {
+        json_object_put(body);
+        json_object_put(input);
+        return rs_nomem(err);
+    }
+    json_object_object_add(body, "model", json_object_new_string(model ? model : ""));
+    const char *system = seam_request_system(req);
+    if (system && *system)
+        json_object_object_add(body, "instructions", json_object_new_string(system));
+    json_object_object_add(body, "input", input);
+    int rc = rs_encode_input(req, input, err);
+    if (rc == SEAM_OK)
+        rc = rs_encode_tools(req, body, err);
+    if (rc == SEAM_OK)
+        rc = rs_encode_format(req, body, err);
+    if (rc != SEAM_OK) {
+        json_object_put(body);
+        return rc;
+    }
+    int64_t max_tokens = seam_request_max_tokens(req);
+    if (max_tokens > 0)
+        json_object_object_add(body, "max_output_tokens", json_object_new_int64(max_tokens));
+    rs_encode_reasoning(in, req, body);
+    json_object_object_add(body, "store", json_object_new_boolean(0));
+    if (stream)
+        json_object_object_add(body, "stream", json_object_new_boolean(1));
+    rc = oa_finish_request(in, req, body, "/responses", stream, out, err);
+    json_object_put(body);
+    return rc;
+}
+
+/* ==== decode ================================================================= */
+
+typedef enum rs_kind { RK_OTHER = 0, RK_MESSAGE, RK_REASONING, RK_CALL } rs_kind;
+
+/* One output item of the response, keyed by its output_index. */
+typedef struct rs_item {
+    int64_t output_index;
+    char *item_id;         /* the wire's item id (may be NULL) */
+    rs_kind kind;
+    char *id;              /* the chunks' id: reasoning item id, function call_id */
+    char *name;            /* function name */
+    strbuf args;           /* argument text received so far */
+    int started;           /* reasoning_start / tool_call_start emitted */
+    int ended;             /* reasoning_end / tool_call_end emitted, or done */
+    int text_seen;         /* some text (or summary text) was emitted for it */
+    int64_t summary_index; /* reasoning: the summary part that last gave text */
+} rs_item;
+
+typedef struct rs_decoder {
+    unsigned wire; /* OA_WIRE_RESPONSES; first, like the chat decoder's */
+    const oa_instance *in;
+    json_tokener *tok;
+    rs_item *items;
+    size_t n_items, cap_items;
+    unsigned synthesized; /* ids made up for items that came without one */
+    int calls;            /* function calls ended */
+    int refusal;
+    int stop_emitted;
+} rs_decoder;
+
+void *oa_resp_decoder_new(const oa_instance *in, const seam_request *req)
+{
+    (void)req;
+    rs_decoder *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->wire = OA_WIRE_RESPONSES;
+    d->in = in;
+    if (!(d->tok = json_tokener_new())) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void oa_resp_decoder_free(void *decoder)
+{
+    rs_decoder *d = decoder;
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->n_items; i++) {
+        free(d->items[i].item_id);
+        free(d->items[i].id);
+        free(d->items[i].name);
+        sb_free(&d->items[i].args);
+    }
+    free(d->items);
+    json_tokener_free(d->tok);
+    free(d);
+}
+
+/* The item of an event: by output_index when the event has one, else by item_id. */
+static rs_item *rs_find(rs_decoder *d, json_object *ev)
+{
+    int64_t index;
+    int has_index = jint(ev, "output_index", &index);
+    const char *item_id = jstr(ev, "item_id");
+    for (size_t i = d->n_items; i-- > 0;) {
+        rs_item *it = &d->items[i];
+        if (has_index ? it->output_index == index
+                      : item_id && it->item_id && strcmp(it->item_id, item_id) == 0)
+            return it;
+    }
+    return NULL;
+}
+
+/* A new item of the given kind; its id is the wire's (call_id for a call), or
+ * one made up. NULL when out of memory. */
+static rs_item *rs_add(rs_decoder *d, int64_t index, rs_kind kind, json_object *item,
+                       const char *item_id)
+{
+    if (d->n_items == d->cap_items) {
+        size_t cap = d->cap_items ? d->cap_items * 2 : 4;
+        rs_item *items = realloc(d->items, cap * sizeof *items);
+        if (!items)
+            return NULL;
+        d->items = items;
+        d->cap_items = cap;
+    }
+    rs_item *it = &d->items[d->n_items++];
+    memset(it, 0, sizeof *it);
+    it->output_index = index;
+    it->kind = kind;
+    it->summary_index = -1;
+    if (!item_id)
+        item_id = jstr(item, "id");
+    const char *id = kind == RK_CALL ? jstr(item, "call_id") : item_id;
+    if (kind == RK_CALL && (!id || !*id))
+        id = item_id;
+    char made[48];
+    if (!id || !*id) {
+        snprintf(made, sizeof made, kind == RK_CALL ? "call_seam_%u" : "reasoning_%u", d->synthesized++);
+        id = made;
+    }
+    const char *name = jstr(item, "name");
+    if ((item_id && !(it->item_id = xstrdup(item_id))) || !(it->id = xstrdup(id)) ||
+        (name && !(it->name = xstrdup(name))))
+        return NULL; /* freed with the decoder */
+    return it;
+}
+
+static rs_kind rs_kind_of(json_object *item)
+{
+    const char *type = jstr(item, "type");
+    if (!type)
+        return RK_OTHER;
+    if (!strcmp(type, "message"))
+        return RK_MESSAGE;
+    if (!strcmp(type, "reasoning"))
+        return RK_REASONING;
+    if (!strcmp(type, "function_call"))
+        return RK_CALL;
+    return RK_OTHER; /* built-in tool calls and the like: run by the provider */
+}
+
+static int rs_emit(seam_emitter *em, const seam_chunk *c)
+{
+    return seam_emit(em, c);
+}
+
+/* Ends every open reasoning item (one without its .done: no signature). */
+static int rs_close_reasoning(rs_decoder *d, seam_emitter *em)
+{
+    for (size_t i = 0; i < d->n_items; i++) {
+        rs_item *it = &d->items[i];
+        if (it->kind != RK_REASONING || !it->started || it->ended)
+            continue;
+        it->ended = 1;
+        seam_chunk c = {.type = SEAM_CHUNK_REASONING_END, .id = it->id};
+        int rc = rs_emit(em, &c);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+static int rs_start(rs_decoder *d, rs_item *it, seam_emitter *em)
+{
+    if (it->started || it->ended)
+        return SEAM_OK;
+    int rc = rs_close_reasoning(d, em);
+    if (rc != SEAM_OK)
+        return rc;
+    it->started = 1;
+    if (it->kind == RK_REASONING) {
+        seam_chunk c = {.type = SEAM_CHUNK_REASONING_START, .id = it->id};
+        return rs_emit(em, &c);
+    }
+    if (it->kind == RK_CALL) {
+        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_START, .id = it->id, .name = it->name ? it->name : ""};
+        if ((rc = rs_emit(em, &c)) != SEAM_OK)
+            return rc;
+        if (it->args.len) { /* arguments that came before the name */
+            seam_chunk a = {.type = SEAM_CHUNK_TOOL_CALL_DELTA, .id = it->id, .text = it->args.data};
+            return rs_emit(em, &a);
+        }
+    }
+    return SEAM_OK;
+}
+
+static int rs_text(rs_decoder *d, rs_item *it, const char *text, seam_emitter *em)
+{
+    if (!text || !*text)
+        return SEAM_OK;
+    int rc = rs_close_reasoning(d, em);
+    if (rc != SEAM_OK)
+        return rc;
+    if (it)
+        it->text_seen = 1;
+    seam_chunk c = {.type = SEAM_CHUNK_TEXT_DELTA, .text = text};
+    return rs_emit(em, &c);
+}
+
+/* Summary text of part summary_index (or raw reasoning text, index -1) of a
+ * reasoning item; a new summary part after text is set off by a blank line. */
+static int rs_reasoning_text(rs_decoder *d, rs_item *it, int64_t summary_index, const char *text,
+                             seam_emitter *em)
+{
+    if (!text || !*text || it->ended)
+        return SEAM_OK;
+    int rc = rs_start(d, it, em);
+    if (rc != SEAM_OK)
+        return rc;
+    if (summary_index >= 0 && it->text_seen && summary_index != it->summary_index) {
+        seam_chunk sep = {.type = SEAM_CHUNK_REASONING_DELTA, .id = it->id, .text = "\n\n"};
+        if ((rc = rs_emit(em, &sep)) != SEAM_OK)
+            return rc;
+    }
+    if (summary_index >= 0)
+        it->summary_index = summary_index;
+    it->text_seen = 1;
+    seam_chunk c = {.type = SEAM_CHUNK_REASONING_DELTA, .id = it->id, .text = text};
+    return rs_emit(em, &c);
+}
+
+static int rs_args(rs_decoder *d, rs_item *it, const char *delta, seam_emitter *em)
+{
+    (void)d;
+    if (!delta || !*delta || it->ended)
+        return SEAM_OK;
+    if (sb_puts(&it->args, delta) != SEAM_OK)
+        return SEAM_ERR_NOMEM;
+    if (!it->started)
+        return SEAM_OK; /* sent with the start, once the name is known */
+    seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_DELTA, .id = it->id, .text = delta};
+    return rs_emit(em, &c);
+}
+
+/* response.output_item.added, or an item met first whole (.done, a whole body). */
+static int rs_item_added(rs_decoder *d, int64_t index, json_object *item, const char *item_id,
+                         seam_emitter *em, rs_item **out)
+{
+    rs_kind kind = rs_kind_of(item);
+    rs_item *it = rs_add(d, index, kind, item, item_id);
+    *out = it;
+    if (!it)
+        return SEAM_ERR_NOMEM;
+    if (kind == RK_REASONING || (kind == RK_CALL && it->name))
+        return rs_start(d, it, em);
+    return SEAM_OK;
+}
+
+/* The texts of a message item's content: output_text and refusal parts. */
+static int rs_message_texts(rs_decoder *d, rs_item *it, json_object *item, seam_emitter *em)
+{
+    json_object *content = jget(item, "content");
+    for (size_t i = 0; json_object_is_type(content, json_type_array) && i < json_object_array_length(content); i++) {
+        json_object *part = json_object_array_get_idx(content, i);
+        const char *type = jstr(part, "type");
+        int rc = SEAM_OK;
+        if (type && !strcmp(type, "refusal")) {
+            d->refusal = 1;
+            rc = rs_text(d, it, jstr(part, "refusal"), em);
+        } else if (!type || !strcmp(type, "output_text")) {
+            rc = rs_text(d, it, jstr(part, "text"), em);
+        }
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+/* The summary texts of a whole reasoning item (or, without a summary, its raw
+ * reasoning_text content). */
+static int rs_reasoning_texts(rs_decoder *d, rs_item *it, json_object *item, seam_emitter *em)
+{
+    json_object *summary = jget(item, "summary");
+    size_t n = json_object_is_type(summary, json_type_array) ? json_object_array_length(summary) : 0;
+    int rc = SEAM_OK;
+    for (size_t i = 0; i < n && rc == SEAM_OK; i++)
+        rc = rs_reasoning_text(d, it, (int64_t)i, jstr(json_object_array_get_idx(summary, i), "text"), em);
+    if (rc != SEAM_OK || it->text_seen)
+        return rc;
+    json_object *content = jget(item, "content");
+    for (size_t i = 0; json_object_is_type(content, json_type_array) && i < json_object_array_length(content) && rc == SEAM_OK; i++)
+        rc = rs_reasoning_text(d, it, -1, jstr(json_object_array_get_idx(content, i), "text"), em);
+    return rc;
+}
+
+/* response.output_item.done: the item whole. What its deltas did not bring is
+ * taken from it; a reasoning item ends with its encrypted content as the
+ * signature, a function call with its final arguments. */
+static int rs_item_done(rs_decoder *d, rs_item *it, json_object *item, seam_emitter *em)
+{
+    int rc = SEAM_OK;
+    if (it->ended)
+        return SEAM_OK;
+    switch (it->kind) {
+    case RK_MESSAGE:
+        if (!it->text_seen)
+            rc = rs_message_texts(d, it, item, em);
+        it->ended = 1;
+        return rc;
+    case RK_REASONING: {
+        if ((rc = rs_start(d, it, em)) != SEAM_OK)
+            return rc;
+        if (!it->text_seen && (rc = rs_reasoning_texts(d, it, item, em)) != SEAM_OK)
+            return rc;
+        const char *enc = jstr(item, "encrypted_content");
+        strbuf sig = {0};
+        if (enc && *enc && (sb_puts(&sig, OA_SIGNATURE_TAG) || sb_puts(&sig, enc))) {
+            sb_free(&sig);
+            return SEAM_ERR_NOMEM;
+        }
+        it->ended = 1;
+        seam_chunk c = {.type = SEAM_CHUNK_REASONING_END, .id = it->id, .signature = sig.data};
+        rc = rs_emit(em, &c);
+        sb_free(&sig);
+        return rc;
+    }
+    case RK_CALL: {
+        if (!it->name && jstr(item, "name") && !(it->name = xstrdup(jstr(item, "name"))))
+            return SEAM_ERR_NOMEM;
+        const char *call_id = jstr(item, "call_id");
+        if (!it->started && call_id && *call_id && strcmp(call_id, it->id) != 0) {
+            /* not yet announced: the call's own id replaces a stand-in */
+            char *id = xstrdup(call_id);
+            if (!id)
+                return SEAM_ERR_NOMEM;
+            free(it->id);
+            it->id = id;
+        }
+        const char *args = jstr(item, "arguments");
+        if (!it->args.len && (rc = rs_args(d, it, args, em)) != SEAM_OK)
+            return rc; /* no deltas came: the item's arguments are the one delta */
+        if ((rc = rs_start(d, it, em)) != SEAM_OK)
+            return rc;
+        /* The item's own arguments are the final word; the deltas were progress. */
+        char *final = args ? oa_final_args(d->tok, args, strlen(args))
+                           : oa_final_args(d->tok, it->args.data, it->args.len);
+        if (!final)
+            return SEAM_ERR_NOMEM;
+        it->ended = 1;
+        d->calls++;
+        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_END, .id = it->id, .args_json = final};
+        rc = rs_emit(em, &c);
+        free(final);
+        return rc;
+    }
+    default:
+        it->ended = 1;
+        return SEAM_OK;
+    }
+}
+
+/* A call cut short (an incomplete response) ends with what it has. */
+static int rs_end_open_calls(rs_decoder *d, seam_emitter *em)
+{
+    for (size_t i = 0; i < d->n_items; i++) {
+        rs_item *it = &d->items[i];
+        if (it->kind != RK_CALL || it->ended)
+            continue;
+        int rc = rs_start(d, it, em);
+        char *final = rc == SEAM_OK ? oa_final_args(d->tok, it->args.data, it->args.len) : NULL;
+        if (rc == SEAM_OK && !final)
+            rc = SEAM_ERR_NOMEM;
+        if (rc != SEAM_OK)
+            return rc;
+        it->ended = 1;
+        d->calls++;
+        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_END, .id = it->id, .args_json = final};
+        rc = rs_emit(em, &c);
+        free(final);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
+}
+
+static void rs_read_usage(json_object *u, seam_usage *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!json_object_is_type(u, json_type_object))
+        return;
+    int64_t input, output, cached = 0, reasoning;
+    int have_cached = jint(jget(u, "input_tokens_details"), "cached_tokens", &cached);
+    if (jint(u, "input_tokens", &input)) {
+        out->present |= SEAM_USAGE_INPUT;
+        out->input_tokens = input - (have_cached ? cached : 0);
+        if (out->input_tokens < 0)
+            out->input_tokens = 0;
+    }
+    if (have_cached) {
+        out->present |= SEAM_USAGE_CACHE_READ;
+        out->cache_read_tokens = cached;
+    }
+    if (jint(u, "output_tokens", &output)) {
+        out->present |= SEAM_USAGE_OUTPUT;
+        out->output_tokens = output;
+    }
+    if (jint(jget(u, "output_tokens_details"), "reasoning_tokens", &reasoning)) {
+        out->present |= SEAM_USAGE_REASONING;
+        out->reasoning_tokens = reasoning;
+    }
+}
+
+/* The error of a failed response, or of an `error` event: {code, message,
+ * type} directly or inside an "error" member. */
+static int rs_error(rs_decoder *d, json_object *ev, const char *fallback, seam_error *err)
+{
+    json_object *e = jget(ev, "error");
+    if (!json_object_is_type(e, json_type_object))
+        e = ev;
+    const char *type = jstr(e, "type");
+    if (type && !strncmp(type, "response.", 9))
+        type = NULL; /* the event's own type, not an error type */
+    if (type && !strcmp(type, "error"))
+        type = NULL;
+    const char *msg = jstr(e, "message");
+    oa_error_from_fields(d->in, jstr(e, "code"), type, msg && *msg ? msg : fallback, err);
+    return SEAM_ERR_PROVIDER;
+}
+
+/* The end of the response (a terminal event's response, or a whole body):
+ * items not yet done are completed from response.output, then the stop chunk. */
+static int rs_finish(rs_decoder *d, json_object *response, const char *status, seam_emitter *em,
+                     seam_error *err)
+{
+    if (status && !strcmp(status, "failed"))
+        return rs_error(d, response, "the response failed", err);
+    json_object *output = jget(response, "output");
+    size_t n = json_object_is_type(output, json_type_array) ? json_object_array_length(output) : 0;
+    int rc = SEAM_OK;
+    for (size_t i = 0; i < n && rc == SEAM_OK; i++) {
+        json_object *item = json_object_array_get_idx(output, i);
+        rs_item *it = NULL;
+        for (size_t k = 0; k < d->n_items; k++)
+            if (d->items[k].output_index == (int64_t)i)
+                it = &d->items[k];
+        if (!it && (rc = rs_item_added(d, (int64_t)i, item, NULL, em, &it)) != SEAM_OK)
+            break;
+        rc = rs_item_done(d, it, item, em);
+    }
+    if (rc == SEAM_OK)
+        rc = rs_close_reasoning(d, em);
+    if (rc == SEAM_OK)
+        rc = rs_end_open_calls(d, em);
+    if (rc != SEAM_OK)
+        return rc;
+    seam_stop_reason reason = SEAM_STOP_STOP;
+    if (status && !strcmp(status, "incomplete")) {
+        const char *why = jstr(jget(response, "incomplete_details"), "reason");
+        reason = why && !strcmp(why, "content_filter") ? SEAM_STOP_CONTENT_FILTER : SEAM_STOP_LENGTH;
+    } else if (d->calls > 0) {
+        reason = SEAM_STOP_TOOL_USE;
+    } else if (d->refusal) {
+        reason = SEAM_STOP_CONTENT_FILTER;
+    }
+    d->stop_emitted = 1;
+    seam_chunk c = {.type = SEAM_CHUNK_STOP, .stop_reason = reason};
+    rs_read_usage(jget(response, "usage"), &c.usage);
+    return rs_emit(em, &c);
+}
+
+/* The item an event refers to; one of the given type is made for it when its
+ * .added never came (known then by the event's output_index and item_id). */
+static int rs_item_of(rs_decoder *d, json_object *ev, const char *type, seam_emitter *em,
+                      rs_item **out)
+{
+    if ((*out = rs_find(d, ev)))
+        return SEAM_OK;
+    int64_t index;
+    if (!jint(ev, "output_index", &index))
+        index = (int64_t)d->n_items;
+    json_object *stub = json_object_new_object();
+    if (!stub)
+        return SEAM_ERR_NOMEM;
+    json_object_object_add(stub, "type", json_object_new_string(type));
+    int rc = rs_item_added(d, index, stub, jstr(ev, "item_id"), em, out);
+    json_object_put(stub);
+    return rc;
+}
+
+/* One event (its JSON parsed) of the stream. */
+static int rs_event(rs_decoder *d, const char *type, json_object *ev, seam_emitter *em,
+                    seam_error *err)
+{
+    rs_item *it;
+    int64_t index = 0;
+    if (!strcmp(type, "response.output_item.added")) {
+        json_object *item = jget(ev, "item");
+        if (!jint(ev, "output_index", &index))
+            index = (int64_t)d->n_items;
+        if ((it = rs_find(d, ev)) && it->kind == rs_kind_of(item))
+            return SEAM_OK; /* a repeat */
+        return rs_item_added(d, index, item, NULL, em, &it);
+    }
+    if (!strcmp(type, "response.output_item.done")) {
+        json_object *item = jget(ev, "item");
+        if (!jint(ev, "output_index", &index))
+            index = (int64_t)d->n_items;
+        it = rs_find(d, ev);
+        if (!it) {
+            int rc = rs_item_added(d, index, item, NULL, em, &it);
+            if (rc != SEAM_OK)
+                return rc;
+        }
+        return rs_item_done(d, it, item, em);
+    }
+    if (!strcmp(type, "response.output_text.delta") || !strcmp(type, "response.refusal.delta")) {
+        if (!strcmp(type, "response.refusal.delta"))
+            d->refusal = 1;
+        int rc = rs_item_of(d, ev, "message", em, &it);
+        return rc != SEAM_OK ? rc : rs_text(d, it, jstr(ev, "delta"), em);
+    }
+    if (!strcmp(type, "response.output_text.done") || !strcmp(type, "response.refusal.done")) {
+        int rc = rs_item_of(d, ev, "message", em, &it);
+        if (rc != SEAM_OK || it->text_seen)
+            return rc;
+        if (!strcmp(type, "response.refusal.done")) {
+            d->refusal = 1;
+            return rs_text(d, it, jstr(ev, "refusal"), em);
+        }
+        return rs_text(d, it, jstr(ev, "text"), em);
+    }
+    if (!strcmp(type, "response.reasoning_summary_text.delta") ||
+        !strcmp(type, "response.reasoning_summary_text.done") ||
+        !strcmp(type, "response.reasoning_text.delta")) {
+        int summary = strncmp(type, "response.reasoning_summary_text", 31) == 0;
+        int done = !strcmp(type, "response.reasoning_summary_text.done");
+        int64_t part = -1;
+        if (summary && !jint(ev, "summary_index", &part))
+            part = 0;
+        int rc = rs_item_of(d, ev, "reasoning", em, &it);
+        if (rc != SEAM_OK)
+            return rc;
+        if (it->kind != RK_REASONING)
+            return SEAM_OK;
+        if (done) /* only a part whose deltas never came */
+            return part == it->summary_index ? SEAM_OK : rs_reasoning_text(d, it, part, jstr(ev, "text"), em);
+        return rs_reasoning_text(d, it, part, jstr(ev, "delta"), em);
+    }
+    if (!strcmp(type, "response.function_call_arguments.delta") ||
+        !strcmp(type, "response.function_call_arguments.done")) {
+        int rc = rs_item_of(d, ev, "function_call", em, &it);
+        if (rc != SEAM_OK)
+            return rc;
+        if (it->kind != RK_CALL)
+            return SEAM_OK;
+        if (!strcmp(type, "response.function_call_arguments.done"))
+            return it->args.len ? SEAM_OK : rs_args(d, it, jstr(ev, "arguments"), em);
+        return rs_args(d, it, jstr(ev, "delta"), em);
+    }
+    if (!strcmp(type, "response.completed") || !strcmp(type, "response.incomplete") ||
+        !strcmp(type, "response.failed")) {
+        json_object *response = jget(ev, "response");
+        return rs_finish(d, response, type + 9, em, err);
+    }
+    if (!strcmp(type, "error"))
+        return rs_error(d, ev, "the provider reported an error", err);
+    /* response.created, .in_progress, .queued, content parts, summary parts,
+     * annotations, built-in tool progress: nothing to emit. */
+    return SEAM_OK;
+}
+
+int oa_resp_decode_event(void *decoder, const seam_frame *frame, seam_emitter *out,
+                         seam_error *err)
+{
+    rs_decoder *d = decoder;
+    const char *data = frame && frame->data ? frame->data : "";
+    size_t len = frame ? frame->data_len : 0;
+    while (len && isspace((unsigned char)*data)) {
+        data++;
+        len--;
+    }
+    while (len && isspace((unsigned char)data[len - 1]))
+        len--;
+    if (len == 0 || (len == 6 && memcmp(data, "[DONE]", 6) == 0) || d->stop_emitted)
+        return SEAM_OK; /* the Responses API has no [DONE]: a server that adds one ends nothing */
+    json_object *ev = json_parse_with(d->tok, data, len);
+    if (!json_object_is_type(ev, json_type_object)) {
+        json_object_put(ev);
+        return oa_malformed(err, "stream event");
+    }
+    const char *type = jstr(ev, "type");
+    if (!type)
+        type = frame->event ? frame->event : "";
+    int rc = rs_event(d, type, ev, out, err);
+    json_object_put(ev);
+    if (rc == SEAM_ERR_NOMEM && err && err->kind == SEAM_ERROR_NONE)
+        rs_nomem(err);
+    return rc;
+}
+
+int oa_resp_decode_finish(void *decoder, seam_emitter *out, seam_error *err)
+{
+    /* Without a terminal event the answer is incomplete: the core says so. */
+    (void)decoder;
+    (void)out;
+    (void)err;
+    return SEAM_OK;
+}
+
+int oa_resp_decode_response(const oa_instance *in, const seam_request *req, const char *body,
+                            size_t len, seam_emitter *out, seam_error *err)
+{
+    rs_decoder *d = oa_resp_decoder_new(in, req);
+    if (!d)
+        return rs_nomem(err);
+    json_object *root = json_parse_with(d->tok, body, len);
+    int rc;
+    if (!json_object_is_type(root, json_type_object)) {
+        rc = oa_malformed(err, "response body");
+    } else if (jget(root, "error") && !jget(root, "output")) {
+        rc = oa_error_event(in, root, err);
+    } else if (!json_object_is_type(jget(root, "output"), json_type_array)) {
+        rc = oa_malformed(err, "response (no output)");
+    } else {
+        const char *status = jstr(root, "status");
+        rc = rs_finish(d, root, status ? status : "completed", out, err);
+        if (rc == SEAM_ERR_NOMEM && err && err->kind == SEAM_ERROR_NONE)
+            rs_nomem(err);
+    }
+    json_object_put(root);
+    oa_resp_decoder_free(d);
+    return rc;
+}
