@@ -819,6 +819,27 @@ static void test_profiles(void)
     free(body);
 }
 
+/* Counts near the int64 limits, negative or as huge doubles: bounded, never
+ * an overflow in prompt - cached (undefined behaviour the sanitizer build
+ * would stop on). */
+static void test_usage_absurd_counts(void)
+{
+    const char *body =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
+        "\"usage\":{\"prompt_tokens\":-9223372036854775807,\"completion_tokens\":1e300,"
+        "\"prompt_tokens_details\":{\"cached_tokens\":9223372036854775807},"
+        "\"completion_tokens_details\":{\"reasoning_tokens\":-1e300}}}\n\n"
+        "data: [DONE]\n\n";
+    fake_server_push_sse(srv, body, 0);
+    seam_request *req = simple_request("hi");
+    stream_run r = run_stream("oa", "gpt-4o", req);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"usage\":{\"in\":0,\"out\":1000000000000,"
+                                             "\"cache_read\":1000000000000,\"reasoning\":0}"));
+    free(r.summary);
+    seam_request_free(req);
+}
+
 static void test_request_options_merge(void)
 {
     char *body = sse(1, text_lines);
@@ -1895,6 +1916,7 @@ int main(void)
     CU_add_test(s, "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families);
     CU_add_test(s, "wire: profiles", test_profiles);
     CU_add_test(s, "wire: request options merged", test_request_options_merge);
+    CU_add_test(s, "decode: absurd usage counts are bounded", test_usage_absurd_counts);
     CU_add_test(s, "wire: media", test_media_refused);
     CU_add_test(s, "decode: split at every byte", test_decode_split_everywhere);
     CU_add_test(s, "decode: whole equals stream", test_whole_equals_stream);

@@ -259,10 +259,23 @@ int jint(json_object *obj, const char *key, int64_t *out)
         return 1;
     }
     if (json_object_is_type(v, json_type_double)) {
-        *out = (int64_t)json_object_get_double(v);
+        /* Casting a double outside int64's range is undefined: clamp first. */
+        double d = json_object_get_double(v);
+        *out = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
         return 1;
     }
     return 0;
+}
+
+int jcount(json_object *obj, const char *key, int64_t *out)
+{
+    if (!jint(obj, key, out))
+        return 0;
+    if (*out < 0)
+        *out = 0;
+    else if (*out > OA_MAX_TOKENS)
+        *out = OA_MAX_TOKENS;
+    return 1;
 }
 
 /* A double that serializes the way a person wrote it ("0.7", not 0.69999...),
@@ -2403,11 +2416,11 @@ static void read_usage(json_object *u, seam_usage *out)
     int64_t prompt, completion, cached = 0, reasoning;
     int have_cached = 0;
     json_object *pd = jget(u, "prompt_tokens_details");
-    if (jint(pd, "cached_tokens", &cached))
+    if (jcount(pd, "cached_tokens", &cached))
         have_cached = 1;
-    else if (jint(u, "prompt_cache_hit_tokens", &cached))
+    else if (jcount(u, "prompt_cache_hit_tokens", &cached))
         have_cached = 1;
-    if (jint(u, "prompt_tokens", &prompt)) {
+    if (jcount(u, "prompt_tokens", &prompt)) {
         us.present |= SEAM_USAGE_INPUT;
         us.input_tokens = prompt - (have_cached ? cached : 0);
         if (us.input_tokens < 0)
@@ -2417,11 +2430,11 @@ static void read_usage(json_object *u, seam_usage *out)
         us.present |= SEAM_USAGE_CACHE_READ;
         us.cache_read_tokens = cached;
     }
-    if (jint(u, "completion_tokens", &completion)) {
+    if (jcount(u, "completion_tokens", &completion)) {
         us.present |= SEAM_USAGE_OUTPUT;
         us.output_tokens = completion;
     }
-    if (jint(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning)) {
+    if (jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning)) {
         us.present |= SEAM_USAGE_REASONING;
         us.reasoning_tokens = reasoning;
     }

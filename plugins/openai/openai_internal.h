@@ -34,6 +34,10 @@ json_object *json_parse_strict(const char *text, size_t len);
 json_object *jget(json_object *obj, const char *key);
 const char *jstr(json_object *obj, const char *key);
 int jint(json_object *obj, const char *key, int64_t *out);
+/* A token count from the wire, clamped to [0, OA_MAX_TOKENS] so that the
+ * differences taken on usage stay defined whatever a server sends. */
+#define OA_MAX_TOKENS ((int64_t)1000000000000)
+int jcount(json_object *obj, const char *key, int64_t *out);
 json_object *json_double(double d);
 /* Plain, unescaped slashes; borrowed from obj. */
 const char *json_text(json_object *obj);

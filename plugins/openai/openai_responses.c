@@ -777,8 +777,8 @@ static void rs_read_usage(json_object *u, seam_usage *out)
     if (!json_object_is_type(u, json_type_object))
         return;
     int64_t input, output, cached = 0, reasoning;
-    int have_cached = jint(jget(u, "input_tokens_details"), "cached_tokens", &cached);
-    if (jint(u, "input_tokens", &input)) {
+    int have_cached = jcount(jget(u, "input_tokens_details"), "cached_tokens", &cached);
+    if (jcount(u, "input_tokens", &input)) {
         out->present |= SEAM_USAGE_INPUT;
         out->input_tokens = input - (have_cached ? cached : 0);
         if (out->input_tokens < 0)
@@ -788,11 +788,11 @@ static void rs_read_usage(json_object *u, seam_usage *out)
         out->present |= SEAM_USAGE_CACHE_READ;
         out->cache_read_tokens = cached;
     }
-    if (jint(u, "output_tokens", &output)) {
+    if (jcount(u, "output_tokens", &output)) {
         out->present |= SEAM_USAGE_OUTPUT;
         out->output_tokens = output;
     }
-    if (jint(jget(u, "output_tokens_details"), "reasoning_tokens", &reasoning)) {
+    if (jcount(jget(u, "output_tokens_details"), "reasoning_tokens", &reasoning)) {
         out->present |= SEAM_USAGE_REASONING;
         out->reasoning_tokens = reasoning;
     }
