@@ -15,6 +15,10 @@
 
 #include PLUGIN_SOURCE
 
+#ifndef PLUGIN_OPTIONS
+#define PLUGIN_OPTIONS "{}"
+#endif
+
 static const seam_provider_vtable *vt;
 
 /* The harness is the registrar: it keeps the plugin's first vtable. */
@@ -50,14 +54,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!vt)
         seam_plugin_init(NULL);
-    seam_provider_config cfg = { sizeof cfg, "fuzz", NULL, "{}" };
+    seam_provider_config cfg = { sizeof cfg, "fuzz", NULL, PLUGIN_OPTIONS };
     seam_error e;
     seam_error_clear(&e);
     void *inst = vt->create(&cfg, &e);
     if (!inst)
         return 0;
     seam_request *req = seam_request_new();
-    seam_request_set_model(req, "model-1");
+    seam_request_set_model(req, strstr(PLUGIN_OPTIONS, "responses") ? "gpt-6-luna" : "model-1");
     seam_request_add_user_text(req, "hi");
 
     state st = { vt->decoder_new(inst, req), { fold, NULL }, seam_result_new() };
