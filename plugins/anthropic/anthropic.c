@@ -14,14 +14,19 @@
  *    -> a classified seam_error, keeping the rate-limit headers.
  * It does no I/O: the core sends, frames, times out, cancels and retries.
  *
- * Options (a request's provider options win over the conf's, key by key):
+ * Options (a request's provider options win over the conf's, key by key,
+ * except capabilities, models and a context-1m beta's wider window, which
+ * are read from the conf only; doc/providers.md has the full reference):
  *   anthropic_version = "2023-06-01";   the anthropic-version header
  *   beta = [ "interleaved-thinking-2025-05-14" ];
  *                                       the anthropic-beta header: a list, or one
  *                                       comma-separated string; the conf's and the
  *                                       request's betas are both sent
  *   auth = "x-api-key" | "bearer";      how the credential travels (x-api-key)
- *   cache = "none" | "auto";            prompt-cache strategy, default "none".
+ *   cache = "none" | "auto" | bool;     prompt-cache strategy, default "none";
+ *                                       cache_strategy = "none" | "system_and_3" |
+ *                                       "prefix_and_2" (the session's spelling)
+ *                                       sets the same thing.
  *                                       "auto" puts cache_control {type: ephemeral}
  *                                       on the system prompt and on the last block
  *                                       of each of the last three user messages:

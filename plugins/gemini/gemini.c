@@ -24,8 +24,9 @@
  *    gemini-3.8-flash and 3.7-flash LOW/MEDIUM/HIGH, no MINIMAL
  *    ("Developer's guide to Gemini 3.8 Flash"); gemini-3.5-flash-lite and
  *    3.5-flash MINIMAL..HIGH ("Gemini 3.5 Flash-Lite" model page, "Developer's
- *    guide to Gemini 3.5 Flash"); other 3.x ids LOW/HIGH, the set every 3.x
- *    text model takes ("thinking": Gemini 3 Pro low/high).
+ *    guide to Gemini 3.5 Flash"); gemini-3.1-pro LOW/MEDIUM/HIGH,
+ *    gemini-3.1-flash-lite and gemini-3-flash MINIMAL..HIGH, any other 3.x id
+ *    LOW/HIGH, the set every 3.x text model takes ("thinking": Gemini 3 Pro).
  *  - output cap: one request returns at most 65,536 tokens (Gemini 4 and the
  *    3.x models above; a non-streamed Gemini 4 call 32,768, and more than
  *    that without a continuation token is a 400), so maxOutputTokens is

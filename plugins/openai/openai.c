@@ -93,7 +93,7 @@
  *                        models = ( { match = "llava"; vision = true; } ); }
  *                      overrides the family defaults (match is a model-id prefix)
  *   headers            { HTTP-Referer = "https://example.org"; } extra headers
- *                      (never a credential: Authorization or api-key is refused)
+ *                      (never a credential: Authorization, api-key and x-api-key are refused)
  *   max_tokens_param   "max_tokens" | "max_completion_tokens": force the field name
  *   stream_usage       true | false: send stream_options.include_usage or not
  *   api                "auto" (default) | "chat" | "responses": the endpoint.
@@ -313,7 +313,8 @@ enum {
  * encode_reasoning() and the header comment for the field names and values. */
 typedef enum reasoning_wire {
     RW_NONE = 0,   /* nothing documented that takes a budget: nothing is sent */
-    RW_OPENAI,     /* reasoning_effort low/medium/high, o-series and gpt-5 only */
+    RW_OPENAI,     /* reasoning_effort per model family (oa_model_rules_of): o-series,
+                    * gpt-5.x and gpt-6.x, none..max as each family takes */
     RW_GROQ,       /* gpt-oss: reasoning_effort; qwen3: reasoning_effort default +
                     * reasoning_format parsed; qwq, r1 distills: reasoning_format */
     RW_MISTRAL,    /* reasoning_effort "high" on the adjustable models */
