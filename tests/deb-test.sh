@@ -206,7 +206,7 @@ check plugins_two "seam plugins now lists two plugins" test "$(grep -c '\.so .* 
 
 # The manual pages open by name.
 if command -v man >/dev/null; then
-    for page in seam seam.conf; do
+    for page in seam seam.conf seam-providers; do
         run "man_$page" man -w "$page"
         check "man_$page" "man $page opens the packaged page" grep -q "^/usr/share/man/" "$tmp/man_$page.out"
     done
