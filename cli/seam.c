@@ -847,6 +847,185 @@ static int chat_blocking(const chat_options *o, seam_client *client, const seam_
     return EXIT_OK;
 }
 
+/* The result of a call as one short line: a JSON string's text, else the JSON;
+ * its first line, cut at about 200 bytes (on a UTF-8 boundary). */
+static void print_tool_result_note(const char *name, const char *result_json, int is_error)
+{
+    const char *text = result_json ? result_json : "null";
+    json_object *v = json_tokener_parse(text);
+    if (v && json_object_is_type(v, json_type_string))
+        text = json_object_get_string(v);
+    size_t n = strcspn(text, "\r\n");
+    int cut = text[n] != '\0';
+    if (n > 200) {
+        n = 200;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+        cut = 1;
+    }
+    fprintf(stderr, "seam: tool result %s: %s%.*s%s\n", name ? name : "?",
+            is_error ? "error: " : "", (int)n, text, cut ? "..." : "");
+    json_object_put(v);
+}
+
+/* The names of the calls seen in a run (tool_call_end carries only the id). */
+typedef struct call_names {
+    char **ids, **names;
+    size_t n, cap;
+} call_names;
+
+static void call_names_add(call_names *c, const char *id, const char *name)
+{
+    if (!id || !name)
+        return;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 8;
+        char **ids = realloc(c->ids, cap * sizeof *ids);
+        if (!ids)
+            return;
+        c->ids = ids;
+        char **names = realloc(c->names, cap * sizeof *names);
+        if (!names)
+            return;
+        c->names = names;
+        c->cap = cap;
+    }
+    char *i = strdup(id), *nm = strdup(name);
+    if (!i || !nm) {
+        free(i);
+        free(nm);
+        return;
+    }
+    c->ids[c->n] = i;
+    c->names[c->n++] = nm;
+}
+
+static const char *call_names_find(const call_names *c, const char *id)
+{
+    for (size_t i = c->n; id && i-- > 0;)
+        if (strcmp(c->ids[i], id) == 0)
+            return c->names[i];
+    return NULL;
+}
+
+static void call_names_free(call_names *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->ids[i]);
+        free(c->names[i]);
+    }
+    free(c->ids);
+    free(c->names);
+}
+
+/* 1 when a tool_result chunk is one the loop ran (the step it belongs to is
+ * complete and lists it), 0 for one the provider ran inside its turn. */
+static int is_client_result(const seam_loop_stream *s, const seam_chunk *chunk)
+{
+    const seam_step *st = seam_generation_step(seam_loop_stream_generation(s),
+                                               seam_loop_stream_step(s));
+    for (size_t i = 0; st && chunk->id && i < seam_step_tool_result_count(st); i++) {
+        const char *id = seam_part_tool_call_id(seam_step_tool_result(st, i));
+        if (id && strcmp(id, chunk->id) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A chunk stream to print: a plain stream, or the tool loop's (whose
+ * tool_result chunks may be results the loop ran on the client). */
+typedef struct chunk_source {
+    int (*next)(void *s, const seam_chunk **chunk, seam_error *err);
+    int (*is_client_result)(const void *s, const seam_chunk *chunk); /* NULL: never */
+    void *s;
+} chunk_source;
+
+static int next_plain(void *s, const seam_chunk **chunk, seam_error *err)
+{
+    return seam_stream_next(s, chunk, err);
+}
+
+static int next_loop(void *s, const seam_chunk **chunk, seam_error *err)
+{
+    return seam_loop_stream_next(s, chunk, err);
+}
+
+static int loop_client_result(const void *s, const seam_chunk *chunk)
+{
+    return is_client_result(s, chunk);
+}
+
+/* Prints a stream as it arrives: text to stdout, notes on stderr, or every
+ * chunk as a JSON line. Returns 1 when the call failed (*failure and *status
+ * set), 0 when it ended well. What arrived stays printed either way. */
+static int print_stream(const chat_options *o, const chunk_source *src, seam_error *failure,
+                        int *status)
+{
+    call_names names = { 0 };
+    int failed = 0, wrote_text = 0, ends_in_newline = 1;
+    seam_error err;
+    seam_error_clear(failure);
+    *status = SEAM_OK;
+    for (;;) {
+        const seam_chunk *chunk = NULL;
+        seam_error_clear(&err);
+        int rc = src->next(src->s, &chunk, &err);
+        if (rc < 0) {
+            /* An error chunk already seen carries the same failure; keep it. */
+            if (!failed)
+                *failure = err;
+            failed = 1;
+            *status = rc;
+            break;
+        }
+        if (rc == 0)
+            break;
+        if (chunk->type == SEAM_CHUNK_ERROR) {
+            if (chunk->error)
+                *failure = *chunk->error;
+            failed = 1;
+            *status = SEAM_ERR_PROVIDER;
+        }
+        if (chunk->type == SEAM_CHUNK_TOOL_CALL_START)
+            call_names_add(&names, chunk->id, chunk->name);
+        int client_result = chunk->type == SEAM_CHUNK_TOOL_RESULT && src->is_client_result &&
+                            src->is_client_result(src->s, chunk);
+        if (o->json) {
+            /* The error line is written once, at the end, after the failure is
+             * settled (an interrupted call reads "cancelled" whatever the
+             * transport saw). */
+            if (client_result)
+                json_out_client_tool_result(stdout, chunk);
+            else if (chunk->type != SEAM_CHUNK_ERROR)
+                json_out_chunk(stdout, chunk);
+            continue;
+        }
+        if (chunk->type == SEAM_CHUNK_TEXT_DELTA && chunk->text && *chunk->text) {
+            fputs(chunk->text, stdout);
+            fflush(stdout);
+            wrote_text = 1;
+            ends_in_newline = chunk->text[strlen(chunk->text) - 1] == '\n';
+        } else if (chunk->type == SEAM_CHUNK_TOOL_CALL_END || client_result) {
+            /* A note on stderr ends the line of text before it. */
+            if (wrote_text && !ends_in_newline) {
+                fputc('\n', stdout);
+                fflush(stdout);
+                ends_in_newline = 1;
+            }
+            if (client_result)
+                print_tool_result_note(chunk->name, chunk->result_json, chunk->is_error);
+            else
+                print_tool_call_note(call_names_find(&names, chunk->id), chunk->args_json);
+        }
+    }
+    call_names_free(&names);
+    if (!o->json && wrote_text && !ends_in_newline) {
+        fputc('\n', stdout);
+        fflush(stdout);
+    }
+    return failed;
+}
+
 static int chat_streaming(const chat_options *o, seam_client *client, const seam_request *req,
                           const seam_call_options *call, seam_cancel *cancel)
 {
@@ -856,80 +1035,17 @@ static int chat_streaming(const chat_options *o, seam_client *client, const seam
     int rc = seam_stream_open(client, req, call, &s, &err);
     if (rc != SEAM_OK)
         return report_failure(o, rc, &err, cancel);
-
-    int failed = 0, status = SEAM_OK;
-    int wrote_text = 0, ends_in_newline = 1;
-    seam_error failure;
-    seam_error_clear(&failure);
-    for (;;) {
-        const seam_chunk *chunk = NULL;
-        seam_error_clear(&err);
-        rc = seam_stream_next(s, &chunk, &err);
-        if (rc < 0) {
-            /* An error chunk already seen carries the same failure; keep it. */
-            if (!failed)
-                failure = err;
-            failed = 1;
-            status = rc;
-            break;
-        }
-        if (rc == 0)
-            break;
-        if (chunk->type == SEAM_CHUNK_ERROR) {
-            if (chunk->error)
-                failure = *chunk->error;
-            failed = 1;
-            status = SEAM_ERR_PROVIDER;
-        }
-        if (o->json) {
-            /* The error line is written once, at the end, after the failure is
-             * settled (an interrupted call reads "cancelled" whatever the
-             * transport saw). */
-            if (chunk->type != SEAM_CHUNK_ERROR)
-                json_out_chunk(stdout, chunk);
-            continue;
-        }
-        if (chunk->type == SEAM_CHUNK_TEXT_DELTA && chunk->text && *chunk->text) {
-            fputs(chunk->text, stdout);
-            fflush(stdout);
-            wrote_text = 1;
-            ends_in_newline = chunk->text[strlen(chunk->text) - 1] == '\n';
-        } else if (chunk->type == SEAM_CHUNK_TOOL_CALL_END) {
-            if (wrote_text && !ends_in_newline) {
-                fputc('\n', stdout);
-                fflush(stdout);
-                ends_in_newline = 1;
-            }
-            /* The name arrives on tool_call_start; the result has it by now. */
-            const char *name = NULL;
-            const seam_result *sofar = seam_stream_result(s);
-            const seam_message *msg = sofar ? seam_result_message(sofar) : NULL;
-            for (size_t i = 0; msg && i < seam_message_part_count(msg); i++) {
-                const seam_part *p = seam_message_part(msg, i);
-                if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL && chunk->id &&
-                    seam_part_tool_call_id(p) && strcmp(seam_part_tool_call_id(p), chunk->id) == 0)
-                    name = seam_part_tool_name(p);
-            }
-            print_tool_call_note(name, chunk->args_json);
-        }
-    }
-
-    /* What arrived stays printed, even when the call failed or was interrupted. */
-    if (!o->json && wrote_text && !ends_in_newline) {
-        fputc('\n', stdout);
-        fflush(stdout);
-    }
-
-    int code;
-    if (failed) {
-        code = report_failure(o, status, &failure, cancel);
+    chunk_source src = { next_plain, NULL, s };
+    int status;
+    int code = EXIT_OK;
+    if (print_stream(o, &src, &err, &status)) {
+        code = report_failure(o, status, &err, cancel);
     } else {
         const seam_result *res = seam_stream_result(s);
         if (o->json)
             json_out_result_with(stdout, res, o->attempts);
         else
             print_usage_line(res);
-        code = EXIT_OK;
     }
     seam_stream_free(s);
     return code;
@@ -1016,26 +1132,6 @@ out:
     return EXIT_OK;
 }
 
-/* The result of a call as one short line: a JSON string's text, else the JSON;
- * its first line, cut at about 200 bytes (on a UTF-8 boundary). */
-static void print_tool_result_note(const char *name, const char *result_json, int is_error)
-{
-    const char *text = result_json ? result_json : "null";
-    json_object *v = json_tokener_parse(text);
-    if (v && json_object_is_type(v, json_type_string))
-        text = json_object_get_string(v);
-    size_t n = strcspn(text, "\r\n");
-    int cut = text[n] != '\0';
-    if (n > 200) {
-        n = 200;
-        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
-            n--;
-        cut = 1;
-    }
-    fprintf(stderr, "seam: tool result %s: %s%.*s%s\n", name ? name : "?",
-            is_error ? "error: " : "", (int)n, text, cut ? "..." : "");
-    json_object_put(v);
-}
 
 /* Calls the loop left unexecuted: the rounds ran out (or were 0). */
 static void print_unrun_note(const chat_options *o, const seam_generation *g)
@@ -1116,70 +1212,6 @@ static int chat_tools_blocking(chat_options *o, seam_client *client, const seam_
     return code;
 }
 
-/* The names of the calls seen in a run (tool_call_end carries only the id). */
-typedef struct call_names {
-    char **ids, **names;
-    size_t n, cap;
-} call_names;
-
-static void call_names_add(call_names *c, const char *id, const char *name)
-{
-    if (!id || !name)
-        return;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        char **ids = realloc(c->ids, cap * sizeof *ids);
-        if (!ids)
-            return;
-        c->ids = ids;
-        char **names = realloc(c->names, cap * sizeof *names);
-        if (!names)
-            return;
-        c->names = names;
-        c->cap = cap;
-    }
-    char *i = strdup(id), *nm = strdup(name);
-    if (!i || !nm) {
-        free(i);
-        free(nm);
-        return;
-    }
-    c->ids[c->n] = i;
-    c->names[c->n++] = nm;
-}
-
-static const char *call_names_find(const call_names *c, const char *id)
-{
-    for (size_t i = c->n; id && i-- > 0;)
-        if (strcmp(c->ids[i], id) == 0)
-            return c->names[i];
-    return NULL;
-}
-
-static void call_names_free(call_names *c)
-{
-    for (size_t i = 0; i < c->n; i++) {
-        free(c->ids[i]);
-        free(c->names[i]);
-    }
-    free(c->ids);
-    free(c->names);
-}
-
-/* 1 when a tool_result chunk is one the loop ran (the step it belongs to is
- * complete and lists it), 0 for one the provider ran inside its turn. */
-static int is_client_result(const seam_loop_stream *s, const seam_chunk *chunk)
-{
-    const seam_step *st = seam_generation_step(seam_loop_stream_generation(s),
-                                               seam_loop_stream_step(s));
-    for (size_t i = 0; st && chunk->id && i < seam_step_tool_result_count(st); i++) {
-        const char *id = seam_part_tool_call_id(seam_step_tool_result(st, i));
-        if (id && strcmp(id, chunk->id) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 static int chat_tools_streaming(chat_options *o, seam_client *client, const seam_request *req,
                                 const seam_call_options *call, const seam_toolset *ts,
                                 seam_cancel *cancel)
@@ -1192,68 +1224,11 @@ static int chat_tools_streaming(chat_options *o, seam_client *client, const seam
     int rc = seam_loop_stream_open(client, req, &lo, &s, &err);
     if (rc != SEAM_OK)
         return report_failure(o, rc, &err, cancel);
-
-    call_names names = { 0 };
-    int failed = 0, status = SEAM_OK;
-    int wrote_text = 0, ends_in_newline = 1;
-    seam_error failure;
-    seam_error_clear(&failure);
-    for (;;) {
-        const seam_chunk *chunk = NULL;
-        seam_error_clear(&err);
-        rc = seam_loop_stream_next(s, &chunk, &err);
-        if (rc < 0) {
-            if (!failed)
-                failure = err;
-            failed = 1;
-            status = rc;
-            break;
-        }
-        if (rc == 0)
-            break;
-        if (chunk->type == SEAM_CHUNK_ERROR) {
-            if (chunk->error)
-                failure = *chunk->error;
-            failed = 1;
-            status = SEAM_ERR_PROVIDER;
-        }
-        if (chunk->type == SEAM_CHUNK_TOOL_CALL_START)
-            call_names_add(&names, chunk->id, chunk->name);
-        int client_result = chunk->type == SEAM_CHUNK_TOOL_RESULT && is_client_result(s, chunk);
-        if (o->json) {
-            if (client_result)
-                json_out_client_tool_result(stdout, chunk);
-            else if (chunk->type != SEAM_CHUNK_ERROR)
-                json_out_chunk(stdout, chunk);
-            continue;
-        }
-        if (chunk->type == SEAM_CHUNK_TEXT_DELTA && chunk->text && *chunk->text) {
-            fputs(chunk->text, stdout);
-            fflush(stdout);
-            wrote_text = 1;
-            ends_in_newline = chunk->text[strlen(chunk->text) - 1] == '\n';
-        } else if (chunk->type == SEAM_CHUNK_TOOL_CALL_END || client_result) {
-            /* A note on stderr ends the line of text before it. */
-            if (wrote_text && !ends_in_newline) {
-                fputc('\n', stdout);
-                fflush(stdout);
-                ends_in_newline = 1;
-            }
-            if (client_result)
-                print_tool_result_note(chunk->name, chunk->result_json, chunk->is_error);
-            else
-                print_tool_call_note(call_names_find(&names, chunk->id), chunk->args_json);
-        }
-    }
-    call_names_free(&names);
-
-    if (!o->json && wrote_text && !ends_in_newline) {
-        fputc('\n', stdout);
-        fflush(stdout);
-    }
+    chunk_source src = { next_loop, loop_client_result, s };
+    int status;
     int code = EXIT_OK;
-    if (failed)
-        code = report_failure(o, status, &failure, cancel);
+    if (print_stream(o, &src, &err, &status))
+        code = report_failure(o, status, &err, cancel);
     else
         finish_tools_run(o, seam_loop_stream_generation(s));
     seam_loop_stream_free(s);
