@@ -710,8 +710,23 @@ typedef struct chat_options {
 } chat_options;
 
 /* -v: one line per attempt of the chain, as it happens. */
+/* 1 while the answer's text on stdout does not end with a newline: a note on
+ * stderr (an attempt, a tool call) first ends that line, so that on a
+ * terminal, where both streams meet, the note starts on a line of its own. */
+static int text_line_open;
+
+static void end_text_line(void)
+{
+    if (text_line_open) {
+        fputc('\n', stdout);
+        fflush(stdout);
+        text_line_open = 0;
+    }
+}
+
 static void print_attempt(const seam_attempt *a)
 {
+    end_text_line();
     const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
                           : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
                                                                : "skipped";
@@ -962,7 +977,7 @@ static int print_stream(const chat_options *o, const chunk_source *src, seam_err
                         int *status)
 {
     call_names names = { 0 };
-    int failed = 0, wrote_text = 0, ends_in_newline = 1;
+    int failed = 0;
     seam_error err;
     seam_error_clear(failure);
     *status = SEAM_OK;
@@ -1003,15 +1018,9 @@ static int print_stream(const chat_options *o, const chunk_source *src, seam_err
         if (chunk->type == SEAM_CHUNK_TEXT_DELTA && chunk->text && *chunk->text) {
             fputs(chunk->text, stdout);
             fflush(stdout);
-            wrote_text = 1;
-            ends_in_newline = chunk->text[strlen(chunk->text) - 1] == '\n';
+            text_line_open = chunk->text[strlen(chunk->text) - 1] != '\n';
         } else if (chunk->type == SEAM_CHUNK_TOOL_CALL_END || client_result) {
-            /* A note on stderr ends the line of text before it. */
-            if (wrote_text && !ends_in_newline) {
-                fputc('\n', stdout);
-                fflush(stdout);
-                ends_in_newline = 1;
-            }
+            end_text_line();
             if (client_result)
                 print_tool_result_note(chunk->name, chunk->result_json, chunk->is_error);
             else
@@ -1019,10 +1028,7 @@ static int print_stream(const chat_options *o, const chunk_source *src, seam_err
         }
     }
     call_names_free(&names);
-    if (!o->json && wrote_text && !ends_in_newline) {
-        fputc('\n', stdout);
-        fflush(stdout);
-    }
+    end_text_line();
     return failed;
 }
 

@@ -554,6 +554,16 @@ expect_rc fallback_v 0 && expect_grep fallback_v out "$MOCK_TEXT" 'the last entr
 expect_grep fallback_v err '^seam: chain fallback: attempt 1 failing mock-1: failed: overloaded (HTTP 503): .*; retrying in 10 ms$' '-v: the first attempt, its error and the wait'
 expect_grep fallback_v err '^seam: chain fallback: attempt 2 failing mock-1: failed: overloaded' '-v: the second attempt'
 expect_grep fallback_v err '^seam: chain fallback: attempt 1 mock mock-1: succeeded \[in 12 out 7 cost unknown\]$' '-v: the answering attempt with its usage'
+# On a terminal stdout and stderr meet: the succeeded note must start its own
+# line, not run on from the answer's last line.
+checks=$((checks + 1))
+if "$SEAM" --conf "$tmp/mock.conf" chat -v --chain fallback 'Say hello' >"$tmp/merged.out" 2>&1 \
+    && grep -q '^seam: chain fallback: attempt 1 mock mock-1: succeeded' "$tmp/merged.out"; then
+    ok "fallback_v: with stdout and stderr merged, the note starts its own line"
+else
+    fail "fallback_v: with stdout and stderr merged, the note runs on from the text"
+    cat "$tmp/merged.out" >&2
+fi
 run fallback_json "$SEAM" --conf "$tmp/mock.conf" chat --json --chain fallback 'Say hello'
 expect_rc fallback_json 0 && check_json fallback_json success "$MOCK_TEXT"
 expect_json_field fallback_json '[(a["provider"], a["outcome"], a.get("wait_ms"), a.get("error", {}).get("kind")) for a in o["attempts"]]' \
