@@ -23,10 +23,12 @@ for target in $plugins; do
     bin=$out/fuzz_$target
     set --
     for f in $core; do set -- "$@" "$src/libcore/$f.c"; done
-    # The plugin's other files (the harness includes its main one).
+    # The plugin's other files (the harness includes its main one) and the
+    # helpers every plugin shares.
     for f in "$src/plugins/$p"/*.c; do
         [ "$f" = "$src/plugins/$p/$p.c" ] || set -- "$@" "$f"
     done
+    set -- "$@" "$src/plugins/common/codec_util.c"
     clang -g -O1 -std=c11 -D_GNU_SOURCE -DSEAM_BUILDING_LIBRARY \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
         -I"$build" -I"$src/libcore" -I"$src/sdk" $(pkg-config --cflags json-c libcurl) \

@@ -137,6 +137,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/codec_util.h"
+
 #define ANTHROPIC_DEFAULT_BASE_URL "https://api.anthropic.com/v1"
 #define ANTHROPIC_DEFAULT_VERSION "2023-06-01"
 #define JSON_TOOL_NAME "json"
@@ -155,109 +157,20 @@
 /* A content-block index past this is treated as garbage, not as a size to allocate. */
 #define MAX_BLOCK_INDEX 4096
 
-#define JSON_OUT_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-/* ==== small helpers ======================================================== */
-
-/* A growable NUL-terminated byte buffer. */
-typedef struct abuf {
-    char *data;
-    size_t len;
-    size_t cap;
-} abuf;
-
-static int abuf_add(abuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) {
-            if (cap > SIZE_MAX / 2)
-                return SEAM_ERR_NOMEM;
-            cap *= 2;
-        }
-        char *p = realloc(b->data, cap);
-        if (!p)
-            return SEAM_ERR_NOMEM;
-        b->data = p;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return SEAM_OK;
-}
-
-static int abuf_puts(abuf *b, const char *s)
-{
-    return abuf_add(b, s ? s : "", s ? strlen(s) : 0);
-}
-
-static void abuf_free(abuf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
-static char *xstrdup(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
-/* Parses exactly one JSON value from text[0..len) (trailing whitespace allowed).
- * NULL when the text is not one JSON value. */
-static json_object *parse_json(const char *text, size_t len)
-{
-    if (!text || len > INT_MAX)
-        return NULL;
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return NULL;
-    json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error e = json_tokener_get_error(tok);
-    if (!obj && e == json_tokener_continue) {
-        /* A bare number at the very end needs a terminator to be complete. */
-        obj = json_tokener_parse_ex(tok, "", 1);
-    } else if (obj) {
-        for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
-            if (!isspace((unsigned char)text[i])) {
-                json_object_put(obj);
-                obj = NULL;
-                break;
-            }
-        }
-    }
-    json_tokener_free(tok);
-    return obj;
-}
+/* ==== small helpers (the shared ones are in ../common/codec_util.c) ======== */
 
 static json_object *parse_json_str(const char *text)
 {
-    return text ? parse_json(text, strlen(text)) : NULL;
+    return text ? json_parse_strict(text, strlen(text)) : NULL;
 }
 
-static const char *json_text(json_object *o)
-{
-    return json_object_to_json_string_ext(o, JSON_OUT_FLAGS);
-}
-
-/* Borrowed member `key` of object o when it has type t (json_type_null: any). */
+/* Borrowed member `key` of object o when it has type t (json_type_null: any
+ * non-null value). */
 static json_object *member(json_object *o, const char *key, json_type t)
 {
-    json_object *v = NULL;
-    if (!o || !json_object_is_type(o, json_type_object) ||
-        !json_object_object_get_ex(o, key, &v) || !v)
-        return NULL;
-    if (t != json_type_null && !json_object_is_type(v, t))
-        return NULL;
-    return v;
-}
-
-static const char *member_str(json_object *o, const char *key)
-{
-    json_object *v = member(o, key, json_type_string);
-    return v ? json_object_get_string(v) : NULL;
+    json_object *v = jget(o, key);
+    return t == json_type_null || jis(v, t) ? v : NULL;
 }
 
 static int str_eq(const char *a, const char *b)
@@ -605,7 +518,7 @@ enum { FORCED_PROMPT = 0, FORCED_REJECT };
  * the option objects they came from (alive for the whole encode). */
 typedef struct settings {
     const char *version;
-    abuf beta; /* comma-joined, owned */
+    strbuf beta; /* comma-joined, owned */
     int bearer;
     int cache_auto;
     const char *cache_ttl;
@@ -646,8 +559,8 @@ static int settings_add_beta(settings *s, const char *list)
         }
         if (seen)
             continue;
-        if ((s->beta.len && abuf_add(&s->beta, ",", 1) != SEAM_OK) ||
-            abuf_add(&s->beta, start, n) != SEAM_OK)
+        if ((s->beta.len && sb_append(&s->beta, ",", 1) != SEAM_OK) ||
+            sb_append(&s->beta, start, n) != SEAM_OK)
             return SEAM_ERR_NOMEM;
     }
     return SEAM_OK;
@@ -898,7 +811,7 @@ static void *anthropic_create(const seam_provider_config *cfg, seam_error *err)
     model_info mi;
     char why[200] = "";
     int rc = settings_apply(&s, a->options, why, sizeof why);
-    abuf_free(&s.beta);
+    sb_free(&s.beta);
     if (rc == 0)
         rc = model_capabilities(a->options, "", &mi, why, sizeof why);
     if (rc != 0) {
@@ -950,7 +863,7 @@ typedef struct plan {
 
 static void plan_free(plan *p)
 {
-    abuf_free(&p->s.beta);
+    sb_free(&p->s.beta);
     json_object_put(p->req_options);
     p->req_options = NULL;
 }
@@ -1319,7 +1232,7 @@ static int tool_results_first(json_object *content)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             json_object *b = json_object_array_get_idx(content, i);
-            int is_result = str_eq(member_str(b, "type"), "tool_result");
+            int is_result = str_eq(jstr(b, "type"), "tool_result");
             if (is_result == (pass == 0) && arr_add(sorted, json_object_get(b)) != SEAM_OK) {
                 json_object_put(sorted);
                 return SEAM_ERR_NOMEM;
@@ -1388,7 +1301,7 @@ static int build_messages(const plan *p, const seam_request *req, json_object *m
     }
     for (size_t i = 0; i < json_object_array_length(messages); i++) {
         json_object *msg = json_object_array_get_idx(messages, i);
-        if (str_eq(member_str(msg, "role"), "user") &&
+        if (str_eq(jstr(msg, "role"), "user") &&
             tool_results_first(member(msg, "content", json_type_array)) != SEAM_OK)
             return nomem(err);
     }
@@ -1403,7 +1316,7 @@ static int place_message_breakpoints(const plan *p, json_object *messages)
     int placed = 0;
     for (size_t i = json_object_array_length(messages); i-- > 0 && placed < 3;) {
         json_object *msg = json_object_array_get_idx(messages, i);
-        if (!str_eq(member_str(msg, "role"), "user"))
+        if (!str_eq(jstr(msg, "role"), "user"))
             continue;
         json_object *content = member(msg, "content", json_type_array);
         size_t n = content ? json_object_array_length(content) : 0;
@@ -1516,13 +1429,13 @@ static int tool_turn_lacks_thinking(json_object *messages)
         return 0;
     json_object *last = json_object_array_get_idx(messages, n - 1);
     json_object *prev = json_object_array_get_idx(messages, n - 2);
-    if (!str_eq(member_str(last, "role"), "user") || !str_eq(member_str(prev, "role"), "assistant"))
+    if (!str_eq(jstr(last, "role"), "user") || !str_eq(jstr(prev, "role"), "assistant"))
         return 0;
     /* tool results come first in a user message (tool_results_first) */
     json_object *answer = json_object_array_get_idx(member(last, "content", json_type_array), 0);
-    if (!str_eq(member_str(answer, "type"), "tool_result"))
+    if (!str_eq(jstr(answer, "type"), "tool_result"))
         return 0;
-    const char *first = member_str(
+    const char *first = jstr(
         json_object_array_get_idx(member(prev, "content", json_type_array), 0), "type");
     return !str_eq(first, "thinking") && !str_eq(first, "redacted_thinking");
 }
@@ -1566,20 +1479,20 @@ static int beta_obsolete_for(const model_family *f, const char *name, size_t n)
 
 /* The anthropic-beta header: the options' betas less the obsolete ones, plus
  * the one that thinking.display "updates" needs. Empty: no header. */
-static int beta_header(const plan *p, int display_updates, abuf *out)
+static int beta_header(const plan *p, int display_updates, strbuf *out)
 {
     const char *q = p->s.beta.data;
     while (q && *q) {
         const char *e = strchr(q, ',');
         size_t n = e ? (size_t)(e - q) : strlen(q);
         if (!beta_obsolete_for(p->mi.family, q, n) &&
-            ((out->len && abuf_add(out, ",", 1) != SEAM_OK) || abuf_add(out, q, n) != SEAM_OK))
+            ((out->len && sb_append(out, ",", 1) != SEAM_OK) || sb_append(out, q, n) != SEAM_OK))
             return SEAM_ERR_NOMEM;
         q = e ? e + 1 : q + n;
     }
     if (display_updates && !(p->s.beta.data && strstr(p->s.beta.data, THINKING_UPDATES_BETA)) &&
-        ((out->len && abuf_add(out, ",", 1) != SEAM_OK) ||
-         abuf_puts(out, THINKING_UPDATES_BETA) != SEAM_OK))
+        ((out->len && sb_append(out, ",", 1) != SEAM_OK) ||
+         sb_puts(out, THINKING_UPDATES_BETA) != SEAM_OK))
         return SEAM_ERR_NOMEM;
     return SEAM_OK;
 }
@@ -1630,15 +1543,15 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
         if (arr_add(sys, b) != SEAM_OK || (*ask && arr_add(sys, text_block(ask)) != SEAM_OK))
             return nomem(err);
     } else if ((system && *system) || *ask) {
-        abuf text = { 0 };
-        int rc = abuf_puts(&text, system);
+        strbuf text = { 0 };
+        int rc = sb_puts(&text, system);
         if (rc == SEAM_OK && system && *system && *ask)
-            rc = abuf_puts(&text, "\n\n");
+            rc = sb_puts(&text, "\n\n");
         if (rc == SEAM_OK)
-            rc = abuf_puts(&text, ask);
+            rc = sb_puts(&text, ask);
         if (rc == SEAM_OK)
             rc = obj_add_str(body, "system", text.data);
-        abuf_free(&text);
+        sb_free(&text);
         if (rc != SEAM_OK)
             return nomem(err);
     }
@@ -1752,7 +1665,7 @@ static int anthropic_encode(void *instance, const seam_request *req, int stream,
     json_object *body = json_object_new_object();
     int display_updates = 0;
     rc = body ? build_body(&p, req, stream, body, &display_updates, err) : nomem(err);
-    abuf betas = { 0 };
+    strbuf betas = { 0 };
     if (rc == SEAM_OK && beta_header(&p, display_updates, &betas) != SEAM_OK)
         rc = nomem(err);
 
@@ -1790,7 +1703,7 @@ static int anthropic_encode(void *instance, const seam_request *req, int stream,
             rc = nomem(err);
     }
     free(url);
-    abuf_free(&betas);
+    sb_free(&betas);
     json_object_put(body);
     plan_free(&p);
     return rc;
@@ -1816,8 +1729,8 @@ static int says_context_overflow(const char *msg)
  * {"type": "...", "message": "..."} (status 0: inside a stream). */
 static void classify_error_object(json_object *eobj, int http_status, seam_error *err)
 {
-    const char *type = member_str(eobj, "type");
-    const char *msg = member_str(eobj, "message");
+    const char *type = jstr(eobj, "type");
+    const char *msg = jstr(eobj, "message");
     seam_error_kind kind;
     if (str_eq(type, "invalid_request_error"))
         kind = says_context_overflow(msg) ? SEAM_ERROR_CONTEXT_OVERFLOW : SEAM_ERROR_BAD_REQUEST;
@@ -1890,7 +1803,7 @@ static void anthropic_classify_error(void *instance, int http_status,
         err->retryable = 1;
     }
     keep_ratelimit_headers(headers, err);
-    json_object *root = body && len ? parse_json(body, len) : NULL;
+    json_object *root = body && len ? json_parse_strict(body, len) : NULL;
     json_object *eobj = member(root, "error", json_type_object);
     if (eobj) {
         classify_error_object(eobj, http_status, err);
@@ -1927,7 +1840,7 @@ typedef struct block {
     char *id;
     char *name;
     char *type;      /* the wire type of a server result block */
-    abuf text;       /* tool input fragments; the signature of a thinking block */
+    strbuf text;       /* tool input fragments; the signature of a thinking block */
     char *result_json;
     int is_error;
 } block;
@@ -1948,7 +1861,7 @@ static void block_clear(block *b)
     free(b->name);
     free(b->type);
     free(b->result_json);
-    abuf_free(&b->text);
+    sb_free(&b->text);
     memset(b, 0, sizeof *b);
 }
 
@@ -2082,7 +1995,7 @@ static int is_server_result_type(const char *type)
 static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em,
                        seam_error *err)
 {
-    const char *type = member_str(cb, "type");
+    const char *type = jstr(cb, "type");
     int rc = SEAM_OK;
     /* Reasoning blocks have no id on the wire: number them per decoder, so
      * that ids stay unique even across the messages of one stream. */
@@ -2092,7 +2005,7 @@ static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em
     b->open = 1;
     if (str_eq(type, "text")) {
         b->kind = BLOCK_TEXT;
-        return emit_text(em, member_str(cb, "text"));
+        return emit_text(em, jstr(cb, "text"));
     }
     if (str_eq(type, "thinking") || str_eq(type, "redacted_thinking")) {
         int redacted = str_eq(type, "redacted_thinking");
@@ -2105,20 +2018,20 @@ static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em
             return rc;
         /* Redacted data is the part's (opaque) text; a thinking block that
          * arrives whole (a whole response) carries its text and signature. */
-        const char *text = member_str(cb, redacted ? "data" : "thinking");
+        const char *text = jstr(cb, redacted ? "data" : "thinking");
         if (text && *text) {
             seam_chunk d = { .type = SEAM_CHUNK_REASONING_DELTA, .id = b->id, .text = text };
             if ((rc = emit(em, &d)) != SEAM_OK)
                 return rc;
         }
-        const char *sig = member_str(cb, "signature");
-        if (sig && abuf_puts(&b->text, sig) != SEAM_OK)
+        const char *sig = jstr(cb, "signature");
+        if (sig && sb_puts(&b->text, sig) != SEAM_OK)
             return nomem(err);
         return SEAM_OK;
     }
     if (str_eq(type, "tool_use") || str_eq(type, "server_tool_use") ||
         str_eq(type, "mcp_tool_use")) {
-        const char *id = member_str(cb, "id"), *name = member_str(cb, "name");
+        const char *id = jstr(cb, "id"), *name = jstr(cb, "name");
         b->id = xstrdup(id ? id : idbuf);
         b->name = xstrdup(name ? name : "");
         if (!b->id || !b->name)
@@ -2127,7 +2040,7 @@ static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em
          * sends input_json_delta fragments. */
         json_object *input = member(cb, "input", json_type_object);
         if (input && json_object_object_length(input) > 0 &&
-            abuf_puts(&b->text, json_text(input)) != SEAM_OK)
+            sb_puts(&b->text, json_text(input)) != SEAM_OK)
             return nomem(err);
         if (!str_eq(type, "tool_use")) {
             b->kind = BLOCK_SERVER_TOOL;
@@ -2151,7 +2064,7 @@ static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em
     }
     if (is_server_result_type(type)) {
         b->kind = BLOCK_SERVER_RESULT;
-        const char *id = member_str(cb, "tool_use_id");
+        const char *id = jstr(cb, "tool_use_id");
         json_object *content = member(cb, "content", json_type_null);
         const char *name = server_tool_name(dec, id);
         char derived[128];
@@ -2171,7 +2084,7 @@ static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em
         if (!b->id || !b->name || !b->type || !b->result_json)
             return nomem(err);
         json_object *is_err = member(cb, "is_error", json_type_boolean);
-        const char *ctype = member_str(content, "type");
+        const char *ctype = jstr(content, "type");
         b->is_error = (is_err && json_object_get_boolean(is_err)) ||
                       (ctype && ends_with(ctype, "_error"));
         return SEAM_OK;
@@ -2184,13 +2097,13 @@ static int block_delta(decoder *dec, block *b, json_object *delta, seam_emitter 
                        seam_error *err)
 {
     (void)dec;
-    const char *type = member_str(delta, "type");
+    const char *type = jstr(delta, "type");
     if (!b->open)
         return SEAM_OK;
     if (str_eq(type, "text_delta") && b->kind == BLOCK_TEXT)
-        return emit_text(em, member_str(delta, "text"));
+        return emit_text(em, jstr(delta, "text"));
     if (str_eq(type, "thinking_delta") && b->kind == BLOCK_THINKING) {
-        const char *t = member_str(delta, "thinking");
+        const char *t = jstr(delta, "thinking");
         if (!t || !*t)
             return SEAM_OK;
         seam_chunk c = { .type = SEAM_CHUNK_REASONING_DELTA, .id = b->id, .text = t };
@@ -2199,17 +2112,17 @@ static int block_delta(decoder *dec, block *b, json_object *delta, seam_emitter 
     if (str_eq(type, "signature_delta") && b->kind == BLOCK_THINKING) {
         /* The signature arrives whole, but appending is as cheap and also right
          * should it ever come in pieces. */
-        if (abuf_puts(&b->text, member_str(delta, "signature")) != SEAM_OK)
+        if (sb_puts(&b->text, jstr(delta, "signature")) != SEAM_OK)
             return nomem(err);
         return SEAM_OK;
     }
     if (str_eq(type, "input_json_delta")) {
-        const char *frag = member_str(delta, "partial_json");
+        const char *frag = jstr(delta, "partial_json");
         if (!frag || !*frag)
             return SEAM_OK;
         if (b->kind == BLOCK_TOOL_USE || b->kind == BLOCK_SERVER_TOOL ||
             b->kind == BLOCK_JSON_ANSWER) {
-            if (abuf_puts(&b->text, frag) != SEAM_OK)
+            if (sb_puts(&b->text, frag) != SEAM_OK)
                 return nomem(err);
         }
         if (b->kind == BLOCK_TOOL_USE) {
@@ -2243,7 +2156,7 @@ static int block_stop(decoder *dec, block *b, seam_emitter *em, seam_error *err)
         const char *args = "{}";
         json_object *parsed = NULL;
         if (b->text.len) {
-            parsed = parse_json(b->text.data, b->text.len);
+            parsed = json_parse_strict(b->text.data, b->text.len);
             args = parsed && json_object_is_type(parsed, json_type_object) ? json_text(parsed)
                                                                           : b->text.data;
         }
@@ -2256,7 +2169,7 @@ static int block_stop(decoder *dec, block *b, seam_emitter *em, seam_error *err)
         return rc;
     }
     case BLOCK_JSON_ANSWER: {
-        json_object *parsed = b->text.len ? parse_json(b->text.data, b->text.len) : NULL;
+        json_object *parsed = b->text.len ? json_parse_strict(b->text.data, b->text.len) : NULL;
         int rc = emit_text(em, parsed ? json_text(parsed) : b->text.len ? b->text.data : "{}");
         json_object_put(parsed);
         return rc;
@@ -2317,7 +2230,7 @@ static int message_start(decoder *dec, json_object *msg, seam_emitter *out, seam
         dec->stop_reason = SEAM_STOP_NONE;
     }
     read_usage(&dec->usage, member(msg, "usage", json_type_object));
-    const char *reason = member_str(msg, "stop_reason");
+    const char *reason = jstr(msg, "stop_reason");
     if (reason)
         dec->stop_reason = map_stop_reason(reason);
     return fold_whole_blocks(dec, member(msg, "content", json_type_array), out, err);
@@ -2340,7 +2253,7 @@ static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, sea
     decoder *dec = d;
     if (!frame || !frame->data)
         return SEAM_OK;
-    json_object *ev = parse_json(frame->data, frame->data_len);
+    json_object *ev = json_parse_strict(frame->data, frame->data_len);
     if (!ev || !json_object_is_type(ev, json_type_object)) {
         json_object_put(ev);
         if (frame->data_len == 0)
@@ -2348,7 +2261,7 @@ static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, sea
         return seam_error_set(err, SEAM_ERROR_TRANSPORT,
                               "anthropic: a stream event is not a JSON object");
     }
-    const char *type = member_str(ev, "type");
+    const char *type = jstr(ev, "type");
     if (!type)
         type = frame->event;
     int rc = SEAM_OK;
@@ -2370,7 +2283,7 @@ static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, sea
         }
     } else if (!strcmp(type, "message_delta")) {
         json_object *delta = member(ev, "delta", json_type_object);
-        const char *reason = member_str(delta, "stop_reason");
+        const char *reason = jstr(delta, "stop_reason");
         if (reason)
             dec->stop_reason = map_stop_reason(reason);
         read_usage(&dec->usage, member(ev, "usage", json_type_object));
@@ -2398,13 +2311,13 @@ static int decode_finish(void *d, seam_emitter *out, seam_error *err)
 static int decode_response(void *instance, const seam_request *req, const char *body,
                            size_t len, seam_emitter *out, seam_error *err)
 {
-    json_object *msg = parse_json(body, len);
+    json_object *msg = json_parse_strict(body, len);
     if (!msg || !json_object_is_type(msg, json_type_object)) {
         json_object_put(msg);
         return seam_error_set(err, SEAM_ERROR_TRANSPORT,
                               "anthropic: the response is not a JSON object");
     }
-    if (str_eq(member_str(msg, "type"), "error")) {
+    if (str_eq(jstr(msg, "type"), "error")) {
         int rc = decode_error_event(msg, err);
         json_object_put(msg);
         return rc;
@@ -2417,7 +2330,7 @@ static int decode_response(void *instance, const seam_request *req, const char *
     read_usage(&dec->usage, member(msg, "usage", json_type_object));
     int rc = fold_whole_blocks(dec, member(msg, "content", json_type_array), out, err);
     if (rc == SEAM_OK) {
-        dec->stop_reason = map_stop_reason(member_str(msg, "stop_reason"));
+        dec->stop_reason = map_stop_reason(jstr(msg, "stop_reason"));
         rc = emit_stop(dec, out);
     }
     decoder_free(dec);

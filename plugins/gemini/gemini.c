@@ -100,6 +100,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/codec_util.h"
+
 #define GEMINI_DEFAULT_BASE_URL "https://generativelanguage.googleapis.com/v1beta"
 #define GEMINI_SYNTH_ID_PREFIX "gmcall_"
 #define GEMINI_SIGNATURE_TAG "gemini:"
@@ -115,39 +117,12 @@
 /* small JSON helpers                                                        */
 /* ======================================================================== */
 
-static json_object *jget(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
-        return v;
-    return NULL;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-    json_object *v = jget(o, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-static int jis(json_object *o, json_type t)
-{
-    return o && json_object_is_type(o, t);
-}
-
 /* An integer member given as a JSON number or (proto int64 style) a string. */
 static int jint64(json_object *o, const char *key, int64_t *out)
 {
+    if (jint(o, key, out))
+        return 1;
     json_object *v = jget(o, key);
-    if (jis(v, json_type_int)) {
-        *out = json_object_get_int64(v);
-        return 1;
-    }
-    if (jis(v, json_type_double)) {
-        /* Casting a double outside int64's range is undefined: clamp first. */
-        double d = json_object_get_double(v);
-        *out = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
-        return 1;
-    }
     if (jis(v, json_type_string)) {
         char *end;
         long long n = strtoll(json_object_get_string(v), &end, 10);
@@ -159,24 +134,11 @@ static int jint64(json_object *o, const char *key, int64_t *out)
     return 0;
 }
 
+/* Request-side JSON (schemas, options, tool arguments) may nest deeper than
+ * json-c's default 32 levels: GEMINI_JSON_DEPTH. */
 static json_object *parse_json_len(const char *text, size_t len)
 {
-    if (!text)
-        return NULL;
-    json_tokener *tok = json_tokener_new_ex(GEMINI_JSON_DEPTH);
-    if (!tok)
-        return NULL;
-    if (len > INT_MAX) {
-        json_tokener_free(tok);
-        return NULL;
-    }
-    json_object *o = json_tokener_parse_ex(tok, text, (int)len);
-    if (json_tokener_get_error(tok) != json_tokener_success) {
-        json_object_put(o);
-        o = NULL;
-    }
-    json_tokener_free(tok);
-    return o;
+    return json_parse_depth(text, len, GEMINI_JSON_DEPTH);
 }
 
 static json_object *parse_json(const char *text)
@@ -205,18 +167,6 @@ static int jpush(json_object *arr, json_object *val)
         return 0;
     }
     return 1;
-}
-
-/* A double as JSON text that does not depend on the locale or print 0.7 as
- * 0.69999999999999996. */
-static json_object *jdouble(double d)
-{
-    char text[64];
-    snprintf(text, sizeof text, "%.15g", d);
-    for (char *p = text; *p; p++)
-        if (*p == ',')
-            *p = '.';
-    return json_object_new_double_s(d, text);
 }
 
 /* A shallow copy: the members are shared (reference-counted). */
@@ -1713,7 +1663,7 @@ static int encode_generation_config(const gemini_instance *g, const seam_request
         return nomem(err);
     double temperature;
     if (seam_request_temperature(req, &temperature))
-        jadd(gen, "temperature", jdouble(temperature));
+        jadd(gen, "temperature", json_double(temperature));
     int64_t max_tokens = seam_request_max_tokens(req);
     if (max_tokens > 0 && modern) {
         /* One request's output is capped (Gemini 4: 65,536 streamed, 32,768
@@ -1872,17 +1822,6 @@ static int gemini_encode(void *instance, const seam_request *req, int stream,
 /* ======================================================================== */
 /* errors                                                                    */
 /* ======================================================================== */
-
-static int contains_ci(const char *hay, const char *needle)
-{
-    if (!hay)
-        return 0;
-    size_t n = strlen(needle);
-    for (const char *p = hay; *p; p++)
-        if (strncasecmp(p, needle, n) == 0)
-            return 1;
-    return 0;
-}
 
 /* INVALID_ARGUMENT is also how Gemini says the prompt is too long, e.g. "The
  * input token count (1200000) exceeds the maximum number of tokens allowed

@@ -50,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/codec_util.h"
+
 #define MOCK_URL "mock://local/v1/generate"
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -58,78 +60,7 @@ typedef struct mock_instance {
                          * that concurrent calls share nothing mutable */
 } mock_instance;
 
-/* ---- small helpers ----------------------------------------------------------- */
-
-typedef struct mbuf {
-    char *data;
-    size_t len, cap;
-    int failed;
-} mbuf;
-
-static void mbuf_add(mbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->data, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->data = p;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void mbuf_puts(mbuf *b, const char *s)
-{
-    mbuf_add(b, s, strlen(s));
-}
-
-static json_object *parse_json(const char *text, size_t len)
-{
-    if (!text || len > (size_t)INT32_MAX)
-        return NULL;
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return NULL;
-    json_object *o = json_tokener_parse_ex(tok, text, (int)len);
-    /* Trailing garbage or an incomplete document is not JSON. */
-    if (json_tokener_get_error(tok) != json_tokener_success ||
-        json_tokener_get_parse_end(tok) < len) {
-        size_t end = json_tokener_get_parse_end(tok);
-        int only_space = 1;
-        for (size_t i = end; i < len && only_space; i++)
-            only_space = text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r';
-        if (json_tokener_get_error(tok) != json_tokener_success || !only_space) {
-            json_object_put(o);
-            o = NULL;
-        }
-    }
-    json_tokener_free(tok);
-    return o;
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v))
-        return v;
-    return NULL;
-}
-
-static const char *member_string(json_object *o, const char *key)
-{
-    json_object *v = member(o, key);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
+/* ---- small helpers (the shared ones are in ../common/codec_util.c) ---------- */
 
 static int is_number(json_object *v)
 {
@@ -243,7 +174,7 @@ static int split_utf8(const char *s, long n, int (*piece)(void *, const char *, 
 static void *mock_create(const seam_provider_config *cfg, seam_error *err)
 {
     const char *opts = cfg && cfg->options_json ? cfg->options_json : "{}";
-    json_object *o = parse_json(opts, strlen(opts));
+    json_object *o = json_parse_strict(opts, strlen(opts));
     int ok = o && json_object_is_type(o, json_type_object);
     json_object_put(o);
     if (!ok) {
@@ -273,7 +204,7 @@ static void mock_destroy(void *instance)
 /* A JSON value from text, or the text as a JSON string when it does not parse. */
 static json_object *json_or_string(const char *text)
 {
-    json_object *v = text ? parse_json(text, strlen(text)) : NULL;
+    json_object *v = text ? json_parse_strict(text, strlen(text)) : NULL;
     if (v || (text && strcmp(text, "null") == 0))
         return v;
     return json_object_new_string(text ? text : "");
@@ -342,14 +273,14 @@ static const char *role_name(seam_role r)
 static json_object *merged_options(const mock_instance *m, const seam_request *req,
                                    seam_error *err)
 {
-    json_object *base = parse_json(m->options_json, strlen(m->options_json));
+    json_object *base = json_parse_strict(m->options_json, strlen(m->options_json));
     if (!base || !json_object_is_type(base, json_type_object)) {
         json_object_put(base);
         base = json_object_new_object();
     }
     const char *ropts = seam_request_provider_options(req);
     if (ropts && *ropts) {
-        json_object *over = parse_json(ropts, strlen(ropts));
+        json_object *over = json_parse_strict(ropts, strlen(ropts));
         if (!over || !json_object_is_type(over, json_type_object)) {
             json_object_put(over);
             json_object_put(base);
@@ -517,7 +448,7 @@ static int bad_option(seam_error *err, const char *key, const char *what)
 static int opt_int(json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
                    seam_error *err)
 {
-    json_object *v = member(o, key);
+    json_object *v = jget(o, key);
     if (!v)
         return SEAM_OK;
     if (!is_number(v))
@@ -531,7 +462,7 @@ static int opt_int(json_object *o, const char *key, int64_t min, int64_t max, in
 
 static int opt_string(json_object *o, const char *key, const char **out, seam_error *err)
 {
-    json_object *v = member(o, key);
+    json_object *v = jget(o, key);
     if (!v)
         return SEAM_OK;
     if (!json_object_is_type(v, json_type_string))
@@ -541,28 +472,28 @@ static int opt_string(json_object *o, const char *key, const char **out, seam_er
 }
 
 /* Text of the last user message (its text parts) from the encoded request. */
-static const char *last_user_text(json_object *messages, mbuf *scratch)
+static const char *last_user_text(json_object *messages, strbuf *scratch)
 {
     size_t n = messages && json_object_is_type(messages, json_type_array)
                    ? json_object_array_length(messages) : 0;
     for (size_t i = n; i-- > 0;) {
         json_object *m = json_object_array_get_idx(messages, i);
-        const char *role = member_string(m, "role");
+        const char *role = jstr(m, "role");
         if (!role || strcmp(role, "user") != 0)
             continue;
-        json_object *parts = member(m, "content");
+        json_object *parts = jget(m, "content");
         size_t np = parts && json_object_is_type(parts, json_type_array)
                         ? json_object_array_length(parts) : 0;
         for (size_t j = 0; j < np; j++) {
             json_object *p = json_object_array_get_idx(parts, j);
-            const char *type = member_string(p, "type");
-            const char *text = member_string(p, "text");
+            const char *type = jstr(p, "type");
+            const char *text = jstr(p, "text");
             if (type && strcmp(type, "text") == 0 && text)
-                mbuf_puts(scratch, text);
+                sb_puts(scratch, text);
         }
         break;
     }
-    mbuf_add(scratch, "", 0);
+    sb_append(scratch, "", 0);
     return scratch->failed ? NULL : scratch->data;
 }
 
@@ -573,14 +504,14 @@ static int64_t request_words(json_object *messages)
     size_t n = messages && json_object_is_type(messages, json_type_array)
                    ? json_object_array_length(messages) : 0;
     for (size_t i = 0; i < n; i++) {
-        json_object *parts = member(json_object_array_get_idx(messages, i), "content");
+        json_object *parts = jget(json_object_array_get_idx(messages, i), "content");
         size_t np = parts && json_object_is_type(parts, json_type_array)
                         ? json_object_array_length(parts) : 0;
         for (size_t j = 0; j < np; j++) {
             json_object *p = json_object_array_get_idx(parts, j);
-            const char *type = member_string(p, "type");
+            const char *type = jstr(p, "type");
             if (type && strcmp(type, "text") == 0)
-                words += count_words(member_string(p, "text"));
+                words += count_words(jstr(p, "text"));
         }
     }
     return words;
@@ -592,7 +523,7 @@ static size_t assistant_turns(json_object *messages)
     size_t n = messages && json_object_is_type(messages, json_type_array)
                    ? json_object_array_length(messages) : 0;
     for (size_t i = 0; i < n; i++) {
-        const char *role = member_string(json_object_array_get_idx(messages, i), "role");
+        const char *role = jstr(json_object_array_get_idx(messages, i), "role");
         if (role && strcmp(role, "assistant") == 0)
             turns++;
     }
@@ -601,7 +532,7 @@ static size_t assistant_turns(json_object *messages)
 
 static int parse_tools(json_object *script, size_t turn, mock_script *sc, seam_error *err)
 {
-    json_object *list = member(script, "tool_calls");
+    json_object *list = jget(script, "tool_calls");
     if (!list)
         return SEAM_OK;
     if (!json_object_is_type(list, json_type_array))
@@ -617,8 +548,8 @@ static int parse_tools(json_object *script, size_t turn, mock_script *sc, seam_e
         if (!t || !json_object_is_type(t, json_type_object))
             return bad_option(err, "tool_calls", "a list of {id, name, args}");
         mock_tool *mt = &sc->tools[sc->n_tools++];
-        const char *id = member_string(t, "id");
-        const char *name = member_string(t, "name");
+        const char *id = jstr(t, "id");
+        const char *name = jstr(t, "name");
         if (!name || !*name)
             return bad_option(err, "tool_calls", "a list whose entries have a name");
         char id_buf[64];
@@ -626,11 +557,11 @@ static int parse_tools(json_object *script, size_t turn, mock_script *sc, seam_e
             snprintf(id_buf, sizeof id_buf, "call_%zu_%zu", turn, i);
             id = id_buf;
         }
-        json_object *args = member(t, "args");
+        json_object *args = jget(t, "args");
         json_object *parsed = NULL;
         if (args && json_object_is_type(args, json_type_string)) {
             const char *s = json_object_get_string(args);
-            parsed = parse_json(s, strlen(s));
+            parsed = json_parse_strict(s, strlen(s));
             if (!parsed || !json_object_is_type(parsed, json_type_object)) {
                 json_object_put(parsed);
                 return bad_option(err, "tool_calls", "a list whose args are JSON objects");
@@ -655,7 +586,7 @@ static int parse_usage(json_object *script, mock_script *sc, int64_t input_defau
     sc->usage.present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT;
     sc->usage.input_tokens = input_default;
     sc->usage.output_tokens = count_words(sc->reply);
-    json_object *u = member(script, "usage");
+    json_object *u = jget(script, "usage");
     if (!u)
         return SEAM_OK;
     if (!json_object_is_type(u, json_type_object))
@@ -668,7 +599,7 @@ static int parse_usage(json_object *script, mock_script *sc, int64_t input_defau
         { "reasoning_tokens", SEAM_USAGE_REASONING, offsetof(seam_usage, reasoning_tokens) },
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        json_object *v = member(u, fields[i].key);
+        json_object *v = jget(u, fields[i].key);
         if (!v)
             continue;
         if (!is_number(v) || json_object_get_int64(v) < 0)
@@ -690,7 +621,7 @@ static json_object *script_for_turn(json_object *options, size_t turn, seam_erro
         if (strcmp(key, "replies") != 0)
             json_object_object_add(script, key, json_object_get(val));
     }
-    json_object *replies = member(options, "replies");
+    json_object *replies = jget(options, "replies");
     if (replies) {
         size_t n = json_object_is_type(replies, json_type_array)
                        ? json_object_array_length(replies) : 0;
@@ -711,7 +642,7 @@ static json_object *script_for_turn(json_object *options, size_t turn, seam_erro
 static int read_script(json_object *request, json_object *script, size_t turn,
                        mock_script *sc, seam_error *err)
 {
-    json_object *messages = member(request, "messages");
+    json_object *messages = jget(request, "messages");
     int64_t n;
     int rc;
     sc->chunks = 4;
@@ -723,11 +654,11 @@ static int read_script(json_object *request, json_object *script, size_t turn,
     if (reply) {
         sc->reply = strdup(reply);
     } else {
-        mbuf said = { 0 };
+        strbuf said = { 0 };
         const char *text = last_user_text(messages, &said);
-        mbuf out = { 0 };
-        mbuf_puts(&out, "Hello from the seam mock provider. You said: ");
-        mbuf_puts(&out, text ? text : "");
+        strbuf out = { 0 };
+        sb_puts(&out, "Hello from the seam mock provider. You said: ");
+        sb_puts(&out, text ? text : "");
         free(said.data);
         if (out.failed) {
             free(out.data);
@@ -772,7 +703,7 @@ static int read_script(json_object *request, json_object *script, size_t turn,
     sc->error_status = (int)n;
     if ((rc = opt_string(script, "error_body", &sc->error_body, err)) != SEAM_OK)
         return rc;
-    sc->error_headers = member(script, "error_headers");
+    sc->error_headers = jget(script, "error_headers");
     if (sc->error_headers) {
         if (!json_object_is_type(sc->error_headers, json_type_array))
             return bad_option(err, "error_headers", "a list of \"Name: value\" strings");
@@ -788,13 +719,13 @@ static int read_script(json_object *request, json_object *script, size_t turn,
         return rc;
     sc->cut_after = (long)n;
 
-    json_object *se = member(script, "stream_error");
+    json_object *se = jget(script, "stream_error");
     if (se) {
         if (!json_object_is_type(se, json_type_object))
             return bad_option(err, "stream_error", "an object {type, message}");
         sc->stream_error = 1;
-        sc->stream_error_type = member_string(se, "type");
-        sc->stream_error_message = member_string(se, "message");
+        sc->stream_error_type = jstr(se, "type");
+        sc->stream_error_message = jstr(se, "message");
     }
     return SEAM_OK;
 }
@@ -840,7 +771,7 @@ static void add_event(piece_list *l, json_object *ev)
 {
     char *s = NULL;
     if (ev) {
-        const char *type = member_string(ev, "type");
+        const char *type = jstr(ev, "type");
         const char *data = json_object_to_json_string_ext(ev, JSON_FLAGS);
         if (type && data && asprintf(&s, "event: %s\ndata: %s\n\n", type, data) < 0)
             s = NULL;
@@ -983,7 +914,7 @@ static char *whole_body(const mock_script *sc)
             rc |= add_string(p, "type", "tool_call");
             rc |= add_string(p, "id", sc->tools[i].id);
             rc |= add_string(p, "name", sc->tools[i].name);
-            rc |= put(p, "args", parse_json(sc->tools[i].args, strlen(sc->tools[i].args)));
+            rc |= put(p, "args", json_parse_strict(sc->tools[i].args, strlen(sc->tools[i].args)));
             rc |= push(content, p);
         }
         rc |= add_string(root, "stop_reason", seam_stop_reason_name(sc->stop_reason));
@@ -1043,14 +974,14 @@ static int mock_serve(void *instance, const seam_http_request *hr, seam_served *
     (void)instance;
     size_t len = 0;
     const char *body = seam_http_request_body(hr, &len);
-    json_object *request = body ? parse_json(body, len) : NULL;
+    json_object *request = body ? json_parse_strict(body, len) : NULL;
     if (!request || !json_object_is_type(request, json_type_object)) {
         json_object_put(request);
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "mock: the request body is not JSON"),
                SEAM_ERR_INVALID;
     }
-    json_object *options = member(request, "options");
-    size_t turn = assistant_turns(member(request, "messages"));
+    json_object *options = jget(request, "options");
+    size_t turn = assistant_turns(jget(request, "messages"));
     json_object *script = options && json_object_is_type(options, json_type_object)
                               ? script_for_turn(options, turn, err)
                               : json_object_new_object();
@@ -1111,7 +1042,7 @@ typedef struct mock_decoder {
     int reasoning_seq;
     char reasoning_id[32];
     char *tool_id;
-    mbuf tool_args;
+    strbuf tool_args;
 } mock_decoder;
 
 static void *mock_decoder_new(void *instance, const seam_request *req)
@@ -1136,7 +1067,7 @@ static char *normalize_args(const char *text, size_t len)
 {
     if (len == 0)
         return strdup("{}");
-    json_object *o = parse_json(text, len);
+    json_object *o = json_parse_strict(text, len);
     if (!o)
         return NULL;
     char *s = strdup(json_object_to_json_string_ext(o, JSON_FLAGS));
@@ -1155,7 +1086,7 @@ static int fill_usage(json_object *u, seam_usage *usage)
     };
     memset(usage, 0, sizeof *usage);
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        json_object *v = member(u, fields[i].key);
+        json_object *v = jget(u, fields[i].key);
         if (!is_number(v))
             continue;
         *(int64_t *)((char *)usage + fields[i].off) = json_object_get_int64(v);
@@ -1167,18 +1098,18 @@ static int fill_usage(json_object *u, seam_usage *usage)
 static int emit_stop(json_object *o, seam_emitter *out)
 {
     seam_chunk c = { .type = SEAM_CHUNK_STOP };
-    c.stop_reason = stop_from_name(member_string(o, "stop_reason"));
+    c.stop_reason = stop_from_name(jstr(o, "stop_reason"));
     if (c.stop_reason == SEAM_STOP_NONE)
         c.stop_reason = SEAM_STOP_STOP;
-    fill_usage(member(o, "usage"), &c.usage);
+    fill_usage(jget(o, "usage"), &c.usage);
     return seam_emit(out, &c);
 }
 
 /* An error object {type, message} -> err; returns SEAM_ERR_PROVIDER. */
 static int error_from_json(json_object *e, seam_error *err)
 {
-    const char *type = member_string(e, "type");
-    const char *message = member_string(e, "message");
+    const char *type = jstr(e, "type");
+    const char *message = jstr(e, "message");
     seam_error_kind kind = kind_from_name(type);
     seam_error_set(err, kind != SEAM_ERROR_NONE ? kind : SEAM_ERROR_UNKNOWN, "%s",
                    message ? message : "mock: stream error");
@@ -1197,8 +1128,8 @@ static int mock_decode_event(void *decoder, const seam_frame *frame, seam_emitte
                              seam_error *err)
 {
     mock_decoder *d = decoder;
-    json_object *ev = parse_json(frame->data, frame->data_len);
-    const char *type = member_string(ev, "type");
+    json_object *ev = json_parse_strict(frame->data, frame->data_len);
+    const char *type = jstr(ev, "type");
     int rc = SEAM_OK;
     if (!type) {
         json_object_put(ev);
@@ -1215,24 +1146,24 @@ static int mock_decode_event(void *decoder, const seam_frame *frame, seam_emitte
         if (rc == SEAM_OK) {
             c.type = SEAM_CHUNK_REASONING_DELTA;
             c.id = d->reasoning_id;
-            c.text = member_string(ev, "text");
+            c.text = jstr(ev, "text");
             rc = c.text ? seam_emit(out, &c) : malformed(err, "reasoning_delta without text");
         }
     } else if (strcmp(type, "reasoning_end") == 0) {
         if (d->in_reasoning) {
             c.type = SEAM_CHUNK_REASONING_END;
             c.id = d->reasoning_id;
-            c.signature = member_string(ev, "signature");
+            c.signature = jstr(ev, "signature");
             d->in_reasoning = 0;
             rc = seam_emit(out, &c);
         }
     } else if (strcmp(type, "text_delta") == 0) {
         c.type = SEAM_CHUNK_TEXT_DELTA;
-        c.text = member_string(ev, "text");
+        c.text = jstr(ev, "text");
         rc = c.text ? seam_emit(out, &c) : malformed(err, "text_delta without text");
     } else if (strcmp(type, "tool_call_start") == 0) {
-        const char *id = member_string(ev, "id");
-        const char *name = member_string(ev, "name");
+        const char *id = jstr(ev, "id");
+        const char *name = jstr(ev, "name");
         if (!id || !name) {
             rc = malformed(err, "tool_call_start without id or name");
         } else {
@@ -1247,11 +1178,11 @@ static int mock_decode_event(void *decoder, const seam_frame *frame, seam_emitte
             rc = d->tool_id ? seam_emit(out, &c) : SEAM_ERR_NOMEM;
         }
     } else if (strcmp(type, "tool_call_delta") == 0) {
-        const char *text = member_string(ev, "text");
+        const char *text = jstr(ev, "text");
         if (!text || !d->tool_id) {
             rc = malformed(err, "tool_call_delta outside a tool call");
         } else {
-            mbuf_puts(&d->tool_args, text);
+            sb_puts(&d->tool_args, text);
             c.type = SEAM_CHUNK_TOOL_CALL_DELTA;
             c.id = d->tool_id;
             c.text = text;
@@ -1276,7 +1207,7 @@ static int mock_decode_event(void *decoder, const seam_frame *frame, seam_emitte
     } else if (strcmp(type, "stop") == 0) {
         rc = emit_stop(ev, out);
     } else if (strcmp(type, "error") == 0) {
-        rc = error_from_json(member(ev, "error"), err);
+        rc = error_from_json(jget(ev, "error"), err);
     }
     /* Other event types are ignored, as a real codec ignores pings. */
     json_object_put(ev);
@@ -1288,8 +1219,8 @@ static int mock_decode_response(void *instance, const seam_request *req, const c
 {
     (void)instance;
     (void)req;
-    json_object *root = parse_json(body, len);
-    json_object *content = member(root, "content");
+    json_object *root = json_parse_strict(body, len);
+    json_object *content = jget(root, "content");
     if (!root || !content || !json_object_is_type(content, json_type_array)) {
         json_object_put(root);
         return malformed(err, "a body without content");
@@ -1298,7 +1229,7 @@ static int mock_decode_response(void *instance, const seam_request *req, const c
     int reasoning_seq = 0;
     for (size_t i = 0; rc == SEAM_OK && i < json_object_array_length(content); i++) {
         json_object *p = json_object_array_get_idx(content, i);
-        const char *type = member_string(p, "type");
+        const char *type = jstr(p, "type");
         if (!type)
             continue;
         if (strcmp(type, "reasoning") == 0) {
@@ -1306,22 +1237,22 @@ static int mock_decode_response(void *instance, const seam_request *req, const c
             snprintf(id, sizeof id, "reasoning_%d", reasoning_seq++);
             seam_chunk start = { .type = SEAM_CHUNK_REASONING_START, .id = id };
             seam_chunk delta = { .type = SEAM_CHUNK_REASONING_DELTA, .id = id,
-                                 .text = member_string(p, "text") };
+                                 .text = jstr(p, "text") };
             seam_chunk end = { .type = SEAM_CHUNK_REASONING_END, .id = id,
-                               .signature = member_string(p, "signature") };
+                               .signature = jstr(p, "signature") };
             rc = seam_emit(out, &start);
             if (rc == SEAM_OK && delta.text)
                 rc = seam_emit(out, &delta);
             if (rc == SEAM_OK)
                 rc = seam_emit(out, &end);
         } else if (strcmp(type, "text") == 0) {
-            seam_chunk c = { .type = SEAM_CHUNK_TEXT_DELTA, .text = member_string(p, "text") };
+            seam_chunk c = { .type = SEAM_CHUNK_TEXT_DELTA, .text = jstr(p, "text") };
             if (c.text && *c.text)
                 rc = seam_emit(out, &c);
         } else if (strcmp(type, "tool_call") == 0) {
-            const char *id = member_string(p, "id");
-            const char *name = member_string(p, "name");
-            json_object *args = member(p, "args");
+            const char *id = jstr(p, "id");
+            const char *name = jstr(p, "name");
+            json_object *args = jget(p, "args");
             const char *args_text = args ? json_object_to_json_string_ext(args, JSON_FLAGS) : "{}";
             if (!id || !name) {
                 rc = malformed(err, "a tool_call without id or name");
@@ -1338,7 +1269,7 @@ static int mock_decode_response(void *instance, const seam_request *req, const c
         }
     }
     if (rc == SEAM_OK) {
-        json_object *e = member(root, "error");
+        json_object *e = jget(root, "error");
         rc = e ? error_from_json(e, err) : emit_stop(root, out);
     }
     json_object_put(root);
@@ -1355,12 +1286,12 @@ static void mock_classify_error(void *instance, int http_status, const seam_http
     (void)headers;
     if (!err)
         return;
-    json_object *root = body ? parse_json(body, len) : NULL;
-    json_object *e = member(root, "error");
+    json_object *root = body ? json_parse_strict(body, len) : NULL;
+    json_object *e = jget(root, "error");
     if (e && json_object_is_type(e, json_type_object)) {
-        const char *type = member_string(e, "type");
-        const char *message = member_string(e, "message");
-        const char *code = member_string(e, "code");
+        const char *type = jstr(e, "type");
+        const char *message = jstr(e, "message");
+        const char *code = jstr(e, "code");
         seam_error_kind kind = kind_from_name(type);
         if (kind != SEAM_ERROR_NONE) {
             err->kind = kind;

@@ -13,40 +13,21 @@
 
 #include <seam/plugin.h>
 
+#include "../common/codec_util.h"
+
 /* ---- small helpers (openai.c) ---------------------------------------------- */
 
-/* A growable NUL-terminated string. */
-typedef struct strbuf {
-    char *data;
-    size_t len;
-    size_t cap;
-} strbuf;
-
-int sb_append(strbuf *b, const char *s, size_t n);
-int sb_puts(strbuf *b, const char *s);
-void sb_free(strbuf *b);
-char *xstrdup(const char *s);
-
-/* Exactly one JSON value from text[0..len) with tok (reset first); NULL when
- * it does not parse. json_parse_strict uses a tokener of its own. */
-json_object *json_parse_with(json_tokener *tok, const char *text, size_t len);
-json_object *json_parse_strict(const char *text, size_t len);
-json_object *jget(json_object *obj, const char *key);
-const char *jstr(json_object *obj, const char *key);
-int jint(json_object *obj, const char *key, int64_t *out);
+/* strbuf, xstrdup, contains_ci, the JSON parsers and accessors, json_double
+ * and json_text: ../common/codec_util.h. */
 /* A token count from the wire, clamped to [0, OA_MAX_TOKENS] so that the
  * differences taken on usage stay defined whatever a server sends. */
 #define OA_MAX_TOKENS ((int64_t)1000000000000)
 int jcount(json_object *obj, const char *key, int64_t *out);
-json_object *json_double(double d);
-/* Plain, unescaped slashes; borrowed from obj. */
-const char *json_text(json_object *obj);
 
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))
 #endif
 int bad_request(seam_error *err, const char *fmt, ...);
-int contains_ci(const char *hay, const char *needle);
 
 /* The model id without a "vendor/" prefix; model_is: a prefix at a name boundary. */
 const char *model_base(const char *model);

@@ -1,0 +1,172 @@
+/* codec_util.c — owns the one copy of the helpers the provider plugins share
+ * (see codec_util.h): the growable byte buffer, xstrdup, contains_ci and the
+ * json-c accessors and strict parsers. Compiled into each plugin. */
+#include "config.h"
+
+#include "codec_util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <seam/plugin.h>
+
+/* ---- strings ---------------------------------------------------------------- */
+
+int sb_append(strbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return SEAM_ERR_NOMEM;
+    if (n > SIZE_MAX - 1 - b->len) {
+        b->failed = 1;
+        return SEAM_ERR_NOMEM;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1) {
+            if (cap > SIZE_MAX / 2) {
+                b->failed = 1;
+                return SEAM_ERR_NOMEM;
+            }
+            cap *= 2;
+        }
+        char *p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = 1;
+            return SEAM_ERR_NOMEM;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return SEAM_OK;
+}
+
+int sb_puts(strbuf *b, const char *s)
+{
+    return sb_append(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+void sb_free(strbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->failed = 0;
+}
+
+char *xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int contains_ci(const char *hay, const char *needle)
+{
+    if (!hay || !needle)
+        return 0;
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+/* RFC 8259's whitespace, not isspace(): \v and \f are not JSON. */
+static int json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
+{
+    if (!text || !tok || len > INT_MAX)
+        return NULL;
+    json_tokener_reset(tok);
+    json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
+    if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
+        json_object_put(obj);
+        json_tokener_reset(tok); /* drop what an incomplete parse holds */
+        return NULL;
+    }
+    for (size_t used = json_tokener_get_parse_end(tok); used < len; used++) {
+        if (!json_space(text[used])) {
+            json_object_put(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+json_object *json_parse_depth(const char *text, size_t len, int depth)
+{
+    json_tokener *tok = json_tokener_new_ex(depth);
+    if (!tok)
+        return NULL;
+    json_object *obj = json_parse_with(tok, text, len);
+    json_tokener_free(tok);
+    return obj;
+}
+
+json_object *json_parse_strict(const char *text, size_t len)
+{
+    return json_parse_depth(text, len, JSON_TOKENER_DEFAULT_DEPTH);
+}
+
+json_object *jget(json_object *obj, const char *key)
+{
+    json_object *v = NULL;
+    if (obj && json_object_is_type(obj, json_type_object) &&
+        json_object_object_get_ex(obj, key, &v))
+        return v; /* may be NULL for a JSON null */
+    return NULL;
+}
+
+const char *jstr(json_object *obj, const char *key)
+{
+    json_object *v = jget(obj, key);
+    return jis(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int jis(json_object *o, json_type t)
+{
+    return o && json_object_is_type(o, t);
+}
+
+int jint(json_object *obj, const char *key, int64_t *out)
+{
+    json_object *v = jget(obj, key);
+    if (jis(v, json_type_int)) {
+        *out = json_object_get_int64(v);
+        return 1;
+    }
+    if (jis(v, json_type_double)) {
+        /* Casting a double outside int64's range is undefined: clamp first. */
+        double d = json_object_get_double(v);
+        *out = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+        return 1;
+    }
+    return 0;
+}
+
+json_object *json_double(double d)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.15g", d);
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    return json_object_new_double_s(d, buf);
+}
+
+const char *json_text(json_object *obj)
+{
+    return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+}
