@@ -1464,16 +1464,6 @@ static int parse_simple_args(const char *cmd, int argc, char **argv, const char 
     return 0;
 }
 
-/* The loader's reason, without a leading "refused: " that would repeat ours. */
-static const char *refusal_reason(const char *reason)
-{
-    static const char prefix[] = "refused: ";
-    if (!reason || !*reason)
-        return "unknown reason";
-    if (strncmp(reason, prefix, sizeof prefix - 1) == 0)
-        return reason + sizeof prefix - 1;
-    return reason;
-}
 
 static int cmd_plugins(const char *conf, int argc, char **argv)
 {
@@ -1507,7 +1497,7 @@ static int cmd_plugins(const char *conf, int argc, char **argv)
         else if (info.loaded)
             printf("  loaded\n");
         else
-            printf("  refused: %s\n", refusal_reason(info.reason));
+            printf("  refused: %s\n", info.reason && *info.reason ? info.reason : "unknown reason");
     }
     seam_client_free(client);
     return EXIT_OK;

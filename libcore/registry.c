@@ -190,7 +190,7 @@ static void load_file(seam_registry *r, const char *dir, const char *path)
     size_t idx = (size_t)(p - r->plugins);
     const char *unsafe = unsafe_mode(dir, path);
     if (unsafe) {
-        refuse(p, "refused: %s", unsafe);
+        refuse(p, "%s", unsafe);
         return;
     }
     pthread_mutex_lock(&ltdl_lock);
@@ -229,7 +229,7 @@ static void load_file(seam_registry *r, const char *dir, const char *path)
                 drop_providers_of(r, idx);
                 seam_buf_reset(&p->ids);
                 if (rg.refusals.len)
-                    refuse(p, "refused: %s", rg.refusals.data);
+                    refuse(p, "%s", rg.refusals.data);
                 else if (rc != SEAM_OK)
                     refuse(p, "seam_plugin_init failed (status %d)", rc);
                 else
