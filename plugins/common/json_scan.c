@@ -295,9 +295,9 @@ static int number(jscan *s, int64_t *val, int *is_int)
         digits = 1;
     } else {
         while (p < end && *p >= '0' && *p <= '9') {
-            v = v * 10 + (*p++ - '0');
             if (++digits > 18)
                 return 0;
+            v = v * 10 + (*p++ - '0');
         }
     }
     *is_int = 1;
