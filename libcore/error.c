@@ -42,12 +42,22 @@ int seam_error_kind_retryable(seam_error_kind kind)
     }
 }
 
+/* Every stream event passes through a cleared error or two, so clearing writes
+ * the scalars and empties the strings rather than zeroing 1.1 KB: a string
+ * field is read only up to its NUL (and written with seam_strlcpy/snprintf,
+ * which terminate). */
 void seam_error_clear(seam_error *err)
 {
     if (!err)
         return;
-    memset(err, 0, sizeof *err);
+    err->kind = SEAM_ERROR_NONE;
+    err->retryable = 0;
+    err->http_status = 0;
     err->retry_after_ms = -1;
+    err->code[0] = '\0';
+    err->provider[0] = '\0';
+    err->message[0] = '\0';
+    err->ratelimit[0] = '\0';
 }
 
 int seam_error_set(seam_error *err, seam_error_kind kind, const char *fmt, ...)

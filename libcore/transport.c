@@ -25,8 +25,13 @@
 typedef struct owned_chunk {
     seam_chunk c;
     seam_error err;
+    size_t cap;  /* bytes in mem */
     char mem[]; /* the chunk's strings */
 } owned_chunk;
+
+/* Chunks handed out are kept for reuse: a stream in its steady state moves
+ * one chunk at a time and allocates none. */
+#define SPARE_CHUNKS 4
 
 struct seam_transfer {
     seam_transfer_params p;
@@ -38,6 +43,8 @@ struct seam_transfer {
     owned_chunk **q;
     size_t q_head, q_len, q_cap;
     owned_chunk *current;
+    owned_chunk *spare[SPARE_CHUNKS];
+    size_t n_spare;
 
     int started;
     int finished;
@@ -91,9 +98,26 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
 {
     size_t strs = slen0(c->id) + slen0(c->name) + slen0(c->text) + slen0(c->signature) +
                   slen0(c->args_json) + slen0(c->result_json) + slen0(c->mime_type);
-    owned_chunk *o = malloc(sizeof *o + strs);
-    if (!o)
-        return SEAM_ERR_NOMEM;
+    owned_chunk *o = NULL;
+    if (t->n_spare) {
+        o = t->spare[--t->n_spare];
+        if (o->cap < strs) {
+            /* grow to the larger of twice the old and what is needed */
+            size_t cap = o->cap * 2 > strs ? o->cap * 2 : strs;
+            owned_chunk *g = realloc(o, sizeof *o + cap);
+            if (!g) {
+                free(o);
+                return SEAM_ERR_NOMEM;
+            }
+            o = g;
+            o->cap = cap;
+        }
+    } else {
+        size_t cap = strs < 64 ? 64 : strs;
+        if (!(o = malloc(sizeof *o + cap)))
+            return SEAM_ERR_NOMEM;
+        o->cap = cap;
+    }
     o->c = *c;
     char *cur = o->mem;
     o->c.id = put_str(&cur, c->id);
@@ -722,10 +746,19 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     return SEAM_OK;
 }
 
+/* The chunk last handed out is done with: keep it for the next push. */
+static void release_current(seam_transfer *t)
+{
+    if (t->current && t->n_spare < SPARE_CHUNKS)
+        t->spare[t->n_spare++] = t->current;
+    else
+        free(t->current);
+    t->current = NULL;
+}
+
 int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err)
 {
-    free(t->current);
-    t->current = NULL;
+    release_current(t);
     for (;;) {
         if (t->q_len) {
             t->current = t->q[t->q_head++];
@@ -820,6 +853,8 @@ void seam_transfer_free(seam_transfer *t)
         free(t->q[t->q_head + i]);
     free(t->q);
     free(t->current);
+    for (size_t i = 0; i < t->n_spare; i++)
+        free(t->spare[i]);
     free(t->socks);
     free(t);
 }

@@ -599,7 +599,9 @@ static int play_response(conn_io *io, const fake_response *r, int *keep)
     if (cut && r->cut_after < r->body_len)
         limit = r->cut_after;
     size_t piece = r->split ? r->split : (limit ? limit : 1);
-    for (size_t off = 0; off < limit; off += piece) {
+    size_t spread = r->split && r->split_max > r->split ? r->split_max - r->split + 1 : 1;
+    for (size_t off = 0, k = 0; off < limit; off += piece, k++) {
+        piece = (r->split ? r->split : (limit ? limit : 1)) + k % spread;
         size_t len = limit - off < piece ? limit - off : piece;
         if (r->delay_ms) {
             rc = pause_watching(io, r->delay_ms);
