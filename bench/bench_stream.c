@@ -15,7 +15,7 @@
  * and LARGE events per stream (cost per event must stay flat) and, at SMALL,
  * with the server dribbling 1-7 bytes per send (TCP_NODELAY).
  *
- * Usage: bench_stream [SMALL [LARGE [ROUNDS]]]   (defaults 1000 100000 20;
+ * Usage: bench_stream [SMALL [LARGE [ROUNDS]]] | bench_stream --lines EVENTS   (defaults 1000 100000 20;
  * LARGE streams run max(ROUNDS/10, 2) rounds; LARGE 0 skips them). */
 #include "config.h"
 
@@ -299,8 +299,25 @@ static int run(const provider *p, int events, int rounds, int dribble)
     return 0;
 }
 
+/* --lines N: the OpenAI stream's payloads, one a line, for tests/fake-provider
+ * --sse-file (which frames them again): the Node SDK reference runs on the
+ * same bytes (bench/node/README). */
+static int dump_lines(int events)
+{
+    body b = {0};
+    openai_body(&b, events);
+    for (char *p = b.data, *e; (e = strstr(p, "\n\n")) != NULL; p = e + 2) {
+        if (strncmp(p, "data: {", 7) == 0)
+            printf("%.*s\n", (int)(e - p - 6), p + 6);
+    }
+    free(b.data);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--lines") == 0)
+        return dump_lines(atoi(argv[2]));
     int small = argc > 1 ? atoi(argv[1]) : 1000;
     int large = argc > 2 ? atoi(argv[2]) : 100000;
     int rounds = argc > 3 ? atoi(argv[3]) : 20;
