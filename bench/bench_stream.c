@@ -231,6 +231,50 @@ static void push(const body *b, int dribble)
     fake_server_push(srv, &fr);
 }
 
+/* The three clients, each one stream; not inlined so that callgrind reports
+ * each one's instructions on its own (doc/benchmarks.md). */
+__attribute__((noinline)) static void client_raw(const char *url)
+{
+    size_t got = 0;
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "{}");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, sink);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &got);
+    curl_easy_perform(easy);
+}
+
+__attribute__((noinline)) static void client_hand(const char *url, hand *h)
+{
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "{}");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, hand_sink);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, h);
+    curl_easy_perform(easy);
+}
+
+/* The text bytes received, or (size_t)-1 on failure. */
+__attribute__((noinline)) static size_t client_seam(const provider *p)
+{
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "bench");
+    seam_call_options o = {.size = sizeof o, .provider = p->name, .model = p->model};
+    seam_stream *s = NULL;
+    const seam_chunk *ch;
+    seam_error err;
+    size_t text = (size_t)-1;
+    int rc = seam_stream_open(client, req, &o, &s, &err);
+    if (rc == SEAM_OK)
+        while ((rc = seam_stream_next(s, &ch, &err)) == 1)
+            ;
+    if (rc == SEAM_OK)
+        text = strlen(seam_result_text(seam_stream_result(s)));
+    else
+        fprintf(stderr, "bench: %s stream failed (%d): %s\n", p->name, rc, err.message);
+    seam_stream_free(s);
+    seam_request_free(req);
+    return text;
+}
+
 /* One configuration: rounds of raw, hand and seam, interleaved. */
 static int run(const provider *p, int events, int rounds, int dribble)
 {
@@ -240,49 +284,28 @@ static int run(const provider *p, int events, int rounds, int dribble)
     snprintf(url, sizeof url, "%s%s", fake_server_url(srv), p->path);
     double t_raw = 0, t_hand = 0, t_seam = 0;
     size_t hand_text = 0, seam_text = 0, calls = 0;
+    static hand h;
     for (int r = 0; r < rounds; r++) {
         push(&b, dribble);
-        size_t got = 0;
-        curl_easy_setopt(easy, CURLOPT_URL, url);
-        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "{}");
-        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, sink);
-        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &got);
         double t0 = cpu_s();
-        curl_easy_perform(easy);
+        client_raw(url);
         t_raw += cpu_s() - t0;
 
         push(&b, dribble);
-        static hand h;
         h.len = h.text = h.calls = 0;
         h.pick = p->pick;
-        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, hand_sink);
-        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &h);
         t0 = cpu_s();
-        curl_easy_perform(easy);
+        client_hand(url, &h);
         t_hand += cpu_s() - t0;
         hand_text = h.text;
         calls += h.calls;
 
         push(&b, dribble);
-        seam_request *req = seam_request_new();
-        seam_request_add_user_text(req, "bench");
-        seam_call_options o = {.size = sizeof o, .provider = p->name, .model = p->model};
-        seam_stream *s = NULL;
-        const seam_chunk *ch;
-        seam_error err;
         t0 = cpu_s();
-        int rc = seam_stream_open(client, req, &o, &s, &err);
-        if (rc == SEAM_OK)
-            while ((rc = seam_stream_next(s, &ch, &err)) == 1)
-                ;
+        seam_text = client_seam(p);
         t_seam += cpu_s() - t0;
-        if (rc != SEAM_OK) {
-            fprintf(stderr, "bench: %s stream failed (%d): %s\n", p->name, rc, err.message);
+        if (seam_text == (size_t)-1)
             return 1;
-        }
-        seam_text = strlen(seam_result_text(seam_stream_result(s)));
-        seam_stream_free(s);
-        seam_request_free(req);
     }
     if (hand_text != seam_text) {
         fprintf(stderr, "bench: %s: the hand-written client got %zu text bytes, seam %zu\n", p->name,
