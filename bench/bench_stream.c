@@ -15,7 +15,8 @@
  * and LARGE events per stream (cost per event must stay flat) and, at SMALL,
  * with the server dribbling 1-7 bytes per send (TCP_NODELAY).
  *
- * Usage: bench_stream [SMALL [LARGE [ROUNDS]]] | bench_stream --lines EVENTS   (defaults 1000 100000 20;
+ * Usage: bench_stream [SMALL [LARGE [ROUNDS [whole|dribble]]]]
+ *        bench_stream --lines EVENTS   (defaults 1000 100000 20;
  * LARGE streams run max(ROUNDS/10, 2) rounds; LARGE 0 skips them). */
 #include "config.h"
 
@@ -344,6 +345,8 @@ int main(int argc, char **argv)
     int small = argc > 1 ? atoi(argv[1]) : 1000;
     int large = argc > 2 ? atoi(argv[2]) : 100000;
     int rounds = argc > 3 ? atoi(argv[3]) : 20;
+    const char *only = argc > 4 ? argv[4] : ""; /* "whole" or "dribble": that server only */
+    int whole = strcmp(only, "dribble") != 0, dribble = strcmp(only, "whole") != 0;
     srv = fake_server_start();
     char conf[2048];
     const char *u = srv ? fake_server_url(srv) : "";
@@ -369,10 +372,11 @@ int main(int argc, char **argv)
            "arrival", "raw", "hand", "seam", "seam/hand", "hand-raw", "seam-raw");
     int rc = 0;
     for (size_t i = 0; i < sizeof providers / sizeof providers[0] && !rc; i++) {
-        rc = run(&providers[i], small, rounds, 0);
-        if (!rc && large > 0)
+        if (whole)
+            rc = run(&providers[i], small, rounds, 0);
+        if (!rc && whole && large > 0)
             rc = run(&providers[i], large, rounds / 10 > 2 ? rounds / 10 : 2, 0);
-        if (!rc)
+        if (!rc && dribble)
             rc = run(&providers[i], small, rounds / 4 > 2 ? rounds / 4 : 2, 1);
     }
     curl_easy_cleanup(easy);

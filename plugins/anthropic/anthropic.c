@@ -2281,15 +2281,15 @@ static int scan_delta(jscan *s, delta_fields *f)
     while ((r = jscan_member(s, &k, &kl)) == 1) {
         const char **dst = NULL;
         int bit = 0;
-        if (jscan_key_is(k, kl, "type"))
+        if (JSCAN_KEY(k, kl, "type"))
             dst = &f->type, bit = 1;
-        else if (jscan_key_is(k, kl, "text"))
+        else if (JSCAN_KEY(k, kl, "text"))
             dst = &f->text, bit = 2;
-        else if (jscan_key_is(k, kl, "thinking"))
+        else if (JSCAN_KEY(k, kl, "thinking"))
             dst = &f->thinking, bit = 4;
-        else if (jscan_key_is(k, kl, "signature"))
+        else if (JSCAN_KEY(k, kl, "signature"))
             dst = &f->signature, bit = 8;
-        else if (jscan_key_is(k, kl, "partial_json"))
+        else if (JSCAN_KEY(k, kl, "partial_json"))
             dst = &f->partial_json, bit = 16;
         if (bit & seen)
             return 0;
@@ -2315,9 +2315,9 @@ static int scan_event(decoder *dec, const seam_frame *frame, seam_emitter *out, 
     int64_t index = 0;
     int r, seen = 0, have_delta = 0;
     while ((r = jscan_member(&s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "type")    ? 1
-                  : jscan_key_is(k, kl, "index") ? 2
-                  : jscan_key_is(k, kl, "delta") ? 4
+        int bit = JSCAN_KEY(k, kl, "type")    ? 1
+                  : JSCAN_KEY(k, kl, "index") ? 2
+                  : JSCAN_KEY(k, kl, "delta") ? 4
                                                  : 0;
         if (bit & seen)
             return 0;

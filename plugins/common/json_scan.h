@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
@@ -81,6 +82,10 @@ int jscan_skip(jscan *s);
 
 /* 1 when key[0..klen) is the NUL-terminated name. */
 int jscan_key_is(const char *key, size_t klen, const char *name);
+/* The same for a string literal, with its length known at compile time (a
+ * member name is compared a few dozen times per event). */
+#define JSCAN_KEY(key, klen, lit) \
+    ((klen) == sizeof(lit) - 1 && memcmp((key), (lit), sizeof(lit) - 1) == 0)
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

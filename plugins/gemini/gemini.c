@@ -2354,13 +2354,13 @@ static int scan_part_(jscan *s, scan_part *p)
         return 0;
     while ((r = jscan_member(s, &k, &kl)) == 1) {
         int ok;
-        if (jscan_key_is(k, kl, "text")) {
+        if (JSCAN_KEY(k, kl, "text")) {
             ok = !(seen & 1) && jscan_string_or_null(s, &p->text);
             seen |= 1;
-        } else if (jscan_key_is(k, kl, "thought")) {
+        } else if (JSCAN_KEY(k, kl, "thought")) {
             ok = !(seen & 2) && jscan_bool(s, &p->thought);
             seen |= 2;
-        } else if (jscan_key_is(k, kl, "thoughtSignature") || jscan_key_is(k, kl, "functionCall")) {
+        } else if (JSCAN_KEY(k, kl, "thoughtSignature") || JSCAN_KEY(k, kl, "functionCall")) {
             ok = 0;
         } else {
             ok = jscan_skip(s);
@@ -2379,7 +2379,7 @@ static int scan_content(jscan *s, scan_resp *sr)
     if (!jscan_object(s))
         return 0;
     while ((r = jscan_member(s, &k, &kl)) == 1) {
-        if (!jscan_key_is(k, kl, "parts")) {
+        if (!JSCAN_KEY(k, kl, "parts")) {
             if (!jscan_skip(s))
                 return 0;
             continue;
@@ -2411,8 +2411,8 @@ static int scan_candidate(jscan *s, scan_resp *sr)
     if (!jscan_object(s))
         return 0;
     while ((r = jscan_member(s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "content")        ? 1
-                  : jscan_key_is(k, kl, "finishReason") ? 2
+        int bit = JSCAN_KEY(k, kl, "content")        ? 1
+                  : JSCAN_KEY(k, kl, "finishReason") ? 2
                                                         : 0;
         if (bit & seen)
             return 0;
@@ -2438,8 +2438,8 @@ static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_e
     size_t kl;
     int r, seen = 0;
     while ((r = jscan_member(&s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "candidates")      ? 1
-                  : jscan_key_is(k, kl, "usageMetadata") ? 2
+        int bit = JSCAN_KEY(k, kl, "candidates")      ? 1
+                  : JSCAN_KEY(k, kl, "usageMetadata") ? 2
                                                          : 0;
         if (bit & seen)
             return 0;
@@ -2457,7 +2457,7 @@ static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_e
         } else if (bit == 2) {
             ok = scan_usage(&s, &sr);
         } else {
-            ok = !jscan_key_is(k, kl, "error") && !jscan_key_is(k, kl, "promptFeedback") &&
+            ok = !JSCAN_KEY(k, kl, "error") && !JSCAN_KEY(k, kl, "promptFeedback") &&
                  jscan_skip(&s);
         }
         if (!ok)

@@ -2500,7 +2500,7 @@ static int scan_function(jscan *s, oa_scan_call *c)
     if (!jscan_object(s))
         return 0;
     while ((r = jscan_member(s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "name") ? 1 : jscan_key_is(k, kl, "arguments") ? 2 : 0;
+        int bit = JSCAN_KEY(k, kl, "name") ? 1 : JSCAN_KEY(k, kl, "arguments") ? 2 : 0;
         if (bit & seen)
             return 0;
         seen |= bit;
@@ -2528,9 +2528,9 @@ static int scan_tool_calls(jscan *s, oa_scan_delta *dl)
         size_t kl;
         int m, seen = 0;
         while ((m = jscan_member(s, &k, &kl)) == 1) {
-            int bit = jscan_key_is(k, kl, "index")      ? 1
-                      : jscan_key_is(k, kl, "id")       ? 2
-                      : jscan_key_is(k, kl, "function") ? 4
+            int bit = JSCAN_KEY(k, kl, "index")      ? 1
+                      : JSCAN_KEY(k, kl, "id")       ? 2
+                      : JSCAN_KEY(k, kl, "function") ? 4
                                                         : 0;
             if (bit & seen)
                 return 0;
@@ -2566,11 +2566,11 @@ static int scan_delta(jscan *s, oa_scan_delta *dl)
     if (!jscan_object(s))
         return 0;
     while ((r = jscan_member(s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "content")             ? 1
-                  : jscan_key_is(k, kl, "reasoning_content") ? 2
-                  : jscan_key_is(k, kl, "reasoning")         ? 4
-                  : jscan_key_is(k, kl, "refusal")           ? 8
-                  : jscan_key_is(k, kl, "tool_calls")        ? 16
+        int bit = JSCAN_KEY(k, kl, "content")             ? 1
+                  : JSCAN_KEY(k, kl, "reasoning_content") ? 2
+                  : JSCAN_KEY(k, kl, "reasoning")         ? 4
+                  : JSCAN_KEY(k, kl, "refusal")           ? 8
+                  : JSCAN_KEY(k, kl, "tool_calls")        ? 16
                                                              : 0;
         if (bit & seen)
             return 0;
@@ -2599,9 +2599,9 @@ static int scan_choice(jscan *s, oa_scan_delta *dl, int *have)
     if (!jscan_object(s))
         return 0;
     while ((r = jscan_member(s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "index")           ? 1
-                  : jscan_key_is(k, kl, "delta")         ? 2
-                  : jscan_key_is(k, kl, "finish_reason") ? 4
+        int bit = JSCAN_KEY(k, kl, "index")           ? 1
+                  : JSCAN_KEY(k, kl, "delta")         ? 2
+                  : JSCAN_KEY(k, kl, "finish_reason") ? 4
                                                          : 0;
         if (bit & seen)
             return 0;
@@ -2633,9 +2633,9 @@ static int oa_scan_event(oa_decoder *d, const seam_frame *frame, const char *dat
     const char *k;
     size_t kl;
     while ((r = jscan_member(&s, &k, &kl)) == 1) {
-        int bit = jscan_key_is(k, kl, "choices")  ? 1
-                  : jscan_key_is(k, kl, "object") ? 2
-                  : jscan_key_is(k, kl, "usage")  ? 4
+        int bit = JSCAN_KEY(k, kl, "choices")  ? 1
+                  : JSCAN_KEY(k, kl, "object") ? 2
+                  : JSCAN_KEY(k, kl, "usage")  ? 4
                                                   : 0;
         if (bit & seen)
             return 0;
@@ -2658,7 +2658,7 @@ static int oa_scan_event(oa_decoder *d, const seam_frame *frame, const char *dat
             ok = jscan_null(&s);
         } else {
             /* "error" and "x_groq" (usage inside) are for the json-c path. */
-            ok = !jscan_key_is(k, kl, "error") && !jscan_key_is(k, kl, "x_groq") && jscan_skip(&s);
+            ok = !JSCAN_KEY(k, kl, "error") && !JSCAN_KEY(k, kl, "x_groq") && jscan_skip(&s);
         }
         if (!ok)
             return 0;
