@@ -5,7 +5,9 @@
 # fuzz/seeds/scan-TARGET. A difference between the scanner and the json-c path
 # aborts the run and leaves the input as BUILD_DIR/fuzz/crash_scan_TARGET_*.
 # Needs clang and libclang-rt (Debian: clang, libclang-rt-14-dev) and a
-# configured build dir for config.h. SANITIZE overrides the sanitizers
+# configured build dir for config.h. WIRE=DIR (e.g. the conformance corpus,
+# /work/shared/fixtures/wire) adds DIR/TARGET/*.chunks.txt, recorded streams
+# one payload a line, to the seeds. SANITIZE overrides the sanitizers
 # (default fuzzer,address,undefined; "fuzzer,undefined" runs about three
 # times as many inputs a second, for long runs). Usage: fuzz/scan_diff.sh BUILD_DIR [RUNS] [PLUGIN...]
 set -eu
@@ -36,6 +38,7 @@ for p in $plugins; do
     corpus=$out/corpus_scan_$p
     mkdir -p "$corpus"
     [ -d "$src/fuzz/seeds/scan-$p" ] && cp "$src/fuzz/seeds/scan-$p"/* "$corpus"/
+    [ -n "${WIRE:-}" ] && [ -d "$WIRE/$p" ] && cp "$WIRE/$p"/*.chunks.txt "$corpus"/ 2>/dev/null || true
     echo "== scan diff $p for $runs runs"
     if ! "$bin" -runs="$runs" -max_len=2048 -timeout=10 -rss_limit_mb=1024 \
         -dict="$src/fuzz/scan.dict" -artifact_prefix="$out/crash_scan_${p}_" "$corpus" \
