@@ -25,13 +25,16 @@
 typedef struct owned_chunk {
     seam_chunk c;
     seam_error err;
+    struct owned_chunk *next_spare;
     size_t cap;  /* bytes in mem */
     char mem[]; /* the chunk's strings */
 } owned_chunk;
 
-/* Chunks handed out are kept for reuse: a stream in its steady state moves
- * one chunk at a time and allocates none. */
-#define SPARE_CHUNKS 4
+/* Chunks handed out are kept for reuse. One write callback can bring a few
+ * hundred events at once, queued together and then handed out one by one, so
+ * the spares are kept up to that depth: a stream in its steady state then
+ * allocates no chunk at all. */
+#define SPARE_CHUNKS 256
 
 struct seam_transfer {
     seam_transfer_params p;
@@ -43,7 +46,7 @@ struct seam_transfer {
     owned_chunk **q;
     size_t q_head, q_len, q_cap;
     owned_chunk *current;
-    owned_chunk *spare[SPARE_CHUNKS];
+    owned_chunk *spare; /* a list through next_spare */
     size_t n_spare;
 
     int started;
@@ -99,8 +102,10 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     size_t strs = slen0(c->id) + slen0(c->name) + slen0(c->text) + slen0(c->signature) +
                   slen0(c->args_json) + slen0(c->result_json) + slen0(c->mime_type);
     owned_chunk *o = NULL;
-    if (t->n_spare) {
-        o = t->spare[--t->n_spare];
+    if (t->spare) {
+        o = t->spare;
+        t->spare = o->next_spare;
+        t->n_spare--;
         if (o->cap < strs) {
             /* grow to the larger of twice the old and what is needed */
             size_t cap = o->cap * 2 > strs ? o->cap * 2 : strs;
@@ -749,9 +754,11 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
 /* The chunk last handed out is done with: keep it for the next push. */
 static void release_current(seam_transfer *t)
 {
-    if (t->current && t->n_spare < SPARE_CHUNKS)
-        t->spare[t->n_spare++] = t->current;
-    else
+    if (t->current && t->n_spare < SPARE_CHUNKS) {
+        t->current->next_spare = t->spare;
+        t->spare = t->current;
+        t->n_spare++;
+    } else
         free(t->current);
     t->current = NULL;
 }
@@ -853,8 +860,11 @@ void seam_transfer_free(seam_transfer *t)
         free(t->q[t->q_head + i]);
     free(t->q);
     free(t->current);
-    for (size_t i = 0; i < t->n_spare; i++)
-        free(t->spare[i]);
+    while (t->spare) {
+        owned_chunk *o = t->spare;
+        t->spare = o->next_spare;
+        free(o);
+    }
     free(t->socks);
     free(t);
 }
