@@ -24,17 +24,18 @@
 
 typedef struct owned_chunk {
     seam_chunk c;
-    seam_error err;
+    seam_error *err; /* an error chunk's error (rare: not kept inline, so that a
+                      * chunk stays small enough for malloc's fast bins) */
     struct owned_chunk *next_spare;
     size_t cap;  /* bytes in mem */
     char mem[]; /* the chunk's strings */
 } owned_chunk;
 
-/* Chunks handed out are kept for reuse. One write callback can bring a few
- * hundred events at once, queued together and then handed out one by one, so
- * the spares are kept up to that depth: a stream in its steady state then
- * allocates no chunk at all. */
-#define SPARE_CHUNKS 256
+/* Chunks handed out are kept for reuse. One drive of libcurl can bring many
+ * events at once, queued together and then handed out one by one, so every
+ * chunk released is kept: the spares never outnumber the deepest the queue
+ * has been, and a chunk is allocated only when the queue grows deeper than
+ * that, never in a stream's steady state. */
 
 struct seam_transfer {
     seam_transfer_params p;
@@ -47,7 +48,6 @@ struct seam_transfer {
     size_t q_head, q_len, q_cap;
     owned_chunk *current;
     owned_chunk *spare; /* a list through next_spare */
-    size_t n_spare;
 
     int started;
     int finished;
@@ -81,6 +81,13 @@ struct seam_transfer {
 
 /* ---- the chunk queue ------------------------------------------------------------ */
 
+static void chunk_free(owned_chunk *o)
+{
+    if (o)
+        free(o->err);
+    free(o);
+}
+
 static size_t slen0(const char *s)
 {
     return s ? strlen(s) + 1 : 0;
@@ -105,13 +112,12 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     if (t->spare) {
         o = t->spare;
         t->spare = o->next_spare;
-        t->n_spare--;
         if (o->cap < strs) {
             /* grow to the larger of twice the old and what is needed */
             size_t cap = o->cap * 2 > strs ? o->cap * 2 : strs;
             owned_chunk *g = realloc(o, sizeof *o + cap);
             if (!g) {
-                free(o);
+                chunk_free(o);
                 return SEAM_ERR_NOMEM;
             }
             o = g;
@@ -122,6 +128,7 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
         if (!(o = malloc(sizeof *o + cap)))
             return SEAM_ERR_NOMEM;
         o->cap = cap;
+        o->err = NULL;
     }
     o->c = *c;
     char *cur = o->mem;
@@ -133,8 +140,12 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     o->c.result_json = put_str(&cur, c->result_json);
     o->c.mime_type = put_str(&cur, c->mime_type);
     if (c->error) {
-        o->err = *c->error;
-        o->c.error = &o->err;
+        if (!o->err && !(o->err = malloc(sizeof *o->err))) {
+            chunk_free(o);
+            return SEAM_ERR_NOMEM;
+        }
+        *o->err = *c->error;
+        o->c.error = o->err;
     }
     if (t->q_head + t->q_len == t->q_cap) {
         if (t->q_head > 0) {
@@ -144,7 +155,7 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
             size_t cap = t->q_cap ? t->q_cap * 2 : 16;
             owned_chunk **q = realloc(t->q, cap * sizeof *q);
             if (!q) {
-                free(o);
+                chunk_free(o);
                 return SEAM_ERR_NOMEM;
             }
             t->q = q;
@@ -754,12 +765,10 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
 /* The chunk last handed out is done with: keep it for the next push. */
 static void release_current(seam_transfer *t)
 {
-    if (t->current && t->n_spare < SPARE_CHUNKS) {
+    if (t->current) {
         t->current->next_spare = t->spare;
         t->spare = t->current;
-        t->n_spare++;
-    } else
-        free(t->current);
+    }
     t->current = NULL;
 }
 
@@ -857,13 +866,13 @@ void seam_transfer_free(seam_transfer *t)
     seam_served_release(&t->served);
     seam_buf_free(&t->body);
     for (size_t i = 0; i < t->q_len; i++)
-        free(t->q[t->q_head + i]);
+        chunk_free(t->q[t->q_head + i]);
     free(t->q);
-    free(t->current);
+    chunk_free(t->current);
     while (t->spare) {
         owned_chunk *o = t->spare;
         t->spare = o->next_spare;
-        free(o);
+        chunk_free(o);
     }
     free(t->socks);
     free(t);
