@@ -22,20 +22,31 @@
 #define ERROR_BODY_CAP (64 * 1024)
 #define DEFAULT_MAX_RESPONSE (64 * 1024 * 1024)
 
+/* Room for a usual delta's strings inside the chunk itself. */
+#define CHUNK_INLINE 96
+/* Chunks come in slabs of this many. */
+#define SLAB_CHUNKS 64
+
 typedef struct owned_chunk {
     seam_chunk c;
-    seam_error *err; /* an error chunk's error (rare: not kept inline, so that a
-                      * chunk stays small enough for malloc's fast bins) */
+    seam_error *err; /* an error chunk's error (rare: kept out of line) */
     struct owned_chunk *next_spare;
-    size_t cap;  /* bytes in mem */
-    char mem[]; /* the chunk's strings */
+    char *mem;       /* the chunk's strings: inline_mem, or big when larger */
+    char *big;       /* malloc'ed, kept for the next use of this chunk */
+    size_t big_cap;
+    char inline_mem[CHUNK_INLINE];
 } owned_chunk;
 
-/* Chunks handed out are kept for reuse. One drive of libcurl can bring many
- * events at once, queued together and then handed out one by one, so every
- * chunk released is kept: the spares never outnumber the deepest the queue
- * has been, and a chunk is allocated only when the queue grows deeper than
- * that, never in a stream's steady state. */
+/* Chunks live in slabs owned by the transfer and are recycled through a spare
+ * list: a chunk handed out goes back to it at the next call. One drive of
+ * libcurl can bring hundreds of events at once, queued together and handed
+ * out one by one; a slab serves SLAB_CHUNKS of them, so even then a stream
+ * allocates once per SLAB_CHUNKS events, and once its queue has been as deep
+ * as it gets, never. */
+typedef struct chunk_slab {
+    struct chunk_slab *next;
+    owned_chunk items[SLAB_CHUNKS];
+} chunk_slab;
 
 struct seam_transfer {
     seam_transfer_params p;
@@ -48,6 +59,7 @@ struct seam_transfer {
     size_t q_head, q_len, q_cap;
     owned_chunk *current;
     owned_chunk *spare; /* a list through next_spare */
+    chunk_slab *slabs;
 
     int started;
     int finished;
@@ -81,11 +93,44 @@ struct seam_transfer {
 
 /* ---- the chunk queue ------------------------------------------------------------ */
 
-static void chunk_free(owned_chunk *o)
+static void chunk_release(seam_transfer *t, owned_chunk *o)
 {
-    if (o)
-        free(o->err);
-    free(o);
+    o->next_spare = t->spare;
+    t->spare = o;
+}
+
+static owned_chunk *chunk_take(seam_transfer *t)
+{
+    if (!t->spare) {
+        chunk_slab *sl = malloc(sizeof *sl);
+        if (!sl)
+            return NULL;
+        sl->next = t->slabs;
+        t->slabs = sl;
+        for (size_t i = 0; i < SLAB_CHUNKS; i++) {
+            owned_chunk *o = &sl->items[SLAB_CHUNKS - 1 - i];
+            o->err = NULL;
+            o->big = NULL;
+            o->big_cap = 0;
+            chunk_release(t, o);
+        }
+    }
+    owned_chunk *o = t->spare;
+    t->spare = o->next_spare;
+    return o;
+}
+
+static void slabs_free(seam_transfer *t)
+{
+    while (t->slabs) {
+        chunk_slab *sl = t->slabs;
+        t->slabs = sl->next;
+        for (size_t i = 0; i < SLAB_CHUNKS; i++) {
+            free(sl->items[i].err);
+            free(sl->items[i].big);
+        }
+        free(sl);
+    }
 }
 
 static size_t slen0(const char *s)
@@ -108,27 +153,22 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
 {
     size_t strs = slen0(c->id) + slen0(c->name) + slen0(c->text) + slen0(c->signature) +
                   slen0(c->args_json) + slen0(c->result_json) + slen0(c->mime_type);
-    owned_chunk *o = NULL;
-    if (t->spare) {
-        o = t->spare;
-        t->spare = o->next_spare;
-        if (o->cap < strs) {
-            /* grow to the larger of twice the old and what is needed */
-            size_t cap = o->cap * 2 > strs ? o->cap * 2 : strs;
-            owned_chunk *g = realloc(o, sizeof *o + cap);
-            if (!g) {
-                chunk_free(o);
+    owned_chunk *o = chunk_take(t);
+    if (!o)
+        return SEAM_ERR_NOMEM;
+    if (strs <= CHUNK_INLINE) {
+        o->mem = o->inline_mem;
+    } else {
+        if (o->big_cap < strs) {
+            char *big = realloc(o->big, strs);
+            if (!big) {
+                chunk_release(t, o);
                 return SEAM_ERR_NOMEM;
             }
-            o = g;
-            o->cap = cap;
+            o->big = big;
+            o->big_cap = strs;
         }
-    } else {
-        size_t cap = strs < 64 ? 64 : strs;
-        if (!(o = malloc(sizeof *o + cap)))
-            return SEAM_ERR_NOMEM;
-        o->cap = cap;
-        o->err = NULL;
+        o->mem = o->big;
     }
     o->c = *c;
     char *cur = o->mem;
@@ -141,7 +181,7 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     o->c.mime_type = put_str(&cur, c->mime_type);
     if (c->error) {
         if (!o->err && !(o->err = malloc(sizeof *o->err))) {
-            chunk_free(o);
+            chunk_release(t, o);
             return SEAM_ERR_NOMEM;
         }
         *o->err = *c->error;
@@ -155,7 +195,7 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
             size_t cap = t->q_cap ? t->q_cap * 2 : 16;
             owned_chunk **q = realloc(t->q, cap * sizeof *q);
             if (!q) {
-                chunk_free(o);
+                chunk_release(t, o);
                 return SEAM_ERR_NOMEM;
             }
             t->q = q;
@@ -765,10 +805,8 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
 /* The chunk last handed out is done with: keep it for the next push. */
 static void release_current(seam_transfer *t)
 {
-    if (t->current) {
-        t->current->next_spare = t->spare;
-        t->spare = t->current;
-    }
+    if (t->current)
+        chunk_release(t, t->current);
     t->current = NULL;
 }
 
@@ -865,15 +903,8 @@ void seam_transfer_free(seam_transfer *t)
     seam_http_headers_release(&t->resp_headers);
     seam_served_release(&t->served);
     seam_buf_free(&t->body);
-    for (size_t i = 0; i < t->q_len; i++)
-        chunk_free(t->q[t->q_head + i]);
-    free(t->q);
-    chunk_free(t->current);
-    while (t->spare) {
-        owned_chunk *o = t->spare;
-        t->spare = o->next_spare;
-        chunk_free(o);
-    }
+    free(t->q); /* its chunks, the current one and the spares are all in the slabs */
+    slabs_free(t);
     free(t->socks);
     free(t);
 }
