@@ -126,16 +126,49 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     return SEAM_OK;
 }
 
+/* Every string a plugin emits is provider text: invalid UTF-8 in it becomes
+ * U+FFFD here, the one door into the core, so chunks, results and --json
+ * lines are always valid UTF-8. Valid text (the usual case) is not copied. */
+static int push_repaired(seam_transfer *t, const seam_chunk *c)
+{
+    seam_chunk fixed = *c;
+    const char **fields[] = { &fixed.id, &fixed.name, &fixed.text, &fixed.signature,
+                              &fixed.args_json, &fixed.result_json, &fixed.mime_type };
+    char *owned[sizeof fields / sizeof fields[0]] = { 0 };
+    int rc = SEAM_OK;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *v = *fields[i];
+        if (!v || seam_utf8_valid_prefix(v, strlen(v)) == strlen(v))
+            continue;
+        if (!(owned[i] = seam_utf8_repair(v))) {
+            rc = SEAM_ERR_NOMEM;
+            break;
+        }
+        *fields[i] = owned[i];
+    }
+    seam_error err;
+    if (rc == SEAM_OK && c->error) {
+        err = *c->error;
+        seam_scrub_error(&err, t->p.credential);
+        fixed.error = &err;
+    }
+    if (rc == SEAM_OK)
+        rc = queue_push(t, &fixed);
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
+    return rc;
+}
+
 static int on_emit(void *ud, const seam_chunk *c)
 {
     seam_transfer *t = ud;
     if (c->type != SEAM_CHUNK_STOP)
-        return queue_push(t, c);
+        return push_repaired(t, c);
     t->saw_stop = 1;
     /* Counts come from the network: bound them before anyone adds or prices them. */
     seam_chunk stop = *c;
     seam_usage_sanitize(&stop.usage);
-    return queue_push(t, &stop);
+    return push_repaired(t, &stop);
 }
 
 static int is_success(long status);
@@ -228,6 +261,10 @@ static void classify_http_error(seam_transfer *t)
         e.retry_after_ms = seam_parse_retry_after(ra);
     seam_error_from_http_status(&e, (int)t->status);
     ratelimit_headers(&t->resp_headers, e.ratelimit, sizeof e.ratelimit);
+    /* The key goes before the plugin sees the body: a plugin cuts the message
+     * to its own limit, and a key cut in two no longer matches afterwards. */
+    if (seam_scrub_secret_inplace(&t->body, t->p.credential) != SEAM_OK)
+        seam_buf_reset(&t->body);
     t->p.vt->classify_error(t->p.instance, (int)t->status, &t->resp_headers,
                             t->body.data ? t->body.data : "", t->body.len, &e);
     e.http_status = (int)t->status;
@@ -241,7 +278,24 @@ static int on_frame(void *ud, const seam_frame *f)
     seam_transfer *t = ud;
     seam_error e;
     seam_error_clear(&e);
+    /* An error event may echo the key, and the plugin may cut its message:
+     * an event holding the whole key is handed over with the key removed. */
+    seam_buf scrubbed = { 0 };
+    seam_frame clean;
+    if (t->p.credential && *t->p.credential && f->data &&
+        memmem(f->data, f->data_len, t->p.credential, strlen(t->p.credential))) {
+        if (seam_scrub_secret(&scrubbed, f->data, f->data_len, t->p.credential) != SEAM_OK) {
+            seam_buf_free(&scrubbed);
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory while reading the stream");
+            return SEAM_ERR_NOMEM;
+        }
+        clean = *f;
+        clean.data = scrubbed.data;
+        clean.data_len = scrubbed.len;
+        f = &clean;
+    }
     int rc = t->p.vt->decode_event(t->decoder, f, &t->emitter, &e);
+    seam_buf_free(&scrubbed);
     if (rc != SEAM_OK) {
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin failed to decode an event (status %d)", rc);
@@ -338,8 +392,7 @@ static void finish(seam_transfer *t)
     if (t->failed) {
         seam_error *e = &t->final_err;
         seam_strlcpy(e->provider, t->p.provider_name, sizeof e->provider);
-        seam_redact(e->message, sizeof e->message, t->p.credential);
-        seam_redact(e->code, sizeof e->code, t->p.credential);
+        seam_scrub_error(e, t->p.credential);
         t->final_status = SEAM_ERR_PROVIDER;
     } else {
         t->final_status = SEAM_OK;
@@ -703,7 +756,7 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_BAD_REQUEST, "the request cannot be encoded for this provider (status %d)", rc);
         seam_strlcpy(e.provider, p->provider_name, sizeof e.provider);
-        seam_redact(e.message, sizeof e.message, p->credential);
+        seam_scrub_error(&e, p->credential);
         if (err)
             *err = e;
         seam_transfer_free(t);
