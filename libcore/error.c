@@ -20,6 +20,7 @@ static const char *const kind_names[] = {
     [SEAM_ERROR_CANCELLED] = "cancelled",
     [SEAM_ERROR_CONF] = "conf",
     [SEAM_ERROR_UNKNOWN] = "unknown",
+    [SEAM_ERROR_RESOURCE] = "resource",
 };
 
 const char *seam_error_kind_name(seam_error_kind kind)

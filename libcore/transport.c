@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define ERROR_BODY_CAP (64 * 1024)
@@ -67,6 +68,7 @@ struct seam_transfer {
     int progressed;      /* the last drive step did something */
     struct pollfd *socks;/* sockets libcurl wants watched (its socket callback) */
     size_t n_socks, cap_socks;
+    int socket_errno;    /* why the last socket() for this transfer failed, else 0 */
 };
 
 /* ---- the chunk queue ------------------------------------------------------------ */
@@ -268,6 +270,17 @@ static void classify_http_error(seam_transfer *t)
     t->p.vt->classify_error(t->p.instance, (int)t->status, &t->resp_headers,
                             t->body.data ? t->body.data : "", t->body.len, &e);
     e.http_status = (int)t->status;
+    if (t->status >= 300 && t->status < 400) {
+        /* The core never follows a redirect (a credential must not travel to
+         * another host): say so, and where it pointed, instead of "unknown". */
+        const char *loc = seam_http_headers_get(&t->resp_headers, "location");
+        e.kind = SEAM_ERROR_BAD_REQUEST;
+        e.retryable = 0;
+        seam_strlcpy(e.code, "redirect", sizeof e.code);
+        snprintf(e.message, sizeof e.message,
+                 "redirect not followed: HTTP %ld to %s (check the provider's base_url)", t->status,
+                 loc && *loc ? loc : "(no Location header)");
+    }
     fail(t, &e);
 }
 
@@ -475,8 +488,21 @@ static int curl_socket_cb(CURL *e, curl_socket_t fd, int what, void *ud, void *s
     return 0;
 }
 
+/* Opens the transfer's sockets, so that a failure keeps its errno: libcurl
+ * reports an EMFILE as a plain "couldn't connect". Close-on-exec, so a tool
+ * command started meanwhile does not inherit the connection. */
+static curl_socket_t curl_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    seam_transfer *t = ud;
+    (void)purpose;
+    curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+    t->socket_errno = fd == CURL_SOCKET_BAD ? errno : 0;
+    return fd;
+}
+
 static int curl_start(seam_transfer *t)
 {
+    errno = 0;
     t->multi = curl_multi_init();
     if (t->multi) {
         curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
@@ -484,7 +510,11 @@ static int curl_start(seam_transfer *t)
     }
     t->easy = curl_easy_init();
     if (!t->multi || !t->easy) {
-        fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
+        if (errno == EMFILE || errno == ENFILE)
+            fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): cannot initialise libcurl",
+                      errno == EMFILE ? "EMFILE" : "ENFILE");
+        else
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
         return -1;
     }
     CURL *e = t->easy;
@@ -514,6 +544,8 @@ static int curl_start(seam_transfer *t)
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -564,9 +596,19 @@ static void curl_done(seam_transfer *t, CURLcode code)
         }
         fail_kind(t, SEAM_ERROR_TRANSPORT, "the connection closed before the response was complete (%s)", what);
         break;
-    default:
-        fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
+    default: {
+        /* Out of descriptors is this process's problem, not the provider's:
+         * retrying or failing over to another host would fail the same way. */
+        long os_errno = t->socket_errno;
+        if (!os_errno)
+            curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        if (os_errno == EMFILE || os_errno == ENFILE)
+            fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): %s",
+                      os_errno == EMFILE ? "EMFILE" : "ENFILE", what);
+        else
+            fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
         break;
+    }
     }
 }
 
@@ -764,10 +806,23 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     }
     if (p->stream) {
         t->framer = seam_framer_new(t->hr.framing, 0, on_frame, t);
-        t->decoder = p->vt->decoder_new(p->instance, p->req);
-        if (!t->framer || !t->decoder) {
+        if (!t->framer) {
             seam_transfer_free(t);
             return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+        }
+        t->decoder = p->vt->decoder_new(p->instance, p->req);
+        if (!t->decoder) {
+            /* The plugin's failure, whatever its cause: name it, so nobody
+             * hunts for a memory problem in the core. The entry cannot serve. */
+            seam_transfer_free(t);
+            if (err) {
+                seam_error_set(err, SEAM_ERROR_UNKNOWN,
+                               "the %s plugin could not start a stream decoder (decoder_new returned NULL)",
+                               p->vt->id ? p->vt->id : "provider");
+                seam_strlcpy(err->code, "plugin_decoder", sizeof err->code);
+                seam_strlcpy(err->provider, p->provider_name, sizeof err->provider);
+            }
+            return SEAM_ERR_PLUGIN;
         }
     }
     t->served_mode = p->vt->serve != NULL;

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -190,6 +192,8 @@ static const scenario scenarios[] = {
     {"503", FT_STATUS, 503, NULL, SEAM_ERROR_OVERLOADED, 1, "", 0},
     {"504", FT_STATUS, 504, NULL, SEAM_ERROR_TIMEOUT, 1, "", 0},
     {"529", FT_STATUS, 529, NULL, SEAM_ERROR_OVERLOADED, 1, "", 0},
+    {"302 redirect", FT_STATUS, 302, "Location: https://elsewhere.example/v1/chat\r\n",
+     SEAM_ERROR_BAD_REQUEST, 0, "", 0},
     {"error event before content", FT_EVENT_BEFORE, 0, NULL, SEAM_ERROR_OVERLOADED, 1, "", 0},
     {"error event after content", FT_EVENT_AFTER, 0, NULL, SEAM_ERROR_OVERLOADED, 0, "Hel", 0},
     {"connection refused", FT_REFUSED, 0, NULL, SEAM_ERROR_TRANSPORT, 1, "", 0},
@@ -580,6 +584,10 @@ static void run_cell(const plugin_def *p, const scenario *sc)
         if (sc->partial[0] && sc->kind != SEAM_ERROR_NONE)
             CELL_CHECK(incomplete, "a partial answer not marked incomplete\n");
     }
+    if (sc->f == FT_STATUS && sc->arg >= 300 && sc->arg < 400)
+        CELL_CHECK(strstr(err.message, "redirect not followed") &&
+                       strstr(err.message, "https://elsewhere.example/v1/chat"),
+                   "a redirect reported as \"%s\"\n", err.message);
     int64_t limit = sc->f == FT_STALL_BEFORE || sc->f == FT_STALL_AFTER ? IDLE_MS + 1500 : TIMEOUT_MS;
     CELL_CHECK(elapsed < limit, "took %lld ms (limit %lld)\n", (long long)elapsed, (long long)limit);
 
@@ -620,6 +628,155 @@ static void test_fault_matrix(void)
     }
     if (cell_failures)
         fprintf(stderr, "\n  %d failed checks\n", cell_failures);
+}
+
+/* ---- diagnostics outside the matrix -------------------------------------------------------- */
+
+/* A client on conf text (the build's plugins and the test plugins). */
+static seam_client *client_from(const char *body)
+{
+    char *text = NULL;
+    CU_ASSERT_FATAL(asprintf(&text, "plugin_path = [ \"%s\", \"%s/tests/plugins/.libs\" ];\n"
+                                    "model_catalog = \"\";\n%s", tu_plugin_dir(), TOP_BUILDDIR, body) >= 0);
+    char *path = tu_path(tmpdir, "diag.conf");
+    CU_ASSERT_FATAL(tu_write_file(path, text) == 0);
+    free(text);
+    seam_client_options co = {sizeof co, path, 1};
+    seam_client *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_client_new(&co, &c, &err);
+    free(path);
+    if (rc != SEAM_OK)
+        fprintf(stderr, "client: %s\n", err.message);
+    CU_ASSERT_FATAL(rc == SEAM_OK);
+    return c;
+}
+
+/* Streams "hello" through chain "c"; the text (if any) goes to text. */
+static int stream_chain(seam_client *c, seam_error *err, char *text, size_t size, const char **provider)
+{
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "hello");
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = "c";
+    seam_stream *s = NULL;
+    text[0] = '\0';
+    int status = seam_stream_open(c, req, &o, &s, err);
+    if (status == SEAM_OK) {
+        const seam_chunk *ch;
+        while ((status = seam_stream_next(s, &ch, err)) == 1)
+            if (ch->type == SEAM_CHUNK_TEXT_DELTA)
+                strncat(text, ch->text, size - strlen(text) - 1);
+        static char prov[64];
+        const char *p = seam_result_provider(seam_stream_result(s));
+        snprintf(prov, sizeof prov, "%s", p ? p : "");
+        *provider = prov;
+    }
+    seam_stream_free(s);
+    seam_request_free(req);
+    return status;
+}
+
+static void test_decoder_new_null(void)
+{
+    /* A plugin's decoder_new returning NULL was reported as "out of memory".
+     * It is the plugin's failure: named as such, and the entry is passed by. */
+    char base[128];
+    snprintf(base, sizeof base, "%s", fake_server_url(srv));
+    char conf[1024];
+    snprintf(conf, sizeof conf,
+             "providers = { w = { plugin = \"testwire\"; base_url = \"%s\"; };\n"
+             "  backup = { plugin = \"mock\"; options = { reply = \"" MOCK_REPLY "\"; }; }; };\n"
+             "chains = { c = ( { provider = \"w\"; model = \"no-decoder\"; } );\n"
+             "  d = ( { provider = \"w\"; model = \"no-decoder\"; }, { provider = \"backup\"; model = \"m\"; } ); };\n",
+             base);
+    seam_client *c = client_from(conf);
+    seam_error err;
+    seam_error_clear(&err);
+    char text[256];
+    const char *provider = "";
+    int status = stream_chain(c, &err, text, sizeof text, &provider);
+    CU_ASSERT_NOT_EQUAL(status, SEAM_OK);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "out of memory"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "decoder"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "testwire"));
+    if (!strstr(err.message, "decoder"))
+        fprintf(stderr, "\n  decoder_new NULL reported as: %s\n", err.message);
+
+    /* In a chain, the next entry serves. */
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "hello");
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = "d";
+    seam_result *res = NULL;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
+    seam_result_free(res);
+    seam_stream *s = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, req, &o, &s, &err), SEAM_OK);
+    const seam_chunk *ch;
+    text[0] = '\0';
+    while (seam_stream_next(s, &ch, &err) == 1)
+        if (ch->type == SEAM_CHUNK_TEXT_DELTA)
+            strncat(text, ch->text, sizeof text - strlen(text) - 1);
+    CU_ASSERT_STRING_EQUAL(text, MOCK_REPLY);
+    seam_stream_free(s);
+    seam_request_free(req);
+    seam_client_free(c);
+}
+
+static void test_emfile_is_a_resource_error(void)
+{
+    /* Out of file descriptors was a retryable "couldn't connect" (and failed
+     * over). It is this process's problem: a fatal resource error. */
+    char conf[2048];
+    snprintf(conf, sizeof conf,
+             "providers = { oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"%s\"; };\n"
+             "  backup = { plugin = \"mock\"; options = { reply = \"" MOCK_REPLY "\"; }; }; };\n"
+             "chains = { c = ( { provider = \"oa\"; model = \"gpt-4.1-mini\"; max_attempts = 2; },\n"
+             "                 { provider = \"backup\"; model = \"m\"; } ); };\n",
+             fake_server_url(srv), key);
+    seam_client *c = client_from(conf);
+    struct rlimit old;
+    CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
+    /* Fill the table up to a low limit. */
+    int highest = dup(0);
+    close(highest);
+    struct rlimit low = old;
+    low.rlim_cur = (rlim_t)highest + 16;
+    if (low.rlim_cur > old.rlim_cur)
+        low.rlim_cur = old.rlim_cur;
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    int fds[64], n = 0;
+    while (n < 64) {
+        int fd = dup(0);
+        if (fd < 0)
+            break;
+        fds[n++] = fd;
+    }
+    int exhausted = errno == EMFILE;
+    seam_error err;
+    seam_error_clear(&err);
+    char text[256];
+    const char *provider = "";
+    int status = stream_chain(c, &err, text, sizeof text, &provider);
+    while (n > 0)
+        close(fds[--n]);
+    setrlimit(RLIMIT_NOFILE, &old);
+    CU_ASSERT_TRUE(exhausted);
+    CU_ASSERT_NOT_EQUAL(status, SEAM_OK);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_RESOURCE);
+    CU_ASSERT_FALSE(err.retryable);
+    CU_ASSERT_STRING_EQUAL(seam_error_kind_name(SEAM_ERROR_RESOURCE), "resource");
+    if (err.kind != SEAM_ERROR_RESOURCE)
+        fprintf(stderr, "\n  EMFILE reported as %s: %s (provider \"%s\")\n", seam_error_kind_name(err.kind),
+                err.message, provider);
+    seam_client_free(c);
 }
 
 /* ---- suite ------------------------------------------------------------------------------- */
@@ -664,6 +821,8 @@ int main(void)
         return CU_get_error();
     CU_pSuite s = CU_add_suite("faults", init, cleanup);
     CU_add_test(s, "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix);
+    CU_add_test(s, "decoder_new returning NULL is named, not out of memory", test_decoder_new_null);
+    CU_add_test(s, "out of file descriptors is a resource error", test_emfile_is_a_resource_error);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
