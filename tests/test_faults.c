@@ -170,6 +170,7 @@ typedef enum fault {
     FT_BAD_UTF8,        /* invalid UTF-8 inside the text */
     FT_KEY_ECHO,        /* a 401 whose message echoes the key at offset `arg` */
     FT_KEY_MASKED,      /* a 401 echoing the key masked: first 6 chars, stars, last 4 */
+    FT_KEY_ECHO_UTF8,   /* FT_KEY_ECHO with a filler of 2-byte characters */
     FT_OVERFLOW,        /* a context-length 400 */
 } fault;
 
@@ -214,6 +215,8 @@ static const scenario scenarios[] = {
     {"401 echoing the key at 470", FT_KEY_ECHO, 470, NULL, SEAM_ERROR_AUTH, 0, "", 0},
     {"401 echoing the key at 490", FT_KEY_ECHO, 490, NULL, SEAM_ERROR_AUTH, 0, "", 1},
     {"401 echoing the key masked", FT_KEY_MASKED, 0, NULL, SEAM_ERROR_AUTH, 0, "", 1},
+    {"401 echoing the key after 2-byte text at 388", FT_KEY_ECHO_UTF8, 388, NULL, SEAM_ERROR_AUTH, 0, "", 0},
+    {"401 echoing the key after 2-byte text at 504", FT_KEY_ECHO_UTF8, 504, NULL, SEAM_ERROR_AUTH, 0, "", 1},
     {"context-length 400", FT_OVERFLOW, 400, NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "", 0},
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -279,12 +282,17 @@ static int utf8_valid(const char *s, size_t n)
 
 /* The provider message of a key-echo cell: `offset` filler bytes, the key (or
  * its masked form), then more text, so the key straddles a plugin's cut. */
-static void echo_message(char *buf, size_t size, int offset, int masked)
+static void echo_message(char *buf, size_t size, int offset, int masked, int wide)
 {
-    static const char filler[] = "Incorrect API key provided. You can find your API key at the console. ";
+    static const char ascii[] = "Incorrect API key provided. You can find your API key at the console. ";
+    static const char two_byte[] = "\xC3\xA9"; /* é: a cut in the middle of it is invalid UTF-8 */
+    const char *filler = wide ? two_byte : ascii;
+    size_t flen = wide ? 2 : sizeof ascii - 1;
     size_t n = 0;
+    if (wide)
+        offset &= ~1; /* whole characters: only a cut can split one */
     while (n < (size_t)offset && n + 1 < size) {
-        buf[n] = filler[n % (sizeof filler - 1)];
+        buf[n] = filler[n % flen];
         n++;
     }
     size_t klen = strlen(key);
@@ -414,9 +422,10 @@ static int script(const plugin_def *p, const scenario *sc)
         break;
     }
     case FT_KEY_ECHO:
+    case FT_KEY_ECHO_UTF8:
     case FT_KEY_MASKED: {
         char msg[1024], json[2048];
-        echo_message(msg, sizeof msg, sc->arg, sc->f == FT_KEY_MASKED);
+        echo_message(msg, sizeof msg, sc->arg, sc->f == FT_KEY_MASKED, sc->f == FT_KEY_ECHO_UTF8);
         fake_server_push_json(srv, 401, p->auth_body(msg, json, sizeof json), NULL);
         return 1;
     }
@@ -584,6 +593,10 @@ static void run_cell(const plugin_def *p, const scenario *sc)
         if (sc->partial[0] && sc->kind != SEAM_ERROR_NONE)
             CELL_CHECK(incomplete, "a partial answer not marked incomplete\n");
     }
+    /* A plugin's cut never leaves half a redaction mark behind. */
+    const char *mark = strstr(err.message, "<re");
+    for (; mark; mark = strstr(mark + 1, "<re"))
+        CELL_CHECK(strncmp(mark, "<redacted>", 10) == 0, "a cut redaction mark: %s\n", mark);
     if (sc->f == FT_STATUS && sc->arg >= 300 && sc->arg < 400)
         CELL_CHECK(strstr(err.message, "redirect not followed") &&
                        strstr(err.message, "https://elsewhere.example/v1/chat"),
