@@ -31,8 +31,6 @@ void seam_buf_free(seam_buf *b);   /* frees and zeroes */
 char *seam_strdup(const char *s);  /* NULL-safe: NULL -> NULL */
 char *seam_strndup(const char *s, size_t n);
 int seam_strcaseeq(const char *a, const char *b);
-/* Replaces every occurrence of secret (if non-empty, >= 4 chars) in s by "<redacted>". */
-void seam_redact(char *s, size_t size, const char *secret);
 /* A duration in ms read from a header or a body (untrusted): the number v
  * times scale, rounded; -1 for NaN, infinities, negatives or more than 1e12 ms
  * (about 31 years), so that no cast from double is ever out of range. */

@@ -47,7 +47,7 @@ static size_t masked_echo(const char *p, const char *end, const char *secret, si
     size_t masks = 0, m;
     while ((m = mask_char(q, end)) != 0) {
         q += m;
-        masks++;
+        masks += m == 3 ? 3 : 1; /* "…" stands for "..." */
     }
     if (masks < 3)
         return 0;
