@@ -2291,8 +2291,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
 
 static int malformed(seam_error *err, const char *what)
 {
-    seam_error_set(err, SEAM_ERROR_UNKNOWN, "gemini: %s", what);
-    return SEAM_ERR_PROVIDER;
+    return codec_protocol_error(err, "gemini: %s", what);
 }
 
 /* ---- the fast path ---------------------------------------------------------
