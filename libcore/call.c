@@ -572,9 +572,17 @@ static int start_attempt(seam_stream *s)
             int64_t wait = 0;
             seam_key_verdict verdict;
             int rc = seam_keys_acquire(s->client, slot, s->affinity, s->retrying || s->single,
-                                       s->retry_after_cap_ms, &s->lease, &wait, &verdict, &why);
+                                       s->retry_after_cap_ms, s->cancel, &s->lease, &wait,
+                                       &verdict, &why);
             if (rc != SEAM_OK)
                 return rc;
+            /* Cancelled while a key command ran: the call ends, no entry after. */
+            if (seam_cancel_triggered(s->cancel)) {
+                if (verdict == SEAM_KEY_READY)
+                    seam_keys_lease_release(&s->lease);
+                end_cancelled(s, e->provider);
+                return 1;
+            }
             if (verdict != SEAM_KEY_READY) {
                 if (verdict == SEAM_KEY_COOLING &&
                     (s->skip_retry_after_ms <= 0 || why.retry_after_ms < s->skip_retry_after_ms))
@@ -721,7 +729,7 @@ static void after_failure(seam_stream *s, seam_error *e)
          * credential or another live key of the pool. The key is judged
          * (refreshed, or set aside in a pool) even when that attempt is spent. */
         int more = (!s->auth_retry_used || slot->n_keys > 1) &&
-                   seam_keys_rejected(s->client, slot, &s->lease);
+                   seam_keys_rejected(s->client, slot, &s->lease, s->cancel);
         if (more && !s->auth_retry_used) {
             s->auth_retry_used = 1;
             s->free_attempt = 1;
@@ -745,7 +753,7 @@ static void after_failure(seam_stream *s, seam_error *e)
         seam_key_verdict verdict;
         seam_error why;
         seam_error_clear(&why);
-        if (seam_keys_acquire(s->client, slot, s->affinity, 0, 0, &next, &wait, &verdict, &why) ==
+        if (seam_keys_acquire(s->client, slot, s->affinity, 0, 0, s->cancel, &next, &wait, &verdict, &why) ==
             SEAM_OK) {
             if (verdict == SEAM_KEY_READY && wait == 0 && next.index != s->lease.index) {
                 s->pending = next;

@@ -537,8 +537,8 @@ static void test_unknown_keys(void)
                  "3: unknown setting providers.a.api_kye (expected one of: plugin, base_url, "
                  "api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
                  "api_key_files, api_key_commands, key_selection, rate_limit_guard, "
-                 "api_key_ttl_ms, timeout_ms, connect_timeout_ms, idle_timeout_ms, "
-                 "max_response_bytes, options)");
+                 "api_key_ttl_ms, api_key_command_timeout_ms, timeout_ms, connect_timeout_ms, "
+                 "idle_timeout_ms, max_response_bytes, ca_file, ca_path, options)");
     expect_error("providers = { p = { }; };\n"
                  "chains = { c = ( { provider = \"p\";\n modle = \"m\"; } ); };\n",
                  "3: unknown setting chains.c[0].modle (expected one of: provider, model, "
@@ -551,7 +551,7 @@ static void test_unknown_keys(void)
                  "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } ); cooldown = 1; }; };\n",
                  "2: unknown setting chains.c.cooldown (expected one of: entries, "
                  "retry_after_cap_ms, cooldown_ms, context_overflow_fallback, "
-                 "content_filter_fallback)");
+                 "content_filter_fallback, failover_on)");
     expect_error("provider = { p = { }; };\n",
                  "1: unknown setting provider (expected one of: plugin_path, providers, chains, "
                  "roles, models, model_catalog, tools)");
