@@ -478,7 +478,9 @@ static int64_t time_left(const seam_stream *s)
 {
     if (s->timeout_ms <= 0)
         return INT64_MAX;
-    return s->start_ms + s->timeout_ms - seam_client_now(s->client);
+    /* Elapsed first: start + timeout would overflow for an application's
+     * INT64_MAX "no deadline". */
+    return s->timeout_ms - (seam_client_now(s->client) - s->start_ms);
 }
 
 /* ---- usage and cost -------------------------------------------------------------------------- */

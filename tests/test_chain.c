@@ -211,6 +211,7 @@ typedef struct how {
     const char *affinity;
     int generate;                 /* blocking generate instead of a stream */
     int64_t timeout_ms;
+    int64_t idle_timeout_ms;
     seam_cancel *cancel;
     int cancel_on_wait;
 } how;
@@ -229,6 +230,7 @@ static run go(seam_client *c, const seam_request *req_in, how h)
     o.model = h.model;
     o.affinity = h.affinity;
     o.timeout_ms = h.timeout_ms;
+    o.idle_timeout_ms = h.idle_timeout_ms;
     o.cancel = h.cancel;
     o.on_attempt = observe;
     o.ud = &r.at;
@@ -1265,6 +1267,147 @@ static void test_conf_keys(void)
     free(path);
 }
 
+
+/* ---- issue 11: failover_on, key commands cancelled, extreme durations -------------------- */
+
+static void test_failover_on(void)
+{
+    seam_client *c = client_of(
+        "providers = {\n" WIRE_PROVIDERS "};\n"
+        "chains = {\n"
+        "  f = { entries = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
+        "                    { provider = \"w\"; model = \"m-other\"; },\n"
+        "                    { provider = \"w2\"; model = \"m2\"; } );\n"
+        "        failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
+        "  same = { entries = ( { provider = \"w\"; model = \"m\"; },\n"
+        "                       { provider = \"w\"; model = \"m-other\"; } );\n"
+        "           failover_on = [ \"auth\" ]; };\n"
+        "  plain = ( { provider = \"w\"; model = \"m\"; }, { provider = \"w2\"; model = \"m2\"; } );\n"
+        "};\n");
+    static const char *const bodies[] = {"{\"kind\":\"auth\"}", "{\"kind\":\"quota\"}",
+                                         "{\"kind\":\"model_not_found\"}"};
+    static const int statuses[] = {401, 429, 404};
+    static const seam_error_kind kinds[] = {SEAM_ERROR_AUTH, SEAM_ERROR_RATE_LIMIT,
+                                            SEAM_ERROR_MODEL_NOT_FOUND};
+    for (int i = 0; i < 3; i++) {
+        size_t before = fake_server_request_count(srv);
+        fake_server_push_json(srv, statuses[i], bodies[i], NULL);
+        push_ok();
+        run r = go_chain(c, "f");
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+        CU_ASSERT_EQUAL(n_sleeps, 0); /* no retry of a fatal error */
+        /* Straight to the next *provider*: w's other entry is passed over. */
+        CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+        CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/second/stream");
+        CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
+        CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_FAILED);
+        CU_ASSERT_EQUAL(r.at.r[0].kind, kinds[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message,
+                                      "failing over to provider \"w2\" (failover_on)"));
+        CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
+        CU_ASSERT_STRING_EQUAL(r.at.r[1].provider, "w2");
+        /* The rate limit of "quota" put w in a cooldown: wait it out. */
+        clock_advance(60000);
+    }
+
+    /* A kind not listed stops the chain as before. */
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 400, "{\"kind\":\"bad_request\"}", NULL);
+    run r = go_chain(c, "f");
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+
+    /* Without failover_on (the default), auth stops the chain. */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    r = go_chain(c, "plain");
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+
+    /* Only to another provider: the same provider's next entry shares its key. */
+    before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
+    r = go_chain(c, "same");
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    CU_ASSERT_PTR_NULL(strstr(r.err.message, "failover_on"));
+    seam_client_free(c);
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *trigger_after_150ms(void *arg)
+{
+    struct timespec d = {0, 150000000};
+    nanosleep(&d, NULL);
+    seam_cancel_trigger(arg);
+    return NULL;
+}
+
+/* Ctrl-C while a key command runs: the call ends at once as cancelled, and
+ * no later entry is tried. */
+static void test_cancel_during_key_command(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS
+                               "  slow = { plugin = \"testwire\"; base_url = \"@URL@\";\n"
+                               "           api_key_command = \"sleep 60\"; };\n};\n"
+                               "chains = { k = ( { provider = \"slow\"; model = \"m\"; },\n"
+                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    size_t before = fake_server_request_count(srv);
+    seam_cancel *cancel = seam_cancel_new();
+    pthread_t th;
+    pthread_create(&th, NULL, trigger_after_150ms, cancel);
+    how h = {.chain = "k", .cancel = cancel};
+    int64_t t0 = mono_ms();
+    run r = go(c, NULL, h);
+    int64_t took = mono_ms() - t0;
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT(took < 1000);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    seam_cancel_free(cancel);
+
+    /* The command's timeout, from the conf. */
+    seam_client_free(c);
+    c = client_of("providers = {\n"
+                  "  slow = { plugin = \"testwire\"; base_url = \"@URL@\";\n"
+                  "           api_key_command = \"sleep 60\"; api_key_command_timeout_ms = 200; };\n};\n"
+                  "chains = { k = ( { provider = \"slow\"; model = \"m\"; } ); };\n");
+    t0 = mono_ms();
+    r = go_chain(c, "k");
+    took = mono_ms() - t0;
+    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "api_key_command timed out after 200 ms"));
+    CU_ASSERT(took < 1000);
+    seam_client_free(c);
+}
+
+/* An application's "no limit" written as INT64_MAX: no overflow anywhere (the
+ * transport once computed last_byte + idle_timeout and timed out at once). */
+static void test_extreme_durations(void)
+{
+    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
+                               "chains = { x = ( { provider = \"w\"; model = \"m\"; } ); };\n");
+    fake_response fr = {.body = ok_body, .chunked = 1, .split = 5, .delay_ms = 20};
+    fake_server_push(srv, &fr);
+    how h = {.chain = "x", .timeout_ms = INT64_MAX, .idle_timeout_ms = INT64_MAX};
+    run r = go(c, NULL, h);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(r.text, "fine");
+    seam_client_free(c);
+}
+
 int main(void)
 {
     srv = fake_server_start();
@@ -1292,6 +1435,9 @@ int main(void)
     CU_add_test(s, "cost per attempt, summed across failover", test_cost_per_attempt_and_summed);
     CU_add_test(s, "the shipped catalog", test_shipped_catalog);
     CU_add_test(s, "conf keys", test_conf_keys);
+    CU_add_test(s, "failover_on: fatal kinds to the next provider", test_failover_on);
+    CU_add_test(s, "cancel and timeout during a key command", test_cancel_during_key_command);
+    CU_add_test(s, "INT64_MAX timeouts do not overflow", test_extreme_durations);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
