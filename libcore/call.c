@@ -666,6 +666,8 @@ static int start_attempt(seam_stream *s)
             .max_response_bytes = slot->conf->max_response_bytes,
             .cancel = s->cancel,
             .share = s->client->share,
+            .ca_file = slot->conf->ca_file,
+            .ca_path = slot->conf->ca_path,
         };
         s->attempt++;
         if (!s->free_attempt)

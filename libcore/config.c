@@ -25,6 +25,7 @@
 #include "config.h"
 #include "internal.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -480,6 +482,61 @@ static int read_string_list(loader *ld, const config_setting_t *s, const char *p
     return SEAM_OK;
 }
 
+/* 1 when host (as written in a URL, IPv6 without its brackets) is this
+ * machine: localhost, 127.0.0.0/8, ::1 (or ::ffff:127.x.x.x). */
+static int is_loopback_host(const char *host)
+{
+    if (strcasecmp(host, "localhost") == 0 || strcasecmp(host, "localhost.") == 0)
+        return 1;
+    struct in_addr a4;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET6, host, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6) ||
+               (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+    return 0;
+}
+
+/* Plain http:// to another machine sends every prompt and the API key in
+ * clear: a warning (config check, chat -v), not an error (a trusted LAN
+ * proxy is a real setup). Only the host is quoted: a URL may hold userinfo. */
+static int warn_plain_http(loader *ld, const seam_conf_provider *p, const config_setting_t *m)
+{
+    const char *url = p->base_url;
+    if (strncasecmp(url, "http://", 7) != 0)
+        return SEAM_OK;
+    const char *h = url + 7;
+    size_t auth_end = strcspn(h, "/?#");
+    const char *at = memchr(h, '@', auth_end);
+    if (at)
+        h = at + 1;
+    char host[256];
+    size_t n;
+    if (*h == '[') {
+        h++;
+        n = strcspn(h, "]");
+    } else {
+        n = strcspn(h, ":/?#");
+    }
+    if (n == 0 || n >= sizeof host)
+        n = n >= sizeof host ? sizeof host - 1 : 0;
+    memcpy(host, h, n);
+    host[n] = '\0';
+    if (n && is_loopback_host(host))
+        return SEAM_OK;
+    seam_buf w = {0};
+    if (seam_buf_printf(&w,
+                        "%s:%d: provider \"%s\" sends its requests and its API key over plain "
+                        "HTTP to %s, which is not this machine: use https://",
+                        setting_file(ld, m), setting_line(m), p->name, n ? host : "(no host)") !=
+        SEAM_OK) {
+        seam_buf_free(&w);
+        return fail_nomem(ld);
+    }
+    return add_warning(ld, w.data);
+}
+
 /* A string that must be one of names[] (NULL-terminated); *out gets its index. */
 static int read_choice(loader *ld, const config_setting_t *s, const char *path,
                        const char *const *names, const char *expected, int *out)
@@ -503,8 +560,11 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
     join_path(path, parent, key);
     if (strcmp(key, "plugin") == 0)
         return read_string(ld, m, path, &p->plugin);
-    if (strcmp(key, "base_url") == 0)
-        return read_string(ld, m, path, &p->base_url);
+    if (strcmp(key, "base_url") == 0) {
+        if (read_string(ld, m, path, &p->base_url) != SEAM_OK)
+            return ld->status;
+        return warn_plain_http(ld, p, m);
+    }
     if (strcmp(key, "api_key_env") == 0) {
         if (config_setting_type(m) == CONFIG_TYPE_STRING)
             return read_string(ld, m, path, &p->api_key_env);
