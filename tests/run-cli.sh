@@ -902,6 +902,25 @@ chmod 644 "$tmp/inline.conf"
 run check_inline "$SEAM" config check "$tmp/inline.conf"
 expect_rc check_inline 0 && expect_grep check_inline err 'warning' 'warns about a readable inline key'
 
+# Plain HTTP to another machine: config check and chat -v warn (the call
+# itself runs: the mock answers in-process); loopback does not.
+cat >"$tmp/plainhttp.conf" <<EOF
+plugin_path = [ "$PLUGINS" ];
+providers = {
+  mock = { plugin = "mock"; options = { reply = "$MOCK_TEXT"; }; };
+  lan = { plugin = "openai"; base_url = "http://10.1.2.3:8000/v1"; };
+  here = { plugin = "openai"; base_url = "http://127.0.0.1:8000/v1"; };
+};
+chains = { default = ( { provider = "mock"; model = "m"; } ); };
+EOF
+run check_plainhttp "$SEAM" config check "$tmp/plainhttp.conf"
+expect_rc check_plainhttp 0 && expect_grep check_plainhttp err 'plainhttp.conf:4: provider "lan" sends its requests and its API key over plain HTTP to 10.1.2.3' 'config check warns about plain HTTP to a remote host'
+expect_no_grep check_plainhttp err '"here"' 'no warning for loopback'
+run chat_v_plainhttp "$SEAM" --conf "$tmp/plainhttp.conf" chat -v 'Hi'
+expect_rc chat_v_plainhttp 0 && expect_grep chat_v_plainhttp err 'warning: .*provider "lan" .*plain HTTP' 'chat -v warns about plain HTTP'
+run chat_plainhttp "$SEAM" --conf "$tmp/plainhttp.conf" chat 'Hi'
+expect_rc chat_plainhttp 0 && expect_no_grep chat_plainhttp err 'plain HTTP' 'without -v, no warning'
+
 # ---- refused plugins -------------------------------------------------------------------------
 printf 'chains = { };\n' >"$tmp/empty.conf"
 mkdir "$tmp/abi"
