@@ -128,6 +128,8 @@ typedef struct loader {
         cap_tools;
     int in_catalog; /* reading the model catalog: only `models`, entries marked from_catalog */
     int catalog_disabled; /* model_catalog = "" */
+    char *catalog_named_in; /* the file and line of model_catalog, for an */
+    int catalog_named_line; /* error about the whole catalog file */
     chain_lines *chain_lines;
     role_origin *role_origins;
 } loader;
@@ -160,6 +162,9 @@ static int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
     va_end(ap);
     if (line > 0)
         seam_error_set(ld->err, SEAM_ERROR_CONF, "%s:%d: %s", file, line, what);
+    else if (ld->in_catalog && ld->catalog_named_in) /* e.g. model_catalog = "/dev/zero" */
+        seam_error_set(ld->err, SEAM_ERROR_CONF, "%s:%d: model_catalog %s: %s",
+                       ld->catalog_named_in, ld->catalog_named_line, file, what);
     else
         seam_error_set(ld->err, SEAM_ERROR_CONF, "%s: %s", file, what);
     ld->status = SEAM_ERR_CONF;
@@ -199,6 +204,35 @@ static int fail_type(loader *ld, const config_setting_t *s, const char *path, co
     return fail_setting(ld, s, "%s must be %s, not %s", path, want, type_name(s));
 }
 
+/* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid
+ * (overlong forms, surrogates and values past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t len;
+    uint32_t cp;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2, cp = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, cp = s[0] & 0x0F;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, cp = s[0] & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
 /* ---- typed reads ----------------------------------------------------------------- */
 
 /* out = parent "." name, cut at PATH_MAX_LEN (only a message would be cut). */
@@ -218,6 +252,14 @@ static int read_string(loader *ld, const config_setting_t *s, const char *path, 
     const char *v = config_setting_get_string(s);
     if (!v || !*v)
         return fail_setting(ld, s, "%s must be a non-empty string", path);
+    /* The text of the file is UTF-8, but a \xNN escape can still make bytes
+     * that are not: they would reach a request's JSON. */
+    for (size_t i = 0, n = strlen(v); i < n;) {
+        size_t u = utf8_len((const unsigned char *)v + i, n - i);
+        if (!u)
+            return fail_setting(ld, s, "%s is not valid UTF-8 (a \\x escape?)", path);
+        i += u;
+    }
     free(*out);
     *out = strdup(v);
     return *out ? SEAM_OK : fail_nomem(ld);
@@ -1274,7 +1316,10 @@ static int load_model_catalog_key(loader *ld, const config_setting_t *s)
     if (ld->catalog_disabled)
         return SEAM_OK;
     ld->conf->model_catalog = resolve_path(ld, v);
-    return ld->conf->model_catalog ? SEAM_OK : fail_nomem(ld);
+    free(ld->catalog_named_in);
+    ld->catalog_named_in = strdup(setting_file(ld, s));
+    ld->catalog_named_line = setting_line(s);
+    return ld->conf->model_catalog && ld->catalog_named_in ? SEAM_OK : fail_nomem(ld);
 }
 
 /* ---- one file ---------------------------------------------------------------------------------------- */
@@ -1354,35 +1399,6 @@ static int read_conf_text(loader *ld, const char *file, struct stat *st, char **
     *text = buf;
     *len = n;
     return SEAM_OK;
-}
-
-/* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid
- * (overlong forms, surrogates and values past U+10FFFF included). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    if (s[0] < 0x80)
-        return 1;
-    size_t len;
-    uint32_t cp;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        len = 2, cp = s[0] & 0x1F;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        len = 3, cp = s[0] & 0x0F;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        len = 4, cp = s[0] & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
 }
 
 /* An integer literal as libconfig 1.5 lexes it ([-+]?[0-9]+ or 0x[0-9a-f]+,
@@ -1502,6 +1518,10 @@ static int check_conf_text(loader *ld, const char *file, const char *text, size_
                     return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
                 if (d == '\n')
                     line++;
+                if (d == '\\' && i + 3 < len && (text[i + 1] == 'x' || text[i + 1] == 'X') &&
+                    text[i + 2] == '0' && text[i + 3] == '0')
+                    return fail_at(ld, file, line,
+                                   "a \\x00 escape in a string: a NUL would cut the string short");
                 if (d == '\\' && i + 1 < len && text[i + 1] != '\n' && text[i + 1] != '\0')
                     u = 2;
                 i += u;
@@ -1777,6 +1797,7 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
         free(ld.role_origins[i].file);
     free(ld.role_origins);
     free(ld.dir);
+    free(ld.catalog_named_in);
 
     if (ld.status != SEAM_OK) {
         seam_conf_free(conf);
