@@ -139,9 +139,16 @@ typedef struct seam_conf_chain {
     int64_t cooldown_ms;         /* default 30000 */
     char *context_overflow_fallback; /* chain name or NULL */
     char *content_filter_fallback;   /* chain name or NULL */
+    unsigned failover_on;        /* SEAM_FAILOVER_* bits: fatal errors that move on to
+                                  * the next entry of another provider; 0 by default */
     char *file;                  /* where defined */
     int line;
 } seam_conf_chain;
+
+/* failover_on: one bit per seam_error_kind (1u << kind), and one for a quota
+ * error (a rate_limit the provider says waiting will not fix: out of credit). */
+#define SEAM_FAILOVER_KIND(kind) (1u << (unsigned)(kind))
+#define SEAM_FAILOVER_QUOTA (1u << 31)
 
 typedef struct seam_conf_provider {
     char *name;
@@ -168,7 +175,12 @@ typedef struct seam_conf_provider {
     int key_selection;      /* seam_key_selection, default round robin */
     int rate_limit_guard;   /* seam_ratelimit_guard, default rotate */
     int64_t api_key_ttl_ms; /* 0: a resolved key does not expire (unless its command says so) */
+    int64_t api_key_command_timeout_ms; /* default 30000; never more than timeout_ms */
+    char *ca_file;          /* CA bundle to trust (resolved path), NULL: the system's */
+    char *ca_path;          /* directory of hashed CA certificates, NULL: the system's */
 } seam_conf_provider;
+
+#define SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS 30000
 
 typedef enum seam_key_selection {
     SEAM_KEYS_ROUND_ROBIN = 0,
@@ -305,11 +317,15 @@ typedef struct seam_cred_source {
  * seam_credential_resolve would use), then api_keys_env, api_key_files,
  * api_key_commands. *out is malloc'ed (free()), *n may be 0 (no credential). */
 int seam_credential_pool(const seam_conf_provider *p, seam_cred_source **out, size_t *n);
-/* Resolves one source like seam_credential_resolve. *expires_in_ms (if non-NULL)
+/* Resolves one source like seam_credential_resolve. A command runs in a
+ * process group of its own for at most api_key_command_timeout_ms (capped by
+ * timeout_ms); that timeout, or a trigger of cancel (may be NULL), ends the
+ * whole group at once (err kind cancelled for a cancel). *expires_in_ms (if non-NULL)
  * is set from an `expires_in=SECONDS` or `expires_at=UNIX_SECONDS` line a
  * command printed after the key, else -1. */
 int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_source *src,
-                                   char **out, int64_t *expires_in_ms, seam_error *err);
+                                   char **out, int64_t *expires_in_ms, seam_cancel *cancel,
+                                   seam_error *err);
 
 /* ---- loop.c, session.c, executor.c: generation with tools -------------------- */
 

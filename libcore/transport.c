@@ -639,6 +639,10 @@ static int curl_start(seam_transfer *t)
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->p.connect_timeout_ms);
     if (t->p.share)
         curl_easy_setopt(e, CURLOPT_SHARE, t->p.share);
+    if (t->p.ca_file) /* a private CA (ca_file / ca_path in the conf) */
+        curl_easy_setopt(e, CURLOPT_CAINFO, t->p.ca_file);
+    if (t->p.ca_path)
+        curl_easy_setopt(e, CURLOPT_CAPATH, t->p.ca_path);
     if (curl_multi_add_handle(t->multi, e) != CURLM_OK) {
         fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot start the transfer");
         return -1;

@@ -99,11 +99,15 @@ static void wire_classify(void *inst, int status, const seam_http_headers *h, co
         { "\"context_overflow\"", SEAM_ERROR_CONTEXT_OVERFLOW },
         { "\"content_filter\"", SEAM_ERROR_CONTENT_FILTER },
         { "\"auth\"", SEAM_ERROR_AUTH },
+        { "\"model_not_found\"", SEAM_ERROR_MODEL_NOT_FOUND },
+        { "\"bad_request\"", SEAM_ERROR_BAD_REQUEST },
+        { "\"quota\"", SEAM_ERROR_RATE_LIMIT }, /* out of credit: not retryable */
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strstr(body, kinds[i].name)) {
             err->kind = kinds[i].kind;
-            err->retryable = seam_error_kind_retryable(kinds[i].kind);
+            err->retryable = seam_error_kind_retryable(kinds[i].kind) &&
+                             strcmp(kinds[i].name, "\"quota\"") != 0;
         }
     /* Echo the body into the message: the tests check that a credential echoed
      * by a server is redacted by the core. */
