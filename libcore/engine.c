@@ -251,6 +251,8 @@ static void abort_job(seam_engine *e, seam_engine_job *j, seam_error_kind why)
     }
 }
 
+static int collect(seam_engine *e);
+
 int seam_engine_add(seam_engine *e, seam_engine_job *j)
 {
     curl_easy_setopt(j->easy, CURLOPT_PRIVATE, j);
@@ -271,6 +273,8 @@ int seam_engine_add(seam_engine *e, seam_engine_job *j)
      * thread: the driver, if any, is told to look again. */
     int running;
     curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    /* On a kept-alive connection a small answer may be complete already. */
+    collect(e);
     int64_t d = j->ops->idle_deadline(j);
     if (d != INT64_MAX && (d < e->next_idle_check || !e->next_idle_check))
         e->next_idle_check = d;
