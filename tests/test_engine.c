@@ -117,7 +117,7 @@ static void test_many_streams_one_thread(void)
     seam_client *c = client();
     CU_ASSERT(seam_client_fd(c) >= 0);
     for (int i = 0; i < N_STREAMS; i++) {
-        fake_response fr = { .body = ten_events, .split = 9, .delay_ms = 20, .chunked = 1 };
+        fake_response fr = { .body = ten_events, .split = 9, .delay_ms = 30, .chunked = 1 };
         fake_server_push(srv, &fr);
     }
     size_t fds_before = open_fds();
@@ -142,7 +142,8 @@ static void test_many_streams_one_thread(void)
     /* The server's end of each connection lives in this process too: two per
      * stream, and nothing else per stream (no pipe, no multi handle). */
     CU_ASSERT(max_fds <= fds_before + 2 * N_STREAMS + 8);
-    CU_ASSERT(max_fds >= fds_before + N_STREAMS); /* they really ran at once */
+    /* They really overlapped (each lasts 300 ms; all start in the first pass). */
+    CU_ASSERT(max_fds >= fds_before + N_STREAMS);
     seam_client_free(c);
 }
 
