@@ -97,6 +97,8 @@ static void drive_all(seam_client *c, seam_stream **s, int n, int *status, int *
             status[i] = rc;
             live[i] = 0;
             left--;
+            if (rc != SEAM_OK)
+                fprintf(stderr, "stream %d: status %d: %s\n", i, rc, err.message);
         }
         if (max_fds) {
             size_t now = open_fds();
