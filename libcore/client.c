@@ -1,12 +1,14 @@
-/* client.c — the client object: finds and loads the conf, discovers plugins in
- * the documented order, creates one plugin instance and one key pool
- * (keys.c) per configured provider, holds the policy clock (real, or the one
+/* client.c — the client object: finds and loads the conf, records the plugin
+ * files in the documented search order, sets up one key pool (keys.c) per
+ * configured provider and, on the provider's first use, loads its plugin and
+ * creates its instance (lazily, so that creating a client opens no plugin), holds the policy clock (real, or the one
  * seam_client_set_clock injects), and answers the introspection calls
  * (plugins, providers, chains, roles, command tools, conf check). Safe to
  * share between threads once created. */
 #include "config.h"
 #include "client.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,24 +41,24 @@ static void load_plugin_dirs(seam_client *c, const seam_client_options *opts)
     if (env && *env) {
         char *copy = strdup(env), *save = NULL;
         for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save))
-            seam_registry_load_dir(c->reg, d);
+            seam_registry_scan_dir(c->reg, d);
         free(copy);
     }
     for (size_t i = 0; i < c->conf->n_plugin_path; i++)
-        seam_registry_load_dir(c->reg, c->conf->plugin_path[i]);
+        seam_registry_scan_dir(c->reg, c->conf->plugin_path[i]);
     if (opts && opts->no_default_plugin_dirs)
         return;
     const char *home = getenv("HOME");
     if (home && *home) {
         seam_buf p = { 0 };
         if (seam_buf_printf(&p, "%s/.local/lib/seam/plugins", home) == SEAM_OK)
-            seam_registry_load_dir(c->reg, p.data);
+            seam_registry_scan_dir(c->reg, p.data);
         seam_buf_free(&p);
     }
-    seam_registry_load_dir(c->reg, SEAM_PLUGINDIR);
+    seam_registry_scan_dir(c->reg, SEAM_PLUGINDIR);
 }
 
-static void create_instances(seam_client *c)
+static void init_slots(seam_client *c)
 {
     for (size_t i = 0; i < c->n_slots; i++) {
         seam_provider_slot *s = &c->slots[i];
@@ -64,18 +66,33 @@ static void create_instances(seam_client *c)
         pthread_mutex_init(&s->lock, NULL);
         if (seam_keys_init(s) != SEAM_OK)
             seam_strlcpy(s->create_error, "out of memory", sizeof s->create_error);
-        s->vt = seam_registry_find(c->reg, s->conf->plugin);
-        if (!s->vt)
-            continue;
-        seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
-                                     s->conf->options_json ? s->conf->options_json : "{}" };
-        seam_error e;
-        seam_error_clear(&e);
-        s->instance = s->vt->create(&cfg, &e);
-        if (!s->instance)
-            seam_strlcpy(s->create_error, e.message[0] ? e.message : "the plugin refused the provider's options",
-                         sizeof s->create_error);
     }
+}
+
+/* Loads the slot's plugin and creates its instance, once. Every thread of the
+ * client may ask; the first does the work under slots_lock, the others see
+ * `ready` (set with release order after vt and instance) and read them freely. */
+static void slot_ready(seam_client *c, seam_provider_slot *s)
+{
+    if (atomic_load_explicit(&s->ready, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&c->slots_lock);
+    if (!atomic_load_explicit(&s->ready, memory_order_relaxed)) {
+        s->vt = seam_registry_provider(c->reg, s->conf->plugin);
+        if (s->vt) {
+            seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
+                                         s->conf->options_json ? s->conf->options_json : "{}" };
+            seam_error e;
+            seam_error_clear(&e);
+            s->instance = s->vt->create(&cfg, &e);
+            if (!s->instance)
+                seam_strlcpy(s->create_error,
+                             e.message[0] ? e.message : "the plugin refused the provider's options",
+                             sizeof s->create_error);
+        }
+        atomic_store_explicit(&s->ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->slots_lock);
 }
 
 int seam_client_new(const seam_client_options *opts, seam_client **out, seam_error *err)
@@ -96,6 +113,7 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
     }
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&c->share_locks[i], NULL);
+    pthread_mutex_init(&c->slots_lock, NULL);
     rc = seam_conf_load(path, &c->conf, err);
     free(path);
     if (rc != SEAM_OK) {
@@ -127,7 +145,7 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         seam_client_free(c);
         return SEAM_ERR_NOMEM;
     }
-    create_instances(c);
+    init_slots(c);
     *out = c;
     return SEAM_OK;
 }
@@ -157,6 +175,7 @@ void seam_client_free(seam_client *c)
     seam_conf_free(c->conf);
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_destroy(&c->share_locks[i]);
+    pthread_mutex_destroy(&c->slots_lock);
     free(c);
 }
 
@@ -170,8 +189,10 @@ seam_provider_slot *seam_client_slot(seam_client *c, const char *name)
     if (!c || !name)
         return NULL;
     for (size_t i = 0; i < c->n_slots; i++)
-        if (strcmp(c->slots[i].conf->name, name) == 0)
+        if (strcmp(c->slots[i].conf->name, name) == 0) {
+            slot_ready(c, &c->slots[i]);
             return &c->slots[i];
+        }
     return NULL;
 }
 
@@ -222,7 +243,8 @@ int seam_client_provider_at(const seam_client *c, size_t i, seam_provider_info *
 {
     if (!c || !info || i >= c->n_slots)
         return SEAM_ERR_INVALID;
-    const seam_provider_slot *s = &c->slots[i];
+    seam_provider_slot *s = &((seam_client *)c)->slots[i];
+    slot_ready((seam_client *)c, s); /* the listing says whether its plugin loads */
     const seam_conf_provider *p = s->conf;
     info->name = p->name;
     info->plugin = p->plugin;

@@ -10,6 +10,7 @@
 #include "transport.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* One key of a provider's pool. A provider without any credential has one
  * keyless entry (src.kind 0, secret NULL) so that its cooldown lives in the
@@ -27,6 +28,7 @@ typedef struct seam_key {
 
 typedef struct seam_provider_slot {
     const seam_conf_provider *conf;
+    atomic_int ready;               /* vt and instance below are set (see seam_client_slot) */
     const seam_provider_vtable *vt; /* NULL: plugin not loaded */
     void *instance;                 /* NULL when vt is NULL or create failed */
     char create_error[256];
@@ -42,6 +44,7 @@ struct seam_client {
     seam_registry *reg;
     seam_provider_slot *slots;
     size_t n_slots;
+    pthread_mutex_t slots_lock;     /* the first use of a slot: loading its plugin */
     CURLSH *share;
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
     /* The clock of the chain runner's policy (waits, cooldowns, key expiry):
@@ -52,6 +55,8 @@ struct seam_client {
     void *clock_ud;
 };
 
+/* The slot of a configured provider, NULL when none. Its plugin is loaded and
+ * its instance created on the first call for it (from any thread). */
 seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
 
 /* The policy clock: milliseconds, and a sleep that returns 1 when cancelled. */
