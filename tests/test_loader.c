@@ -208,14 +208,19 @@ static void test_broken_files_and_lazy_loading(void)
                       real_plugin("gemini"), NULL };
     char *dir = plugin_dir("lazy", files);
 
-    /* A real plugin cut in half: its loadable segments run past the end of the
-     * file, which dlopen would map and fault on (SIGBUS). */
+    /* A real plugin cut after its headers: its loadable segments run past the
+     * end of the file, which dlopen would map and fault on (SIGBUS, in every
+     * command, before this fix). */
     char *whole = real_plugin("openai");
     char *trunc = tu_path(dir, "trunc.so");
     CU_ASSERT_FATAL(tu_copy_file(whole, trunc) == 0);
+    CU_ASSERT_FATAL(truncate(trunc, 8192) == 0);
+    /* Cut in half: the segments are whole, the section table is gone. */
+    char *half = tu_path(dir, "half.so");
+    CU_ASSERT_FATAL(tu_copy_file(whole, half) == 0);
     struct stat st;
-    CU_ASSERT_FATAL(stat(trunc, &st) == 0);
-    CU_ASSERT_FATAL(truncate(trunc, st.st_size / 2) == 0);
+    CU_ASSERT_FATAL(stat(half, &st) == 0);
+    CU_ASSERT_FATAL(truncate(half, st.st_size / 2) == 0);
     char *junk = tu_path(dir, "junk.so");
     write_bytes(junk, "#!/bin/sh\necho not a plugin\n", 28);
     /* A whole plugin whose header says it is for another machine. */
@@ -243,7 +248,8 @@ static void test_broken_files_and_lazy_loading(void)
     CU_ASSERT_TRUE(pi.plugin_loaded);
     char *mock_copy = tu_path(dir, "mock.so");
     CU_ASSERT_TRUE(mapped(mock_copy));
-    const char *others[] = { "openai.so", "anthropic.so", "gemini.so", "trunc.so", "junk.so", "other.so" };
+    const char *others[] = { "openai.so", "anthropic.so", "gemini.so", "trunc.so", "half.so", "junk.so",
+                             "other.so" };
     for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
         char *p = tu_path(dir, others[i]);
         CU_ASSERT_FALSE(mapped(p));
@@ -251,9 +257,13 @@ static void test_broken_files_and_lazy_loading(void)
     }
 
     /* The listing loads everything and gives each refusal its true reason. */
-    CU_ASSERT_EQUAL(seam_client_plugin_count(c), 7);
+    CU_ASSERT_EQUAL(seam_client_plugin_count(c), 8);
     seam_plugin_info info;
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "trunc.so", &info));
+    CU_ASSERT_FALSE(info.loaded);
+    CU_ASSERT_PTR_NOT_NULL(info.reason && strstr(info.reason, "truncated ELF file"));
+    CU_ASSERT_PTR_NOT_NULL(info.reason && strstr(info.reason, "loadable segment"));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "half.so", &info));
     CU_ASSERT_FALSE(info.loaded);
     CU_ASSERT_PTR_NOT_NULL(info.reason && strstr(info.reason, "truncated ELF file"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "junk.so", &info));
@@ -270,6 +280,7 @@ static void test_broken_files_and_lazy_loading(void)
     free(mock_copy);
     free(whole);
     free(trunc);
+    free(half);
     free(junk);
     free(other);
     for (size_t i = 0; files[i]; i++)
