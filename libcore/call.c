@@ -638,7 +638,7 @@ static int start_attempt(seam_stream *s)
             .idle_timeout_ms = s->idle_timeout_ms > 0 ? s->idle_timeout_ms : slot->conf->idle_timeout_ms,
             .max_response_bytes = slot->conf->max_response_bytes,
             .cancel = s->cancel,
-            .share = s->client->share,
+            .share = seam_client_share(s->client),
         };
         s->attempt++;
         if (!s->free_attempt)

@@ -1,8 +1,10 @@
 /* client.c — the client object: finds and loads the conf, records the plugin
  * files in the documented search order, sets up one key pool (keys.c) per
- * configured provider and, on the provider's first use, loads its plugin and
- * creates its instance (lazily, so that creating a client opens no plugin), holds the policy clock (real, or the one
- * seam_client_set_clock injects), and answers the introspection calls
+ * configured provider, and defers the costly rest to first need: a
+ * provider's plugin is loaded and its instance created on its first use, and
+ * libcurl is initialised on the first transfer, so that creating a client is
+ * cheap and opens no plugin. Holds the policy clock (real, or the one
+ * seam_client_set_clock injects) and answers the introspection calls
  * (plugins, providers, chains, roles, command tools, conf check). Safe to
  * share between threads once created. */
 #include "config.h"
@@ -125,19 +127,6 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         seam_client_free(c);
         return rc;
     }
-    pthread_mutex_lock(&global_lock);
-    if (curl_users++ == 0)
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-    pthread_mutex_unlock(&global_lock);
-    c->share = curl_share_init();
-    if (c->share) {
-        curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
-        curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-        curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    }
     load_plugin_dirs(c, opts);
     c->n_slots = c->conf->n_providers;
     c->slots = calloc(c->n_slots ? c->n_slots : 1, sizeof *c->slots);
@@ -148,6 +137,29 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
     init_slots(c);
     *out = c;
     return SEAM_OK;
+}
+
+CURLSH *seam_client_share(seam_client *c)
+{
+    if (atomic_load_explicit(&c->curl_ready, memory_order_acquire))
+        return c->share;
+    pthread_mutex_lock(&global_lock);
+    if (!atomic_load_explicit(&c->curl_ready, memory_order_relaxed)) {
+        if (curl_users++ == 0)
+            curl_global_init(CURL_GLOBAL_DEFAULT);
+        c->share = curl_share_init();
+        if (c->share) {
+            curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
+            curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+            curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
+            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+        }
+        atomic_store_explicit(&c->curl_ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&global_lock);
+    return c->share;
 }
 
 void seam_client_free(seam_client *c)
@@ -165,8 +177,9 @@ void seam_client_free(seam_client *c)
     free(c->slots);
     if (c->share)
         curl_share_cleanup(c->share);
-    if (c->reg) {
+    if (c->reg)
         seam_registry_free(c->reg);
+    if (c->curl_ready) {
         pthread_mutex_lock(&global_lock);
         if (--curl_users == 0)
             curl_global_cleanup();

@@ -45,7 +45,8 @@ struct seam_client {
     seam_provider_slot *slots;
     size_t n_slots;
     pthread_mutex_t slots_lock;     /* the first use of a slot: loading its plugin */
-    CURLSH *share;
+    atomic_int curl_ready;          /* libcurl's global init and `share` are done */
+    CURLSH *share;                  /* see seam_client_share */
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
     /* The clock of the chain runner's policy (waits, cooldowns, key expiry):
      * seam_client_set_clock; NULL members mean the monotonic clock / a real
@@ -58,6 +59,10 @@ struct seam_client {
 /* The slot of a configured provider, NULL when none. Its plugin is loaded and
  * its instance created on the first call for it (from any thread). */
 seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
+
+/* The client's libcurl share handle (may be NULL if libcurl could not make
+ * one); the first call initialises libcurl for this client. Thread-safe. */
+CURLSH *seam_client_share(seam_client *c);
 
 /* The policy clock: milliseconds, and a sleep that returns 1 when cancelled. */
 int64_t seam_client_now(const seam_client *c);
