@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <CUnit/Basic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,6 +482,62 @@ static void test_hard_link(void)
     free(copy_mock);
 }
 
+/* Many threads using providers of one fresh client at once: each provider's
+ * plugin is loaded and its instance created exactly once, and every thread
+ * sees it ready. */
+typedef struct race_arg {
+    seam_client *c;
+    pthread_barrier_t *start;
+    const char *provider;
+    int rc;
+} race_arg;
+
+static void *race_thread(void *ud)
+{
+    race_arg *a = ud;
+    pthread_barrier_wait(a->start);
+    seam_capabilities caps = { .size = sizeof caps };
+    seam_error err;
+    a->rc = seam_client_capabilities(a->c, a->provider, "mock-1", &caps, &err);
+    return NULL;
+}
+
+static void test_concurrent_first_use(void)
+{
+    char *files[] = { real_plugin("mock"), real_plugin("openai"), NULL };
+    char *dir = plugin_dir("race", files);
+    seam_error err;
+    seam_client *c = client_with(dir,
+                                 "providers = { m1 = { plugin = \"mock\"; }; m2 = { plugin = \"mock\"; };\n"
+                                 "  oa = { plugin = \"openai\"; base_url = \"http://127.0.0.1:9/v1\"; }; };\n",
+                                 &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    enum { N = 12 };
+    pthread_t th[N];
+    race_arg args[N];
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, N);
+    const char *names[] = { "m1", "m2", "oa" };
+    for (int i = 0; i < N; i++) {
+        args[i] = (race_arg){ c, &start, names[i % 3], -1 };
+        CU_ASSERT_FATAL(pthread_create(&th[i], NULL, race_thread, &args[i]) == 0);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        CU_ASSERT_EQUAL(args[i].rc, SEAM_OK);
+    }
+    pthread_barrier_destroy(&start);
+    seam_plugin_info info;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
+    CU_ASSERT_TRUE(info.loaded);
+    CU_ASSERT_STRING_EQUAL(info.provider_ids, "mock");
+    CU_ASSERT_PTR_NULL(info.reason);
+    seam_client_free(c);
+    for (size_t i = 0; files[i]; i++)
+        free(files[i]);
+    free(dir);
+}
+
 int main(void)
 {
     tmp = tu_mkdtemp_private();
@@ -496,6 +553,7 @@ int main(void)
     CU_add_test(s, "ABI read before any constructor runs", test_abi_read_before_constructors);
     CU_add_test(s, "untrusted paths refused", test_untrusted_paths);
     CU_add_test(s, "hard link refused", test_hard_link);
+    CU_add_test(s, "concurrent first use", test_concurrent_first_use);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
