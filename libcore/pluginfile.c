@@ -92,8 +92,63 @@ static int refuse_stat(const char *what, const char *name, const struct stat *st
     return why_set(why, whylen, "%s %s is writable by group or others", what, name);
 }
 
+/* Checks `dir` (a real path: no symlinks) and every directory above it. */
+static int walk_up(const char *dir0, char *why, size_t whylen)
+{
+    char *dir = strdup(dir0);
+    if (!dir)
+        return why_set(why, whylen, "out of memory");
+    int rc = 0;
+    struct stat st;
+    for (;;) {
+        if (stat(dir, &st) != 0) {
+            rc = why_set(why, whylen, "cannot stat directory %s: %s", dir, strerror(errno));
+            break;
+        }
+        if (unsafe_owner_or_mode(&st)) {
+            rc = refuse_stat("its directory", dir, &st, why, whylen);
+            break;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || strcmp(dir, "/") == 0)
+            break;
+        if (slash == dir)
+            slash[1] = '\0'; /* "/" itself is the last one checked */
+        else
+            *slash = '\0';
+    }
+    free(dir);
+    return rc;
+}
+
+/* The real directory of `path` as listed: whoever can write it could point a
+ * symlink in it elsewhere, or swap the file. */
+static int check_listed_dir(const char *path, char *why, size_t whylen)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return why_set(why, whylen, "out of memory");
+    char *slash = strrchr(copy, '/');
+    const char *dir = ".";
+    if (slash == copy)
+        dir = "/";
+    else if (slash) {
+        *slash = '\0';
+        dir = copy;
+    }
+    char *real = realpath(dir, NULL);
+    int rc = real ? walk_up(real, why, whylen)
+                  : why_set(why, whylen, "cannot resolve its directory: %s", strerror(errno));
+    free(real);
+    free(copy);
+    return rc;
+}
+
 int seam_plugin_file_trusted(const char *path, char **real, char *why, size_t whylen)
 {
+    *real = NULL;
+    if (check_listed_dir(path, why, whylen) != 0)
+        return -1;
     *real = realpath(path, NULL);
     if (!*real)
         return why_set(why, whylen, "cannot resolve its path: %s", strerror(errno));
@@ -113,26 +168,12 @@ int seam_plugin_file_trusted(const char *path, char **real, char *why, size_t wh
     char *dir = strdup(*real);
     if (!dir)
         return why_set(why, whylen, "out of memory");
-    int rc = 0;
-    for (;;) {
-        char *slash = strrchr(dir, '/');
-        if (!slash)
-            break;
-        if (slash == dir)
-            slash[1] = '\0'; /* "/" itself is the last one checked */
-        else
-            *slash = '\0';
-        if (stat(dir, &st) != 0) {
-            rc = why_set(why, whylen, "cannot stat directory %s: %s", dir, strerror(errno));
-            break;
-        }
-        if (unsafe_owner_or_mode(&st)) {
-            rc = refuse_stat("its directory", dir, &st, why, whylen);
-            break;
-        }
-        if (strcmp(dir, "/") == 0)
-            break;
-    }
+    char *slash = strrchr(dir, '/'); /* realpath's answer is absolute */
+    if (slash == dir)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    int rc = walk_up(dir, why, whylen);
     free(dir);
     return rc;
 }
@@ -192,7 +233,7 @@ static int vaddr_to_offset(const Phdr *ph, size_t n, uint64_t va, uint64_t len, 
     return 0;
 }
 
-static int inspect_fd(int fd, const char *path, seam_plugin_elf *out, char *why, size_t whylen)
+static int inspect_fd(int fd, seam_plugin_elf *out, char *why, size_t whylen)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
@@ -222,7 +263,6 @@ static int inspect_fd(int fd, const char *path, seam_plugin_elf *out, char *why,
                        machine_name(NATIVE_MACHINE));
     }
 #endif
-    (void)path;
     if (eh.e_phentsize != sizeof(Phdr) || eh.e_phnum == 0)
         return why_set(why, whylen, "a malformed ELF file: no usable program header table");
     if (!inside(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Phdr), size))
@@ -321,7 +361,7 @@ int seam_plugin_file_inspect(const char *path, seam_plugin_elf *out, char *why, 
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return why_set(why, whylen, "cannot open: %s", strerror(errno));
-    int rc = inspect_fd(fd, path, out, why, whylen);
+    int rc = inspect_fd(fd, out, why, whylen);
     close(fd);
     return rc;
 }

@@ -358,6 +358,20 @@ static void test_untrusted_paths(void)
     CU_ASSERT_STRING_EQUAL(v, "");
     free(v);
 
+    /* A symlink to that good file, from a world-writable plugin directory:
+     * anyone could point it elsewhere. */
+    char *wwlist = tu_path(tmp, "wwlist");
+    mkdir(wwlist, 0755);
+    chmod(wwlist, 0777);
+    char *wwlist_mock = tu_path(wwlist, "mock.so");
+    CU_ASSERT_FATAL(symlink(good_mock, wwlist_mock) == 0);
+    v = mock_verdict(wwlist);
+    CU_ASSERT_PTR_NOT_NULL(strstr(v, "writable by group or others"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(v, wwlist));
+    free(v);
+    free(wwlist_mock);
+    free(wwlist);
+
     /* A private plugin directory inside a world-writable one. */
     char *wwp = tu_path(tmp, "wwp");
     mkdir(wwp, 0755);
