@@ -12,7 +12,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,18 +78,72 @@ static int why_set(char *why, size_t whylen, const char *fmt, ...)
 
 /* ---- trust ------------------------------------------------------------------------- */
 
+/* Whether the group `gid` has exactly one member, `owner` (as its primary
+ * group or in its member list). A user-private group (Debian's and Fedora's
+ * default, umask 002) or root's own group: group-writable, yet only the owner
+ * can write. A group without members is refused: setgid programs use those.
+ * Debian's ssh applies the same test to StrictModes. The passwd enumeration
+ * has global state, hence the lock; it only runs for a group-writable entry. */
+static int owner_only_group(gid_t gid, uid_t owner)
+{
+    static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
+    char buf[16384];
+    struct group gr, *grp = NULL;
+    struct passwd pw, *pwp = NULL;
+    if (getgrgid_r(gid, &gr, buf, sizeof buf, &grp) != 0 || !grp)
+        return 0;
+    char owner_name[256] = "";
+    char pwbuf[4096];
+    if (getpwuid_r(owner, &pw, pwbuf, sizeof pwbuf, &pwp) != 0 || !pwp)
+        return 0;
+    snprintf(owner_name, sizeof owner_name, "%s", pwp->pw_name);
+    int members = 0;
+    for (char **m = grp->gr_mem; m && *m; m++) {
+        if (strcmp(*m, owner_name) != 0)
+            return 0;
+        members++;
+    }
+    int ok = 1;
+    pthread_mutex_lock(&pw_lock);
+    setpwent();
+    while (getpwent_r(&pw, pwbuf, sizeof pwbuf, &pwp) == 0 && pwp) {
+        if (pwp->pw_gid != gid)
+            continue;
+        if (pwp->pw_uid != owner) {
+            ok = 0;
+            break;
+        }
+        members++;
+    }
+    endpwent();
+    pthread_mutex_unlock(&pw_lock);
+    return ok && members > 0;
+}
+
 /* Anyone but root and the invoking user owning a file or a directory on the
- * way, or anyone able to write it, could swap the code seam is about to run.
- * A sticky world-writable directory (/tmp) is no exception: its sticky bit
- * keeps others from renaming our entries, not from planting theirs. */
+ * way, or anyone else able to write it, could swap the code seam is about to
+ * run. A sticky world-writable directory (/tmp) is no exception: its sticky
+ * bit keeps others from removing our entries, not from planting theirs. */
+static int bad_owner(const struct stat *st)
+{
+    return st->st_uid != 0 && st->st_uid != geteuid();
+}
+
+static int bad_mode(const struct stat *st)
+{
+    if (st->st_mode & S_IWOTH)
+        return 1;
+    return (st->st_mode & S_IWGRP) && !owner_only_group(st->st_gid, st->st_uid);
+}
+
 static int unsafe_owner_or_mode(const struct stat *st)
 {
-    return (st->st_uid != 0 && st->st_uid != geteuid()) || (st->st_mode & (S_IWGRP | S_IWOTH));
+    return bad_owner(st) || bad_mode(st);
 }
 
 static int refuse_stat(const char *what, const char *name, const struct stat *st, char *why, size_t whylen)
 {
-    if (st->st_uid != 0 && st->st_uid != geteuid())
+    if (bad_owner(st))
         return why_set(why, whylen, "%s %s is owned by uid %u, neither root nor the user running seam",
                        what, name, (unsigned)st->st_uid);
     return why_set(why, whylen, "%s %s is writable by group or others", what, name);

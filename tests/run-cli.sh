@@ -933,9 +933,13 @@ fi
 mkdir "$priv/unsafe"
 cp "$PLUGINS/mock.so" "$priv/unsafe/" && chmod 755 "$priv/unsafe/mock.so"
 chmod 775 "$priv/unsafe"
+# Group-writable is unsafe unless the group's only member is the owner (a
+# user-private group): as root, hand the dir to a shared group (nobody's);
+# otherwise our own group may well be private, so make it world-writable.
+if [ "$(id -u)" -eq 0 ]; then chgrp 65534 "$priv/unsafe"; else chmod 777 "$priv/unsafe"; fi
 run unsafe env SEAM_PLUGIN_PATH="$priv/unsafe" "$SEAM" --conf "$tmp/empty.conf" plugins
 expect_rc unsafe 0
-expect_grep unsafe out "$priv/unsafe/mock\.so .*refused: .*writable" 'a group-writable dir is refused as unsafe'
+expect_grep unsafe out "$priv/unsafe/mock\.so .*refused: .*writable" 'a dir others can write is refused as unsafe'
 
 # Broken plugin files (cut after the headers, not ELF at all) beside the mock:
 # a command that needs only the mock never opens them, and the listing names

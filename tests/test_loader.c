@@ -11,7 +11,9 @@
 #include "config.h"
 
 #include <CUnit/Basic.h>
+#include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +330,22 @@ static char *mock_verdict(const char *dir)
     return v;
 }
 
+/* 1 when root is the only member of group 0 (the usual case). */
+static int root_group_is_private(void)
+{
+    struct group *g = getgrgid(0);
+    if (!g || (g->gr_mem[0] && (strcmp(g->gr_mem[0], "root") != 0 || g->gr_mem[1])))
+        return 0;
+    struct passwd *p;
+    int ok = 1;
+    setpwent();
+    while ((p = getpwent()) != NULL)
+        if (p->pw_gid == 0 && p->pw_uid != 0)
+            ok = 0;
+    endpwent();
+    return ok;
+}
+
 static void test_untrusted_paths(void)
 {
     char *mock = real_plugin("mock");
@@ -388,6 +406,24 @@ static void test_untrusted_paths(void)
     v = mock_verdict(inner);
     CU_ASSERT_STRING_EQUAL(v, "");
     free(v);
+
+    /* Group-writable: refused when the group has members besides the owner
+     * (root can hand the directory to nobody's group), accepted when the
+     * owner is its only member (a user-private group, root's group here). */
+    if (geteuid() == 0) {
+        chmod(inner, 0775);
+        CU_ASSERT_FATAL(chown(inner, 0, 65534) == 0);
+        v = mock_verdict(inner);
+        CU_ASSERT_PTR_NOT_NULL(strstr(v, "writable by group or others"));
+        free(v);
+        CU_ASSERT_FATAL(chown(inner, 0, 0) == 0);
+        if (root_group_is_private()) {
+            v = mock_verdict(inner);
+            CU_ASSERT_STRING_EQUAL(v, "");
+            free(v);
+        }
+        chmod(inner, 0755);
+    }
 
     /* A file owned by someone else (only root can make one). */
     if (geteuid() == 0) {
