@@ -496,6 +496,9 @@ static void test_hard_link(void)
         if (pid == 0) {
             if (setgid(nobody) != 0 || setuid(nobody) != 0)
                 _exit(10);
+            /* A build tree below a private directory (/root) is out of nobody's reach. */
+            if (access(copy_mock, R_OK) != 0 || access(hl_conf, R_OK) != 0)
+                _exit(77);
             const char *confs[] = { hl_conf, copy_conf };
             int want_loaded[] = { 0, 1 };
             for (int i = 0; i < 2; i++) {
@@ -518,7 +521,10 @@ static void test_hard_link(void)
         int status = 0;
         waitpid(pid, &status, 0);
         CU_ASSERT_TRUE(WIFEXITED(status));
-        CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+            printf("(skipped: nobody cannot reach the build tree) ");
+        else
+            CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
         chmod(tmp, 0700);
         free(hl_conf);
         free(copy_conf);
