@@ -57,7 +57,10 @@ while [ "$d" != / ] && [ "$d" != . ]; do
         exit 1
     fi
 done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-installcheck.XXXXXX") || exit 99
+# The template is built and checked in here: below the build tree, since seam
+# refuses a plugin below a directory others can write (/tmp).
+mkdir -p tests
+tmp=$(mktemp -d "$(pwd)/tests/tmp-installcheck.XXXXXX") || exit 99
 template_installed=
 cleanup() {
     if [ -n "$template_installed" ]; then
