@@ -130,13 +130,12 @@ static const seam_provider_vtable *find_locked(const seam_registry *r, const cha
     return p ? &p->vt : NULL;
 }
 
-/* The file named <id>.so, not known to be refused, that has first claim on id;
- * NULL when none. */
+/* A file named <id>.so not tried yet: it has first claim on id. (One tried
+ * already either registered id, or gave up its claim by not doing so.) */
 static const plugin_rec *claimant(const seam_registry *r, const char *id, size_t except)
 {
     for (size_t i = 0; i < r->n_plugins; i++)
-        if (i != except && strcmp(r->plugins[i].stem, id) == 0 &&
-            !(r->plugins[i].tried && !r->plugins[i].loaded))
+        if (i != except && !r->plugins[i].tried && strcmp(r->plugins[i].stem, id) == 0)
             return &r->plugins[i];
     return NULL;
 }
@@ -174,7 +173,7 @@ int seam_registrar_add(seam_registrar *rg, const seam_provider_vtable *vt)
                (claim = claimant(r, vt->id, rg->plugin)) != NULL) {
         /* Whichever is loaded first, the file named after an id serves it: a
          * client that loads only that file and a full listing agree. */
-        snprintf(msg, sizeof msg, "provider id \"%s\" is already registered by %s (the file named after it)",
+        snprintf(msg, sizeof msg, "provider id \"%s\" belongs to %s, the file named after it",
                  vt->id, claim->file);
         why = msg;
     }

@@ -85,6 +85,8 @@ static const seam_plugin_info *find_plugin(seam_client *c, const char *base, sea
     return NULL;
 }
 
+static int mapped(const char *needle);
+
 static void test_good_and_bad_side_by_side(void)
 {
     char *files[] = { real_plugin("mock"), test_plugin("badabi"), test_plugin("nosym"),
@@ -114,8 +116,27 @@ static void test_good_and_bad_side_by_side(void)
     /* dupmock.so sorts first but is refused, naming the file that owns the id. */
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "dupmock.so", &info));
     CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "already registered"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "belongs to"));
     CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "/mock.so"));
+    seam_client_free(c);
+
+    /* A client that only uses "mock" loads mock.so alone, and the listing
+     * then agrees with the one above. */
+    c = client_with(dir, "providers = { m = { plugin = \"mock\"; }; };\n", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    seam_provider_info pi;
+    CU_ASSERT_EQUAL(seam_client_provider_at(c, 0, &pi), SEAM_OK);
+    CU_ASSERT_TRUE(pi.plugin_loaded);
+    char *dup_copy = tu_path(dir, "dupmock.so"), *mock_copy = tu_path(dir, "mock.so");
+    CU_ASSERT_TRUE(mapped(mock_copy));
+    CU_ASSERT_FALSE(mapped(dup_copy));
+    free(dup_copy);
+    free(mock_copy);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
+    CU_ASSERT_TRUE(info.loaded);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "dupmock.so", &info));
+    CU_ASSERT_FALSE(info.loaded);
+    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "already registered"));
 
     seam_client_free(c);
     for (size_t i = 0; files[i]; i++)
