@@ -20,6 +20,7 @@ static const char *const kind_names[] = {
     [SEAM_ERROR_CANCELLED] = "cancelled",
     [SEAM_ERROR_CONF] = "conf",
     [SEAM_ERROR_UNKNOWN] = "unknown",
+    [SEAM_ERROR_RESOURCE] = "resource",
 };
 
 const char *seam_error_kind_name(seam_error_kind kind)
@@ -72,8 +73,8 @@ void seam_error_from_http_status(seam_error *err, int status)
         kind = SEAM_ERROR_AUTH;
     else if (status == 404)
         kind = SEAM_ERROR_MODEL_NOT_FOUND;
-    else if (status == 408)
-        kind = SEAM_ERROR_TIMEOUT;
+    else if (status == 408 || status == 504)
+        kind = SEAM_ERROR_TIMEOUT; /* 504: a gateway gave up waiting, as 408 */
     else if (status == 429)
         kind = SEAM_ERROR_RATE_LIMIT;
     else if (status >= 500)

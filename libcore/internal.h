@@ -31,8 +31,6 @@ void seam_buf_free(seam_buf *b);   /* frees and zeroes */
 char *seam_strdup(const char *s);  /* NULL-safe: NULL -> NULL */
 char *seam_strndup(const char *s, size_t n);
 int seam_strcaseeq(const char *a, const char *b);
-/* Replaces every occurrence of secret (if non-empty, >= 4 chars) in s by "<redacted>". */
-void seam_redact(char *s, size_t size, const char *secret);
 /* A duration in ms read from a header or a body (untrusted): the number v
  * times scale, rounded; -1 for NaN, infinities, negatives or more than 1e12 ms
  * (about 31 years), so that no cast from double is ever out of range. */
@@ -51,6 +49,30 @@ void seam_secret_free(char *s);
 
 /* Clamps every count of u into [0, SEAM_MAX_TOKENS]. */
 void seam_usage_sanitize(seam_usage *u);
+
+/* ---- scrub.c: provider text made safe to hand on --------------------------- */
+
+/* Appends in[0..len) to out with every trace of secret replaced by
+ * "<redacted>": the whole secret, a masked echo of it (its first and/or last
+ * characters around "***", "..." or "…"), and any run of 8 or more of its
+ * characters (a secret cut short). Copies unchanged when secret is NULL or
+ * shorter than 4. SEAM_OK or SEAM_ERR_NOMEM. */
+int seam_scrub_secret(seam_buf *out, const char *in, size_t len, const char *secret);
+/* The same on a buffer in place (the old bytes are wiped). */
+int seam_scrub_secret_inplace(seam_buf *b, const char *secret);
+/* How many leading bytes of s[0..len) are valid UTF-8. */
+size_t seam_utf8_valid_prefix(const char *s, size_t len);
+/* A malloc'ed copy of s with each byte of an invalid UTF-8 sequence replaced by
+ * U+FFFD, or NULL when s is valid already (or on out of memory). */
+char *seam_utf8_repair(const char *s);
+/* Sets a fixed-size text field (of a seam_error) from src[0..len): invalid
+ * UTF-8 becomes U+FFFD except a sequence cut at the very end, which is
+ * dropped; the field is cut at a character boundary and never ends in part of
+ * a "<redacted>" mark. */
+void seam_text_field_set(char *dst, size_t size, const char *src, size_t len);
+/* seam_scrub_secret, then seam_text_field_set, on e's message and code. */
+void seam_scrub_error(seam_error *e, const char *secret);
+
 
 /* ---- message.c / request.c ------------------------------------------------ */
 

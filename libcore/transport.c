@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define ERROR_BODY_CAP (64 * 1024)
@@ -67,6 +68,7 @@ struct seam_transfer {
     int progressed;      /* the last drive step did something */
     struct pollfd *socks;/* sockets libcurl wants watched (its socket callback) */
     size_t n_socks, cap_socks;
+    int socket_errno;    /* why the last socket() for this transfer failed, else 0 */
 };
 
 /* ---- the chunk queue ------------------------------------------------------------ */
@@ -126,16 +128,49 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     return SEAM_OK;
 }
 
+/* Every string a plugin emits is provider text: invalid UTF-8 in it becomes
+ * U+FFFD here, the one door into the core, so chunks, results and --json
+ * lines are always valid UTF-8. Valid text (the usual case) is not copied. */
+static int push_repaired(seam_transfer *t, const seam_chunk *c)
+{
+    seam_chunk fixed = *c;
+    const char **fields[] = { &fixed.id, &fixed.name, &fixed.text, &fixed.signature,
+                              &fixed.args_json, &fixed.result_json, &fixed.mime_type };
+    char *owned[sizeof fields / sizeof fields[0]] = { 0 };
+    int rc = SEAM_OK;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *v = *fields[i];
+        if (!v || seam_utf8_valid_prefix(v, strlen(v)) == strlen(v))
+            continue;
+        if (!(owned[i] = seam_utf8_repair(v))) {
+            rc = SEAM_ERR_NOMEM;
+            break;
+        }
+        *fields[i] = owned[i];
+    }
+    seam_error err;
+    if (rc == SEAM_OK && c->error) {
+        err = *c->error;
+        seam_scrub_error(&err, t->p.credential);
+        fixed.error = &err;
+    }
+    if (rc == SEAM_OK)
+        rc = queue_push(t, &fixed);
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
+    return rc;
+}
+
 static int on_emit(void *ud, const seam_chunk *c)
 {
     seam_transfer *t = ud;
     if (c->type != SEAM_CHUNK_STOP)
-        return queue_push(t, c);
+        return push_repaired(t, c);
     t->saw_stop = 1;
     /* Counts come from the network: bound them before anyone adds or prices them. */
     seam_chunk stop = *c;
     seam_usage_sanitize(&stop.usage);
-    return queue_push(t, &stop);
+    return push_repaired(t, &stop);
 }
 
 static int is_success(long status);
@@ -228,9 +263,24 @@ static void classify_http_error(seam_transfer *t)
         e.retry_after_ms = seam_parse_retry_after(ra);
     seam_error_from_http_status(&e, (int)t->status);
     ratelimit_headers(&t->resp_headers, e.ratelimit, sizeof e.ratelimit);
+    /* The key goes before the plugin sees the body: a plugin cuts the message
+     * to its own limit, and a key cut in two no longer matches afterwards. */
+    if (seam_scrub_secret_inplace(&t->body, t->p.credential) != SEAM_OK)
+        seam_buf_reset(&t->body);
     t->p.vt->classify_error(t->p.instance, (int)t->status, &t->resp_headers,
                             t->body.data ? t->body.data : "", t->body.len, &e);
     e.http_status = (int)t->status;
+    if (t->status >= 300 && t->status < 400) {
+        /* The core never follows a redirect (a credential must not travel to
+         * another host): say so, and where it pointed, instead of "unknown". */
+        const char *loc = seam_http_headers_get(&t->resp_headers, "location");
+        e.kind = SEAM_ERROR_BAD_REQUEST;
+        e.retryable = 0;
+        seam_strlcpy(e.code, "redirect", sizeof e.code);
+        snprintf(e.message, sizeof e.message,
+                 "redirect not followed: HTTP %ld to %s (check the provider's base_url)", t->status,
+                 loc && *loc ? loc : "(no Location header)");
+    }
     fail(t, &e);
 }
 
@@ -241,7 +291,24 @@ static int on_frame(void *ud, const seam_frame *f)
     seam_transfer *t = ud;
     seam_error e;
     seam_error_clear(&e);
+    /* An error event may echo the key, and the plugin may cut its message:
+     * an event holding the whole key is handed over with the key removed. */
+    seam_buf scrubbed = { 0 };
+    seam_frame clean;
+    if (t->p.credential && *t->p.credential && f->data &&
+        memmem(f->data, f->data_len, t->p.credential, strlen(t->p.credential))) {
+        if (seam_scrub_secret(&scrubbed, f->data, f->data_len, t->p.credential) != SEAM_OK) {
+            seam_buf_free(&scrubbed);
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory while reading the stream");
+            return SEAM_ERR_NOMEM;
+        }
+        clean = *f;
+        clean.data = scrubbed.data;
+        clean.data_len = scrubbed.len;
+        f = &clean;
+    }
     int rc = t->p.vt->decode_event(t->decoder, f, &t->emitter, &e);
+    seam_buf_free(&scrubbed);
     if (rc != SEAM_OK) {
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin failed to decode an event (status %d)", rc);
@@ -338,8 +405,7 @@ static void finish(seam_transfer *t)
     if (t->failed) {
         seam_error *e = &t->final_err;
         seam_strlcpy(e->provider, t->p.provider_name, sizeof e->provider);
-        seam_redact(e->message, sizeof e->message, t->p.credential);
-        seam_redact(e->code, sizeof e->code, t->p.credential);
+        seam_scrub_error(e, t->p.credential);
         t->final_status = SEAM_ERR_PROVIDER;
     } else {
         t->final_status = SEAM_OK;
@@ -422,8 +488,21 @@ static int curl_socket_cb(CURL *e, curl_socket_t fd, int what, void *ud, void *s
     return 0;
 }
 
+/* Opens the transfer's sockets, so that a failure keeps its errno: libcurl
+ * reports an EMFILE as a plain "couldn't connect". Close-on-exec, so a tool
+ * command started meanwhile does not inherit the connection. */
+static curl_socket_t curl_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    seam_transfer *t = ud;
+    (void)purpose;
+    curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+    t->socket_errno = fd == CURL_SOCKET_BAD ? errno : 0;
+    return fd;
+}
+
 static int curl_start(seam_transfer *t)
 {
+    errno = 0;
     t->multi = curl_multi_init();
     if (t->multi) {
         curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
@@ -431,7 +510,11 @@ static int curl_start(seam_transfer *t)
     }
     t->easy = curl_easy_init();
     if (!t->multi || !t->easy) {
-        fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
+        if (errno == EMFILE || errno == ENFILE)
+            fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): cannot initialise libcurl",
+                      errno == EMFILE ? "EMFILE" : "ENFILE");
+        else
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
         return -1;
     }
     CURL *e = t->easy;
@@ -461,6 +544,8 @@ static int curl_start(seam_transfer *t)
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -511,9 +596,19 @@ static void curl_done(seam_transfer *t, CURLcode code)
         }
         fail_kind(t, SEAM_ERROR_TRANSPORT, "the connection closed before the response was complete (%s)", what);
         break;
-    default:
-        fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
+    default: {
+        /* Out of descriptors is this process's problem, not the provider's:
+         * retrying or failing over to another host would fail the same way. */
+        long os_errno = t->socket_errno;
+        if (!os_errno)
+            curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        if (os_errno == EMFILE || os_errno == ENFILE)
+            fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): %s",
+                      os_errno == EMFILE ? "EMFILE" : "ENFILE", what);
+        else
+            fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
         break;
+    }
     }
 }
 
@@ -703,7 +798,7 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_BAD_REQUEST, "the request cannot be encoded for this provider (status %d)", rc);
         seam_strlcpy(e.provider, p->provider_name, sizeof e.provider);
-        seam_redact(e.message, sizeof e.message, p->credential);
+        seam_scrub_error(&e, p->credential);
         if (err)
             *err = e;
         seam_transfer_free(t);
@@ -711,10 +806,23 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     }
     if (p->stream) {
         t->framer = seam_framer_new(t->hr.framing, 0, on_frame, t);
-        t->decoder = p->vt->decoder_new(p->instance, p->req);
-        if (!t->framer || !t->decoder) {
+        if (!t->framer) {
             seam_transfer_free(t);
             return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+        }
+        t->decoder = p->vt->decoder_new(p->instance, p->req);
+        if (!t->decoder) {
+            /* The plugin's failure, whatever its cause: name it, so nobody
+             * hunts for a memory problem in the core. The entry cannot serve. */
+            seam_transfer_free(t);
+            if (err) {
+                seam_error_set(err, SEAM_ERROR_UNKNOWN,
+                               "the %s plugin could not start a stream decoder (decoder_new returned NULL)",
+                               p->vt->id ? p->vt->id : "provider");
+                seam_strlcpy(err->code, "plugin_decoder", sizeof err->code);
+                seam_strlcpy(err->provider, p->provider_name, sizeof err->provider);
+            }
+            return SEAM_ERR_PLUGIN;
         }
     }
     t->served_mode = p->vt->serve != NULL;

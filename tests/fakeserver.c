@@ -1,8 +1,9 @@
 /* fakeserver.c — the fake provider server of the tests (tests/fakeserver.h): a
  * real HTTP/1.1 server on 127.0.0.1 that answers each request with the next
  * scripted response, records what it received, and plays back the awkward
- * parts of real providers (bodies split at any byte, delays, cut connections,
- * silent hangs) so the core's transport can be tested without the internet.
+ * parts of real providers (bodies split at any byte, delays, cut or reset
+ * connections, silent hangs, raw bytes of any size) so the core's transport
+ * can be tested without the internet.
  *
  * Threads: one accept thread, plus one thread per connection so that a client
  * holding an idle keep-alive connection never blocks a second connection.
@@ -616,6 +617,11 @@ static int play_response(conn_io *io, const fake_response *r, int *keep)
             return rc;
     }
     if (cut) {
+        if (r->reset) {
+            /* The close that follows then sends RST: the client sees ECONNRESET. */
+            struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+            setsockopt(io->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        }
         *keep = 0;
         return IO_OK;
     }

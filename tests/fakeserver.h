@@ -21,6 +21,8 @@ typedef struct fake_response {
     size_t cut_after;          /* >0: close the connection after this many body bytes */
     unsigned hang_ms;          /* after the body (or the cut point), stay silent this long
                                 * before finishing/closing (for idle-timeout tests) */
+    int reset;                 /* with cut_after: end the connection with a TCP reset
+                                * (RST, SO_LINGER 0) instead of a clean close */
 } fake_response;
 
 /* Starts a server on 127.0.0.1 with an ephemeral port. NULL on failure. */

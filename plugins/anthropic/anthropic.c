@@ -2258,8 +2258,7 @@ static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, sea
         json_object_put(ev);
         if (frame->data_len == 0)
             return SEAM_OK;
-        return seam_error_set(err, SEAM_ERROR_TRANSPORT,
-                              "anthropic: a stream event is not a JSON object");
+        return codec_protocol_error(err, "anthropic: a stream event is not a JSON object");
     }
     const char *type = jstr(ev, "type");
     if (!type)
@@ -2288,7 +2287,13 @@ static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, sea
             dec->stop_reason = map_stop_reason(reason);
         read_usage(&dec->usage, member(ev, "usage", json_type_object));
     } else if (!strcmp(type, "message_stop")) {
-        rc = emit_stop(dec, out);
+        /* The stop reason comes in message_delta (or message_start): a
+         * message_stop without it ends an answer cut short upstream. */
+        if (dec->stop_reason == SEAM_STOP_NONE)
+            rc = codec_protocol_error(err, "anthropic: message_stop before a stop_reason: "
+                                           "the response is incomplete");
+        else
+            rc = emit_stop(dec, out);
     } else if (!strcmp(type, "error")) {
         rc = decode_error_event(ev, err);
     }

@@ -2270,8 +2270,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
 
 static int malformed(seam_error *err, const char *what)
 {
-    seam_error_set(err, SEAM_ERROR_UNKNOWN, "gemini: %s", what);
-    return SEAM_ERR_PROVIDER;
+    return codec_protocol_error(err, "gemini: %s", what);
 }
 
 static int decode_json_text(gemini_decoder *d, const char *data, size_t len, seam_emitter *out,

@@ -2449,7 +2449,7 @@ static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
 
 int oa_malformed(seam_error *err, const char *what)
 {
-    return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: malformed %s from the provider", what);
+    return codec_protocol_error(err, "openai: malformed %s from the provider", what);
 }
 
 
@@ -2477,8 +2477,14 @@ static int oa_decode_event(void *decoder, const seam_frame *frame, seam_emitter 
         len--;
     if (len == 0)
         return SEAM_OK;
-    if (len == 6 && memcmp(data, "[DONE]", 6) == 0)
+    if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+        /* [DONE] alone does not say the answer is whole: only a finish_reason
+         * does. Without one the answer was cut short upstream. */
+        if (!d->finish_seen && !d->stop_emitted)
+            return codec_protocol_error(err, "openai: the stream ended ([DONE]) before a finish_reason: "
+                                             "the response is incomplete");
         return emit_stop(d, out);
+    }
     if (d->stop_emitted)
         return SEAM_OK; /* nothing after the end counts */
     json_object *root = json_parse_with(d->tok, data, len);

@@ -3,7 +3,8 @@
  * event's data is text (a text_delta); an event named "stop" ends the answer
  * (its data, if any, is the output token count); an event named "error" is an
  * error inside a 200 stream. A non-streamed body is the whole text. Errors:
- * the body {"kind":"..."} names a seam error kind, else the status decides. */
+ * the body {"kind":"..."} names a seam error kind, else the status decides.
+ * The model "no-decoder" makes decoder_new return NULL. */
 #include "config.h"
 
 #include <seam/plugin.h>
@@ -59,6 +60,10 @@ static int wire_stop(seam_emitter *out, const char *tokens)
 
 static void *wire_decoder_new(void *inst, const seam_request *req)
 {
+    /* The model "no-decoder" makes decoder_new fail, as a plugin may. */
+    const char *model = seam_request_model(req);
+    if (model && strcmp(model, "no-decoder") == 0)
+        return NULL;
     return calloc(1, 1);
 }
 
