@@ -540,7 +540,8 @@ static int start_attempt(seam_stream *s)
             continue;
         }
         if (!slot->vt) {
-            seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
+            if (!seam_client_slot_load_error(s->client, slot, &why))
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
             skip_entry(s, e, &why, 0);
             continue;
         }

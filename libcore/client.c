@@ -80,7 +80,14 @@ static void slot_ready(seam_client *c, seam_provider_slot *s)
         return;
     pthread_mutex_lock(&c->slots_lock);
     if (!atomic_load_explicit(&s->ready, memory_order_relaxed)) {
-        s->vt = seam_registry_provider(c->reg, s->conf->plugin);
+        seam_error_clear(&s->load_error);
+        if (seam_registry_provider(c->reg, s->conf->plugin, &s->vt, &s->load_error) != SEAM_OK &&
+            s->load_error.kind == SEAM_ERROR_RESOURCE) {
+            /* Short of descriptors or memory: not ready, the next use tries again. */
+            pthread_mutex_unlock(&c->slots_lock);
+            return;
+        }
+        seam_error_clear(&s->load_error);
         if (s->vt) {
             seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
                                          s->conf->options_json ? s->conf->options_json : "{}" };
@@ -195,6 +202,16 @@ void seam_client_free(seam_client *c)
 const char *seam_client_conf_path(const seam_client *c)
 {
     return c && c->conf ? c->conf->path : NULL;
+}
+
+int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err)
+{
+    pthread_mutex_lock(&c->slots_lock);
+    int failed = !atomic_load_explicit(&s->ready, memory_order_relaxed) && s->load_error.kind != 0;
+    if (failed && err)
+        *err = s->load_error;
+    pthread_mutex_unlock(&c->slots_lock);
+    return failed;
 }
 
 seam_provider_slot *seam_client_slot(seam_client *c, const char *name)

@@ -29,6 +29,7 @@ typedef struct seam_key {
 typedef struct seam_provider_slot {
     const seam_conf_provider *conf;
     atomic_int ready;               /* vt and instance below are set (see seam_client_slot) */
+    seam_error load_error;          /* while not ready: why loading the plugin failed (resource) */
     const seam_provider_vtable *vt; /* NULL: plugin not loaded */
     void *instance;                 /* NULL when vt is NULL or create failed */
     char create_error[256];
@@ -59,6 +60,10 @@ struct seam_client {
 /* The slot of a configured provider, NULL when none. Its plugin is loaded and
  * its instance created on the first call for it (from any thread). */
 seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
+/* 1, with *err filled (kind resource), when the slot's plugin could not be
+ * loaded for want of descriptors or memory at its last use: vt is NULL, and
+ * the next seam_client_slot tries again. 0 otherwise. */
+int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err);
 
 /* The client's libcurl share handle (may be NULL if libcurl could not make
  * one); the first call initialises libcurl for this client. Thread-safe. */

@@ -66,6 +66,13 @@ typedef Elf32_Sym Sym;
 #endif
 /* Elsewhere the machine is left to dlopen, which checks it too (after mapping). */
 
+/* 1 when errno says the system ran short (descriptors, memory), not that the
+ * file is bad: the loader must not record such a file as refused. */
+static int short_of_resources(int e)
+{
+    return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
 static int why_set(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int why_set(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -74,6 +81,18 @@ static int why_set(char *why, size_t whylen, const char *fmt, ...)
     vsnprintf(why, whylen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* why_set for a failed system call whose errno is e: -2 when the system ran
+ * short, -1 when the file is at fault. */
+static int why_sys(int e, char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int why_sys(int e, char *why, size_t whylen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+    return short_of_resources(e) ? -2 : -1;
 }
 
 /* ---- trust ------------------------------------------------------------------------- */
@@ -154,12 +173,12 @@ static int walk_up(const char *dir0, char *why, size_t whylen)
 {
     char *dir = strdup(dir0);
     if (!dir)
-        return why_set(why, whylen, "out of memory");
+        return why_sys(ENOMEM, why, whylen, "out of memory");
     int rc = 0;
     struct stat st;
     for (;;) {
         if (stat(dir, &st) != 0) {
-            rc = why_set(why, whylen, "cannot stat directory %s: %s", dir, strerror(errno));
+            rc = why_sys(errno, why, whylen, "cannot stat directory %s: %s", dir, strerror(errno));
             break;
         }
         if (unsafe_owner_or_mode(&st)) {
@@ -184,7 +203,7 @@ static int check_listed_dir(const char *path, char *why, size_t whylen)
 {
     char *copy = strdup(path);
     if (!copy)
-        return why_set(why, whylen, "out of memory");
+        return why_sys(ENOMEM, why, whylen, "out of memory");
     char *slash = strrchr(copy, '/');
     const char *dir = ".";
     if (slash == copy)
@@ -195,7 +214,7 @@ static int check_listed_dir(const char *path, char *why, size_t whylen)
     }
     char *real = realpath(dir, NULL);
     int rc = real ? walk_up(real, why, whylen)
-                  : why_set(why, whylen, "cannot resolve its directory: %s", strerror(errno));
+                  : why_sys(errno, why, whylen, "cannot resolve its directory: %s", strerror(errno));
     free(real);
     free(copy);
     return rc;
@@ -204,14 +223,15 @@ static int check_listed_dir(const char *path, char *why, size_t whylen)
 int seam_plugin_file_trusted(const char *path, char **real, char *why, size_t whylen)
 {
     *real = NULL;
-    if (check_listed_dir(path, why, whylen) != 0)
-        return -1;
+    int listed = check_listed_dir(path, why, whylen);
+    if (listed != 0)
+        return listed;
     *real = realpath(path, NULL);
     if (!*real)
-        return why_set(why, whylen, "cannot resolve its path: %s", strerror(errno));
+        return why_sys(errno, why, whylen, "cannot resolve its path: %s", strerror(errno));
     struct stat st;
     if (stat(*real, &st) != 0)
-        return why_set(why, whylen, "cannot stat %s: %s", *real, strerror(errno));
+        return why_sys(errno, why, whylen, "cannot stat %s: %s", *real, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return why_set(why, whylen, "%s is not a regular file", *real);
     if (unsafe_owner_or_mode(&st))
@@ -224,7 +244,7 @@ int seam_plugin_file_trusted(const char *path, char **real, char *why, size_t wh
                        (unsigned long)st.st_nlink);
     char *dir = strdup(*real);
     if (!dir)
-        return why_set(why, whylen, "out of memory");
+        return why_sys(ENOMEM, why, whylen, "out of memory");
     char *slash = strrchr(dir, '/'); /* realpath's answer is absolute */
     if (slash == dir)
         slash[1] = '\0';
@@ -294,7 +314,7 @@ static int inspect_fd(int fd, seam_plugin_elf *out, char *why, size_t whylen)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return why_set(why, whylen, "cannot stat: %s", strerror(errno));
+        return why_sys(errno, why, whylen, "cannot stat: %s", strerror(errno));
     const uint64_t size = (uint64_t)st.st_size;
     unsigned char ident[EI_NIDENT];
     if (size < SELFMAG || read_at(fd, ident, SELFMAG, 0) != 0 || memcmp(ident, ELFMAG, SELFMAG) != 0)
@@ -331,7 +351,7 @@ static int inspect_fd(int fd, seam_plugin_elf *out, char *why, size_t whylen)
     char *strs = NULL;
     int rc = -1;
     if (!ph) {
-        why_set(why, whylen, "out of memory");
+        rc = why_sys(ENOMEM, why, whylen, "out of memory");
         goto done;
     }
     if (read_at(fd, ph, (size_t)eh.e_phnum * sizeof *ph, eh.e_phoff) != 0) {
@@ -417,7 +437,7 @@ int seam_plugin_file_inspect(const char *path, seam_plugin_elf *out, char *why, 
     memset(out, 0, sizeof *out);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return why_set(why, whylen, "cannot open: %s", strerror(errno));
+        return why_sys(errno, why, whylen, "cannot open: %s", strerror(errno));
     int rc = inspect_fd(fd, out, why, whylen);
     close(fd);
     return rc;

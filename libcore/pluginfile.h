@@ -9,7 +9,9 @@
 
 /* Resolves `path` (symlinks included) into *real (malloc'ed, the caller frees)
  * and applies the trust rule to the file and every directory up to /.
- * Returns 0 when trusted; -1 with the reason in why (and *real possibly NULL). */
+ * Returns 0 when trusted; -1 with the reason in why (and *real possibly NULL);
+ * -2 when the system ran short (descriptors, memory): nothing is known about
+ * the file, try again later. */
 int seam_plugin_file_trusted(const char *path, char **real, char *why, size_t whylen);
 
 typedef struct seam_plugin_elf {
@@ -21,7 +23,8 @@ typedef struct seam_plugin_elf {
 /* Reads `path` as an ELF shared object without mapping or running it: a file
  * that is not ELF, is for another class, byte order or machine, or is too short
  * for what its headers and loadable segments describe is refused (returns -1,
- * reason in why). Otherwise fills *out and returns 0. */
+ * reason in why); -2 as for seam_plugin_file_trusted. Otherwise fills *out
+ * and returns 0. */
 int seam_plugin_file_inspect(const char *path, seam_plugin_elf *out, char *why, size_t whylen);
 
 #endif

@@ -214,25 +214,35 @@ static void drop_providers_of(seam_registry *r, size_t plugin)
 }
 
 /* Runs under r->lock. Everything that can be learnt without running the
- * plugin's code (trust, ELF, ABI, entry points) is decided before dlopen. */
-static void load_file(seam_registry *r, size_t idx)
+ * plugin's code (trust, ELF, ABI, entry points) is decided before dlopen.
+ * Returns 0 when the file was loaded or refused; -1 (the reason in `short`)
+ * when the system ran short of descriptors or memory: the file is left
+ * untried, to be tried again at the next need. */
+static int load_file(seam_registry *r, size_t idx, char *shortmsg, size_t shortlen)
 {
     plugin_rec *p = &r->plugins[idx];
-    p->tried = 1;
     char why[512];
     char *real = NULL;
     seam_plugin_elf elf;
-    if (seam_plugin_file_trusted(p->file, &real, why, sizeof why) != 0 ||
-        seam_plugin_file_inspect(real, &elf, why, sizeof why) != 0) {
+    int rc = seam_plugin_file_trusted(p->file, &real, why, sizeof why);
+    if (rc == 0)
+        rc = seam_plugin_file_inspect(real, &elf, why, sizeof why);
+    if (rc == -2) {
+        snprintf(shortmsg, shortlen, "cannot load %s now: %s", p->file, why);
+        free(real);
+        return -1;
+    }
+    p->tried = 1;
+    if (rc != 0) {
         refuse(p, "%s", why);
         free(real);
-        return;
+        return 0;
     }
     if (!elf.has_abi || !elf.has_init) {
         refuse(p, "not a seam plugin: missing entry point %s",
                !elf.has_abi ? "seam_plugin_abi" : "seam_plugin_init");
         free(real);
-        return;
+        return 0;
     }
     p->abi = elf.abi;
     if (SEAM_PLUGIN_ABI_MAJOR_OF(elf.abi) != SEAM_PLUGIN_ABI_MAJOR) {
@@ -240,7 +250,7 @@ static void load_file(seam_registry *r, size_t idx)
                SEAM_PLUGIN_ABI_MAJOR_OF(elf.abi), SEAM_PLUGIN_ABI_MINOR_OF(elf.abi),
                SEAM_PLUGIN_ABI_MAJOR, SEAM_PLUGIN_ABI_MINOR);
         free(real);
-        return;
+        return 0;
     }
     pthread_mutex_lock(&ltdl_lock);
     lt_dladvise advise;
@@ -259,20 +269,20 @@ static void load_file(seam_registry *r, size_t idx)
 
     if (!h) {
         refuse(p, "cannot be loaded: %s", dlmsg);
-        return;
+        return 0;
     }
     if (!init) {
         refuse(p, "not a seam plugin: missing entry point seam_plugin_init");
     } else {
         seam_registrar rg = { r, idx, 0, { 0 } };
-        int rc = init(&rg);
-        if (rc != SEAM_OK || rg.added == 0) {
+        int irc = init(&rg);
+        if (irc != SEAM_OK || rg.added == 0) {
             drop_providers_of(r, idx);
             seam_buf_reset(&p->ids);
             if (rg.refusals.len)
                 refuse(p, "%s", rg.refusals.data);
-            else if (rc != SEAM_OK)
-                refuse(p, "seam_plugin_init failed (status %d)", rc);
+            else if (irc != SEAM_OK)
+                refuse(p, "seam_plugin_init failed (status %d)", irc);
             else
                 refuse(p, "seam_plugin_init registered no provider");
         } else {
@@ -288,6 +298,7 @@ static void load_file(seam_registry *r, size_t idx)
         lt_dlclose(h);
         pthread_mutex_unlock(&ltdl_lock);
     }
+    return 0;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -331,33 +342,48 @@ void seam_registry_scan_dir(seam_registry *r, const char *dir)
     free(names);
 }
 
-const seam_provider_vtable *seam_registry_provider(seam_registry *r, const char *id)
+int seam_registry_provider(seam_registry *r, const char *id, const seam_provider_vtable **out,
+                           seam_error *err)
 {
+    *out = NULL;
     if (!r || !id)
-        return NULL;
+        return SEAM_ERR_INVALID;
+    char shortmsg[700] = "";
+    int ran_short = 0;
     pthread_mutex_lock(&r->lock);
     const seam_provider_vtable *vt = find_locked(r, id);
     /* The file named after the id first: the common case loads one file. */
-    for (size_t i = 0; !vt && i < r->n_plugins; i++)
+    for (size_t i = 0; !vt && !ran_short && i < r->n_plugins; i++)
         if (!r->plugins[i].tried && strcmp(r->plugins[i].stem, id) == 0) {
-            load_file(r, i);
+            ran_short = load_file(r, i, shortmsg, sizeof shortmsg) != 0;
             vt = find_locked(r, id);
         }
     /* A plugin that registers ids other than its file's name: try the rest in order. */
-    for (size_t i = 0; !vt && i < r->n_plugins; i++)
+    for (size_t i = 0; !vt && !ran_short && i < r->n_plugins; i++)
         if (!r->plugins[i].tried) {
-            load_file(r, i);
+            ran_short = load_file(r, i, shortmsg, sizeof shortmsg) != 0;
             vt = find_locked(r, id);
         }
     pthread_mutex_unlock(&r->lock);
-    return vt;
+    *out = vt;
+    if (vt)
+        return SEAM_OK;
+    if (ran_short) {
+        seam_error_set(err, SEAM_ERROR_RESOURCE, "%s", shortmsg);
+        return SEAM_ERR_PLUGIN;
+    }
+    return SEAM_ERR_NOT_FOUND;
 }
 
 static void load_all_locked(seam_registry *r)
 {
+    char shortmsg[700];
     for (size_t i = 0; i < r->n_plugins; i++)
-        if (!r->plugins[i].tried)
-            load_file(r, i);
+        if (!r->plugins[i].tried && load_file(r, i, shortmsg, sizeof shortmsg) != 0) {
+            /* Listed as refused for now, with why; tried again at the next listing. */
+            free(r->plugins[i].reason);
+            r->plugins[i].reason = strdup(shortmsg);
+        }
 }
 
 void seam_registry_free(seam_registry *r)

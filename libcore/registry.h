@@ -16,11 +16,15 @@ void seam_registry_scan_dir(seam_registry *r, const char *dir);
 /* Unloads every plugin (calling seam_plugin_exit where present). */
 void seam_registry_free(seam_registry *r);
 
-/* The vtable registered under id, loading plugins on first need: the first
- * recorded file named <id>.so, then, when that does not register id, every
- * file not yet tried, in order, until one does. NULL when none does. The
- * vtable stays valid until seam_registry_free. Thread-safe. */
-const seam_provider_vtable *seam_registry_provider(seam_registry *r, const char *id);
+/* The vtable registered under id, in *out, loading plugins on first need: the
+ * first recorded file named <id>.so, then, when that does not register id,
+ * every file not yet tried, in order, until one does. SEAM_OK; or
+ * SEAM_ERR_NOT_FOUND when no file does; or SEAM_ERR_PLUGIN with err of kind
+ * resource when the system ran short of descriptors or memory while loading
+ * (nothing is recorded: the next call tries again). The vtable stays valid
+ * until seam_registry_free. Thread-safe. */
+int seam_registry_provider(seam_registry *r, const char *id, const seam_provider_vtable **out,
+                           seam_error *err);
 
 /* Every recorded file, each loaded or refused (with its reason): the listing
  * loads what was not loaded yet. Thread-safe; strings borrowed until free. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -632,6 +633,47 @@ static void test_concurrent_first_use(void)
     free(dir);
 }
 
+/* Out of descriptors at a provider's first use: the plugin is not recorded as
+ * refused (nor the provider as having none), and the next use loads it. */
+static void test_first_use_out_of_descriptors(void)
+{
+    char *files[] = { real_plugin("mock"), NULL };
+    char *dir = plugin_dir("emfile", files);
+    seam_error err;
+    seam_client *c = client_with(dir, "providers = { m = { plugin = \"mock\"; }; };\n", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    struct rlimit old;
+    CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
+    int highest = dup(0);
+    close(highest);
+    struct rlimit low = old;
+    low.rlim_cur = (rlim_t)highest + 8;
+    if (low.rlim_cur > old.rlim_cur)
+        low.rlim_cur = old.rlim_cur;
+    CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    int fds[64], n = 0;
+    while (n < 64) {
+        int fd = dup(0);
+        if (fd < 0)
+            break;
+        fds[n++] = fd;
+    }
+    seam_capabilities caps = { .size = sizeof caps };
+    int rc = seam_client_capabilities(c, "m", "mock-1", &caps, &err);
+    while (n > 0)
+        close(fds[--n]);
+    setrlimit(RLIMIT_NOFILE, &old);
+    CU_ASSERT_NOT_EQUAL(rc, SEAM_OK);
+    rc = seam_client_capabilities(c, "m", "mock-1", &caps, &err);
+    CU_ASSERT_EQUAL(rc, SEAM_OK);
+    seam_plugin_info info;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
+    CU_ASSERT_TRUE(info.loaded);
+    seam_client_free(c);
+    free(files[0]);
+    free(dir);
+}
+
 int main(void)
 {
     tmp = tu_mkdtemp_private();
@@ -648,6 +690,7 @@ int main(void)
     CU_add_test(s, "untrusted paths refused", test_untrusted_paths);
     CU_add_test(s, "hard link refused", test_hard_link);
     CU_add_test(s, "concurrent first use", test_concurrent_first_use);
+    CU_add_test(s, "first use out of descriptors, then again", test_first_use_out_of_descriptors);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
