@@ -98,23 +98,31 @@ static int why_sys(int e, char *why, size_t whylen, const char *fmt, ...)
 /* ---- trust ------------------------------------------------------------------------- */
 
 /* Whether the group `gid` has exactly one member, `owner` (as its primary
- * group or in its member list). A user-private group (Debian's and Fedora's
- * default, umask 002) or root's own group: group-writable, yet only the owner
- * can write. A group without members is refused: setgid programs use those.
- * Debian's ssh applies the same test to StrictModes. The passwd enumeration
- * has global state, hence the lock; it only runs for a group-writable entry. */
+ * group or in its member list): 1 yes, 0 no, -2 when the answer could not be
+ * had for want of descriptors or memory. A user-private group (Debian's and
+ * Fedora's default, umask 002) or root's own group: group-writable, yet only
+ * the owner can write. A group without members is refused: setgid programs use
+ * those. Debian's ssh applies the same test to StrictModes. The passwd
+ * enumeration has global state, hence the lock; it only runs for a
+ * group-writable entry. */
 static int owner_only_group(gid_t gid, uid_t owner)
 {
     static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
     char buf[16384];
     struct group gr, *grp = NULL;
     struct passwd pw, *pwp = NULL;
-    if (getgrgid_r(gid, &gr, buf, sizeof buf, &grp) != 0 || !grp)
-        return 0;
+    /* NSS may report a database it could not open as "no such entry", with
+     * the cause left in errno. */
+    errno = 0;
+    int e = getgrgid_r(gid, &gr, buf, sizeof buf, &grp);
+    if (e != 0 || !grp)
+        return short_of_resources(e ? e : errno) ? -2 : 0;
     char owner_name[256] = "";
     char pwbuf[4096];
-    if (getpwuid_r(owner, &pw, pwbuf, sizeof pwbuf, &pwp) != 0 || !pwp)
-        return 0;
+    errno = 0;
+    e = getpwuid_r(owner, &pw, pwbuf, sizeof pwbuf, &pwp);
+    if (e != 0 || !pwp)
+        return short_of_resources(e ? e : errno) ? -2 : 0;
     snprintf(owner_name, sizeof owner_name, "%s", pwp->pw_name);
     int members = 0;
     for (char **m = grp->gr_mem; m && *m; m++) {
@@ -122,50 +130,56 @@ static int owner_only_group(gid_t gid, uid_t owner)
             return 0;
         members++;
     }
-    int ok = 1;
+    int verdict = 1, entries = 0;
     pthread_mutex_lock(&pw_lock);
+    errno = 0;
     setpwent();
-    while (getpwent_r(&pw, pwbuf, sizeof pwbuf, &pwp) == 0 && pwp) {
+    for (;;) {
+        e = getpwent_r(&pw, pwbuf, sizeof pwbuf, &pwp);
+        if (e != 0 || !pwp) {
+            /* No entry at all (root always has one): the database could not
+             * be read, most likely for want of descriptors. */
+            if (short_of_resources(e) || entries == 0)
+                verdict = -2;
+            else if (e != ENOENT && e != 0)
+                verdict = 0; /* an unreadable user database: assume the worst */
+            break;
+        }
+        entries++;
         if (pwp->pw_gid != gid)
             continue;
         if (pwp->pw_uid != owner) {
-            ok = 0;
+            verdict = 0;
             break;
         }
         members++;
     }
     endpwent();
     pthread_mutex_unlock(&pw_lock);
-    return ok && members > 0;
+    if (verdict == 1 && members == 0)
+        verdict = 0;
+    return verdict;
 }
 
 /* Anyone but root and the invoking user owning a file or a directory on the
  * way, or anyone else able to write it, could swap the code seam is about to
  * run. A sticky world-writable directory (/tmp) is no exception: its sticky
- * bit keeps others from removing our entries, not from planting theirs. */
-static int bad_owner(const struct stat *st)
+ * bit keeps others from removing our entries, not from planting theirs.
+ * Returns 0 when `name` passes, -1 (reason in why) when not, -2 when the
+ * system ran short before the answer was known. */
+static int check_entry(const char *what, const char *name, const struct stat *st, char *why, size_t whylen)
 {
-    return st->st_uid != 0 && st->st_uid != geteuid();
-}
-
-static int bad_mode(const struct stat *st)
-{
-    if (st->st_mode & S_IWOTH)
-        return 1;
-    return (st->st_mode & S_IWGRP) && !owner_only_group(st->st_gid, st->st_uid);
-}
-
-static int unsafe_owner_or_mode(const struct stat *st)
-{
-    return bad_owner(st) || bad_mode(st);
-}
-
-static int refuse_stat(const char *what, const char *name, const struct stat *st, char *why, size_t whylen)
-{
-    if (bad_owner(st))
+    if (st->st_uid != 0 && st->st_uid != geteuid())
         return why_set(why, whylen, "%s %s is owned by uid %u, neither root nor the user running seam",
                        what, name, (unsigned)st->st_uid);
-    return why_set(why, whylen, "%s %s is writable by group or others", what, name);
+    int group_ok = 1;
+    if (!(st->st_mode & S_IWOTH) && (st->st_mode & S_IWGRP))
+        group_ok = owner_only_group(st->st_gid, st->st_uid);
+    if (group_ok == -2)
+        return why_sys(ENOMEM, why, whylen, "cannot read the group database to check %s %s", what, name);
+    if ((st->st_mode & S_IWOTH) || !group_ok)
+        return why_set(why, whylen, "%s %s is writable by group or others", what, name);
+    return 0;
 }
 
 /* Checks `dir` (a real path: no symlinks) and every directory above it. */
@@ -181,10 +195,8 @@ static int walk_up(const char *dir0, char *why, size_t whylen)
             rc = why_sys(errno, why, whylen, "cannot stat directory %s: %s", dir, strerror(errno));
             break;
         }
-        if (unsafe_owner_or_mode(&st)) {
-            rc = refuse_stat("its directory", dir, &st, why, whylen);
+        if ((rc = check_entry("its directory", dir, &st, why, whylen)) != 0)
             break;
-        }
         char *slash = strrchr(dir, '/');
         if (!slash || strcmp(dir, "/") == 0)
             break;
@@ -234,8 +246,9 @@ int seam_plugin_file_trusted(const char *path, char **real, char *why, size_t wh
         return why_sys(errno, why, whylen, "cannot stat %s: %s", *real, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return why_set(why, whylen, "%s is not a regular file", *real);
-    if (unsafe_owner_or_mode(&st))
-        return refuse_stat("the file", *real, &st, why, whylen);
+    int verdict = check_entry("the file", *real, &st, why, whylen);
+    if (verdict != 0)
+        return verdict;
     /* Another name of the same inode can sit in a directory this walk never
      * sees, e.g. a world-writable one. Only root's files are exempt: systems
      * that deduplicate /usr into hard links (ostree) keep them owned by root. */

@@ -255,9 +255,12 @@ static int load_file(seam_registry *r, size_t idx, char *shortmsg, size_t shortl
     pthread_mutex_lock(&ltdl_lock);
     lt_dladvise advise;
     lt_dlhandle h = NULL;
+    int dl_errno = 0;
     if (lt_dladvise_init(&advise) == 0) {
         lt_dladvise_local(&advise);
+        errno = 0;
         h = lt_dlopenadvise(real, advise);
+        dl_errno = errno;
         lt_dladvise_destroy(&advise);
     }
     const char *dlerr = h ? NULL : lt_dlerror();
@@ -267,6 +270,13 @@ static int load_file(seam_registry *r, size_t idx, char *shortmsg, size_t shortl
     pthread_mutex_unlock(&ltdl_lock);
     free(real);
 
+    if (!h && (dl_errno == EMFILE || dl_errno == ENFILE || dl_errno == ENOMEM ||
+               strstr(dlmsg, strerror(EMFILE)) || strstr(dlmsg, strerror(ENFILE)))) {
+        /* dlopen opens and maps more than the check did: it too can run short. */
+        p->tried = 0;
+        snprintf(shortmsg, shortlen, "cannot load %s now: %s", p->file, dlmsg);
+        return -1;
+    }
     if (!h) {
         refuse(p, "cannot be loaded: %s", dlmsg);
         return 0;
