@@ -558,6 +558,14 @@ static int start_attempt(seam_stream *s)
             continue;
         }
         if (!slot->vt) {
+            if (seam_client_slot_load_error(s->client, slot, &why)) {
+                /* Out of descriptors or memory: fatal, as the same failure in
+                 * the transport is; the next call loads the plugin. */
+                seam_strlcpy(why.provider, e->provider, sizeof why.provider);
+                report(s, SEAM_ATTEMPT_SKIPPED, e, &why, NULL, 0);
+                end_with(s, SEAM_ERR_PROVIDER, &why);
+                return 1;
+            }
             seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
             skip_entry(s, e, &why, 0);
             continue;
@@ -667,7 +675,7 @@ static int start_attempt(seam_stream *s)
             .cancel = s->cancel,
             .ca_file = slot->conf->ca_file,
             .ca_path = slot->conf->ca_path,
-            .engine = s->client->engine,
+            .engine = seam_client_engine(s->client),
         };
         s->attempt++;
         if (!s->free_attempt)

@@ -1,12 +1,16 @@
-/* client.c — the client object: finds and loads the conf, discovers plugins in
- * the documented order, creates one plugin instance and one key pool
- * (keys.c) per configured provider, holds the policy clock (real, or the one
- * seam_client_set_clock injects), and answers the introspection calls
+/* client.c — the client object: finds and loads the conf, records the plugin
+ * files in the documented search order, sets up one key pool (keys.c) per
+ * configured provider, and defers the costly rest to first need: a
+ * provider's plugin is loaded and its instance created on its first use, and
+ * libcurl is initialised on the first transfer, so that creating a client is
+ * cheap and opens no plugin. Holds the policy clock (real, or the one
+ * seam_client_set_clock injects) and answers the introspection calls
  * (plugins, providers, chains, roles, command tools, conf check). Safe to
  * share between threads once created. */
 #include "config.h"
 #include "client.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,24 +43,24 @@ static void load_plugin_dirs(seam_client *c, const seam_client_options *opts)
     if (env && *env) {
         char *copy = strdup(env), *save = NULL;
         for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save))
-            seam_registry_load_dir(c->reg, d);
+            seam_registry_scan_dir(c->reg, d);
         free(copy);
     }
     for (size_t i = 0; i < c->conf->n_plugin_path; i++)
-        seam_registry_load_dir(c->reg, c->conf->plugin_path[i]);
+        seam_registry_scan_dir(c->reg, c->conf->plugin_path[i]);
     if (opts && opts->no_default_plugin_dirs)
         return;
     const char *home = getenv("HOME");
     if (home && *home) {
         seam_buf p = { 0 };
         if (seam_buf_printf(&p, "%s/.local/lib/seam/plugins", home) == SEAM_OK)
-            seam_registry_load_dir(c->reg, p.data);
+            seam_registry_scan_dir(c->reg, p.data);
         seam_buf_free(&p);
     }
-    seam_registry_load_dir(c->reg, SEAM_PLUGINDIR);
+    seam_registry_scan_dir(c->reg, SEAM_PLUGINDIR);
 }
 
-static void create_instances(seam_client *c)
+static void init_slots(seam_client *c)
 {
     for (size_t i = 0; i < c->n_slots; i++) {
         seam_provider_slot *s = &c->slots[i];
@@ -64,18 +68,40 @@ static void create_instances(seam_client *c)
         pthread_mutex_init(&s->lock, NULL);
         if (seam_keys_init(s) != SEAM_OK)
             seam_strlcpy(s->create_error, "out of memory", sizeof s->create_error);
-        s->vt = seam_registry_find(c->reg, s->conf->plugin);
-        if (!s->vt)
-            continue;
-        seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
-                                     s->conf->options_json ? s->conf->options_json : "{}" };
-        seam_error e;
-        seam_error_clear(&e);
-        s->instance = s->vt->create(&cfg, &e);
-        if (!s->instance)
-            seam_strlcpy(s->create_error, e.message[0] ? e.message : "the plugin refused the provider's options",
-                         sizeof s->create_error);
     }
+}
+
+/* Loads the slot's plugin and creates its instance, once. Every thread of the
+ * client may ask; the first does the work under slots_lock, the others see
+ * `ready` (set with release order after vt and instance) and read them freely. */
+static void slot_ready(seam_client *c, seam_provider_slot *s)
+{
+    if (atomic_load_explicit(&s->ready, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&c->slots_lock);
+    if (!atomic_load_explicit(&s->ready, memory_order_relaxed)) {
+        seam_error_clear(&s->load_error);
+        if (seam_registry_provider(c->reg, s->conf->plugin, &s->vt, &s->load_error) != SEAM_OK &&
+            s->load_error.kind == SEAM_ERROR_RESOURCE) {
+            /* Short of descriptors or memory: not ready, the next use tries again. */
+            pthread_mutex_unlock(&c->slots_lock);
+            return;
+        }
+        seam_error_clear(&s->load_error);
+        if (s->vt) {
+            seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
+                                         s->conf->options_json ? s->conf->options_json : "{}" };
+            seam_error e;
+            seam_error_clear(&e);
+            s->instance = s->vt->create(&cfg, &e);
+            if (!s->instance)
+                seam_strlcpy(s->create_error,
+                             e.message[0] ? e.message : "the plugin refused the provider's options",
+                             sizeof s->create_error);
+        }
+        atomic_store_explicit(&s->ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->slots_lock);
 }
 
 int seam_client_new(const seam_client_options *opts, seam_client **out, seam_error *err)
@@ -96,6 +122,7 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
     }
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&c->share_locks[i], NULL);
+    pthread_mutex_init(&c->slots_lock, NULL);
     rc = seam_conf_load(path, &c->conf, err);
     free(path);
     if (rc != SEAM_OK) {
@@ -107,25 +134,6 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         seam_client_free(c);
         return rc;
     }
-    pthread_mutex_lock(&global_lock);
-    if (curl_users++ == 0)
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-    pthread_mutex_unlock(&global_lock);
-    c->share = curl_share_init();
-    if (c->share) {
-        curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
-        curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-        curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-        /* Connections are not shared here: the engine's multi handle keeps
-         * them, so that one cache serves every thread without a lock per use. */
-    }
-    c->engine = seam_engine_new(c->share);
-    if (!c->engine) {
-        seam_client_free(c);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot set up the client's event loop"), SEAM_ERR_NOMEM;
-    }
     load_plugin_dirs(c, opts);
     c->n_slots = c->conf->n_providers;
     c->slots = calloc(c->n_slots ? c->n_slots : 1, sizeof *c->slots);
@@ -133,9 +141,34 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         seam_client_free(c);
         return SEAM_ERR_NOMEM;
     }
-    create_instances(c);
+    init_slots(c);
     *out = c;
     return SEAM_OK;
+}
+
+seam_engine *seam_client_engine(seam_client *c)
+{
+    if (atomic_load_explicit(&c->curl_ready, memory_order_acquire))
+        return c->engine;
+    pthread_mutex_lock(&global_lock);
+    if (!atomic_load_explicit(&c->curl_ready, memory_order_relaxed)) {
+        if (curl_users++ == 0)
+            curl_global_init(CURL_GLOBAL_DEFAULT);
+        c->share = curl_share_init();
+        if (c->share) {
+            curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
+            curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+            curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
+            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+            /* Connections are not shared here: the engine's multi handle keeps
+             * them, so that one cache serves every thread without a lock per use. */
+        }
+        c->engine = seam_engine_new(c->share); /* NULL: transfers fail with a clear error */
+        atomic_store_explicit(&c->curl_ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&global_lock);
+    return c->engine;
 }
 
 void seam_client_free(seam_client *c)
@@ -154,8 +187,9 @@ void seam_client_free(seam_client *c)
     seam_engine_free(c->engine); /* before the share its handles point to */
     if (c->share)
         curl_share_cleanup(c->share);
-    if (c->reg) {
+    if (c->reg)
         seam_registry_free(c->reg);
+    if (c->curl_ready) {
         pthread_mutex_lock(&global_lock);
         if (--curl_users == 0)
             curl_global_cleanup();
@@ -164,25 +198,34 @@ void seam_client_free(seam_client *c)
     seam_conf_free(c->conf);
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_destroy(&c->share_locks[i]);
+    pthread_mutex_destroy(&c->slots_lock);
     free(c);
 }
 
 int seam_client_fd(const seam_client *c)
 {
-    return c ? seam_engine_fd(c->engine) : -1;
+    /* The engine starts with the first transfer or this call, whichever comes
+     * first: an application asks for the fd before it starts streams. */
+    seam_engine *e = c ? seam_client_engine((seam_client *)c) : NULL;
+    return e ? seam_engine_fd(e) : -1;
 }
 
 int seam_client_timeout_ms(const seam_client *c)
 {
     if (!c)
         return -1;
+    if (!atomic_load_explicit(&((seam_client *)c)->curl_ready, memory_order_acquire) || !c->engine)
+        return -1; /* nothing has run yet */
     int64_t t = seam_engine_timeout(c->engine);
     return t < 0 ? -1 : t > INT32_MAX ? INT32_MAX : (int)t;
 }
 
 int seam_client_perform(seam_client *c)
 {
-    return c ? seam_engine_perform(c->engine) : SEAM_ERR_INVALID;
+    if (!c)
+        return SEAM_ERR_INVALID;
+    seam_engine *e = seam_client_engine(c);
+    return e ? seam_engine_perform(e) : SEAM_ERR_NOMEM;
 }
 
 const char *seam_client_conf_path(const seam_client *c)
@@ -190,13 +233,25 @@ const char *seam_client_conf_path(const seam_client *c)
     return c && c->conf ? c->conf->path : NULL;
 }
 
+int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err)
+{
+    pthread_mutex_lock(&c->slots_lock);
+    int failed = !atomic_load_explicit(&s->ready, memory_order_relaxed) && s->load_error.kind != 0;
+    if (failed && err)
+        *err = s->load_error;
+    pthread_mutex_unlock(&c->slots_lock);
+    return failed;
+}
+
 seam_provider_slot *seam_client_slot(seam_client *c, const char *name)
 {
     if (!c || !name)
         return NULL;
     for (size_t i = 0; i < c->n_slots; i++)
-        if (strcmp(c->slots[i].conf->name, name) == 0)
+        if (strcmp(c->slots[i].conf->name, name) == 0) {
+            slot_ready(c, &c->slots[i]);
             return &c->slots[i];
+        }
     return NULL;
 }
 
@@ -247,7 +302,8 @@ int seam_client_provider_at(const seam_client *c, size_t i, seam_provider_info *
 {
     if (!c || !info || i >= c->n_slots)
         return SEAM_ERR_INVALID;
-    const seam_provider_slot *s = &c->slots[i];
+    seam_provider_slot *s = &((seam_client *)c)->slots[i];
+    slot_ready((seam_client *)c, s); /* the listing says whether its plugin loads */
     const seam_conf_provider *p = s->conf;
     info->name = p->name;
     info->plugin = p->plugin;

@@ -10,6 +10,7 @@
 #include "transport.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* One key of a provider's pool. A provider without any credential has one
  * keyless entry (src.kind 0, secret NULL) so that its cooldown lives in the
@@ -27,6 +28,8 @@ typedef struct seam_key {
 
 typedef struct seam_provider_slot {
     const seam_conf_provider *conf;
+    atomic_int ready;               /* vt and instance below are set (see seam_client_slot) */
+    seam_error load_error;          /* while not ready: why loading the plugin failed (resource) */
     const seam_provider_vtable *vt; /* NULL: plugin not loaded */
     void *instance;                 /* NULL when vt is NULL or create failed */
     char create_error[256];
@@ -42,7 +45,9 @@ struct seam_client {
     seam_registry *reg;
     seam_provider_slot *slots;
     size_t n_slots;
-    CURLSH *share;
+    pthread_mutex_t slots_lock;     /* the first use of a slot: loading its plugin */
+    atomic_int curl_ready;          /* libcurl's global init and `share` are done */
+    CURLSH *share;                  /* see seam_client_engine */
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
     seam_engine *engine;      /* every network transfer of the client runs here */
     /* The clock of the chain runner's policy (waits, cooldowns, key expiry):
@@ -53,7 +58,18 @@ struct seam_client {
     void *clock_ud;
 };
 
+/* The slot of a configured provider, NULL when none. Its plugin is loaded and
+ * its instance created on the first call for it (from any thread). */
 seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
+/* 1, with *err filled (kind resource), when the slot's plugin could not be
+ * loaded for want of descriptors or memory at its last use: vt is NULL, and
+ * the next seam_client_slot tries again. 0 otherwise. */
+int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err);
+
+/* The client's engine (NULL when it could not be made); the first call
+ * initialises libcurl for this client, its share handle and the engine, so a
+ * client that never goes to the network never pays for them. Thread-safe. */
+seam_engine *seam_client_engine(seam_client *c);
 
 /* The policy clock: milliseconds, and a sleep that returns 1 when cancelled. */
 int64_t seam_client_now(const seam_client *c);

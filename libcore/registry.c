@@ -1,10 +1,16 @@
-/* registry.c — plugin discovery and loading with libltdl. Owns the ABI check
- * (read `seam_plugin_abi` before running any plugin code), the registrar handed
- * to seam_plugin_init, the refusal reasons recorded per file, and balanced
- * init/exit of libltdl and of each plugin. Every libltdl call is serialized by
- * one process-wide mutex: libltdl keeps global state. */
+/* registry.c — plugin discovery and loading with libltdl. Owns the search
+ * list of plugin files (recorded at client creation, none opened), the lazy
+ * resolution of a provider id to the one file that serves it (loaded on first
+ * need, so a broken file never touches a command that does not use it), the
+ * ownership rule for provider ids, the registrar handed to seam_plugin_init,
+ * the refusal reasons recorded per file, and balanced init/exit of libltdl and
+ * of each plugin. The checks made before any plugin code runs (trust, ELF,
+ * ABI) live in pluginfile.c. A registry is shared by every thread of its
+ * client: its state is guarded by its own lock; every libltdl call is also
+ * serialized by one process-wide mutex, since libltdl keeps global state. */
 #include "config.h"
 #include "registry.h"
+#include "pluginfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,7 +28,9 @@ static pthread_mutex_t ltdl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct plugin_rec {
     char *file;
+    char *stem; /* the file name without ".so": the provider id it has first claim on */
     uint32_t abi;
+    int tried;  /* the load was attempted: loaded or refused */
     int loaded;
     char *reason;
     seam_buf ids;
@@ -35,9 +43,10 @@ typedef struct provider_rec {
 } provider_rec;
 
 struct seam_registry {
-    plugin_rec *plugins;
+    pthread_mutex_t lock;
+    plugin_rec *plugins;      /* fixed once the directories are scanned */
     size_t n_plugins;
-    provider_rec *providers;
+    provider_rec **providers; /* each allocated alone: the vtables a client holds never move */
     size_t n_providers;
 };
 
@@ -61,6 +70,7 @@ int seam_registry_new(seam_registry **out, seam_error *err)
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot initialise libltdl");
         return SEAM_ERR_PLUGIN;
     }
+    pthread_mutex_init(&r->lock, NULL);
     *out = r;
     return SEAM_OK;
 }
@@ -72,26 +82,31 @@ void seam_vtable_view(const seam_provider_vtable *vt, seam_provider_vtable *out)
     memcpy(out, vt, n);
 }
 
-static plugin_rec *add_plugin(seam_registry *r, const char *file)
+static void add_plugin(seam_registry *r, const char *file)
 {
     plugin_rec *p = realloc(r->plugins, (r->n_plugins + 1) * sizeof *p);
     if (!p)
-        return NULL;
+        return;
     r->plugins = p;
     p = &r->plugins[r->n_plugins];
     memset(p, 0, sizeof *p);
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
     p->file = strdup(file);
-    if (!p->file)
-        return NULL;
+    p->stem = strndup(base, strlen(base) - 3); /* the scan kept only names ending ".so" */
+    if (!p->file || !p->stem) {
+        free(p->file);
+        free(p->stem);
+        return;
+    }
     r->n_plugins++;
-    return p;
 }
 
 static void refuse(plugin_rec *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void refuse(plugin_rec *p, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[700];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -101,23 +116,40 @@ static void refuse(plugin_rec *p, const char *fmt, ...)
     p->reason = strdup(msg);
 }
 
-const seam_provider_vtable *seam_registry_find(const seam_registry *r, const char *id)
+static const provider_rec *find_rec(const seam_registry *r, const char *id)
 {
-    if (!r || !id)
-        return NULL;
     for (size_t i = 0; i < r->n_providers; i++)
-        if (strcmp(r->providers[i].vt.id, id) == 0)
-            return &r->providers[i].vt;
+        if (strcmp(r->providers[i]->vt.id, id) == 0)
+            return r->providers[i];
     return NULL;
 }
 
+static const seam_provider_vtable *find_locked(const seam_registry *r, const char *id)
+{
+    const provider_rec *p = find_rec(r, id);
+    return p ? &p->vt : NULL;
+}
+
+/* A file named <id>.so not tried yet: it has first claim on id. (One tried
+ * already either registered id, or gave up its claim by not doing so.) */
+static const plugin_rec *claimant(const seam_registry *r, const char *id, size_t except)
+{
+    for (size_t i = 0; i < r->n_plugins; i++)
+        if (i != except && !r->plugins[i].tried && strcmp(r->plugins[i].stem, id) == 0)
+            return &r->plugins[i];
+    return NULL;
+}
+
+/* Runs inside seam_plugin_init, hence under r->lock (taken by the load). */
 int seam_registrar_add(seam_registrar *rg, const seam_provider_vtable *vt)
 {
     if (!rg || !vt)
         return SEAM_ERR_INVALID;
     seam_registry *r = rg->reg;
     const char *why = NULL;
-    char msg[300];
+    char msg[600];
+    const plugin_rec *claim = NULL;
+    const provider_rec *owner = NULL;
     if (SEAM_PLUGIN_ABI_MAJOR_OF(vt->abi_version) != SEAM_PLUGIN_ABI_MAJOR) {
         snprintf(msg, sizeof msg, "a provider vtable declares ABI %u.%u, this seam speaks ABI %u.%u",
                  SEAM_PLUGIN_ABI_MAJOR_OF(vt->abi_version), SEAM_PLUGIN_ABI_MINOR_OF(vt->abi_version),
@@ -133,12 +165,16 @@ int seam_registrar_add(seam_registrar *rg, const seam_provider_vtable *vt)
                !vt->decode_event || !vt->decode_response || !vt->classify_error) {
         snprintf(msg, sizeof msg, "provider \"%s\" lacks a mandatory vtable member", vt->id);
         why = msg;
-    } else if (seam_registry_find(r, vt->id)) {
-        const char *owner = "another plugin";
-        for (size_t i = 0; i < r->n_providers; i++)
-            if (strcmp(r->providers[i].vt.id, vt->id) == 0)
-                owner = r->plugins[r->providers[i].plugin].file;
-        snprintf(msg, sizeof msg, "provider id \"%s\" is already registered by %s", vt->id, owner);
+    } else if ((owner = find_rec(r, vt->id)) != NULL) {
+        snprintf(msg, sizeof msg, "provider id \"%s\" is already registered by %s", vt->id,
+                 r->plugins[owner->plugin].file);
+        why = msg;
+    } else if (strcmp(r->plugins[rg->plugin].stem, vt->id) != 0 &&
+               (claim = claimant(r, vt->id, rg->plugin)) != NULL) {
+        /* Whichever is loaded first, the file named after an id serves it: a
+         * client that loads only that file and a full listing agree. */
+        snprintf(msg, sizeof msg, "provider id \"%s\" belongs to %s, the file named after it",
+                 vt->id, claim->file);
         why = msg;
     }
     if (why) {
@@ -147,13 +183,16 @@ int seam_registrar_add(seam_registrar *rg, const seam_provider_vtable *vt)
         seam_buf_puts(&rg->refusals, why);
         return SEAM_ERR_PLUGIN;
     }
-    provider_rec *p = realloc(r->providers, (r->n_providers + 1) * sizeof *p);
+    provider_rec **pp = realloc(r->providers, (r->n_providers + 1) * sizeof *pp);
+    if (!pp)
+        return SEAM_ERR_NOMEM;
+    r->providers = pp;
+    provider_rec *p = malloc(sizeof *p);
     if (!p)
         return SEAM_ERR_NOMEM;
-    r->providers = p;
-    seam_vtable_view(vt, &p[r->n_providers].vt);
-    p[r->n_providers].plugin = rg->plugin;
-    r->n_providers++;
+    seam_vtable_view(vt, &p->vt);
+    p->plugin = rg->plugin;
+    r->providers[r->n_providers++] = p;
     plugin_rec *pl = &r->plugins[rg->plugin];
     if (pl->ids.len)
         seam_buf_puts(&pl->ids, ",");
@@ -162,92 +201,114 @@ int seam_registrar_add(seam_registrar *rg, const seam_provider_vtable *vt)
     return SEAM_OK;
 }
 
-/* Group- or world-writable: anyone else could swap the code we are about to run. */
-static const char *unsafe_mode(const char *dir, const char *file)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
-        return "its directory is writable by group or others";
-    if (stat(file, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
-        return "the file is writable by group or others";
-    return NULL;
-}
-
 static void drop_providers_of(seam_registry *r, size_t plugin)
 {
     size_t w = 0;
-    for (size_t i = 0; i < r->n_providers; i++)
-        if (r->providers[i].plugin != plugin)
+    for (size_t i = 0; i < r->n_providers; i++) {
+        if (r->providers[i]->plugin != plugin)
             r->providers[w++] = r->providers[i];
+        else
+            free(r->providers[i]);
+    }
     r->n_providers = w;
 }
 
-static void load_file(seam_registry *r, const char *dir, const char *path)
+/* Runs under r->lock. Everything that can be learnt without running the
+ * plugin's code (trust, ELF, ABI, entry points) is decided before dlopen.
+ * Returns 0 when the file was loaded or refused; -1 (the reason in `short`)
+ * when the system ran short of descriptors or memory: the file is left
+ * untried, to be tried again at the next need. */
+static int load_file(seam_registry *r, size_t idx, char *shortmsg, size_t shortlen)
 {
-    plugin_rec *p = add_plugin(r, path);
-    if (!p)
-        return;
-    size_t idx = (size_t)(p - r->plugins);
-    const char *unsafe = unsafe_mode(dir, path);
-    if (unsafe) {
-        refuse(p, "%s", unsafe);
-        return;
+    plugin_rec *p = &r->plugins[idx];
+    char why[512];
+    char *real = NULL;
+    seam_plugin_elf elf;
+    int rc = seam_plugin_file_trusted(p->file, &real, why, sizeof why);
+    if (rc == 0)
+        rc = seam_plugin_file_inspect(real, &elf, why, sizeof why);
+    if (rc == -2) {
+        snprintf(shortmsg, shortlen, "cannot load %s now: %s", p->file, why);
+        free(real);
+        return -1;
+    }
+    p->tried = 1;
+    if (rc != 0) {
+        refuse(p, "%s", why);
+        free(real);
+        return 0;
+    }
+    if (!elf.has_abi || !elf.has_init) {
+        refuse(p, "not a seam plugin: missing entry point %s",
+               !elf.has_abi ? "seam_plugin_abi" : "seam_plugin_init");
+        free(real);
+        return 0;
+    }
+    p->abi = elf.abi;
+    if (SEAM_PLUGIN_ABI_MAJOR_OF(elf.abi) != SEAM_PLUGIN_ABI_MAJOR) {
+        refuse(p, "built for plugin ABI %u.%u, this seam speaks ABI %u.%u (major versions differ)",
+               SEAM_PLUGIN_ABI_MAJOR_OF(elf.abi), SEAM_PLUGIN_ABI_MINOR_OF(elf.abi),
+               SEAM_PLUGIN_ABI_MAJOR, SEAM_PLUGIN_ABI_MINOR);
+        free(real);
+        return 0;
     }
     pthread_mutex_lock(&ltdl_lock);
     lt_dladvise advise;
     lt_dlhandle h = NULL;
+    int dl_errno = 0;
     if (lt_dladvise_init(&advise) == 0) {
         lt_dladvise_local(&advise);
-        h = lt_dlopenadvise(path, advise);
+        errno = 0;
+        h = lt_dlopenadvise(real, advise);
+        dl_errno = errno;
         lt_dladvise_destroy(&advise);
     }
     const char *dlerr = h ? NULL : lt_dlerror();
     char dlmsg[256];
     seam_strlcpy(dlmsg, dlerr ? dlerr : "unknown error", sizeof dlmsg);
-    const uint32_t *abi = h ? (const uint32_t *)lt_dlsym(h, "seam_plugin_abi") : NULL;
     int (*init)(seam_registrar *) = h ? (int (*)(seam_registrar *))lt_dlsym(h, "seam_plugin_init") : NULL;
     pthread_mutex_unlock(&ltdl_lock);
+    free(real);
 
+    if (!h && (dl_errno == EMFILE || dl_errno == ENFILE || dl_errno == ENOMEM ||
+               strstr(dlmsg, strerror(EMFILE)) || strstr(dlmsg, strerror(ENFILE)))) {
+        /* dlopen opens and maps more than the check did: it too can run short. */
+        p->tried = 0;
+        snprintf(shortmsg, shortlen, "cannot load %s now: %s", p->file, dlmsg);
+        return -1;
+    }
     if (!h) {
         refuse(p, "cannot be loaded: %s", dlmsg);
-        return;
+        return 0;
     }
-    if (!abi || !init) {
-        refuse(p, "not a seam plugin: missing entry point %s",
-               !abi ? "seam_plugin_abi" : "seam_plugin_init");
+    if (!init) {
+        refuse(p, "not a seam plugin: missing entry point seam_plugin_init");
     } else {
-        p->abi = *abi;
-        if (SEAM_PLUGIN_ABI_MAJOR_OF(*abi) != SEAM_PLUGIN_ABI_MAJOR) {
-            refuse(p, "built for plugin ABI %u.%u, this seam speaks ABI %u.%u (major versions differ)",
-                   SEAM_PLUGIN_ABI_MAJOR_OF(*abi), SEAM_PLUGIN_ABI_MINOR_OF(*abi),
-                   SEAM_PLUGIN_ABI_MAJOR, SEAM_PLUGIN_ABI_MINOR);
+        seam_registrar rg = { r, idx, 0, { 0 } };
+        int irc = init(&rg);
+        if (irc != SEAM_OK || rg.added == 0) {
+            drop_providers_of(r, idx);
+            seam_buf_reset(&p->ids);
+            if (rg.refusals.len)
+                refuse(p, "%s", rg.refusals.data);
+            else if (irc != SEAM_OK)
+                refuse(p, "seam_plugin_init failed (status %d)", irc);
+            else
+                refuse(p, "seam_plugin_init registered no provider");
         } else {
-            seam_registrar rg = { r, idx, 0, { 0 } };
-            int rc = init(&rg);
-            p = &r->plugins[idx];
-            if (rc != SEAM_OK || rg.added == 0) {
-                drop_providers_of(r, idx);
-                seam_buf_reset(&p->ids);
-                if (rg.refusals.len)
-                    refuse(p, "%s", rg.refusals.data);
-                else if (rc != SEAM_OK)
-                    refuse(p, "seam_plugin_init failed (status %d)", rc);
-                else
-                    refuse(p, "seam_plugin_init registered no provider");
-            } else {
-                p->loaded = 1;
-                p->handle = h;
-                if (rg.refusals.len) /* loaded, but some of its providers were refused */
-                    p->reason = strdup(rg.refusals.data);
-            }
-            seam_buf_free(&rg.refusals);
+            p->loaded = 1;
+            p->handle = h;
+            if (rg.refusals.len) /* loaded, but some of its providers were refused */
+                p->reason = strdup(rg.refusals.data);
         }
+        seam_buf_free(&rg.refusals);
     }
     if (!p->loaded) {
         pthread_mutex_lock(&ltdl_lock);
         lt_dlclose(h);
         pthread_mutex_unlock(&ltdl_lock);
     }
+    return 0;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -255,7 +316,7 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void seam_registry_load_dir(seam_registry *r, const char *dir)
+void seam_registry_scan_dir(seam_registry *r, const char *dir)
 {
     if (!r || !dir || !*dir)
         return;
@@ -279,14 +340,60 @@ void seam_registry_load_dir(seam_registry *r, const char *dir)
     closedir(d);
     if (n > 1)
         qsort(names, n, sizeof *names, name_cmp);
+    pthread_mutex_lock(&r->lock);
     for (size_t i = 0; i < n; i++) {
         seam_buf path = { 0 };
         if (seam_buf_printf(&path, "%s/%s", dir, names[i]) == SEAM_OK)
-            load_file(r, dir, path.data);
+            add_plugin(r, path.data);
         seam_buf_free(&path);
         free(names[i]);
     }
+    pthread_mutex_unlock(&r->lock);
     free(names);
+}
+
+int seam_registry_provider(seam_registry *r, const char *id, const seam_provider_vtable **out,
+                           seam_error *err)
+{
+    *out = NULL;
+    if (!r || !id)
+        return SEAM_ERR_INVALID;
+    char shortmsg[700] = "";
+    int ran_short = 0;
+    pthread_mutex_lock(&r->lock);
+    const seam_provider_vtable *vt = find_locked(r, id);
+    /* The file named after the id first: the common case loads one file. */
+    for (size_t i = 0; !vt && !ran_short && i < r->n_plugins; i++)
+        if (!r->plugins[i].tried && strcmp(r->plugins[i].stem, id) == 0) {
+            ran_short = load_file(r, i, shortmsg, sizeof shortmsg) != 0;
+            vt = find_locked(r, id);
+        }
+    /* A plugin that registers ids other than its file's name: try the rest in order. */
+    for (size_t i = 0; !vt && !ran_short && i < r->n_plugins; i++)
+        if (!r->plugins[i].tried) {
+            ran_short = load_file(r, i, shortmsg, sizeof shortmsg) != 0;
+            vt = find_locked(r, id);
+        }
+    pthread_mutex_unlock(&r->lock);
+    *out = vt;
+    if (vt)
+        return SEAM_OK;
+    if (ran_short) {
+        seam_error_set(err, SEAM_ERROR_RESOURCE, "%s", shortmsg);
+        return SEAM_ERR_PLUGIN;
+    }
+    return SEAM_ERR_NOT_FOUND;
+}
+
+static void load_all_locked(seam_registry *r)
+{
+    char shortmsg[700];
+    for (size_t i = 0; i < r->n_plugins; i++)
+        if (!r->plugins[i].tried && load_file(r, i, shortmsg, sizeof shortmsg) != 0) {
+            /* Listed as refused for now, with why; tried again at the next listing. */
+            free(r->plugins[i].reason);
+            r->plugins[i].reason = strdup(shortmsg);
+        }
 }
 
 void seam_registry_free(seam_registry *r)
@@ -303,30 +410,47 @@ void seam_registry_free(seam_registry *r)
             lt_dlclose(p->handle);
         }
         free(p->file);
+        free(p->stem);
         free(p->reason);
         seam_buf_free(&p->ids);
     }
     lt_dlexit();
     pthread_mutex_unlock(&ltdl_lock);
+    for (size_t i = 0; i < r->n_providers; i++)
+        free(r->providers[i]);
     free(r->plugins);
     free(r->providers);
+    pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
-size_t seam_registry_plugin_count(const seam_registry *r)
+size_t seam_registry_plugin_count(seam_registry *r)
 {
-    return r ? r->n_plugins : 0;
+    if (!r)
+        return 0;
+    pthread_mutex_lock(&r->lock);
+    load_all_locked(r);
+    size_t n = r->n_plugins;
+    pthread_mutex_unlock(&r->lock);
+    return n;
 }
 
-int seam_registry_plugin_at(const seam_registry *r, size_t i, seam_plugin_info *info)
+int seam_registry_plugin_at(seam_registry *r, size_t i, seam_plugin_info *info)
 {
-    if (!r || !info || i >= r->n_plugins)
+    if (!r || !info)
         return SEAM_ERR_INVALID;
-    const plugin_rec *p = &r->plugins[i];
-    info->file = p->file;
-    info->abi_version = p->abi;
-    info->loaded = p->loaded;
-    info->reason = p->reason;
-    info->provider_ids = p->ids.data ? p->ids.data : "";
-    return SEAM_OK;
+    pthread_mutex_lock(&r->lock);
+    load_all_locked(r);
+    int rc = SEAM_ERR_INVALID;
+    if (i < r->n_plugins) {
+        const plugin_rec *p = &r->plugins[i];
+        info->file = p->file;
+        info->abi_version = p->abi;
+        info->loaded = p->loaded;
+        info->reason = p->reason;
+        info->provider_ids = p->ids.data ? p->ids.data : "";
+        rc = SEAM_OK;
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
 }

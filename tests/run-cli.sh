@@ -30,13 +30,17 @@ export SEAM_TEST_FAKE_KEY
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-cli.XXXXXX") || exit 99
 chmod 700 "$tmp"
+# Plugin copies go below the build tree: the loader refuses any file below a
+# world-writable directory such as /tmp.
+priv=$(mktemp -d "$top_builddir/tests/tmp-cli.XXXXXX") || exit 99
+chmod 700 "$priv"
 fake_pids=
 cleanup() {
     for pid in $fake_pids; do
         kill "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
-    rm -rf "$tmp"
+    rm -rf "$tmp" "$priv"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -960,9 +964,9 @@ fi
 
 # ---- refused plugins -------------------------------------------------------------------------
 printf 'chains = { };\n' >"$tmp/empty.conf"
-mkdir "$tmp/abi"
-cp "$top_builddir/tests/plugins/.libs/badabi.so" "$tmp/abi/" && chmod 755 "$tmp/abi/badabi.so"
-run badabi env SEAM_PLUGIN_PATH="$tmp/abi" "$SEAM" --conf "$tmp/empty.conf" plugins
+mkdir "$priv/abi"
+cp "$top_builddir/tests/plugins/.libs/badabi.so" "$priv/abi/" && chmod 755 "$priv/abi/badabi.so"
+run badabi env SEAM_PLUGIN_PATH="$priv/abi" "$SEAM" --conf "$tmp/empty.conf" plugins
 expect_rc badabi 0 && expect_grep badabi out 'badabi\.so .*refused: ' 'the wrong-ABI plugin is refused'
 checks=$((checks + 1))
 # The line shows the plugin's ABI, and the reason names it and this seam's ABI.
@@ -982,12 +986,34 @@ else
     cat "$tmp/badabi.out" >&2
 fi
 
-mkdir "$tmp/unsafe"
-cp "$PLUGINS/mock.so" "$tmp/unsafe/" && chmod 755 "$tmp/unsafe/mock.so"
-chmod 775 "$tmp/unsafe"
-run unsafe env SEAM_PLUGIN_PATH="$tmp/unsafe" "$SEAM" --conf "$tmp/empty.conf" plugins
+mkdir "$priv/unsafe"
+cp "$PLUGINS/mock.so" "$priv/unsafe/" && chmod 755 "$priv/unsafe/mock.so"
+chmod 775 "$priv/unsafe"
+# Group-writable is unsafe unless the group's only member is the owner (a
+# user-private group): as root, hand the dir to a shared group (nobody's);
+# otherwise our own group may well be private, so make it world-writable.
+if [ "$(id -u)" -eq 0 ]; then chgrp 65534 "$priv/unsafe"; else chmod 777 "$priv/unsafe"; fi
+run unsafe env SEAM_PLUGIN_PATH="$priv/unsafe" "$SEAM" --conf "$tmp/empty.conf" plugins
 expect_rc unsafe 0
-expect_grep unsafe out "$tmp/unsafe/mock\.so .*refused: .*writable" 'a group-writable dir is refused as unsafe'
+expect_grep unsafe out "$priv/unsafe/mock\.so .*refused: .*writable" 'a dir others can write is refused as unsafe'
+
+# Broken plugin files (cut after the headers, not ELF at all) beside the mock:
+# a command that needs only the mock never opens them, and the listing names
+# each with its true reason.
+mkdir "$priv/broken"
+cp "$PLUGINS/mock.so" "$priv/broken/"
+head -c 8192 "$PLUGINS/openai.so" >"$priv/broken/trunc.so"
+printf 'not a plugin\n' >"$priv/broken/junk.so"
+run badfiles_chat env SEAM_PLUGIN_PATH="$priv/broken" "$SEAM" --conf "$top_srcdir/conf/seam.conf" \
+    chat --provider mock --model mock hello
+expect_rc badfiles_chat 0
+checks=$((checks + 1))
+if [ -s "$tmp/badfiles_chat.out" ]; then ok "badfiles_chat: the mock answers"; else fail "badfiles_chat: no answer"; fi
+run badfiles_plugins env SEAM_PLUGIN_PATH="$priv/broken" "$SEAM" --conf "$tmp/empty.conf" plugins
+expect_rc badfiles_plugins 0
+expect_grep badfiles_plugins out "$priv/broken/trunc\.so .*refused: .*truncated ELF file" 'a truncated .so is refused as truncated'
+expect_grep badfiles_plugins out "$priv/broken/junk\.so .*refused: .*not an ELF file" 'a non-ELF .so is refused as not ELF'
+expect_grep badfiles_plugins out "$priv/broken/mock\.so .*loaded" 'the mock beside them loads'
 
 # ---- the installed default conf, on a machine with no API key --------------------------------
 run default_conf env SEAM_PLUGIN_PATH="$PLUGINS" "$SEAM" --conf "$top_srcdir/conf/seam.conf" chat 'hello'

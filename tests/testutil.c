@@ -34,6 +34,25 @@ char *tu_mkdtemp(void)
     return path;
 }
 
+char *tu_mkdtemp_private(void)
+{
+#ifdef TOP_BUILDDIR
+    const char *top = TOP_BUILDDIR;
+#else
+    const char *top = getenv("top_builddir");
+    if (!top || !*top)
+        top = ".";
+#endif
+    char *path = NULL;
+    if (asprintf(&path, "%s/tests/tmp-XXXXXX", top) < 0)
+        return NULL;
+    if (!mkdtemp(path)) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;

@@ -8,6 +8,10 @@
 
 /* A new 0700 directory under $TMPDIR (or /tmp); malloc'ed path, NULL on failure. */
 char *tu_mkdtemp(void);
+/* A new 0700 directory that may hold plugins: under the build tree
+ * (TOP_BUILDDIR "/tests"), since the loader refuses any file below a
+ * world-writable directory such as /tmp. malloc'ed path, NULL on failure. */
+char *tu_mkdtemp_private(void);
 /* Removes a directory tree (best effort). */
 void tu_rm_rf(const char *path);
 /* dir + "/" + name, malloc'ed. */

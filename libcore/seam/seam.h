@@ -46,9 +46,10 @@ typedef struct seam_client_options {
     int no_default_plugin_dirs; /* 1: load only $SEAM_PLUGIN_PATH and plugin_path */
 } seam_client_options;
 
-/* Loads the conf (and its conf.d/ drop-ins) and every plugin found, and returns
- * the client in *out. A plugin that is refused does not fail the client: see
- * seam_client_plugin_*. Fails with SEAM_ERR_CONF (err names file:line and what
+/* Loads the conf (and its conf.d/ drop-ins), records the plugin files found
+ * (none is opened: a provider's plugin is loaded on the provider's first use),
+ * and returns the client in *out. A plugin that is refused does not fail the
+ * client: see seam_client_plugin_*. Fails with SEAM_ERR_CONF (err names file:line and what
  * was expected) for a broken conf. opts may be NULL. Thread-safe once created:
  * one client serves every thread of a process. Free with seam_client_free(). */
 SEAM_EXPORT int seam_client_new(const seam_client_options *opts, seam_client **out,
@@ -66,8 +67,11 @@ typedef struct seam_plugin_info {
                               * its providers were refused (e.g. a duplicate id) */
     const char *provider_ids;/* comma-separated ids it registered ("" if none) */
 } seam_plugin_info;
+/* The number of plugin files found. Listing loads every plugin not loaded
+ * yet, so that each is reported loaded or refused with its reason. */
 SEAM_EXPORT size_t seam_client_plugin_count(const seam_client *client);
-/* Fills *info with borrowed strings; SEAM_ERR_INVALID past the end. */
+/* Fills *info with borrowed strings (valid until seam_client_free);
+ * SEAM_ERR_INVALID past the end. */
 SEAM_EXPORT int seam_client_plugin_at(const seam_client *client, size_t i,
                                       seam_plugin_info *info);
 

@@ -5,10 +5,21 @@
  *   const uint32_t seam_plugin_abi;          the ABI version it was built for
  *   int seam_plugin_init(seam_registrar *r); registers one or more providers
  *
- * The core reads `seam_plugin_abi` before calling anything: a plugin built for a
- * different ABI major is refused (the message names both versions) without any
- * of its code running. seam_plugin_init() calls seam_registrar_add() once per
- * provider vtable. An optional `void seam_plugin_exit(void)` runs before unload.
+ * The core reads `seam_plugin_abi` from the file itself, through its dynamic
+ * symbol table, before mapping it: a plugin built for a different ABI major is
+ * refused (the message names both versions) without any of its code running,
+ * constructors included. So `seam_plugin_abi` must be a constant initialised in
+ * the file, as SEAM_PLUGIN_DEFINE makes it. A file that is not a whole ELF
+ * shared object for this machine is refused the same way, with the reason.
+ * Only then is it dlopen-ed (its constructors run) and seam_plugin_init()
+ * called, which calls seam_registrar_add() once per provider vtable. An
+ * optional `void seam_plugin_exit(void)` runs before unload.
+ *
+ * Loading is lazy: a plugin is loaded when a provider it serves is first used
+ * (from whichever thread uses it first; the core serializes loading), or when
+ * the plugins are listed. The provider id "x" is looked for in a file named
+ * x.so first, and that file has first claim on the id; a plugin that registers
+ * ids other than its file's name is found by loading the other files in order.
  *
  * A provider is a codec and does no I/O of its own: it turns a seam request into
  * an HTTP request (encode), a framed stream event or a whole response body into

@@ -18,7 +18,9 @@ SEAM=${SEAM:-seam}
 here=$(cd "$(dirname "$0")" && pwd)
 [ -f "$here/hello.so" ] || { echo "check.sh: build hello.so first (make)" >&2; exit 2; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hello-check.XXXXXX") || exit 2
+# Beside the plugin, not under /tmp: seam refuses a plugin below any directory
+# that others can write, /tmp included (see seam-plugin(7)).
+tmp=$(mktemp -d "$here/.check.XXXXXX") || exit 2
 server_pid=
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
@@ -27,8 +29,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# seam refuses plugins in group- or world-writable directories: load a copy
-# from a private one. No user conf, plugin dir or credential may take part.
+# seam refuses plugins on a path others can write: load a copy from a
+# private directory. No user conf, plugin dir or credential may take part.
 umask 022
 mkdir "$tmp/plugins" "$tmp/conf.d"
 cp "$here/hello.so" "$tmp/plugins/"
@@ -51,6 +53,7 @@ if [ $rc -eq 0 ] && [ "$out" = "Hello! You said: hi there" ]; then
     ok "hello-offline answers a streamed chat"
 else
     fail "hello-offline streamed: exit $rc, stdout '$out'"; cat "$tmp/err" >&2
+    "$SEAM" --conf "$tmp/seam.conf" plugins >&2 # why the plugin did not load, if it did not
 fi
 out=$("$SEAM" --conf "$tmp/seam.conf" chat --no-stream --provider hello-offline --model hello-1 'hi' 2>"$tmp/err")
 rc=$?
