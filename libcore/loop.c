@@ -1036,6 +1036,13 @@ static int finish_turn(engine *e, seam_result *res)
     int64_t deadline = e->total_ms > 0 ? e->start_ms + e->total_ms : 0;
     int run_rc = seam_tools_run(jobs, st->n_calls, e->max_parallel, e->cancel, deadline,
                                 (int)index, &x);
+    /* The run's total deadline is the only one the tools run under, so a
+     * timeout here is that deadline's: the caller is told so, as when it
+     * passes inside a turn. */
+    if (run_rc != SEAM_OK && x.kind == SEAM_ERROR_TIMEOUT)
+        snprintf(x.message, sizeof x.message,
+                 "the run's total deadline (%lld ms) passed while tools were running",
+                 (long long)e->total_ms);
     seam_message *results = seam_message_new(SEAM_ROLE_TOOL);
     rc = results ? SEAM_OK : SEAM_ERR_NOMEM;
     for (size_t i = 0; rc == SEAM_OK && i < st->n_calls; i++)

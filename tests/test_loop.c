@@ -612,6 +612,8 @@ static void test_deadline_during_tools(void)
     CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT(now_ms() - t0 < 1500);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    /* The caller learns which deadline it was, as when it passes in a turn. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "total deadline (200 ms)"));
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_EQUAL(tlog.saw_cancel, 1);
     /* The result the tool gave is kept in its step. */
