@@ -282,11 +282,13 @@ static int64_t count_keyword(json_object *schema, const char *key)
  *    and U+2029, which "." here accepts: a wrong acceptance is preferred to a
  *    wrong refusal;
  *  - PCRE2_NEVER_BACKSLASH_C: \C (one byte) would split a UTF-8 character.
- * Remaining differences, not translated: \s and \S are ASCII white space only
- * (ECMA's include U+00A0, U+FEFF and the Unicode spaces; PCRE2 10.42 cannot
- * widen \s without making \d and \w Unicode too, which ECMA's are not); a
- * lookbehind must have a bounded length (ECMA allows any); "\ud83d\ude00"
- * written as a surrogate pair is refused (write \u{1F600}); Perl-only syntax
+ * Rewritten before compiling (rewrite_pattern): \s and \S to ECMA's white
+ * space set (PCRE2's is ASCII unless PCRE2_UCP, which would make \d and \w
+ * Unicode too, and ECMA's are ASCII); \v to U+000B (PCRE2: any vertical
+ * space); \p{Letter} and the other long category names to the short ones
+ * PCRE2 10.42 knows; a surrogate pair \uD83D\uDE00 to \u{1F600}.
+ * Remaining differences: \S inside a class is ASCII; a lookbehind must have
+ * a bounded length (ECMA allows any); Perl-only syntax
  * (possessive quantifiers, atomic groups, (?i), \Q...\E, verbs such as
  * (*ACCEPT)) is accepted with its Perl meaning. A pattern may lower the match
  * limits with (*LIMIT_MATCH=n) but never raise them: PCRE2 caps them at the
@@ -370,7 +372,8 @@ static int pattern_set_init(pattern_set *ps, size_t budget)
     ps->mctx = pcre2_match_context_create(NULL);
     if (!ps->gctx || !ps->cctx || !ps->mctx)
         return SEAM_ERR_NOMEM;
-    pcre2_set_max_pattern_length(ps->cctx, PATTERN_MAX_LENGTH);
+    /* The rewrite can grow a pattern: one \s becomes a class of 70 bytes. */
+    pcre2_set_max_pattern_length(ps->cctx, (PCRE2_SIZE)PATTERN_MAX_LENGTH * 40);
     pcre2_set_parens_nest_limit(ps->cctx, PATTERN_MAX_PARENS);
     pcre2_set_newline(ps->cctx, PCRE2_NEWLINE_ANYCRLF);
     pcre2_set_compile_extra_options(ps->cctx, PCRE2_EXTRA_ALT_BSUX);
@@ -434,6 +437,162 @@ static void pattern_error(char *msg, size_t msgsize, const char *text, const cha
              text, len > 80 ? "..." : "", why);
 }
 
+/* ---- ECMA-262 escapes PCRE2 reads differently ---------------------------------- */
+
+/* ECMA's \s: the white space and line terminators of ECMA-262 (PCRE2's \s,
+ * without Unicode properties for \d and \w, is ASCII). */
+#define ECMA_SPACE "\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+
+/* Unicode general categories by their long names (ECMA accepts both; PCRE2
+ * 10.42 only the short ones). "digit" is what the official test suite uses. */
+static const char *const category_names[][2] = {
+    { "Letter", "L" }, { "Cased_Letter", "L&" }, { "Uppercase_Letter", "Lu" },
+    { "Lowercase_Letter", "Ll" }, { "Titlecase_Letter", "Lt" }, { "Modifier_Letter", "Lm" },
+    { "Other_Letter", "Lo" }, { "Mark", "M" }, { "Nonspacing_Mark", "Mn" },
+    { "Spacing_Mark", "Mc" }, { "Enclosing_Mark", "Me" }, { "Number", "N" },
+    { "Decimal_Number", "Nd" }, { "digit", "Nd" }, { "Letter_Number", "Nl" },
+    { "Other_Number", "No" }, { "Punctuation", "P" }, { "Connector_Punctuation", "Pc" },
+    { "Dash_Punctuation", "Pd" }, { "Open_Punctuation", "Ps" }, { "Close_Punctuation", "Pe" },
+    { "Initial_Punctuation", "Pi" }, { "Final_Punctuation", "Pf" }, { "Other_Punctuation", "Po" },
+    { "Symbol", "S" }, { "Math_Symbol", "Sm" }, { "Currency_Symbol", "Sc" },
+    { "Modifier_Symbol", "Sk" }, { "Other_Symbol", "So" }, { "Separator", "Z" },
+    { "Space_Separator", "Zs" }, { "Line_Separator", "Zl" }, { "Paragraph_Separator", "Zp" },
+    { "Other", "C" }, { "Control", "Cc" }, { "Format", "Cf" }, { "Surrogate", "Cs" },
+    { "Private_Use", "Co" }, { "Unassigned", "Cn" },
+};
+
+/* The pattern rewritten for PCRE2, with map[j] the offset in the original of
+ * output byte j, so that PCRE2's error offsets can be reported against what
+ * the schema says. */
+typedef struct rewrite {
+    seam_buf out;
+    size_t *map;
+    size_t cap;
+    int nomem;
+} rewrite;
+
+static void emit(rewrite *r, const char *s, size_t n, size_t from)
+{
+    if (r->nomem)
+        return;
+    size_t need = r->out.len + n + 1;
+    if (need > r->cap) {
+        size_t cap = r->cap ? r->cap : 64;
+        while (cap < need)
+            cap *= 2;
+        size_t *m = realloc(r->map, cap * sizeof *m);
+        if (!m) {
+            r->nomem = 1;
+            return;
+        }
+        r->map = m;
+        r->cap = cap;
+    }
+    for (size_t k = 0; k < n; k++)
+        r->map[r->out.len + k] = from;
+    if (seam_buf_append(&r->out, s, n) != SEAM_OK)
+        r->nomem = 1;
+}
+
+static int hex4(const char *p, size_t avail, unsigned *v)
+{
+    if (avail < 4)
+        return 0;
+    *v = 0;
+    for (int k = 0; k < 4; k++) {
+        char ch = p[k];
+        int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+              : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (d < 0)
+            return 0;
+        *v = *v * 16 + (unsigned)d;
+    }
+    return 1;
+}
+
+/* Rewrites, outside and inside classes: \s (and \S outside a class: inside
+ * one it stays PCRE2's ASCII \S) to ECMA's set; \v to U+000B (PCRE2's \v is
+ * any vertical space); \p{Long_Name} to its short name; a surrogate pair
+ * \uD83D\uDE00 to \u{1F600}. Everything else is copied, escapes whole, so
+ * that what follows a backslash is never read as syntax. */
+static int rewrite_pattern(const char *p, size_t len, rewrite *r)
+{
+    int in_class = 0;
+    for (size_t i = 0; i < len && !r->nomem;) {
+        char ch = p[i];
+        if (ch != '\\' || i + 1 >= len) {
+            if (ch == '[' && !in_class) {
+                in_class = 1;
+                emit(r, p + i, 1, i);
+                i++;
+                /* "[]" and "[^]" close at once in ECMA, as with
+                 * PCRE2_ALLOW_EMPTY_CLASS. */
+                continue;
+            }
+            if (ch == ']' && in_class)
+                in_class = 0;
+            emit(r, p + i, 1, i);
+            i++;
+            continue;
+        }
+        char e = p[i + 1];
+        unsigned hi, lo;
+        if (e == 's') {
+            emit(r, in_class ? ECMA_SPACE : "[" ECMA_SPACE "]", in_class ? strlen(ECMA_SPACE) : strlen(ECMA_SPACE) + 2, i);
+            i += 2;
+        } else if (e == 'S' && !in_class) {
+            emit(r, "[^" ECMA_SPACE "]", strlen(ECMA_SPACE) + 3, i);
+            i += 2;
+        } else if (e == 'v') {
+            emit(r, "\\x0b", 4, i);
+            i += 2;
+        } else if ((e == 'p' || e == 'P') && i + 2 < len && p[i + 2] == '{') {
+            const char *close = memchr(p + i + 3, '}', len - i - 3);
+            size_t n = close ? (size_t)(close - (p + i + 3)) : 0;
+            const char *name = p + i + 3, *eq = close ? memchr(name, '=', n) : NULL;
+            /* General_Category=Letter and gc=Letter are the same property. */
+            if (eq && ((eq - name == 16 && strncmp(name, "General_Category", 16) == 0) ||
+                       (eq - name == 2 && strncmp(name, "gc", 2) == 0))) {
+                n -= (size_t)(eq + 1 - name);
+                name = eq + 1;
+            }
+            const char *shortname = NULL;
+            for (size_t k = 0; close && k < sizeof category_names / sizeof *category_names; k++)
+                if (strlen(category_names[k][0]) == n && strncmp(name, category_names[k][0], n) == 0)
+                    shortname = category_names[k][1];
+            if (shortname) {
+                char buf[16];
+                int w = snprintf(buf, sizeof buf, "\\%c{%s}", e, shortname);
+                emit(r, buf, (size_t)w, i);
+                i = (size_t)(close - p) + 1;
+            } else {
+                emit(r, p + i, 2, i);
+                i += 2;
+            }
+        } else if (e == 'u' && hex4(p + i + 2, len - i - 2, &hi) && hi >= 0xD800 && hi <= 0xDBFF &&
+                   i + 7 < len && p[i + 6] == '\\' && p[i + 7] == 'u' &&
+                   hex4(p + i + 8, len - i - 8, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+            char buf[16];
+            int w = snprintf(buf, sizeof buf, "\\u{%X}", 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
+            emit(r, buf, (size_t)w, i);
+            i += 12;
+        } else {
+            emit(r, p + i, 2, i);
+            i += 2;
+        }
+    }
+    emit(r, "", 0, len); /* map[out.len]: the end */
+    if (!r->nomem)
+        r->map[r->out.len] = len;
+    return r->nomem ? SEAM_ERR_NOMEM : SEAM_OK;
+}
+
+static void rewrite_free(rewrite *r)
+{
+    seam_buf_free(&r->out);
+    free(r->map);
+}
+
 /* Compiles text into the set (nothing when already there). SEAM_OK;
  * SEAM_ERR_INVALID with msg for a pattern PCRE2 refuses or one over the
  * limits; SEAM_ERR_NOMEM. */
@@ -446,10 +605,22 @@ static int pattern_add(pattern_set *ps, const char *text, size_t len, char *msg,
         pattern_error(msg, msgsize, text, "contains a NUL character");
         return SEAM_ERR_INVALID;
     }
+    if (len > PATTERN_MAX_LENGTH) {
+        pattern_error(msg, msgsize, text, "is longer than %d bytes", PATTERN_MAX_LENGTH);
+        return SEAM_ERR_INVALID;
+    }
+    rewrite r = { { 0 }, NULL, 0, 0 };
+    if (rewrite_pattern(text, len, &r) != SEAM_OK) {
+        rewrite_free(&r);
+        return SEAM_ERR_NOMEM;
+    }
     int err = 0;
     PCRE2_SIZE offset = 0;
     ps->budget.over = 0;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)text, len, PATTERN_OPTIONS, &err, &offset, ps->cctx);
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)(r.out.data ? r.out.data : ""), r.out.len,
+                                     PATTERN_OPTIONS, &err, &offset, ps->cctx);
+    offset = offset <= r.out.len ? r.map[offset] : len;
+    rewrite_free(&r);
     if (!code) {
         if (ps->budget.over) {
             pattern_error(msg, msgsize, text, "is too large: the schema's patterns need more than %zu MiB",

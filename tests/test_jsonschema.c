@@ -183,6 +183,19 @@ static void test_pattern_ecma(void)
     CU_ASSERT(valid("{\"pattern\":\"^a[^]$\"}", "\"a\\n\""));
     /* \d and \w are ASCII. */
     CU_ASSERT(!valid("{\"pattern\":\"^\\\\d$\"}", "\"\xd9\xa3\""));
+    /* \s is ECMA's white space (NBSP, U+2003, U+FEFF), \v is U+000B. */
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\s+$\"}", "\"\xc2\xa0\xe2\x80\x83\xef\xbb\xbf \\t\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^\\\\S$\"}", "\"\xc2\xa0\""));
+    CU_ASSERT(valid("{\"pattern\":\"^[x\\\\s]+$\"}", "\"x\xe3\x80\x80x\""));
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\v$\"}", "\"\\u000b\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^\\\\v$\"}", "\"\\n\""));
+    /* Long category names, gc=, and a surrogate pair written as two escapes. */
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\p{Letter}+\\\\P{Letter}$\"}", "\"\xc3\xa9t\xc3\xa9!\""));
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\p{gc=Uppercase_Letter}$\"}", "\"\xc3\x89\""));
+    CU_ASSERT(!valid("{\"pattern\":\"^\\\\p{Lowercase_Letter}$\"}", "\"\xc3\x89\""));
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\ud83d\\\\ude00$\"}", "\"\\ud83d\\ude00\""));
+    /* An escaped backslash is not the start of an escape. */
+    CU_ASSERT(valid("{\"pattern\":\"^\\\\\\\\s$\"}", "\"\\\\s\""));
     /* A string with broken UTF-8 is searched, not an error. */
     CU_ASSERT(valid("{\"pattern\":\"b\"}", "\"a\xff" "b\""));
 }
@@ -194,6 +207,9 @@ static void test_pattern_invalid(void)
     CU_ASSERT(rejected_with("{\"pattern\":\"(abc\"}", "\"abc\"",
                             "invalid schema: pattern \"(abc\" at offset 4: missing closing parenthesis"));
     CU_ASSERT(rejected_with("{\"properties\":{\"a\":{\"pattern\":\"a**\"}}}", "{}", "at offset 2"));
+    /* The offset is in the pattern as written, also after a rewritten \s. */
+    CU_ASSERT(rejected_with("{\"pattern\":\"\\\\s\\\\s(\"}", "\"a\"", "at offset 5:"));
+    CU_ASSERT(rejected_with("{\"pattern\":\"\\\\p{Nope}\"}", "\"a\"", "unknown property"));
     CU_ASSERT(rejected_with("{\"patternProperties\":{\"[z-a]\":{}}}", "{}", "invalid schema: pattern \"[z-a]\""));
     /* Refused even when no value reaches the pattern. */
     CU_ASSERT(rejected_with("{\"anyOf\":[true,{\"items\":{\"pattern\":\"(\"}}]}", "1", "invalid schema"));
