@@ -39,6 +39,10 @@
 
 /* Deep enough for any real schema; bounds $ref cycles and hostile nesting. */
 #define MAX_DEPTH 128
+/* Subschema evaluations per validation: far more than any real tool call
+ * needs (it grows with the value), far fewer than an exponential schema. */
+#define STEPS_BASE 1000000u
+#define STEPS_PER_BYTE 16u
 #define JSON_PARSE_DEPTH 512
 
 typedef struct vctx {
@@ -50,6 +54,13 @@ typedef struct vctx {
     seam_buf path;      /* JSON pointer of the instance location */
     int nomem;
     const struct pattern_set *patterns; /* compiled with the schema */
+    /* Work bounds: a schema whose subschemas branch on the same value (allOf
+     * of two $refs to "#", or a chain of them) is exponential, and a pattern
+     * match can reach its limit inside anyOf or not, where a plain failure
+     * would be taken back or inverted. Either ends the whole validation as a
+     * refusal: aborted, with msg saying why. */
+    uint64_t steps_left;
+    int aborted;
 } vctx;
 
 /* ---- messages ---------------------------------------------------------------------- */
@@ -70,6 +81,27 @@ static void fail(vctx *c, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     snprintf(c->msg, c->msgsize, "%s: %s", c->path.len ? c->path.data : "(root)", what);
+}
+
+static void abort_validation(vctx *c, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void abort_validation(vctx *c, const char *fmt, ...)
+{
+    if (c->aborted)
+        return;
+    c->aborted = 1;
+    if (!c->msg || c->msgsize == 0)
+        return;
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(c->msg, c->msgsize, "%s", what); /* replaces a reason met before */
 }
 
 static void schema_error(vctx *c, const char *what)
@@ -908,7 +940,8 @@ static int check_string(vctx *c, json_object *schema, json_object *inst)
         if (m == SEARCH_NOMEM)
             c->nomem = 1;
         else if (m == SEARCH_LIMIT)
-            fail(c, "matching the pattern %s reached the backtracking limit: too costly to check", pat);
+            abort_validation(c, "%s: matching the pattern %s reached the backtracking limit: too costly to check",
+                             c->path.len ? c->path.data : "(root)", pat);
         else if (m == SEARCH_ERROR)
             fail(c, "the pattern %s could not be run", pat);
         else if (m == SEARCH_NOMATCH)
@@ -934,8 +967,9 @@ static int pattern_properties(vctx *c, json_object *pp, const char *key, json_ob
         if (m == SEARCH_LIMIT || m == SEARCH_ERROR) {
             /* Whether the name matches is unknown: refuse rather than skip
              * the schemas it may be subject to. */
-            fail(c, "property \"%s\": %s the pattern %s", key,
-                 m == SEARCH_LIMIT ? "the backtracking limit was reached matching" : "could not run", pat);
+            abort_validation(c, "%s: property \"%s\": %s the pattern %s", c->path.len ? c->path.data : "(root)",
+                             key, m == SEARCH_LIMIT ? "the backtracking limit was reached matching" : "could not run",
+                             pat);
             *ok = 0;
         }
         if (m != SEARCH_MATCH)
@@ -1147,12 +1181,18 @@ static int check_combinators(vctx *c, json_object *schema, json_object *inst, in
 /* 1 valid, 0 invalid (message set unless quiet; failed_schema for a schema error). */
 static int validate(vctx *c, json_object *schema, json_object *inst, int depth)
 {
-    if (c->nomem)
+    if (c->nomem || c->aborted)
         return 0;
     if (depth > MAX_DEPTH) {
-        schema_error(c, "nesting or $ref recursion too deep");
+        abort_validation(c, "invalid schema: nesting or $ref recursion too deep");
         return 0;
     }
+    if (c->steps_left == 0) {
+        abort_validation(c, "the schema is too costly to check against this value (over %llu steps)",
+                         (unsigned long long)STEPS_BASE);
+        return 0;
+    }
+    c->steps_left--;
     if (json_object_is_type(schema, json_type_boolean)) {
         if (json_object_get_boolean(schema))
             return 1;
@@ -1277,8 +1317,9 @@ int seam_compiled_schema_validate(const seam_compiled_schema *cs, const char *in
         set_msg(msg, msgsize, "the value is not JSON");
         return SEAM_ERR_INVALID;
     }
-    vctx c = { .root = schema, .msg = msg, .msgsize = msgsize, .patterns = &cs->patterns };
-    int ok = validate(&c, schema, inst, 0);
+    vctx c = { .root = schema, .msg = msg, .msgsize = msgsize, .patterns = &cs->patterns,
+               .steps_left = STEPS_BASE + STEPS_PER_BYTE * (uint64_t)strlen(instance_json) };
+    int ok = validate(&c, schema, inst, 0) && !c.aborted;
     int nomem = c.nomem;
     seam_buf_free(&c.path);
     json_object_put(schema);

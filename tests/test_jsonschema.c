@@ -30,6 +30,13 @@
 
 static char msg[512];
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int valid(const char *schema, const char *value)
 {
     return seam_schema_validate(schema, value, msg, sizeof msg) == SEAM_OK;
@@ -244,12 +251,6 @@ static void test_pattern_unclosed_bracket(void)
                             "invalid schema: pattern"));
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Runs fn in a child limited to 256 MB of address space (not under ASan,
  * which reserves terabytes of it) and 20 s: 1 when it returned 1. */
@@ -352,9 +353,13 @@ static void test_pattern_backtracking(void)
     char obj[160];
     snprintf(obj, sizeof obj, "{%s:1}", value);
     CU_ASSERT(rejected_with("{\"patternProperties\":{\"^(a+)+$\":{\"type\":\"string\"}}}", obj, "backtracking limit"));
+    /* Under "not" a limit hit refuses too: it is not taken as a mismatch
+     * that "not" would turn into an acceptance. */
+    CU_ASSERT(rejected_with("{\"not\":{\"pattern\":\"^(a+)+$\"}}", value, "backtracking limit"));
+    CU_ASSERT(rejected_with("{\"anyOf\":[{\"pattern\":\"^(a+)+$\"},{\"type\":\"string\"}]}", value, "backtracking limit"));
     double took = now_s() - t0;
     CU_ASSERT(took < 10);
-    fprintf(stderr, "(3 limit hits in %.3f s) ", took);
+    fprintf(stderr, "(5 limit hits in %.3f s) ", took);
     /* A deep but linear match still works. */
     static char longv[200010];
     longv[0] = '"';
@@ -397,6 +402,29 @@ static void test_boolean_schemas_and_refs(void)
     CU_ASSERT(rejected_with(tree, "{\"kids\":[{\"kids\":[{\"v\":\"x\"}]}]}", "/kids/0/kids/0/v"));
     /* A cycle that never reaches a value is bounded, not a crash. */
     CU_ASSERT(rejected_with("{\"$ref\":\"#\"}", "1", "too deep"));
+    /* Branching on the same value is exponential: bounded, refused quickly
+     * (both hung before; the JSON-Schema fuzzer's first find). */
+    double t0 = now_s();
+    CU_ASSERT(rejected_with("{\"allOf\":[{\"$ref\":\"#\"},{\"$ref\":\"#\"}]}", "1", "too deep"));
+    CU_ASSERT(rejected_with("{\"anyOf\":[{\"$ref\":\"#\"},{\"$ref\":\"#\"}]}", "1", "too deep"));
+    static char chain[8192];
+    size_t n = (size_t)snprintf(chain, sizeof chain, "{\"$ref\":\"#/$defs/d0\",\"$defs\":{");
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(chain + n, sizeof chain - n,
+                              "\"d%d\":{\"allOf\":[{\"$ref\":\"#/$defs/d%d\"},{\"$ref\":\"#/$defs/d%d\"}]},", i,
+                              i + 1, i + 1);
+    snprintf(chain + n, sizeof chain - n, "\"d40\":{\"type\":\"integer\"}}}");
+    CU_ASSERT(rejected_with(chain, "1", "too costly to check"));
+    CU_ASSERT(now_s() - t0 < 10);
+    /* The same chain 10 deep is 2^10 evaluations: fine. */
+    n = (size_t)snprintf(chain, sizeof chain, "{\"$ref\":\"#/$defs/d0\",\"$defs\":{");
+    for (int i = 0; i < 10; i++)
+        n += (size_t)snprintf(chain + n, sizeof chain - n,
+                              "\"d%d\":{\"allOf\":[{\"$ref\":\"#/$defs/d%d\"},{\"$ref\":\"#/$defs/d%d\"}]},", i,
+                              i + 1, i + 1);
+    snprintf(chain + n, sizeof chain - n, "\"d10\":{\"type\":\"integer\"}}}");
+    CU_ASSERT(valid(chain, "1"));
+    CU_ASSERT(rejected_with(chain, "\"x\"", "expected integer"));
     /* A reference out of the document is ignored. */
     CU_ASSERT(valid("{\"$ref\":\"https://example.org/schema.json\"}", "1"));
 }
