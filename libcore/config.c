@@ -1072,6 +1072,16 @@ static int read_schema(loader *ld, const config_setting_t *s, const char *path, 
     else if (!json_object_is_type(schema, json_type_object))
         rc = fail_setting(ld, s, "%s must be a JSON Schema object { ... }", path);
     json_object_put(schema);
+    /* Compiling the patterns is what finds one PCRE2 refuses: the tool loop
+     * would refuse the tool's definition, so "config check" must too. */
+    seam_compiled_schema *cs = NULL;
+    char why[512];
+    int crc = rc == SEAM_OK ? seam_compiled_schema_new(v, &cs, why, sizeof why) : SEAM_OK;
+    seam_compiled_schema_free(cs);
+    if (crc == SEAM_ERR_NOMEM)
+        return fail_nomem(ld);
+    if (crc != SEAM_OK)
+        rc = fail_setting(ld, s, "%s: %s", path, why);
     if (rc != SEAM_OK)
         return rc;
     free(*out);

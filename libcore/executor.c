@@ -512,11 +512,11 @@ static int run_tools(seam_run *r)
         j->can_pause = 1;
         const seam_tool_handler *h = find_handler(ex, j->name);
         seam_tool_fn fn = NULL;
-        const char *schema = NULL;
+        const seam_compiled_schema *schema = NULL;
         int defined = seam_toolset_find(ex->tools, j->name, &fn, NULL, &schema);
         if (h) {
             char why[512];
-            if (schema && seam_schema_validate(schema, j->args_json, why, sizeof why) != SEAM_OK) {
+            if (schema && seam_compiled_schema_validate(schema, j->args_json, why, sizeof why) != SEAM_OK) {
                 seam_tool_job_fail(j, "Invalid arguments for tool %s: %s", j->name, why);
             } else {
                 j->fn = h->handle;

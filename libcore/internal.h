@@ -344,10 +344,24 @@ typedef struct seam_tool_job {
     int64_t started_ms, finished_ms;   /* monotonic */
 } seam_tool_job;
 
+/* A JSON Schema with its patterns compiled (jsonschema.c): built once, then
+ * validated against from any number of threads at once. */
+typedef struct seam_compiled_schema seam_compiled_schema;
+/* Parses schema_json and compiles its patterns. SEAM_OK and *out (free with
+ * seam_compiled_schema_free); SEAM_ERR_INVALID with msg "invalid schema: ..."
+ * when it is not JSON or a pattern is refused (the message names the pattern
+ * and the offset); SEAM_ERR_NOMEM. */
+int seam_compiled_schema_new(const char *schema_json, seam_compiled_schema **out, char *msg,
+                             size_t msgsize);
+/* As seam_schema_validate, with the schema compiled already. */
+int seam_compiled_schema_validate(const seam_compiled_schema *cs, const char *instance_json,
+                                  char *msg, size_t msgsize);
+void seam_compiled_schema_free(seam_compiled_schema *cs);
+
 /* Looks a tool up: 1 when ts defines it (*fn NULL for a passive tool; *schema
  * NULL when its arguments are not validated). */
 int seam_toolset_find(const seam_toolset *ts, const char *name, seam_tool_fn *fn, void **ud,
-                      const char **schema);
+                      const seam_compiled_schema **schema);
 /* Adds the definitions of ts that req does not define yet. */
 int seam_toolset_add_to_request(const seam_toolset *ts, seam_request *req);
 /* Sets an error result on a job (fn cleared): "message" as a JSON string. */

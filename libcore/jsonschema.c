@@ -16,31 +16,33 @@
  * resolve inside the document is ignored the same way: a schema feature this
  * validator lacks must not turn a good tool call into an error.
  *
- * Patterns are ECMA-262 regular expressions; they are translated to POSIX
- * extended regular expressions and run with regcomp/regexec under a UTF-8
- * locale set for the calling thread only (uselocale), so "." matches one code
- * point. Translated: \d \D \w \W \s \S (also inside brackets), \t \n \r \f \v,
- * escaped punctuation, (?: ) groups, lazy quantifiers (*? +? ?? {n,m}? behave
- * as greedy ones, which gives the same yes/no answer for a search). Not
- * translatable — the pattern is then ignored rather than guessed: lookaround
- * (?= (?! (?<= (?<!, backreferences \1, \b \B, Unicode property escapes
- * other than \p{L} \p{Lu} \p{Ll} (and \P, long names; mapped to the locale's
- * [:alpha:] [:upper:] [:lower:]), \uXXXX and \xXX escapes, named groups.
+ * Patterns are ECMA-262 regular expressions run on PCRE2, compiled once when
+ * the schema is loaded (seam_compiled_schema_new; a toolset keeps them) under
+ * compile and match limits: a pattern PCRE2 refuses makes the schema invalid,
+ * a match that reaches a limit refuses the value. See "patterns" below for the
+ * ECMA-262 differences.
  * Nothing here prints or aborts. */
 #include "config.h"
 #include "internal.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+
 #include <json-c/json.h>
-#include <locale.h>
 #include <math.h>
-#include <regex.h>
+#include <pcre2.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Deep enough for any real schema; bounds $ref cycles and hostile nesting. */
 #define MAX_DEPTH 128
+/* Subschema evaluations per validation: far more than any real tool call
+ * needs (it grows with the value), far fewer than an exponential schema. */
+#define STEPS_BASE 1000000u
+#define STEPS_PER_BYTE 16u
 #define JSON_PARSE_DEPTH 512
 
 typedef struct vctx {
@@ -51,6 +53,14 @@ typedef struct vctx {
     int failed_schema;  /* a schema error was met: report it rather than "invalid" */
     seam_buf path;      /* JSON pointer of the instance location */
     int nomem;
+    const struct pattern_set *patterns; /* compiled with the schema */
+    /* Work bounds: a schema whose subschemas branch on the same value (allOf
+     * of two $refs to "#", or a chain of them) is exponential, and a pattern
+     * match can reach its limit inside anyOf or not, where a plain failure
+     * would be taken back or inverted. Either ends the whole validation as a
+     * refusal: aborted, with msg saying why. */
+    uint64_t steps_left;
+    int aborted;
 } vctx;
 
 /* ---- messages ---------------------------------------------------------------------- */
@@ -71,6 +81,27 @@ static void fail(vctx *c, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     snprintf(c->msg, c->msgsize, "%s: %s", c->path.len ? c->path.data : "(root)", what);
+}
+
+static void abort_validation(vctx *c, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void abort_validation(vctx *c, const char *fmt, ...)
+{
+    if (c->aborted)
+        return;
+    c->aborted = 1;
+    if (!c->msg || c->msgsize == 0)
+        return;
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(c->msg, c->msgsize, "%s", what); /* replaces a reason met before */
 }
 
 static void schema_error(vctx *c, const char *what)
@@ -252,224 +283,512 @@ static int64_t count_keyword(json_object *schema, const char *key)
     return d < 0 ? -1 : d > 9e18 ? INT64_MAX : (int64_t)d;
 }
 
-/* ---- patterns: ECMA-262 -> POSIX ERE -------------------------------------------------- */
+/* ---- patterns: ECMA-262 on PCRE2 ------------------------------------------------------ */
 
-/* Appends the POSIX bracket content (no brackets) of a class escape. */
-static const char *class_body(char e)
+/* Patterns run on PCRE2 (libpcre2-8), compiled when the schema is loaded
+ * (seam_compiled_schema_new) so that a pattern PCRE2 refuses is a schema error
+ * then, naming the pattern and the offset, and never a pattern quietly not
+ * enforced. POSIX regcomp, used before, could take gigabytes for a short
+ * pattern and read past a pattern's end; PCRE2 gets hard bounds instead:
+ *
+ *  - a pattern is at most PATTERN_MAX_LENGTH bytes, its groups nest at most
+ *    PATTERN_MAX_PARENS deep, and all the patterns of one schema share a
+ *    memory budget of SCHEMA_PATTERN_BUDGET bytes (a counting allocator);
+ *  - a match stops at MATCH_LIMIT backtracking steps, DEPTH_LIMIT nested
+ *    backtracking points and MATCH_HEAP_KIB of backtracking memory. A match
+ *    that reaches a limit is a validation failure that says so: the value is
+ *    neither accepted unchecked nor allowed to hang or exhaust the process.
+ *
+ * JSON Schema patterns are ECMA-262 regular expressions, searched unanchored.
+ * PCRE2 is Perl-flavoured; the options below bring it close to ECMA:
+ *  - PCRE2_UTF: code-point semantics ("." is one character, \u escapes), with
+ *    PCRE2_MATCH_INVALID_UTF so that a string with broken UTF-8 is searched
+ *    (broken bytes match nothing) instead of failing the match;
+ *  - PCRE2_ALT_BSUX | PCRE2_EXTRA_ALT_BSUX: \uXXXX, \u{X...} and \xXX as in
+ *    ECMA (PCRE2 would read \u as an error and \x{...} as its own syntax);
+ *  - PCRE2_DOLLAR_ENDONLY: "$" matches at the very end only, as ECMA's does
+ *    without the m flag (PCRE2's would also match before a final newline);
+ *  - PCRE2_ALLOW_EMPTY_CLASS: "[]" matches nothing and "[^]" anything, as in
+ *    ECMA (PCRE2 would take the "]" as a literal and the class as unclosed);
+ *  - PCRE2_NEWLINE_ANYCRLF: "." refuses \r and \n. ECMA's also refuses U+2028
+ *    and U+2029, which "." here accepts: a wrong acceptance is preferred to a
+ *    wrong refusal;
+ *  - PCRE2_NEVER_BACKSLASH_C: \C (one byte) would split a UTF-8 character.
+ * Rewritten before compiling (rewrite_pattern): \s and \S to ECMA's white
+ * space set (PCRE2's is ASCII unless PCRE2_UCP, which would make \d and \w
+ * Unicode too, and ECMA's are ASCII); \v to U+000B (PCRE2: any vertical
+ * space); \p{Letter} and the other long category names to the short ones
+ * PCRE2 10.42 knows; a surrogate pair \uD83D\uDE00 to \u{1F600}.
+ * Remaining differences: \S inside a class is ASCII; a lookbehind must have
+ * a bounded length (ECMA allows any); Perl-only syntax
+ * (possessive quantifiers, atomic groups, (?i), \Q...\E, verbs such as
+ * (*ACCEPT)) is accepted with its Perl meaning. A pattern may lower the match
+ * limits with (*LIMIT_MATCH=n) but never raise them: PCRE2 caps them at the
+ * context's values. */
+
+#define PATTERN_MAX_LENGTH 8192
+#define PATTERN_MAX_PARENS 200
+#define SCHEMA_PATTERN_BUDGET ((size_t)8 << 20)
+/* The fuzz build lowers the match limit (fuzz/run.sh): the same code paths
+ * are reached, and a limit hit costs microseconds instead of milliseconds. */
+#ifndef SEAM_SCHEMA_MATCH_LIMIT
+#define SEAM_SCHEMA_MATCH_LIMIT 1000000
+#endif
+#define MATCH_LIMIT SEAM_SCHEMA_MATCH_LIMIT
+#define DEPTH_LIMIT 100000
+#define MATCH_HEAP_KIB 32768
+
+#define PATTERN_OPTIONS (PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_ALT_BSUX | \
+                         PCRE2_DOLLAR_ENDONLY | PCRE2_ALLOW_EMPTY_CLASS | PCRE2_NEVER_BACKSLASH_C)
+
+typedef struct compiled_pattern {
+    char *text;
+    pcre2_code *code;
+} compiled_pattern;
+
+/* The budget the compiler allocates from: each block carries its size in a
+ * header, so that freeing gives the bytes back. */
+typedef struct pattern_budget {
+    size_t used, limit;
+    int over;  /* an allocation was refused for the budget, not by malloc */
+} pattern_budget;
+
+typedef union block_header {
+    size_t size;
+    max_align_t align;
+} block_header;
+
+static void *budget_malloc(size_t n, void *ud)
 {
-    switch (e) {
-    case 'd': return "0-9";
-    case 'w': return "A-Za-z0-9_";
-    case 's': return "[:space:]";
-    default: return NULL;
+    pattern_budget *b = ud;
+    if (n > b->limit - b->used || n > SIZE_MAX - sizeof(block_header)) {
+        b->over = 1;
+        return NULL;
     }
+    block_header *h = malloc(sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    b->used += n;
+    return h + 1;
 }
 
-static char control_escape(char e)
+static void budget_free(void *p, void *ud)
 {
-    switch (e) {
-    case 't': return '\t';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 'f': return '\f';
-    case 'v': return '\v';
-    default: return 0;
-    }
+    if (!p)
+        return;
+    pattern_budget *b = ud;
+    block_header *h = (block_header *)p - 1;
+    b->used -= h->size;
+    free(h);
 }
 
-static int is_alnum_ascii(char e)
+/* The patterns of one schema, sorted by text for lookup, plus the contexts
+ * they run with. Immutable once built: shared by concurrent validations (each
+ * match makes its own match data). */
+typedef struct pattern_set {
+    compiled_pattern *v;
+    size_t n, cap;
+    pattern_budget budget;
+    pcre2_general_context *gctx;
+    pcre2_compile_context *cctx;
+    pcre2_match_context *mctx;
+} pattern_set;
+
+static int pattern_set_init(pattern_set *ps, size_t budget)
 {
-    return (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9');
+    memset(ps, 0, sizeof *ps);
+    ps->budget.limit = budget;
+    ps->gctx = pcre2_general_context_create(budget_malloc, budget_free, &ps->budget);
+    ps->cctx = ps->gctx ? pcre2_compile_context_create(ps->gctx) : NULL;
+    ps->mctx = pcre2_match_context_create(NULL);
+    if (!ps->gctx || !ps->cctx || !ps->mctx)
+        return SEAM_ERR_NOMEM;
+    /* The rewrite can grow a pattern: one \s becomes a class of 70 bytes. */
+    pcre2_set_max_pattern_length(ps->cctx, (PCRE2_SIZE)PATTERN_MAX_LENGTH * 40);
+    pcre2_set_parens_nest_limit(ps->cctx, PATTERN_MAX_PARENS);
+    pcre2_set_newline(ps->cctx, PCRE2_NEWLINE_ANYCRLF);
+    pcre2_set_compile_extra_options(ps->cctx, PCRE2_EXTRA_ALT_BSUX);
+    pcre2_set_match_limit(ps->mctx, MATCH_LIMIT);
+    pcre2_set_depth_limit(ps->mctx, DEPTH_LIMIT);
+    pcre2_set_heap_limit(ps->mctx, MATCH_HEAP_KIB);
+    return SEAM_OK;
 }
 
-/* Copies a bracket expression starting after its '[' at p[*i]; *i ends on the
- * closing ']'. */
-static int translate_bracket(const char *p, size_t *i, seam_buf *out)
+static void pattern_set_free(pattern_set *ps)
 {
-    int rc = seam_buf_puts(out, "[");
-    if (p[*i] == '^') {
-        rc = seam_buf_puts(out, "^");
-        (*i)++;
+    for (size_t i = 0; i < ps->n; i++) {
+        pcre2_code_free(ps->v[i].code);
+        free(ps->v[i].text);
     }
-    /* POSIX takes a leading ']' as a literal; ECMA's "[]" matches nothing. */
-    if (p[*i] == ']')
-        return SEAM_ERR_INVALID;
-    int bracket_literal = 0, dash_literal = 0;
-    seam_buf inner = { 0 };
-    for (; rc == SEAM_OK && p[*i] && p[*i] != ']'; (*i)++) {
-        char ch = p[*i];
-        if (ch == '\\') {
-            char e = p[++(*i)];
-            const char *body = class_body(e);
-            if (!e)
-                rc = SEAM_ERR_INVALID;
-            else if (body)
-                rc = seam_buf_puts(&inner, body);
-            else if (control_escape(e)) {
-                char c = control_escape(e);
-                rc = seam_buf_append(&inner, &c, 1);
-            } else if (e == ']')
-                bracket_literal = 1;
-            else if (e == '-')
-                dash_literal = 1;
-            else if (is_alnum_ascii(e))
-                rc = SEAM_ERR_INVALID; /* \D \W \S \b \p \u ... inside a class */
-            else
-                rc = seam_buf_append(&inner, &e, 1);
-        } else if (ch == '[' && (p[*i + 1] == ':' || p[*i + 1] == '=' || p[*i + 1] == '.')) {
-            rc = SEAM_ERR_INVALID; /* POSIX-only syntax: its meaning would differ */
-        } else {
-            rc = seam_buf_append(&inner, &ch, 1);
+    free(ps->v);
+    pcre2_match_context_free(ps->mctx);
+    pcre2_compile_context_free(ps->cctx);
+    pcre2_general_context_free(ps->gctx);
+    memset(ps, 0, sizeof *ps);
+}
+
+/* Index of the first entry >= text (the place to insert it). */
+static size_t pattern_slot(const pattern_set *ps, const char *text)
+{
+    size_t lo = 0, hi = ps->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ps->v[mid].text, text) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static const pcre2_code *pattern_find(const pattern_set *ps, const char *text)
+{
+    size_t i = pattern_slot(ps, text);
+    return i < ps->n && strcmp(ps->v[i].text, text) == 0 ? ps->v[i].code : NULL;
+}
+
+/* Writes "invalid schema: pattern "…" …" into msg (the pattern shortened). */
+static void pattern_error(char *msg, size_t msgsize, const char *text, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void pattern_error(char *msg, size_t msgsize, const char *text, const char *fmt, ...)
+{
+    if (!msg || !msgsize)
+        return;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(text);
+    snprintf(msg, msgsize, "invalid schema: pattern \"%.*s%s\" %s", len > 80 ? 80 : (int)len,
+             text, len > 80 ? "..." : "", why);
+}
+
+/* ---- ECMA-262 escapes PCRE2 reads differently ---------------------------------- */
+
+/* ECMA's \s: the white space and line terminators of ECMA-262 (PCRE2's \s,
+ * without Unicode properties for \d and \w, is ASCII). */
+#define ECMA_SPACE "\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+
+/* Unicode general categories by their long names (ECMA accepts both; PCRE2
+ * 10.42 only the short ones). "digit" is what the official test suite uses. */
+static const char *const category_names[][2] = {
+    { "Letter", "L" }, { "Cased_Letter", "L&" }, { "Uppercase_Letter", "Lu" },
+    { "Lowercase_Letter", "Ll" }, { "Titlecase_Letter", "Lt" }, { "Modifier_Letter", "Lm" },
+    { "Other_Letter", "Lo" }, { "Mark", "M" }, { "Nonspacing_Mark", "Mn" },
+    { "Spacing_Mark", "Mc" }, { "Enclosing_Mark", "Me" }, { "Number", "N" },
+    { "Decimal_Number", "Nd" }, { "digit", "Nd" }, { "Letter_Number", "Nl" },
+    { "Other_Number", "No" }, { "Punctuation", "P" }, { "Connector_Punctuation", "Pc" },
+    { "Dash_Punctuation", "Pd" }, { "Open_Punctuation", "Ps" }, { "Close_Punctuation", "Pe" },
+    { "Initial_Punctuation", "Pi" }, { "Final_Punctuation", "Pf" }, { "Other_Punctuation", "Po" },
+    { "Symbol", "S" }, { "Math_Symbol", "Sm" }, { "Currency_Symbol", "Sc" },
+    { "Modifier_Symbol", "Sk" }, { "Other_Symbol", "So" }, { "Separator", "Z" },
+    { "Space_Separator", "Zs" }, { "Line_Separator", "Zl" }, { "Paragraph_Separator", "Zp" },
+    { "Other", "C" }, { "Control", "Cc" }, { "Format", "Cf" }, { "Surrogate", "Cs" },
+    { "Private_Use", "Co" }, { "Unassigned", "Cn" },
+};
+
+/* The pattern rewritten for PCRE2, with map[j] the offset in the original of
+ * output byte j, so that PCRE2's error offsets can be reported against what
+ * the schema says. */
+typedef struct rewrite {
+    seam_buf out;
+    size_t *map;
+    size_t cap;
+    int nomem;
+} rewrite;
+
+static void emit(rewrite *r, const char *s, size_t n, size_t from)
+{
+    if (r->nomem)
+        return;
+    size_t need = r->out.len + n + 1;
+    if (need > r->cap) {
+        size_t cap = r->cap ? r->cap : 64;
+        while (cap < need)
+            cap *= 2;
+        size_t *m = realloc(r->map, cap * sizeof *m);
+        if (!m) {
+            r->nomem = 1;
+            return;
         }
+        r->map = m;
+        r->cap = cap;
     }
-    if (rc == SEAM_OK && p[*i] != ']')
-        rc = SEAM_ERR_INVALID;
-    /* POSIX wants a literal ']' first and a literal '-' last. */
-    if (rc == SEAM_OK && bracket_literal)
-        rc = seam_buf_puts(out, "]");
-    if (rc == SEAM_OK && inner.data)
-        rc = seam_buf_puts(out, inner.data);
-    if (rc == SEAM_OK && dash_literal)
-        rc = seam_buf_puts(out, "-");
-    if (rc == SEAM_OK)
-        rc = seam_buf_puts(out, "]");
-    seam_buf_free(&inner);
-    return rc;
+    for (size_t k = 0; k < n; k++)
+        r->map[r->out.len + k] = from;
+    if (seam_buf_append(&r->out, s, n) != SEAM_OK)
+        r->nomem = 1;
 }
 
-/* A Unicode property escape's body "{Letter}" at p as a POSIX class for the
- * UTF-8 locale (letters and their case only: the classes POSIX can name); NULL
- * for any other property. *used is the length of the braces. */
-static const char *property_class(const char *p, size_t *used)
+static int hex4(const char *p, size_t avail, unsigned *v)
 {
-    static const struct { const char *name; const char *cls; } props[] = {
-        { "{L}", "[:alpha:]" },  { "{Letter}", "[:alpha:]" },
-        { "{Lu}", "[:upper:]" }, { "{Uppercase_Letter}", "[:upper:]" },
-        { "{Ll}", "[:lower:]" }, { "{Lowercase_Letter}", "[:lower:]" },
-    };
-    for (size_t k = 0; k < sizeof props / sizeof props[0]; k++) {
-        size_t n = strlen(props[k].name);
-        if (strncmp(p, props[k].name, n) == 0) {
-            *used = n;
-            return props[k].cls;
-        }
-    }
-    return NULL;
-}
-
-/* Length of a {n}, {n,} or {n,m} quantifier at p (0 when it is not one). */
-static size_t brace_quantifier(const char *p)
-{
-    size_t k = 1;
-    if (!(p[k] >= '0' && p[k] <= '9'))
+    if (avail < 4)
         return 0;
-    while (p[k] >= '0' && p[k] <= '9')
-        k++;
-    if (p[k] == ',') {
-        k++;
-        while (p[k] >= '0' && p[k] <= '9')
-            k++;
+    *v = 0;
+    for (int k = 0; k < 4; k++) {
+        char ch = p[k];
+        int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+              : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (d < 0)
+            return 0;
+        *v = *v * 16 + (unsigned)d;
     }
-    return p[k] == '}' ? k + 1 : 0;
+    return 1;
 }
 
-/* Translates an ECMA pattern. Returns SEAM_OK, SEAM_ERR_INVALID for a construct
- * POSIX cannot express, SEAM_ERR_NOMEM. */
-static int translate_pattern(const char *p, seam_buf *out)
+/* Rewrites, outside and inside classes: \s (and \S outside a class: inside
+ * one it stays PCRE2's ASCII \S) to ECMA's set; \v to U+000B (PCRE2's \v is
+ * any vertical space); \p{Long_Name} to its short name; a surrogate pair
+ * \uD83D\uDE00 to \u{1F600}. Everything else is copied, escapes whole, so
+ * that what follows a backslash is never read as syntax. */
+static int rewrite_pattern(const char *p, size_t len, rewrite *r)
 {
-    int rc = SEAM_OK;
-    int after_quantifier = 0; /* a '?' here makes it lazy */
-    for (size_t i = 0; p[i] && rc == SEAM_OK; i++) {
+    int in_class = 0;
+    for (size_t i = 0; i < len && !r->nomem;) {
         char ch = p[i];
-        int quantifier = 0;
-        if (ch == '\\') {
-            char e = p[++i];
-            const char *body = class_body(e);
-            if (!e)
-                return SEAM_ERR_INVALID;
-            if (body) {
-                rc = seam_buf_printf(out, "[%s]", body);
-            } else if (e == 'D' || e == 'W' || e == 'S') {
-                rc = seam_buf_printf(out, "[^%s]", class_body((char)(e - 'A' + 'a')));
-            } else if (control_escape(e)) {
-                char c = control_escape(e);
-                rc = seam_buf_append(out, &c, 1);
-            } else if (e == 'p' || e == 'P') {
-                size_t used = 0;
-                const char *cls = property_class(p + i + 1, &used);
-                if (!cls)
-                    return SEAM_ERR_INVALID;
-                rc = seam_buf_printf(out, "[%s%s]", e == 'P' ? "^" : "", cls);
-                i += used;
-            } else if (is_alnum_ascii(e)) {
-                return SEAM_ERR_INVALID; /* \b \B \u \x \1 ... */
-            } else if (e == '^' || e == '\\') {
-                rc = seam_buf_printf(out, "\\%c", e);
-            } else if (e == ']') {
-                rc = seam_buf_puts(out, "[]]");
-            } else {
-                rc = seam_buf_printf(out, "[%c]", e); /* a literal, whatever ERE makes of it */
+        if (ch != '\\' || i + 1 >= len) {
+            if (ch == '[' && !in_class) {
+                in_class = 1;
+                emit(r, p + i, 1, i);
+                i++;
+                /* "[]" and "[^]" close at once in ECMA, as with
+                 * PCRE2_ALLOW_EMPTY_CLASS. */
+                continue;
             }
-        } else if (ch == '[') {
+            if (ch == ']' && in_class)
+                in_class = 0;
+            emit(r, p + i, 1, i);
             i++;
-            rc = translate_bracket(p, &i, out);
-        } else if (ch == '(' && p[i + 1] == '?') {
-            if (p[i + 2] != ':')
-                return SEAM_ERR_INVALID; /* lookaround, named groups */
-            rc = seam_buf_puts(out, "(");
-            i += 2;
-        } else if (ch == '?' && after_quantifier) {
-            /* Lazy: the same yes/no answer for a search as the greedy form. */
-        } else if (ch == '*' || ch == '+' || ch == '?') {
-            rc = seam_buf_append(out, &ch, 1);
-            quantifier = 1;
-        } else if (ch == '{') {
-            size_t q = brace_quantifier(p + i);
-            if (q) {
-                rc = seam_buf_append(out, p + i, q);
-                i += q - 1;
-                quantifier = 1;
-            } else {
-                rc = seam_buf_puts(out, "[{]"); /* ECMA takes a stray brace literally */
-            }
-        } else if (ch == '}') {
-            rc = seam_buf_puts(out, "[}]");
-        } else {
-            rc = seam_buf_append(out, &ch, 1);
+            continue;
         }
-        after_quantifier = quantifier;
+        char e = p[i + 1];
+        unsigned hi, lo;
+        if (e == 's') {
+            emit(r, in_class ? ECMA_SPACE : "[" ECMA_SPACE "]", in_class ? strlen(ECMA_SPACE) : strlen(ECMA_SPACE) + 2, i);
+            i += 2;
+        } else if (e == 'S' && !in_class) {
+            emit(r, "[^" ECMA_SPACE "]", strlen(ECMA_SPACE) + 3, i);
+            i += 2;
+        } else if (e == 'v') {
+            emit(r, "\\x0b", 4, i);
+            i += 2;
+        } else if ((e == 'p' || e == 'P') && i + 2 < len && p[i + 2] == '{') {
+            const char *close = memchr(p + i + 3, '}', len - i - 3);
+            size_t n = close ? (size_t)(close - (p + i + 3)) : 0;
+            const char *name = p + i + 3, *eq = close ? memchr(name, '=', n) : NULL;
+            /* General_Category=Letter and gc=Letter are the same property. */
+            if (eq && ((eq - name == 16 && strncmp(name, "General_Category", 16) == 0) ||
+                       (eq - name == 2 && strncmp(name, "gc", 2) == 0))) {
+                n -= (size_t)(eq + 1 - name);
+                name = eq + 1;
+            }
+            const char *shortname = NULL;
+            for (size_t k = 0; close && k < sizeof category_names / sizeof *category_names; k++)
+                if (strlen(category_names[k][0]) == n && strncmp(name, category_names[k][0], n) == 0)
+                    shortname = category_names[k][1];
+            if (shortname) {
+                char buf[16];
+                int w = snprintf(buf, sizeof buf, "\\%c{%s}", e, shortname);
+                emit(r, buf, (size_t)w, i);
+                i = (size_t)(close - p) + 1;
+            } else {
+                emit(r, p + i, 2, i);
+                i += 2;
+            }
+        } else if (e == 'u' && hex4(p + i + 2, len - i - 2, &hi) && hi >= 0xD800 && hi <= 0xDBFF &&
+                   i + 7 < len && p[i + 6] == '\\' && p[i + 7] == 'u' &&
+                   hex4(p + i + 8, len - i - 8, &lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+            char buf[16];
+            int w = snprintf(buf, sizeof buf, "\\u{%X}", 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
+            emit(r, buf, (size_t)w, i);
+            i += 12;
+        } else {
+            emit(r, p + i, 2, i);
+            i += 2;
+        }
+    }
+    emit(r, "", 0, len); /* map[out.len]: the end */
+    if (!r->nomem)
+        r->map[r->out.len] = len;
+    return r->nomem ? SEAM_ERR_NOMEM : SEAM_OK;
+}
+
+static void rewrite_free(rewrite *r)
+{
+    seam_buf_free(&r->out);
+    free(r->map);
+}
+
+/* Compiles text into the set (nothing when already there). SEAM_OK;
+ * SEAM_ERR_INVALID with msg for a pattern PCRE2 refuses or one over the
+ * limits; SEAM_ERR_NOMEM. */
+static int pattern_add(pattern_set *ps, const char *text, size_t len, char *msg, size_t msgsize)
+{
+    size_t at = pattern_slot(ps, text);
+    if (at < ps->n && strcmp(ps->v[at].text, text) == 0)
+        return SEAM_OK;
+    if (strlen(text) != len) {
+        pattern_error(msg, msgsize, text, "contains a NUL character");
+        return SEAM_ERR_INVALID;
+    }
+    if (len > PATTERN_MAX_LENGTH) {
+        pattern_error(msg, msgsize, text, "is longer than %d bytes", PATTERN_MAX_LENGTH);
+        return SEAM_ERR_INVALID;
+    }
+    rewrite r = { { 0 }, NULL, 0, 0 };
+    if (rewrite_pattern(text, len, &r) != SEAM_OK) {
+        rewrite_free(&r);
+        return SEAM_ERR_NOMEM;
+    }
+    int err = 0;
+    PCRE2_SIZE offset = 0;
+    ps->budget.over = 0;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)(r.out.data ? r.out.data : ""), r.out.len,
+                                     PATTERN_OPTIONS, &err, &offset, ps->cctx);
+    offset = offset <= r.out.len ? r.map[offset] : len;
+    rewrite_free(&r);
+    if (!code) {
+        if (ps->budget.over) {
+            pattern_error(msg, msgsize, text, "is too large: the schema's patterns need more than %zu MiB",
+                          SCHEMA_PATTERN_BUDGET >> 20);
+            return SEAM_ERR_INVALID;
+        }
+        if (err == PCRE2_ERROR_HEAP_FAILED)
+            return SEAM_ERR_NOMEM;
+        char why[200];
+        if (pcre2_get_error_message(err, (PCRE2_UCHAR *)why, sizeof why) < 0)
+            snprintf(why, sizeof why, "PCRE2 error %d", err);
+        pattern_error(msg, msgsize, text, "at offset %zu: %s", (size_t)offset, why);
+        return SEAM_ERR_INVALID;
+    }
+    if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? ps->cap * 2 : 8;
+        compiled_pattern *v = realloc(ps->v, cap * sizeof *v);
+        if (!v) {
+            pcre2_code_free(code);
+            return SEAM_ERR_NOMEM;
+        }
+        ps->v = v;
+        ps->cap = cap;
+    }
+    char *copy = strdup(text);
+    if (!copy) {
+        pcre2_code_free(code);
+        return SEAM_ERR_NOMEM;
+    }
+    memmove(ps->v + at + 1, ps->v + at, (ps->n - at) * sizeof *ps->v);
+    ps->v[at] = (compiled_pattern){ copy, code };
+    ps->n++;
+    return SEAM_OK;
+}
+
+/* Result of a search. */
+enum { SEARCH_NOMATCH = 0, SEARCH_MATCH = 1, SEARCH_LIMIT = -1, SEARCH_NOMEM = -2, SEARCH_ERROR = -3 };
+
+static int pattern_run(const pcre2_code *code, pcre2_match_context *mctx, const char *subject,
+                       size_t len)
+{
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md)
+        return SEARCH_NOMEM;
+    int rc = pcre2_match(code, (PCRE2_SPTR)subject, len, 0, 0, md, mctx);
+    pcre2_match_data_free(md);
+    if (rc >= 0)
+        return SEARCH_MATCH; /* 0: matched, the one-pair vector too small */
+    switch (rc) {
+    case PCRE2_ERROR_NOMATCH:
+        return SEARCH_NOMATCH;
+    case PCRE2_ERROR_MATCHLIMIT:
+    case PCRE2_ERROR_DEPTHLIMIT:
+    case PCRE2_ERROR_HEAPLIMIT:
+        return SEARCH_LIMIT;
+    case PCRE2_ERROR_NOMEMORY:
+        return SEARCH_NOMEM;
+    default:
+        return SEARCH_ERROR;
+    }
+}
+
+/* Searches subject for the pattern compiled with the schema. A pattern found
+ * only at validation time (reached by a $ref into a place that is not a
+ * schema keyword, which loading does not walk) is compiled here under the same
+ * limits, and one PCRE2 refuses makes the schema invalid. */
+static int pattern_search(vctx *c, const char *pattern, size_t patlen, const char *subject, size_t len)
+{
+    const pcre2_code *code = c->patterns ? pattern_find(c->patterns, pattern) : NULL;
+    if (code)
+        return pattern_run(code, c->patterns->mctx, subject, len);
+    pattern_set once;
+    char why[400] = "";
+    int rc = pattern_set_init(&once, SCHEMA_PATTERN_BUDGET);
+    if (rc == SEAM_OK)
+        rc = pattern_add(&once, pattern, patlen, why, sizeof why);
+    int m = rc == SEAM_OK ? pattern_run(pattern_find(&once, pattern), once.mctx, subject, len)
+            : rc == SEAM_ERR_NOMEM ? SEARCH_NOMEM : SEARCH_ERROR;
+    pattern_set_free(&once);
+    if (rc == SEAM_ERR_INVALID) {
+        c->failed_schema = 1;
+        if (c->msg && c->msgsize && !c->msg[0])
+            snprintf(c->msg, c->msgsize, "%s", why);
+    }
+    return m;
+}
+
+/* Keywords whose value is a schema, an array of schemas (either form for
+ * "items"), or an object whose member values are schemas. */
+static const char *const schema_keywords[] = {
+    "items", "additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if",
+    "then", "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "prefixItems",
+    "allOf", "anyOf", "oneOf",
+};
+static const char *const schema_map_keywords[] = {
+    "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies",
+};
+
+/* Compiles every pattern in a schema position of schema (pattern values and
+ * patternProperties names), descending through the applicator keywords only:
+ * a "pattern" inside const, enum, default or examples is data. */
+static int collect_patterns(pattern_set *ps, json_object *schema, int depth, char *msg, size_t msgsize)
+{
+    if (depth > MAX_DEPTH || !json_object_is_type(schema, json_type_object))
+        return SEAM_OK; /* too deep is reported by validation */
+    json_object *v;
+    int rc = SEAM_OK;
+    if (member(schema, "pattern", &v) && json_object_is_type(v, json_type_string))
+        rc = pattern_add(ps, json_object_get_string(v), (size_t)json_object_get_string_len(v), msg, msgsize);
+    if (rc == SEAM_OK && member(schema, "patternProperties", &v) && json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, key, sub) {
+            (void)sub;
+            if ((rc = pattern_add(ps, key, strlen(key), msg, msgsize)) != SEAM_OK)
+                break;
+        }
+    }
+    for (size_t k = 0; rc == SEAM_OK && k < sizeof schema_keywords / sizeof *schema_keywords; k++) {
+        if (!member(schema, schema_keywords[k], &v))
+            continue;
+        if (json_object_is_type(v, json_type_array)) {
+            for (size_t i = 0; rc == SEAM_OK && i < json_object_array_length(v); i++)
+                rc = collect_patterns(ps, json_object_array_get_idx(v, i), depth + 1, msg, msgsize);
+        } else {
+            rc = collect_patterns(ps, v, depth + 1, msg, msgsize);
+        }
+    }
+    for (size_t k = 0; rc == SEAM_OK && k < sizeof schema_map_keywords / sizeof *schema_map_keywords; k++) {
+        if (!member(schema, schema_map_keywords[k], &v) || !json_object_is_type(v, json_type_object))
+            continue;
+        json_object_object_foreach(v, key, sub) {
+            (void)key;
+            if ((rc = collect_patterns(ps, sub, depth + 1, msg, msgsize)) != SEAM_OK)
+                break;
+        }
     }
     return rc;
-}
-
-/* 1 match, 0 no match, -1 the pattern cannot be used (untranslatable, or
- * rejected by regcomp), -2 out of memory. */
-static int pattern_search(const char *pattern, const char *subject)
-{
-    seam_buf ere = { 0 };
-    int rc = translate_pattern(pattern, &ere);
-    if (rc != SEAM_OK) {
-        seam_buf_free(&ere);
-        return rc == SEAM_ERR_NOMEM ? -2 : -1;
-    }
-    /* Code-point semantics for "." and brackets, for this thread only: the
-     * process locale is the application's business. */
-    locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    locale_t old = utf8 ? uselocale(utf8) : (locale_t)0;
-    regex_t re;
-    int result;
-    if (regcomp(&re, ere.data ? ere.data : "", REG_EXTENDED | REG_NOSUB) != 0) {
-        result = -1;
-    } else {
-        result = regexec(&re, subject, 0, NULL, 0) == 0;
-        regfree(&re);
-    }
-    if (utf8) {
-        uselocale(old);
-        freelocale(utf8);
-    }
-    seam_buf_free(&ere);
-    return result;
 }
 
 /* ---- $ref ---------------------------------------------------------------------------------- */
@@ -616,16 +935,19 @@ static int check_string(vctx *c, json_object *schema, json_object *inst)
     }
     json_object *v;
     if (member(schema, "pattern", &v) && json_object_is_type(v, json_type_string)) {
-        int m = memchr(s, '\0', bytes) ? -1 : pattern_search(json_object_get_string(v), s);
-        if (m == -2) {
+        const char *pat = json_object_get_string(v);
+        int m = pattern_search(c, pat, (size_t)json_object_get_string_len(v), s, bytes);
+        if (m == SEARCH_NOMEM)
             c->nomem = 1;
+        else if (m == SEARCH_LIMIT)
+            abort_validation(c, "%s: matching the pattern %s reached the backtracking limit: too costly to check",
+                             c->path.len ? c->path.data : "(root)", pat);
+        else if (m == SEARCH_ERROR)
+            fail(c, "the pattern %s could not be run", pat);
+        else if (m == SEARCH_NOMATCH)
+            fail(c, "string does not match the pattern %s", pat);
+        if (m != SEARCH_MATCH)
             return 0;
-        }
-        if (m == 0) {
-            fail(c, "string does not match the pattern %s", json_object_get_string(v));
-            return 0;
-        }
-        /* m == -1: a pattern this validator cannot run is ignored, not guessed. */
     }
     return 1;
 }
@@ -639,10 +961,18 @@ static int pattern_properties(vctx *c, json_object *pp, const char *key, json_ob
     if (!json_object_is_type(pp, json_type_object))
         return 0;
     json_object_object_foreach(pp, pat, sub) {
-        int m = pattern_search(pat, key);
-        if (m == -2)
+        int m = pattern_search(c, pat, strlen(pat), key, strlen(key));
+        if (m == SEARCH_NOMEM)
             c->nomem = 1;
-        if (m != 1)
+        if (m == SEARCH_LIMIT || m == SEARCH_ERROR) {
+            /* Whether the name matches is unknown: refuse rather than skip
+             * the schemas it may be subject to. */
+            abort_validation(c, "%s: property \"%s\": %s the pattern %s", c->path.len ? c->path.data : "(root)",
+                             key, m == SEARCH_LIMIT ? "the backtracking limit was reached matching" : "could not run",
+                             pat);
+            *ok = 0;
+        }
+        if (m != SEARCH_MATCH)
             continue;
         matched = 1;
         size_t old = path_push(c, key);
@@ -851,12 +1181,18 @@ static int check_combinators(vctx *c, json_object *schema, json_object *inst, in
 /* 1 valid, 0 invalid (message set unless quiet; failed_schema for a schema error). */
 static int validate(vctx *c, json_object *schema, json_object *inst, int depth)
 {
-    if (c->nomem)
+    if (c->nomem || c->aborted)
         return 0;
     if (depth > MAX_DEPTH) {
-        schema_error(c, "nesting or $ref recursion too deep");
+        abort_validation(c, "invalid schema: nesting or $ref recursion too deep");
         return 0;
     }
+    if (c->steps_left == 0) {
+        abort_validation(c, "the schema is too costly to check against this value (over %llu steps)",
+                         (unsigned long long)STEPS_BASE);
+        return 0;
+    }
+    c->steps_left--;
     if (json_object_is_type(schema, json_type_boolean)) {
         if (json_object_get_boolean(schema))
             return 1;
@@ -906,41 +1242,114 @@ static int validate(vctx *c, json_object *schema, json_object *inst, int depth)
     return ok;
 }
 
+/* ---- compiled schemas ------------------------------------------------------------------ */
+
+struct seam_compiled_schema {
+    char *text;           /* the schema, parsed again by each validation */
+    pattern_set patterns; /* compiled once, shared read-only */
+};
+
+static void set_msg(char *msg, size_t msgsize, const char *text)
+{
+    if (msg && msgsize)
+        snprintf(msg, msgsize, "%s", text);
+}
+
+int seam_compiled_schema_new(const char *schema_json, seam_compiled_schema **out, char *msg,
+                             size_t msgsize)
+{
+    *out = NULL;
+    if (msg && msgsize)
+        msg[0] = '\0';
+    if (!schema_json) {
+        set_msg(msg, msgsize, "invalid argument");
+        return SEAM_ERR_INVALID;
+    }
+    json_object *schema = parse_json(schema_json);
+    if (!schema && !is_null_text(schema_json)) {
+        set_msg(msg, msgsize, "invalid schema: not JSON");
+        return SEAM_ERR_INVALID;
+    }
+    seam_compiled_schema *cs = calloc(1, sizeof *cs);
+    int rc = cs ? pattern_set_init(&cs->patterns, SCHEMA_PATTERN_BUDGET) : SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK && !(cs->text = strdup(schema_json)))
+        rc = SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK)
+        rc = collect_patterns(&cs->patterns, schema, 0, msg, msgsize);
+    json_object_put(schema);
+    if (rc != SEAM_OK) {
+        if (rc == SEAM_ERR_NOMEM)
+            set_msg(msg, msgsize, "out of memory");
+        seam_compiled_schema_free(cs);
+        return rc;
+    }
+    *out = cs;
+    return SEAM_OK;
+}
+
+void seam_compiled_schema_free(seam_compiled_schema *cs)
+{
+    if (!cs)
+        return;
+    pattern_set_free(&cs->patterns);
+    free(cs->text);
+    free(cs);
+}
+
+int seam_compiled_schema_validate(const seam_compiled_schema *cs, const char *instance_json,
+                                  char *msg, size_t msgsize)
+{
+    if (msg && msgsize)
+        msg[0] = '\0';
+    if (!cs || !instance_json) {
+        set_msg(msg, msgsize, "invalid argument");
+        return SEAM_ERR_INVALID;
+    }
+    /* Parsed per validation, not kept: json-c caches printed text inside
+     * objects (json_object_to_json_string), so one tree shared by concurrent
+     * validations would be written from several threads. */
+    json_object *schema = parse_json(cs->text);
+    if (!schema && !is_null_text(cs->text))
+        return SEAM_ERR_NOMEM; /* it parsed when compiled */
+    json_object *inst = parse_json(instance_json);
+    if (!inst && !is_null_text(instance_json)) {
+        json_object_put(schema);
+        set_msg(msg, msgsize, "the value is not JSON");
+        return SEAM_ERR_INVALID;
+    }
+    vctx c = { .root = schema, .msg = msg, .msgsize = msgsize, .patterns = &cs->patterns,
+               .steps_left = STEPS_BASE + STEPS_PER_BYTE * (uint64_t)strlen(instance_json) };
+    int ok = validate(&c, schema, inst, 0) && !c.aborted;
+    int nomem = c.nomem;
+    seam_buf_free(&c.path);
+    json_object_put(schema);
+    json_object_put(inst);
+    if (nomem) {
+        set_msg(msg, msgsize, "out of memory");
+        return SEAM_ERR_NOMEM;
+    }
+    if (!ok && msg && msgsize && !msg[0])
+        snprintf(msg, msgsize, "the value does not match the schema");
+    return ok ? SEAM_OK : SEAM_ERR_INVALID;
+}
+
 int seam_schema_validate(const char *schema_json, const char *instance_json, char *msg,
                          size_t msgsize)
 {
     if (msg && msgsize)
         msg[0] = '\0';
     if (!schema_json || !instance_json) {
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "invalid argument");
+        set_msg(msg, msgsize, "invalid argument");
         return SEAM_ERR_INVALID;
     }
-    json_object *schema = parse_json(schema_json);
-    if (!schema && !is_null_text(schema_json)) {
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "invalid schema: not JSON");
-        return SEAM_ERR_INVALID;
-    }
-    json_object *inst = parse_json(instance_json);
-    if (!inst && !is_null_text(instance_json)) {
-        json_object_put(schema);
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "the value is not JSON");
-        return SEAM_ERR_INVALID;
-    }
-    vctx c = { .root = schema, .msg = msg, .msgsize = msgsize };
-    int ok = validate(&c, schema, inst, 0);
-    int nomem = c.nomem;
-    seam_buf_free(&c.path);
-    json_object_put(schema);
-    json_object_put(inst);
-    if (nomem) {
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "out of memory");
-        return SEAM_ERR_NOMEM;
-    }
-    if (!ok && msg && msgsize && !msg[0])
-        snprintf(msg, msgsize, "the value does not match the schema");
-    return ok ? SEAM_OK : SEAM_ERR_INVALID;
+    /* One-shot: the patterns are compiled for this call. A caller validating
+     * many values against one schema does better with a toolset, which keeps
+     * them compiled. */
+    seam_compiled_schema *cs;
+    int rc = seam_compiled_schema_new(schema_json, &cs, msg, msgsize);
+    if (rc != SEAM_OK)
+        return rc;
+    rc = seam_compiled_schema_validate(cs, instance_json, msg, msgsize);
+    seam_compiled_schema_free(cs);
+    return rc;
 }

@@ -110,6 +110,7 @@ typedef struct tool_entry {
     char *name;
     char *description;
     char *schema;        /* NULL: not validated */
+    seam_compiled_schema *compiled; /* schema's patterns, compiled once */
     seam_tool_fn fn;     /* NULL: passive */
     void *ud;
 } tool_entry;
@@ -132,6 +133,7 @@ void seam_toolset_free(seam_toolset *ts)
         free(ts->v[i].name);
         free(ts->v[i].description);
         free(ts->v[i].schema);
+        seam_compiled_schema_free(ts->v[i].compiled);
     }
     free(ts->v);
     free(ts);
@@ -160,12 +162,21 @@ int seam_toolset_add(seam_toolset *ts, const char *name, const char *description
         ts->v = v;
         ts->cap = cap;
     }
+    /* The patterns are compiled now, once: a pattern PCRE2 refuses makes the
+     * definition invalid rather than a check that never runs. */
+    seam_compiled_schema *compiled = NULL;
+    if (parameters_json) {
+        int rc = seam_compiled_schema_new(parameters_json, &compiled, NULL, 0);
+        if (rc != SEAM_OK)
+            return rc;
+    }
     tool_entry e = { strdup(name), seam_strdup(description), seam_strdup(parameters_json),
-                     execute, ud };
+                     compiled, execute, ud };
     if (!e.name || (description && !e.description) || (parameters_json && !e.schema)) {
         free(e.name);
         free(e.description);
         free(e.schema);
+        seam_compiled_schema_free(compiled);
         return SEAM_ERR_NOMEM;
     }
     ts->v[ts->n++] = e;
@@ -183,7 +194,7 @@ const char *seam_toolset_name(const seam_toolset *ts, size_t i)
 }
 
 int seam_toolset_find(const seam_toolset *ts, const char *name, seam_tool_fn *fn, void **ud,
-                      const char **schema)
+                      const seam_compiled_schema **schema)
 {
     const tool_entry *e = find_tool(ts, name);
     if (!e)
@@ -193,7 +204,7 @@ int seam_toolset_find(const seam_toolset *ts, const char *name, seam_tool_fn *fn
     if (ud)
         *ud = e->ud;
     if (schema)
-        *schema = e->schema;
+        *schema = e->compiled;
     return 1;
 }
 
@@ -238,7 +249,7 @@ int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts)
 {
     seam_tool_fn fn = NULL;
     void *ud = NULL;
-    const char *schema = NULL;
+    const seam_compiled_schema *schema = NULL;
     if (!seam_toolset_find(ts, job->name, &fn, &ud, &schema)) {
         seam_tool_job_fail(job, "Unknown tool: %s", job->name ? job->name : "(unnamed)");
         return 0;
@@ -247,7 +258,8 @@ int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts)
         return 1;
     if (schema) {
         char why[512];
-        int rc = seam_schema_validate(schema, job->args_json ? job->args_json : "{}", why, sizeof why);
+        int rc = seam_compiled_schema_validate(schema, job->args_json ? job->args_json : "{}", why,
+                                               sizeof why);
         if (rc != SEAM_OK) {
             seam_tool_job_fail(job, "Invalid arguments for tool %s: %s", job->name, why);
             return 0;

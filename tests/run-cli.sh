@@ -760,6 +760,13 @@ expect_rc tools_empty 2
 printf 'tools = {\n  t = { description = "d"; command = "true";\n    parameters = "[1]"; };\n};\n' >"$tmp/badtool.conf"
 run tools_badconf "$SEAM" config check "$tmp/badtool.conf"
 expect_rc tools_badconf 2 && expect_grep tools_badconf err 'badtool.conf:3: tools.t.parameters must be a JSON Schema object' 'names file:line of the schema'
+# A pattern PCRE2 refuses: config check and chat refuse the conf, FILE:LINE
+# (issue 11.2: this unclosed "[" was read past its end and config check said ok).
+printf 'tools = {\n  t = { description = "d"; command = "true";\n    parameters = "{\\"properties\\": {\\"q\\": {\\"pattern\\": \\"[abcdefghijklmnopqrstuvwxyz0123456789\\"}}}"; };\n};\n' >"$tmp/badpattern.conf"
+run tools_badpattern "$SEAM" config check "$tmp/badpattern.conf"
+expect_rc tools_badpattern 2 && expect_grep tools_badpattern err 'badpattern.conf:3: tools.t.parameters: invalid schema: pattern "\[abc.*" at offset 37: missing terminating \]' 'names file:line, pattern and offset'
+run tools_badpattern_chat "$SEAM" --conf "$tmp/badpattern.conf" chat --tools t 'Hi'
+expect_rc tools_badpattern_chat 2 && expect_grep tools_badpattern_chat err 'badpattern.conf:3:' 'chat refuses it too'
 
 # ---- HTTP through the fake provider and the openai plugin ---------------------------------
 if [ -e "$PLUGINS/openai.so" ]; then

@@ -1176,6 +1176,13 @@ static void test_tools_errors(void)
     expect_error("tools = {\n  t = { description = \"d\"; command = \"true\";\n"
                  "    parameters = \"[1, 2]\"; };\n};\n",
                  "3: tools.t.parameters must be a JSON Schema object { ... }");
+    /* A pattern PCRE2 refuses (issue 11.2: an unclosed "[" once read past
+     * the pattern's end, and "config check" said ok). */
+    expect_error("tools = {\n  t = { description = \"d\"; command = \"true\";\n"
+                 "    parameters = \"{\\\"properties\\\": {\\\"q\\\": {\\\"pattern\\\": "
+                 "\\\"[abcdefghijklmnopqrstuvwxyz0123456789\\\"}}}\"; };\n};\n",
+                 "3: tools.t.parameters: invalid schema: pattern \"[abcdefghijklmnopqrstuvwxyz0123456789\" "
+                 "at offset 37: missing terminating ] for character class");
     expect_error("tools = {\n  t = { description = \"d\"; command = \"true\";\n"
                  "    parameters = \"\"; };\n};\n",
                  "3: tools.t.parameters is not JSON: the text ends too early");

@@ -28,7 +28,11 @@ extern "C" {
  * doc/generate.md for the keywords covered and the measured conformance).
  * Returns SEAM_OK when it matches; SEAM_ERR_INVALID when it does not, or when
  * the schema or the value is not JSON, with msg (if non-NULL) set to
- * "<JSON pointer>: <reason>" or "invalid schema: <reason>"; SEAM_ERR_NOMEM. */
+ * "<JSON pointer>: <reason>" or "invalid schema: <reason>"; SEAM_ERR_NOMEM.
+ * Patterns are ECMA-262 run on PCRE2 under compile and match limits: a pattern
+ * PCRE2 refuses makes the schema invalid (the message names the pattern and
+ * the offset), and a match that reaches the backtracking limit refuses the
+ * value. The patterns are compiled at each call. */
 SEAM_EXPORT int seam_schema_validate(const char *schema_json, const char *instance_json,
                                      char *msg, size_t msgsize);
 
@@ -83,8 +87,9 @@ SEAM_EXPORT void seam_toolset_free(seam_toolset *ts);
 /* Adds a tool. parameters_json: a JSON Schema for the arguments (NULL: any
  * object, arguments not validated). execute NULL makes the tool *passive*: its
  * calls are returned to the caller instead of being run. ud is passed to
- * execute. SEAM_ERR_INVALID for a NULL/empty/duplicate name or a schema that is
- * not a JSON object. */
+ * execute. SEAM_ERR_INVALID for a NULL/empty/duplicate name, a schema that is
+ * not a JSON object, or one with a "pattern" (or patternProperties name) that
+ * PCRE2 refuses: the patterns are compiled here, once, not at each call. */
 SEAM_EXPORT int seam_toolset_add(seam_toolset *ts, const char *name, const char *description,
                                  const char *parameters_json, seam_tool_fn execute, void *ud);
 SEAM_EXPORT size_t seam_toolset_count(const seam_toolset *ts);
