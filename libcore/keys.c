@@ -379,9 +379,12 @@ int64_t seam_parse_rfc3339(const char *v)
     if (*p == 'Z' || *p == 'z') {
         p++;
     } else if (*p == '+' || *p == '-') {
-        int oh, om;
-        if (sscanf(p + 1, "%2d:%2d", &oh, &om) != 2)
+        /* Exactly "hh:mm": each test stops at the string's end, so a cut
+         * offset ("+1:2") is refused instead of read past. */
+        if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]) || p[3] != ':' ||
+            !isdigit((unsigned char)p[4]) || !isdigit((unsigned char)p[5]))
             return -1;
+        int oh = (p[1] - '0') * 10 + (p[2] - '0'), om = (p[4] - '0') * 10 + (p[5] - '0');
         offset = (*p == '-' ? -1 : 1) * (oh * 3600L + om * 60L);
         p += 6;
     } else {

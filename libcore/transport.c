@@ -322,7 +322,9 @@ int64_t seam_parse_retry_after(const char *v)
     if (when < 0)
         return -1;
     time_t now = time(NULL);
-    return when > now ? (int64_t)(when - now) * 1000 : 0;
+    /* Bounded like delta-seconds (seam_ms_from_double): a date in the year
+     * 201507 is no wait anyone means, and (when - now) * 1000 could overflow. */
+    return when > now ? seam_ms_from_double((double)(when - now), 1000.0) : 0;
 }
 
 static void classify_http_error(seam_transfer *t)

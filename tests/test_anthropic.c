@@ -1085,6 +1085,15 @@ static void test_thinking_encode(void)
     CU_ASSERT(json_matches(get(body, "max_tokens"), "3000"));
     json_object_put(body);
 
+    /* A budget near INT64_MAX (found by fuzz/fuzz_encode.c): max_tokens
+     * saturates and is capped, never wraps negative. */
+    seam_request_set_reasoning_budget(req, INT64_MAX);
+    body = encode_with(c, req, "claude-sonnet-4-5");
+    CU_ASSERT(json_object_get_int64(get(body, "max_tokens")) > 0);
+    CU_ASSERT(json_object_get_int64(get(get(body, "thinking"), "budget_tokens")) <
+              json_object_get_int64(get(body, "max_tokens")));
+    json_object_put(body);
+
     /* Below the API's minimum budget: raised to 1024. */
     seam_request_set_reasoning_budget(req, 100);
     seam_request_set_max_tokens(req, 5000);

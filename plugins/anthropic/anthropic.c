@@ -1015,8 +1015,9 @@ static int make_plan(anthropic *a, const seam_request *req, plan *p, seam_error 
         mt = p->s.max_tokens;
     if (mt <= 0)
         mt = default_max_tokens(&p->caps, p->effort);
+    /* Saturating: a budget near INT64_MAX must not wrap max_tokens negative. */
     if (budget > 0 && mt <= budget) {
-        mt += budget;
+        mt = budget > INT64_MAX - mt ? INT64_MAX : mt + budget;
     } else if (budget_hint > 0 && f->thinking >= THINKING_ADAPTIVE && p->caps.reasoning &&
                (p->adaptive_thinking ||
                 (f->thinking >= THINKING_DEFAULT_ON && !p->thinking_off && !p->between_tools &&
@@ -1024,7 +1025,7 @@ static int make_plan(anthropic *a, const seam_request *req, plan *p, seam_error 
                mt <= budget_hint) {
         /* max_tokens covers thinking too: a budget the caller gave is room
          * to think on top of the answer, as it is where budgets are sent. */
-        mt += budget_hint;
+        mt = budget_hint > INT64_MAX - mt ? INT64_MAX : mt + budget_hint;
     }
     if (p->caps.max_output_tokens > 0 && mt > p->caps.max_output_tokens)
         mt = p->caps.max_output_tokens;
