@@ -65,8 +65,8 @@ static void create_instances(seam_client *c)
         if (seam_keys_init(s) != SEAM_OK)
             seam_strlcpy(s->create_error, "out of memory", sizeof s->create_error);
         s->vt = seam_registry_find(c->reg, s->conf->plugin);
-        if (!s->vt)
-            continue;
+        if (!s->vt || !s->keys)
+            continue; /* no instance: a call reports create_error, never walks no keys */
         seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
                                      s->conf->options_json ? s->conf->options_json : "{}" };
         seam_error e;
@@ -136,7 +136,7 @@ void seam_client_free(seam_client *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n_slots; i++) {
+    for (size_t i = 0; c->slots && i < c->n_slots; i++) {
         if (!c->slots[i].conf)
             continue; /* never set up */
         if (c->slots[i].instance)

@@ -194,10 +194,21 @@ tools = {
     return [s for s in scenarios if s.name in names], procs
 
 
-def run_point(sc, work, at, timeout, trace=False):
+def run_point(sc, work, at, timeout, trace=False, gdb=False):
     """Runs the scenario with allocation `at` failing (0: none). Returns
     (outcome, detail, rc, stdout, stderr, report)."""
     report = os.path.join(work, "report.%s.%d.%d" % (sc.name, at, threading.get_ident()))
+    env = point_env(work, at, report)
+    if trace:
+        env["SEAM_FAIL_TRACE"] = "1"
+    if gdb:
+        argv = ["gdb", "-q", "-batch", "-ex", "run", "-ex", "bt 30", "--args"] + sc.argv
+        subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, timeout=120)
+        return ("gdb", "", 0, b"", b"", "")
+    return classify(sc, env, report, timeout)
+
+
+def point_env(work, at, report):
     env = dict(os.environ)
     for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "SEAM_CONF"):
         env.pop(k, None)
@@ -206,7 +217,7 @@ def run_point(sc, work, at, timeout, trace=False):
         "LD_LIBRARY_PATH": os.path.join(TOP_BUILD, ".libs") + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else ""),
         "SEAM_FAIL_PROG": "seam",
         "SEAM_FAIL_AT": str(at),
-        "SEAM_FAIL_REPORT": report,
+        "SEAM_FAIL_REPORT": report or "",
         "SEAM_PLUGIN_PATH": "",
         # glibc fills freed and fresh blocks, so a use after free or of
         # uninitialised memory shows sooner; a double free aborts.
@@ -214,8 +225,10 @@ def run_point(sc, work, at, timeout, trace=False):
         "HOME": os.path.join(work, "home"),
         "XDG_CONFIG_HOME": os.path.join(work, "home", ".config"),
     })
-    if trace:
-        env["SEAM_FAIL_TRACE"] = "1"
+    return env
+
+
+def classify(sc, env, report, timeout):
     try:
         p = subprocess.run(sc.argv, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                            timeout=timeout, start_new_session=True)
@@ -244,6 +257,40 @@ def run_point(sc, work, at, timeout, trace=False):
     return ("crash", "exit status %d" % rc, rc, out, err, rep)
 
 
+LIBC_FRAME = ("libc.so", "libc_start", "/sysdeps/", "../csu/", "raise", "abort", "__assert_fail",
+              "__strcpy", "__memmove", "__memcpy", "__strlen", "__strcmp", "__memset")
+
+
+def backtrace(sc, work, at):
+    """The crash's backtrace under gdb, as a list of frame lines."""
+    argv = ["gdb", "-q", "-batch", "-ex", "run", "-ex", "bt 40", "--args"] + sc.argv
+    env = point_env(work, at, None)
+    try:
+        p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return []
+    return [l for l in p.stdout.decode(errors="replace").splitlines() if l.startswith("#")]
+
+
+def crash_site(frames):
+    """(where, dependency): the first frame that is not libc's, and the
+    dependency it is in when it is not seam's code (None otherwise): libconfig,
+    or json-c's parser. A json-c or libc assertion is a broken precondition:
+    the caller's fault, never a dependency's."""
+    assertion = any("__assert_fail" in f for f in frames)
+    for f in frames:
+        if any(m in f for m in LIBC_FRAME):
+            continue
+        if " at libcore/" in f or " at plugins/" in f or " at cli/" in f:
+            return f.split(" in ", 1)[-1] if " in " in f.split(" at ")[0] else f, None
+        if "libconfig.so" in f and not assertion:
+            return f, "libconfig"
+        if "libjson-c.so" in f and not assertion and any("json_tokener_parse" in g for g in frames):
+            return f, "json-c"
+        return f, None
+    return "(no frames)", None
+
+
 def parse_count(rep):
     for line in rep.splitlines():
         fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
@@ -264,6 +311,7 @@ def main():
     ap.add_argument("--budget", type=float, default=0, help="stop starting points after S seconds")
     ap.add_argument("--keep", help="write the outputs of bad points to this directory")
     ap.add_argument("--trace", action="store_true", help="backtrace of the failed allocation in kept stderr")
+    ap.add_argument("--gdb", action="store_true", help="run the --points under gdb and show the backtrace")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
 
@@ -305,6 +353,12 @@ def main():
             lock = threading.Lock()
             ran = [0]
 
+            if a.gdb:
+                for at in todo:
+                    print("torture: %s point %d under gdb" % (sc.name, at), flush=True)
+                    run_point(sc, work, at, a.timeout, gdb=True)
+                continue
+
             def one(at):
                 if a.budget and time.time() - start > a.budget:
                     return
@@ -320,9 +374,32 @@ def main():
 
             with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
                 list(pool.map(one, todo))
+            # Each crash's site, from a backtrace under gdb: a crash inside
+            # libconfig's parser is a dependency's (doc/reliability.md).
+            sites = {}
+            if shutil.which("gdb"):
+                crashes = [b for b in bad if b[1][0] == "crash"]
+
+                def site_of(b):
+                    frames = backtrace(sc, work, b[0])
+                    return b, frames, crash_site(frames)
+
+                with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+                    for b, frames, (where, dep) in pool.map(site_of, crashes):
+                        if dep:
+                            bad.remove(b)
+                            counts["crash"] -= 1
+                            counts["dep-crash"] = counts.get("dep-crash", 0) + 1
+                        sites.setdefault((where, dep), []).append((b[0], frames))
             summary = ", ".join("%s %d" % (k, counts.get(k, 0))
-                                for k in ("ok-error", "ok-success", "wrong", "crash", "hang"))
+                                for k in ("ok-error", "ok-success", "wrong", "crash", "hang", "dep-crash"))
             print("torture: %-9s %5d allocations, %5d points run: %s" % (sc.name, sc.points, ran[0], summary))
+            for (where, dep), pts in sorted(sites.items(), key=lambda kv: kv[1][0][0]):
+                print("  %s crash at %d point(s) (%s): %s"
+                      % (dep or "seam", len(pts), ",".join(str(p) for p, _ in pts[:8]), where))
+                if a.verbose:
+                    for f in pts[0][1][:14]:
+                        print("      " + f[:200])
             bad.sort(key=lambda b: b[0])
             for at, (outcome, detail, rc, out, err, rep) in bad:
                 print("  point %d: %s (%s)" % (at, outcome, detail))
