@@ -681,7 +681,14 @@ static void on_success(seam_stream *s)
             s->queue[i].c.usage = total;
     s->q_ready = s->q_len;
     seam_keys_succeeded(s->client, s->slot, &s->lease);
-    seam_result_set_origin(s->result, pe->provider, pe->model);
+    if (seam_result_set_origin(s->result, pe->provider, pe->model) != SEAM_OK) {
+        /* A result that cannot say who answered is not a whole result. */
+        seam_error e;
+        seam_error_clear(&e);
+        seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+        end_with(s, SEAM_ERR_NOMEM, &e);
+        return;
+    }
     report(s, SEAM_ATTEMPT_SUCCEEDED, pe, NULL, au, 0);
     end_with(s, SEAM_OK, NULL);
 }

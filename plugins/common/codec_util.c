@@ -5,6 +5,7 @@
 
 #include "codec_util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +90,12 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
     if (!text || !tok || len > INT_MAX)
         return NULL;
     json_tokener_reset(tok);
+    /* json-c 0.16's parser ignores a failed allocation of a member's key: the
+     * member is dropped and the parse "succeeds" (a text delta or the prompt
+     * silently lost). A failed malloc sets errno, so that is how it shows. */
+    errno = 0;
     json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
-    if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
+    if (!obj || json_tokener_get_error(tok) != json_tokener_success || errno == ENOMEM) {
         json_object_put(obj);
         json_tokener_reset(tok); /* drop what an incomplete parse holds */
         return NULL;

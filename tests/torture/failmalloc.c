@@ -47,6 +47,7 @@ extern void *__libc_pvalloc(size_t);
 /* Not declared by <stdlib.h> (obsolete), or not public at all: */
 void *memalign(size_t align, size_t n);
 void *pvalloc(size_t n);
+void failmalloc_hit(unsigned long n);
 typedef int (*main_fn)(int, char **, char **);
 int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
                       void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
@@ -62,6 +63,13 @@ static unsigned long counted; /* atomic */
 static unsigned long failed;  /* atomic */
 static __thread int inside;   /* the shim's own calls (backtrace) do not count */
 
+/* Called at each failure: a place for a debugger's breakpoint
+ * (torture.py --where). */
+__attribute__((noinline)) EXPORT void failmalloc_hit(unsigned long n)
+{
+    __asm__ volatile("" : : "r"(n) : "memory");
+}
+
 /* Counts one allocation; 1 when it must fail. */
 static int should_fail(void)
 {
@@ -71,6 +79,7 @@ static int should_fail(void)
     if (fail_at == 0 || n < fail_at || (n > fail_at && !fail_after))
         return 0;
     __atomic_add_fetch(&failed, 1, __ATOMIC_RELAXED);
+    failmalloc_hit(n);
     if (trace) {
         inside = 1;
         void *frames[48];

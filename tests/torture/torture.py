@@ -202,7 +202,8 @@ def run_point(sc, work, at, timeout, trace=False, gdb=False):
     if trace:
         env["SEAM_FAIL_TRACE"] = "1"
     if gdb:
-        argv = ["gdb", "-q", "-batch", "-ex", "run", "-ex", "bt 30", "--args"] + sc.argv
+        argv = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break failmalloc_hit",
+                "-ex", "run", "-ex", "bt 16", "-ex", "continue", "-ex", "bt 30", "--args"] + sc.argv
         subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, timeout=120)
         return ("gdb", "", 0, b"", b"", "")
     return classify(sc, env, report, timeout)
@@ -247,7 +248,10 @@ def classify(sc, env, report, timeout):
     if rc < 0:
         return ("crash", "signal %s" % signal.Signals(-rc).name, rc, out, err, rep)
     if rc in (1, 2):
-        if not err.strip():
+        # --json reports the error as the last line of stdout; otherwise stderr.
+        last = out.strip().splitlines()[-1:] if out.strip() else []
+        json_error = bool(last) and last[0].startswith(b'{"type":"error"')
+        if not err.strip() and not json_error:
             return ("wrong", "exit %d with no message" % rc, rc, out, err, rep)
         return ("ok-error", "exit %d" % rc, rc, out, err, rep)
     if rc == 0:
@@ -257,7 +261,7 @@ def classify(sc, env, report, timeout):
     return ("crash", "exit status %d" % rc, rc, out, err, rep)
 
 
-LIBC_FRAME = ("libc.so", "libc_start", "/sysdeps/", "../csu/", "raise", "abort", "__assert_fail",
+LIBC_FRAME = ("libc.so", "libc_start", "/sysdeps/", "../csu/", "raise", "abort", "__assert_fail", "pthread_kill",
               "__strcpy", "__memmove", "__memcpy", "__strlen", "__strcmp", "__memset")
 
 
@@ -311,7 +315,7 @@ def main():
     ap.add_argument("--budget", type=float, default=0, help="stop starting points after S seconds")
     ap.add_argument("--keep", help="write the outputs of bad points to this directory")
     ap.add_argument("--trace", action="store_true", help="backtrace of the failed allocation in kept stderr")
-    ap.add_argument("--gdb", action="store_true", help="run the --points under gdb and show the backtrace")
+    ap.add_argument("--gdb", action="store_true", help="run the --points under gdb: the failed allocation's backtrace, then the crash's")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
 
