@@ -109,6 +109,27 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
     return obj;
 }
 
+/* As json-c's own, the caller keeps val when -1 is returned (an unchecked call
+ * leaks it: better than an abort). The parentheses call json-c's functions,
+ * not the macros of codec_util.h. */
+int codec_object_add(json_object *obj, const char *key, json_object *val)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (json_object_object_add)(obj, key, val);
+}
+
+int codec_array_add(json_object *arr, json_object *val)
+{
+    if (!arr || !json_object_is_type(arr, json_type_array)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (json_object_array_add)(arr, val);
+}
+
 json_object *json_parse_depth(const char *text, size_t len, int depth)
 {
     json_tokener *tok = json_tokener_new_ex(depth);

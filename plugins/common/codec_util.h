@@ -55,6 +55,16 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len);
 json_object *json_parse_depth(const char *text, size_t len, int depth);
 json_object *json_parse_strict(const char *text, size_t len);
 
+/* json-c asserts (aborts) when the container it adds to is NULL, which a
+ * failed json_object_new_object/array leaves behind. Every codec builds its
+ * bodies through these forms instead: with a NULL container, errno is ENOMEM
+ * and -1 returned (val stays the caller's, as with json-c's own); the core fails an encode that
+ * leaves errno ENOMEM (transport.c), so nothing incomplete is sent. */
+int codec_object_add(json_object *obj, const char *key, json_object *val);
+int codec_array_add(json_object *arr, json_object *val);
+#define json_object_object_add(obj, key, val) codec_object_add((obj), (key), (val))
+#define json_object_array_add(arr, val) codec_array_add((arr), (val))
+
 /* Borrowed member key of obj when obj is an object, else NULL (also NULL for
  * a JSON null member). */
 json_object *jget(json_object *obj, const char *key);

@@ -1850,7 +1850,8 @@ static void oa_decoder_free(void *decoder)
         sb_free(&d->tools[i].args);
     }
     free(d->tools);
-    json_tokener_free(d->tok);
+    if (d->tok) /* json-c 0.16 dereferences a NULL tokener */
+        json_tokener_free(d->tok);
     sb_free(&d->think_hold);
     sb_free(&d->scratch);
     free(d);

@@ -25,6 +25,7 @@ error."""
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -285,14 +286,17 @@ def crash_site(frames):
     for f in frames:
         if any(m in f for m in LIBC_FRAME):
             continue
-        if " at libcore/" in f or " at plugins/" in f or " at cli/" in f:
-            return f.split(" in ", 1)[-1] if " in " in f.split(" at ")[0] else f, None
         if "libconfig.so" in f and not assertion:
             return f, "libconfig"
         if "libjson-c.so" in f and not assertion and any("json_tokener_parse" in g for g in frames):
             return f, "json-c"
-        return f, None
-    return "(no frames)", None
+        break
+    # seam's: named by its innermost frame in seam's own code
+    for f in frames:
+        if " at libcore/" in f or " at plugins/" in f or " at cli/" in f:
+            m = re.search(r"(\w+) \(.*\) at (\S+:\d+)", f)
+            return ("%s %s" % m.groups() if m else f), None
+    return (frames[0] if frames else "(no frames)"), None
 
 
 def parse_count(rep):
