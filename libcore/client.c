@@ -112,13 +112,18 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         curl_global_init(CURL_GLOBAL_DEFAULT);
     pthread_mutex_unlock(&global_lock);
     c->share = curl_share_init();
-    if (c->share) {
-        curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
-        curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-        curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    if (c->share &&
+        (curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+         curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+         curl_share_setopt(c->share, CURLSHOPT_USERDATA, c) != CURLSHE_OK ||
+         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK ||
+         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK)) {
+        /* Out of memory, libcurl 7.88 still marks the connection cache as
+         * shared though it has none (a later transfer divides by its zero
+         * size). The share only saves connections: go on without it. */
+        curl_share_cleanup(c->share);
+        c->share = NULL;
     }
     load_plugin_dirs(c, opts);
     c->n_slots = c->conf->n_providers;

@@ -517,6 +517,15 @@ static void curl_done(seam_transfer *t, CURLcode code)
     }
 }
 
+/* A multi call that failed (out of memory, mostly) ends the transfer: libcurl
+ * 7.88 leaves a socket's transfer table destroyed after such a failure, and
+ * driving it again divides by that table's zero size. */
+static void check_multi(seam_transfer *t, CURLMcode mc)
+{
+    if (mc != CURLM_OK && !t->failed)
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "libcurl: %s", curl_multi_strerror(mc));
+}
+
 /* Hands libcurl the sockets poll(2) found ready (or its expired timers). */
 static void curl_act(seam_transfer *t, const struct pollfd *fds, size_t n, int polled)
 {
@@ -531,13 +540,15 @@ static void curl_act(seam_transfer *t, const struct pollfd *fds, size_t n, int p
             mask |= CURL_CSELECT_OUT;
         if (fds[i].revents & (POLLERR | POLLHUP | POLLNVAL))
             mask |= CURL_CSELECT_ERR;
-        curl_multi_socket_action(t->multi, fds[i].fd, mask, &running);
+        check_multi(t, curl_multi_socket_action(t->multi, fds[i].fd, mask, &running));
         acted = 1;
+        if (t->failed)
+            return;
     }
     long curl_wait = -1;
     curl_multi_timeout(t->multi, &curl_wait);
     if (!acted && (polled || curl_wait == 0))
-        curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        check_multi(t, curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running));
 }
 
 /* One step of the network transfer: wait for its sockets (not at all in
@@ -549,7 +560,7 @@ static void curl_drive(seam_transfer *t)
     if (!t->kicked) {
         int running = 0;
         t->kicked = 1;
-        curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        check_multi(t, curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running));
     } else if (!t->failed) {
         struct pollfd fds[16];
         int64_t wait = 0;

@@ -12,7 +12,8 @@
  *                        command, inherit LD_PRELOAD and must be left alone)
  *   SEAM_FAIL_REPORT=F   at exit, append "count=C failed=K" to F: C allocations
  *                        were counted, K of them made to fail
- *   SEAM_FAIL_TRACE=1    print a backtrace of each failed allocation to stderr
+ *   SEAM_FAIL_TRACE=F    append to F a backtrace of each failed allocation, and
+ *                        of a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT)
  *
  * Counting starts when main() is entered (the shim wraps __libc_start_main),
  * so the dynamic loader's and libc's start-up allocations are not points: they
@@ -32,6 +33,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +59,7 @@ int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
 static int active;            /* main() has started in the chosen program */
 static unsigned long fail_at; /* 0: count only */
 static int fail_after;
-static int trace;
+static int trace_fd = -1;
 static const char *report_path;
 static unsigned long counted; /* atomic */
 static unsigned long failed;  /* atomic */
@@ -80,16 +82,16 @@ static int should_fail(void)
         return 0;
     __atomic_add_fetch(&failed, 1, __ATOMIC_RELAXED);
     failmalloc_hit(n);
-    if (trace) {
+    if (trace_fd >= 0) {
         inside = 1;
         void *frames[48];
         int k = backtrace(frames, 48);
         char line[64];
         int len = snprintf(line, sizeof line, "failmalloc: allocation %lu fails\n", n);
-        if (write(2, line, (size_t)len) < 0) {
+        if (write(trace_fd, line, (size_t)len) < 0) {
             /* nothing to do: the trace is a debugging aid */
         }
-        backtrace_symbols_fd(frames, k, 2);
+        backtrace_symbols_fd(frames, k, trace_fd);
         inside = 0;
     }
     return 1;
@@ -176,6 +178,22 @@ EXPORT void *pvalloc(size_t n)
     return __libc_pvalloc(n);
 }
 
+/* The crash's backtrace, then the default action: the driver sees the signal. */
+static void on_crash(int sig)
+{
+    inside = 1;
+    char line[64];
+    int len = snprintf(line, sizeof line, "failmalloc: crash, signal %d\n", sig);
+    if (write(trace_fd, line, (size_t)len) < 0) {
+        /* the signal still shows */
+    }
+    void *frames[64];
+    int k = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, k, trace_fd);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void write_report(void)
 {
     if (!report_path)
@@ -197,6 +215,7 @@ static void in_child(void)
 {
     active = 0;
     report_path = NULL;
+    trace_fd = -1;
 }
 
 static int chosen(const char *argv0)
@@ -223,12 +242,15 @@ static int counting_main(int argc, char **argv, char **envp)
         const char *after = getenv("SEAM_FAIL_AFTER");
         fail_after = after && *after == '1';
         const char *tr = getenv("SEAM_FAIL_TRACE");
-        trace = tr && *tr == '1';
         report_path = getenv("SEAM_FAIL_REPORT");
-        if (trace) {
+        if (tr && *tr) {
+            trace_fd = open(tr, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
             /* backtrace() loads libgcc_s on first use: do it now, uncounted. */
             void *frame;
             backtrace(&frame, 1);
+            static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+            for (size_t i = 0; trace_fd >= 0 && i < sizeof sigs / sizeof sigs[0]; i++)
+                signal(sigs[i], on_crash);
         }
         pthread_atfork(NULL, NULL, in_child);
         atexit(write_report);

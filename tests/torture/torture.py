@@ -200,8 +200,7 @@ def run_point(sc, work, at, timeout, trace=False, gdb=False):
     (outcome, detail, rc, stdout, stderr, report)."""
     report = os.path.join(work, "report.%s.%d.%d" % (sc.name, at, threading.get_ident()))
     env = point_env(work, at, report)
-    if trace:
-        env["SEAM_FAIL_TRACE"] = "1"
+    env["SEAM_FAIL_TRACE"] = report + ".trace"
     if gdb:
         argv = ["gdb", "-q", "-batch", "-ex", "set breakpoint pending on", "-ex", "break failmalloc_hit",
                 "-ex", "run", "-ex", "bt 16", "-ex", "continue", "-ex", "bt 30", "--args"] + sc.argv
@@ -237,12 +236,13 @@ def classify(sc, env, report, timeout):
     except subprocess.TimeoutExpired as e:
         return ("hang", "no exit after %gs" % timeout, None, e.stdout or b"", e.stderr or b"", "")
     rep = ""
-    try:
-        with open(report) as f:
-            rep = f.read().strip()
-        os.unlink(report)
-    except OSError:
-        pass
+    for path in (report, report + ".trace"):
+        try:
+            with open(path, errors="replace") as f:
+                rep += f.read()
+            os.unlink(path)
+        except OSError:
+            pass
     out, err, rc = p.stdout, p.stderr, p.returncode
     if b"Sanitizer" in err or b"runtime error:" in err:
         return ("crash", "sanitizer report", rc, out, err, rep)
@@ -262,19 +262,41 @@ def classify(sc, env, report, timeout):
     return ("crash", "exit status %d" % rc, rc, out, err, rep)
 
 
-LIBC_FRAME = ("libc.so", "libc_start", "/sysdeps/", "../csu/", "raise", "abort", "__assert_fail", "pthread_kill",
+LIBC_FRAME = ("libc.so", "failmalloc", "libc_start", "/sysdeps/", "../csu/", "raise", "abort", "__assert_fail", "pthread_kill",
               "__strcpy", "__memmove", "__memcpy", "__strlen", "__strcmp", "__memset")
 
 
-def backtrace(sc, work, at):
-    """The crash's backtrace under gdb, as a list of frame lines."""
-    argv = ["gdb", "-q", "-batch", "-ex", "run", "-ex", "bt 40", "--args"] + sc.argv
-    env = point_env(work, at, None)
-    try:
-        p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    except subprocess.TimeoutExpired:
+def resolve(line):
+    """A backtrace_symbols_fd line as a gdb-like frame line: seam's own
+    objects resolved to function and file:line with addr2line."""
+    m = re.match(r"(\S+?)\((\w*)(?:\+(0x[0-9a-f]+))?\)\s*\[(0x[0-9a-f]+)\]", line)
+    if not m:
+        return line
+    module, func, off, addr = m.groups()
+    seams = TOP_BUILD in module or "/.libs/" in module
+    if seams and not func and off and shutil.which("addr2line"):
+        try:
+            p = subprocess.run(["addr2line", "-f", "-e", module, off], capture_output=True, timeout=10)
+            fn, where = (p.stdout.decode(errors="replace").splitlines() + ["??", "??:0"])[:2]
+            where = where.split(" ")[0]
+            for top in (TOP_SRC + "/", TOP_BUILD + "/"):
+                if where.startswith(top):
+                    where = where[len(top):]
+            if not where.startswith("??"):
+                return "in %s () at %s" % (fn, where)
+            func = fn
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return "in %s () from %s" % (func or "??", module)
+
+
+def trace_frames(trace):
+    """The crash's frames from the shim's trace file (see failmalloc.c)."""
+    lines = trace.splitlines()
+    start = max((i for i, l in enumerate(lines) if l.startswith("failmalloc: crash")), default=None)
+    if start is None:
         return []
-    return [l for l in p.stdout.decode(errors="replace").splitlines() if l.startswith("#")]
+    return ["#%d  %s" % (i, resolve(l)) for i, l in enumerate(lines[start + 1:])]
 
 
 def crash_site(frames):
@@ -301,6 +323,8 @@ def crash_site(frames):
 
 def parse_count(rep):
     for line in rep.splitlines():
+        if not line.startswith("count="):
+            continue
         fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
         if "count" in fields:
             return int(fields["count"])
@@ -318,7 +342,6 @@ def main():
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds before a point is a hang")
     ap.add_argument("--budget", type=float, default=0, help="stop starting points after S seconds")
     ap.add_argument("--keep", help="write the outputs of bad points to this directory")
-    ap.add_argument("--trace", action="store_true", help="backtrace of the failed allocation in kept stderr")
     ap.add_argument("--gdb", action="store_true", help="run the --points under gdb: the failed allocation's backtrace, then the crash's")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
@@ -372,8 +395,6 @@ def main():
                     return
                 res = run_point(sc, work, at, a.timeout)
                 outcome = res[0]
-                if outcome not in ("ok-error", "ok-success") and a.trace:
-                    res = run_point(sc, work, at, a.timeout, trace=True)
                 with lock:
                     ran[0] += 1
                     counts[outcome] = counts.get(outcome, 0) + 1
@@ -385,11 +406,11 @@ def main():
             # Each crash's site, from a backtrace under gdb: a crash inside
             # libconfig's parser is a dependency's (doc/reliability.md).
             sites = {}
-            if shutil.which("gdb"):
+            if True:
                 crashes = [b for b in bad if b[1][0] == "crash"]
 
                 def site_of(b):
-                    frames = backtrace(sc, work, b[0])
+                    frames = trace_frames(b[1][5])
                     return b, frames, crash_site(frames)
 
                 with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
@@ -422,6 +443,8 @@ def main():
                         f.write(out)
                     with open(base + ".err", "wb") as f:
                         f.write(err)
+                    with open(base + ".trace", "w") as f:
+                        f.write(rep)
             if a.keep and bad:
                 with open(os.path.join(a.keep, "%s.golden.out" % sc.name), "wb") as f:
                     f.write(sc.golden[0])
