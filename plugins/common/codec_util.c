@@ -269,6 +269,14 @@ json_object *json_double(double d)
 
 const char *json_text(json_object *obj)
 {
-    return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
-                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+    /* json-c's printer skips a piece it cannot append and still returns the
+     * text; errno ENOMEM is the only sign of a text printed short. */
+    int saved = errno;
+    errno = 0;
+    const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (errno == ENOMEM)
+        return NULL; /* errno stays ENOMEM: an encode that ignores NULL still fails */
+    errno = saved;
+    return text;
 }

@@ -80,7 +80,8 @@ int jint(json_object *obj, const char *key, int64_t *out);
 /* A double that serializes the way a person wrote it ("0.7", not
  * 0.69999...), whatever the process locale's decimal separator. */
 json_object *json_double(double d);
-/* obj as plain JSON text with unescaped slashes; borrowed from obj. */
+/* obj as plain JSON text with unescaped slashes; borrowed from obj. NULL when
+ * json-c could not print it whole (out of memory). */
 const char *json_text(json_object *obj);
 
 #if defined(__GNUC__)

@@ -45,6 +45,7 @@
 
 #include <seam/plugin.h>
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,8 @@ static int is_number(json_object *v)
  * anywhere in a tree only makes the result -1 (json-c asserts on a NULL object). */
 static int put(json_object *o, const char *key, json_object *v)
 {
-    if (!o || json_object_object_add(o, key, v) != 0) {
+    /* v NULL is a value whose allocation failed, not a JSON null. */
+    if (!o || !v || json_object_object_add(o, key, v) != 0) {
         json_object_put(v);
         return -1;
     }
@@ -656,6 +658,10 @@ static int read_script(json_object *request, json_object *script, size_t turn,
     } else {
         strbuf said = { 0 };
         const char *text = last_user_text(messages, &said);
+        if (said.failed) { /* the prompt must not go missing from the echo */
+            free(said.data);
+            return SEAM_ERR_NOMEM;
+        }
         strbuf out = { 0 };
         sb_puts(&out, "Hello from the seam mock provider. You said: ");
         sb_puts(&out, text ? text : "");
@@ -772,7 +778,12 @@ static void add_event(piece_list *l, json_object *ev)
     char *s = NULL;
     if (ev) {
         const char *type = jstr(ev, "type");
+        /* json-c's printer skips what it cannot append and still returns the
+         * text: errno ENOMEM is the only sign of an event printed short. */
+        errno = 0;
         const char *data = json_object_to_json_string_ext(ev, JSON_FLAGS);
+        if (errno == ENOMEM)
+            data = NULL;
         if (type && data && asprintf(&s, "event: %s\ndata: %s\n\n", type, data) < 0)
             s = NULL;
         json_object_put(ev);
@@ -922,8 +933,9 @@ static char *whole_body(const mock_script *sc)
         rc |= usage ? put(root, "usage", usage) : -1;
     }
     rc |= put(root, "content", content);
+    errno = 0;
     const char *s = rc == 0 ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
-    char *copy = s ? strdup(s) : NULL;
+    char *copy = s && errno != ENOMEM ? strdup(s) : NULL; /* see add_event */
     json_object_put(root);
     return copy;
 }
