@@ -574,7 +574,10 @@ static int parse_tools(json_object *script, size_t turn, mock_script *sc, seam_e
         json_object *use = parsed ? parsed : args;
         mt->id = strdup(id);
         mt->name = strdup(name);
-        mt->args = strdup(use ? json_object_to_json_string_ext(use, JSON_FLAGS) : "{}");
+        errno = 0;
+        const char *printed = use ? json_object_to_json_string_ext(use, JSON_FLAGS) : "{}";
+        /* NULL or printed short (see add_event): out of memory */
+        mt->args = printed && errno != ENOMEM ? strdup(printed) : NULL;
         json_object_put(parsed);
         if (!mt->id || !mt->name || !mt->args)
             return SEAM_ERR_NOMEM;
@@ -1082,7 +1085,9 @@ static char *normalize_args(const char *text, size_t len)
     json_object *o = json_parse_strict(text, len);
     if (!o)
         return NULL;
-    char *s = strdup(json_object_to_json_string_ext(o, JSON_FLAGS));
+    errno = 0;
+    const char *printed = json_object_to_json_string_ext(o, JSON_FLAGS);
+    char *s = printed && errno != ENOMEM ? strdup(printed) : NULL; /* see add_event */
     json_object_put(o);
     return s;
 }

@@ -41,6 +41,7 @@ PLUGINS = os.environ.get("SEAM_TEST_PLUGIN_DIR") or os.path.join(TOP_BUILD, "plu
 SHIM = os.path.join(TOP_BUILD, "tests", "torture", ".libs", "failmalloc.so")
 FAKE = os.path.join(TOP_BUILD, "tests", "fake-provider")
 PROMPT = "Say hello to the torture run"
+stopping = threading.Event()
 
 # ---- the scenarios' wire transcripts (one event payload per line) -------------
 # Each text carries the request digest mark in one delta: the answer is only
@@ -391,7 +392,7 @@ def main():
                 continue
 
             def one(at):
-                if a.budget and time.time() - start > a.budget:
+                if stopping.is_set() or (a.budget and time.time() - start > a.budget):
                     return
                 res = run_point(sc, work, at, a.timeout)
                 outcome = res[0]
@@ -402,7 +403,11 @@ def main():
                         bad.append((at, res))
 
             with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-                list(pool.map(one, todo))
+                try:
+                    list(pool.map(one, todo))
+                except KeyboardInterrupt:
+                    stopping.set()  # the queued points return at once
+                    raise
             # Each crash's site, from a backtrace under gdb: a crash inside
             # libconfig's parser is a dependency's (doc/reliability.md).
             sites = {}
@@ -464,4 +469,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # SIGTERM (make's timeout, CI) stops like Ctrl-C: the fake providers end too.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
