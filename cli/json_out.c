@@ -160,8 +160,10 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
     }
 
     json_object *o = json_object_new_object();
-    if (!o)
+    if (!o) {
+        failed = 1;
         return -1;
+    }
     json_object_object_add(o, "type", json_object_new_string(seam_chunk_type_name(c->type)));
     switch (c->type) {
     case SEAM_CHUNK_TEXT_DELTA:

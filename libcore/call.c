@@ -818,6 +818,19 @@ static int wait_for_attempt(seam_stream *s)
     return 0;
 }
 
+/* The accumulator could not take a chunk: the result would silently miss it
+ * (a text delta lost from the answer), so the call ends out of memory. */
+static void end_nomem(seam_stream *s)
+{
+    seam_error e;
+    seam_error_clear(&e);
+    seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+    seam_transfer_free(s->transfer);
+    s->transfer = NULL;
+    drop_all_queued(s);
+    end_with(s, SEAM_ERR_NOMEM, &e);
+}
+
 static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
 {
     if (!s || !chunk)
@@ -827,7 +840,10 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
     for (;;) {
         if (s->q_head < s->q_ready) {
             s->current = s->queue[s->q_head++];
-            seam_result_add_chunk(s->result, &s->current.c);
+            if (seam_result_add_chunk(s->result, &s->current.c) != SEAM_OK) {
+                end_nomem(s);
+                continue;
+            }
             *chunk = &s->current.c;
             return 1;
         }
@@ -868,7 +884,10 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
                 s->q_head == s->q_ready) {
                 /* Past the first content nothing is held: hand it on as is
                  * (it stays valid until the next transfer call, in our next call). */
-                seam_result_add_chunk(s->result, c);
+                if (seam_result_add_chunk(s->result, c) != SEAM_OK) {
+                    end_nomem(s);
+                    continue;
+                }
                 *chunk = c;
                 return 1;
             }

@@ -155,7 +155,9 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
      * sets errno, but json-c clears errno for every integer it reads, so the
      * values built are counted against the text as well. A repeated member
      * name also makes fewer: a second parse that builds as many tells it from
-     * a loss (rare, so the cost does not matter). */
+     * a loss (rare, so the cost does not matter). errno is put back after a
+     * good parse: an encoder's earlier failure must still show (transport.c). */
+    int saved = errno;
     errno = 0;
     json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
     if (obj && json_tokener_get_error(tok) == json_tokener_success && errno != ENOMEM) {
@@ -182,6 +184,7 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
             return NULL;
         }
     }
+    errno = saved;
     return obj;
 }
 
