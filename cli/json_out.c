@@ -42,7 +42,12 @@ static json_object *parse_json_text(const char *text)
     if (!text)
         return NULL;
     enum json_tokener_error jerr = json_tokener_success;
+    int saved = errno;
+    errno = 0;
     json_object *v = json_tokener_parse_verbose(text, &jerr);
+    if (errno == ENOMEM) /* not a text that does not parse: a line left short */
+        failed = 1;
+    errno = saved;
     if (jerr != json_tokener_success)
         return json_object_new_string(text);
     return v;
@@ -55,7 +60,12 @@ static json_object *parse_args_object(const char *args_json)
     json_object *v = NULL;
     if (args_json && *args_json) {
         enum json_tokener_error jerr = json_tokener_success;
+        int saved = errno;
+        errno = 0;
         v = json_tokener_parse_verbose(args_json, &jerr);
+        if (errno == ENOMEM) /* see parse_json_text */
+            failed = 1;
+        errno = saved;
         if (jerr != json_tokener_success)
             v = NULL;
     }
