@@ -276,7 +276,13 @@ static json_object *merged_options(const mock_instance *m, const seam_request *r
                                    seam_error *err)
 {
     json_object *base = json_parse_strict(m->options_json, strlen(m->options_json));
-    if (!base || !json_object_is_type(base, json_type_object)) {
+    if (!base) {
+        /* The options parsed when the provider was created: only memory can
+         * fail now, and a script silently dropped would answer differently. */
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "mock: out of memory");
+        return NULL;
+    }
+    if (!json_object_is_type(base, json_type_object)) {
         json_object_put(base);
         base = json_object_new_object();
     }
