@@ -72,7 +72,8 @@ static const char *const help_text =
     "                          returned unexecuted (default 10; 0: run none)\n"
     "      -v, --verbose       print every attempt of the chain on stderr (provider,\n"
     "                          model, outcome, error, wait, usage and cost); with\n"
-    "                          --json the result line lists them under \"attempts\"\n"
+    "                          --json the result line lists them under \"attempts\";\n"
+    "                          first, the conf's warnings (as config check)\n"
     "  plugins     plugins found: file, ABI, provider ids, loaded or why refused\n"
     "  providers   configured providers (plugin, base_url, loaded, credential set)\n"
     "              and chains\n"
@@ -161,6 +162,8 @@ static int option_value(int argc, char **argv, int *i, const char *name, const c
 }
 
 /* ---- the client ------------------------------------------------------------- */
+
+static void print_warning(void *ud, const char *text);
 
 /* Creates the client; on failure reports why and returns the exit code (a conf
  * that cannot be read or parsed is a conf error: 2). */
@@ -1388,6 +1391,13 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
         free(prompt);
         free(o.tool_names);
         return code;
+    }
+    /* -v: what `seam config check` would warn about (plain HTTP to a remote
+     * host, an inline key in a readable file, ...), once, before the call. */
+    if (o.verbose && seam_client_conf_path(client)) {
+        seam_error werr;
+        seam_error_clear(&werr);
+        seam_conf_check(seam_client_conf_path(client), print_warning, NULL, &werr);
     }
 
     seam_request *req = NULL;

@@ -28,7 +28,7 @@ for target in $plugins; do
     for f in "$src/plugins/$p"/*.c; do
         [ "$f" = "$src/plugins/$p/$p.c" ] || set -- "$@" "$f"
     done
-    set -- "$@" "$src/plugins/common/codec_util.c"
+    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c"
     clang -g -O1 -std=c11 -D_GNU_SOURCE -DSEAM_BUILDING_LIBRARY \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
         -I"$build" -I"$src/libcore" -I"$src/sdk" $(pkg-config --cflags json-c libcurl) \

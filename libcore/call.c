@@ -16,6 +16,8 @@
  *    when the chain names a fallback chain for them, and auth when the
  *    credential can be refreshed (or another key of the pool is live): then
  *    exactly one more attempt is made. Never a blind retry on the same key.
+ *    A chain may opt in (failover_on) to move on after a fatal error of the
+ *    kinds it lists, to the next entry of a different provider only.
  *  - A 429 puts the key (the provider, for a single key) in a cooldown shared
  *    by every request of the client: until its Retry-After, else cooldown_ms.
  *  - Streaming: framing chunks (the *_start marks, stop) are held back until
@@ -447,14 +449,28 @@ static double next_random(seam_stream *s)
  * jitter uniform in [0, base·jitter). */
 static int64_t backoff_ms(seam_stream *s, const seam_conf_backoff *b, int n)
 {
+    /* The conf bounds base and max (one day), but a plan entry may come from
+     * elsewhere: every step saturates at max rather than wrapping negative (a
+     * wrapped wait is no wait, and the retries would hammer the server). */
     int64_t base = b->base_ms >= 0 ? b->base_ms : 500;
     int64_t max = b->max_ms >= base ? b->max_ms : base;
     int64_t d = base;
     for (int i = 0; i < n && d < max; i++)
-        d *= 2;
-    double jitter = b->jitter >= 0 ? b->jitter : 0.1;
-    d += (int64_t)((double)base * jitter * next_random(s));
+        d = d > max / 2 ? max : d * 2;
+    double jitter = b->jitter >= 0 && b->jitter <= 1 ? b->jitter : 0.1;
+    double extra = (double)base * jitter * next_random(s);
+    if (extra >= (double)(max - d))
+        return max;
+    d += (int64_t)extra;
     return d < max ? d : max;
+}
+
+/* A duration handed to the transport: at most INT32_MAX ms (what poll() and
+ * libcurl take), so that "now + it" never overflows there. <= 0 stays as is
+ * (none). */
+static int64_t saturate_ms(int64_t ms)
+{
+    return ms > INT32_MAX ? INT32_MAX : ms;
 }
 
 /* Time left before the call's deadline; INT64_MAX without one. */
@@ -462,7 +478,9 @@ static int64_t time_left(const seam_stream *s)
 {
     if (s->timeout_ms <= 0)
         return INT64_MAX;
-    return s->start_ms + s->timeout_ms - seam_client_now(s->client);
+    /* Elapsed first: start + timeout would overflow for an application's
+     * INT64_MAX "no deadline". */
+    return s->timeout_ms - (seam_client_now(s->client) - s->start_ms);
 }
 
 /* ---- usage and cost -------------------------------------------------------------------------- */
@@ -572,9 +590,17 @@ static int start_attempt(seam_stream *s)
             int64_t wait = 0;
             seam_key_verdict verdict;
             int rc = seam_keys_acquire(s->client, slot, s->affinity, s->retrying || s->single,
-                                       s->retry_after_cap_ms, &s->lease, &wait, &verdict, &why);
+                                       s->retry_after_cap_ms, s->cancel, &s->lease, &wait,
+                                       &verdict, &why);
             if (rc != SEAM_OK)
                 return rc;
+            /* Cancelled while a key command ran: the call ends, no entry after. */
+            if (seam_cancel_triggered(s->cancel)) {
+                if (verdict == SEAM_KEY_READY)
+                    seam_keys_lease_release(&s->lease);
+                end_cancelled(s, e->provider);
+                return 1;
+            }
             if (verdict != SEAM_KEY_READY) {
                 if (verdict == SEAM_KEY_COOLING &&
                     (s->skip_retry_after_ms <= 0 || why.retry_after_ms < s->skip_retry_after_ms))
@@ -633,12 +659,15 @@ static int start_attempt(seam_stream *s)
             .req = s->sent,
             .stream = s->streaming,
             .credential = s->lease.secret,
-            .timeout_ms = timeout,
-            .connect_timeout_ms = slot->conf->connect_timeout_ms,
-            .idle_timeout_ms = s->idle_timeout_ms > 0 ? s->idle_timeout_ms : slot->conf->idle_timeout_ms,
+            .timeout_ms = saturate_ms(timeout),
+            .connect_timeout_ms = saturate_ms(slot->conf->connect_timeout_ms),
+            .idle_timeout_ms = saturate_ms(s->idle_timeout_ms > 0 ? s->idle_timeout_ms
+                                                                  : slot->conf->idle_timeout_ms),
             .max_response_bytes = slot->conf->max_response_bytes,
             .cancel = s->cancel,
             .share = s->client->share,
+            .ca_file = slot->conf->ca_file,
+            .ca_path = slot->conf->ca_path,
         };
         s->attempt++;
         if (!s->free_attempt)
@@ -693,6 +722,29 @@ static void on_success(seam_stream *s)
     end_with(s, SEAM_OK, NULL);
 }
 
+/* The chain's failover_on: when the fatal error e is of a kind the chain opts
+ * into, the index of the next entry of a *different* provider (another key,
+ * another account); 0 when there is none or the chain does not opt in. A
+ * fallback chain named for the error's class (context_overflow_fallback,
+ * content_filter_fallback) takes precedence. */
+static size_t failover_target(const seam_stream *s, const seam_error *e)
+{
+    if (!s->chain || !s->chain->failover_on || s->single)
+        return 0;
+    unsigned bit = e->kind == SEAM_ERROR_RATE_LIMIT ? SEAM_FAILOVER_QUOTA
+                                                    : SEAM_FAILOVER_KIND(e->kind);
+    if (e->kind == SEAM_ERROR_CANCELLED || !(s->chain->failover_on & bit))
+        return 0;
+    if ((e->kind == SEAM_ERROR_CONTEXT_OVERFLOW && s->chain->context_overflow_fallback) ||
+        (e->kind == SEAM_ERROR_CONTENT_FILTER && s->chain->content_filter_fallback))
+        return 0;
+    const char *here = s->plan[s->entry].provider;
+    for (size_t j = s->entry + 1; j < s->n_plan; j++)
+        if (strcmp(s->plan[j].provider, here) != 0)
+            return j;
+    return 0;
+}
+
 /* An attempt failed with e: decide between retry, rotation, the next entry, a
  * fallback chain and the end. */
 static void after_failure(seam_stream *s, seam_error *e)
@@ -728,7 +780,7 @@ static void after_failure(seam_stream *s, seam_error *e)
          * credential or another live key of the pool. The key is judged
          * (refreshed, or set aside in a pool) even when that attempt is spent. */
         int more = (!s->auth_retry_used || slot->n_keys > 1) &&
-                   seam_keys_rejected(s->client, slot, &s->lease);
+                   seam_keys_rejected(s->client, slot, &s->lease, s->cancel);
         if (more && !s->auth_retry_used) {
             s->auth_retry_used = 1;
             s->free_attempt = 1;
@@ -739,6 +791,19 @@ static void after_failure(seam_stream *s, seam_error *e)
         }
     }
     if (!e->retryable) {
+        size_t to = failover_target(s, e);
+        if (to) {
+            /* The attempt's report says where the call goes on. */
+            seam_error shown = *e;
+            size_t used = strlen(shown.message);
+            snprintf(shown.message + used, sizeof shown.message - used,
+                     "%sfailing over to provider \"%s\" (failover_on)", used ? "; " : "",
+                     s->plan[to].provider);
+            report(s, SEAM_ATTEMPT_FAILED, pe, &shown, au, 0);
+            s->entry = to - 1;
+            next_entry(s);
+            return;
+        }
         report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
         if (!take_fallback(s, e->kind))
             end_with(s, SEAM_ERR_PROVIDER, e);
@@ -752,7 +817,7 @@ static void after_failure(seam_stream *s, seam_error *e)
         seam_key_verdict verdict;
         seam_error why;
         seam_error_clear(&why);
-        if (seam_keys_acquire(s->client, slot, s->affinity, 0, 0, &next, &wait, &verdict, &why) ==
+        if (seam_keys_acquire(s->client, slot, s->affinity, 0, 0, s->cancel, &next, &wait, &verdict, &why) ==
             SEAM_OK) {
             if (verdict == SEAM_KEY_READY && wait == 0 && next.index != s->lease.index) {
                 s->pending = next;

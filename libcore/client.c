@@ -245,7 +245,7 @@ int seam_client_provider_at(const seam_client *c, size_t i, seam_provider_info *
             if (pool[k].kind == SEAM_CRED_ENV || pool[k].kind == SEAM_CRED_FILE) {
                 char *key = NULL;
                 info->has_credential =
-                    seam_credential_resolve_source(p, &pool[k], &key, NULL, NULL) == SEAM_OK && key;
+                    seam_credential_resolve_source(p, &pool[k], &key, NULL, NULL, NULL) == SEAM_OK && key;
                 seam_secret_free(key);
             } else {
                 info->has_credential = 1; /* inline or command */

@@ -85,11 +85,12 @@ typedef enum seam_key_verdict {
  * cooling after a 429 and keys the rate-limit guard saw exhausted are passed
  * over unless `retrying` (the chain's retry rules already waited); exhausted
  * keys are waited for instead with rate_limit_guard = "wait" (up to
- * max_wait_ms; *wait_ms says how long). Returns
+ * max_wait_ms; *wait_ms says how long). A key command that runs stops at a
+ * trigger of cancel (may be NULL). Returns
  * SEAM_OK with the verdict in *verdict, or SEAM_ERR_NOMEM. */
 int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinity, int retrying,
-                      int64_t max_wait_ms, seam_key_lease *lease, int64_t *wait_ms,
-                      seam_key_verdict *verdict, seam_error *why);
+                      int64_t max_wait_ms, seam_cancel *cancel, seam_key_lease *lease,
+                      int64_t *wait_ms, seam_key_verdict *verdict, seam_error *why);
 void seam_keys_lease_release(seam_key_lease *lease);
 
 /* The attempt succeeded: the key is not cooling any more. */
@@ -101,7 +102,8 @@ void seam_keys_rate_limited(seam_client *c, seam_provider_slot *s, const seam_ke
  * that gives no new value and the pool has other keys, the key is marked dead
  * (a single key is not: the next request asks the provider again). Returns 1
  * when one more attempt can be made (a refreshed key, or another live key). */
-int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease);
+int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease,
+                       seam_cancel *cancel);
 /* Rate-limit guard: reads the rate-limit headers ("name: value\n" lines, as in
  * seam_error.ratelimit) that came with an answer on this key; a window whose
  * remaining count is 0 marks the key exhausted until the window resets. */

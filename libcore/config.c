@@ -12,19 +12,31 @@
  * read and checked here (each schema must be a JSON object); running them is
  * not the library's business.
  *
- * Note on integers: libconfig 1.5 reads a decimal literal beyond 32 bits without
- * the `L` suffix as a truncated int; write 5000000000L for values that large. */
+ * Every number has a range (the table `ranges` below, documented in
+ * seam.conf(5)); a value outside it is refused with FILE:LINE, so that no
+ * consumer ever sees a value its arithmetic was not written for.
+ *
+ * The file is read here, not by libconfig: only a regular file of at most
+ * MAX_CONF_BYTES (a FIFO or /dev/zero must not block or exhaust us), UTF-8
+ * without NUL bytes, no @include (libconfig 1.5 cannot bound what it opens;
+ * conf.d/ is the way to split a conf), and no integer literal that libconfig
+ * 1.5 would silently truncate: a decimal literal beyond 32 bits without the
+ * `L` suffix (write 5000000000L), or one beyond 64 bits at all. */
 #include "config.h"
 #include "internal.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ctype.h>
 #include <json-c/json.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +50,51 @@
 #define DEFAULT_BACKOFF_JITTER 0.1
 #define DEFAULT_RETRY_AFTER_CAP_MS 60000
 #define DEFAULT_COOLDOWN_MS 30000
+
+/* The largest conf file (or drop-in, or model catalog) read. */
+#define MAX_CONF_BYTES ((size_t)16 * 1024 * 1024)
+
+/* ---- the range of every number ---------------------------------------------- */
+
+/* Every numeric key of the conf and the values it accepts (both ends
+ * included). seam.conf(5) and doc/seam.conf.md document the same table. The
+ * bounds keep every consumer's arithmetic inside int64 and inside what poll()
+ * and libcurl take (a timeout fits in an int of milliseconds). */
+typedef enum range_id {
+    R_TIMEOUT_MS,           /* providers.NAME.timeout_ms */
+    R_CONNECT_TIMEOUT_MS,   /* providers.NAME.connect_timeout_ms */
+    R_IDLE_TIMEOUT_MS,      /* providers.NAME.idle_timeout_ms */
+    R_MAX_RESPONSE_BYTES,   /* providers.NAME.max_response_bytes */
+    R_KEY_TTL_MS,           /* providers.NAME.api_key_ttl_ms */
+    R_KEY_COMMAND_TIMEOUT_MS, /* providers.NAME.api_key_command_timeout_ms */
+    R_MAX_ATTEMPTS,         /* chains.NAME[i].max_attempts */
+    R_BACKOFF_MS,           /* chains.NAME[i].backoff.base_ms, .max_ms */
+    R_RETRY_AFTER_CAP_MS,   /* chains.NAME.retry_after_cap_ms */
+    R_COOLDOWN_MS,          /* chains.NAME.cooldown_ms */
+    R_TOOL_TIMEOUT_MS,      /* tools.NAME.timeout_ms */
+    R_TOKENS,               /* models[i].context_window, .max_output_tokens */
+    R_PRICE,                /* models[i].price.* (micro-cents per million tokens) */
+    R_COUNT
+} range_id;
+
+static const struct {
+    int64_t min, max;
+    const char *gloss; /* what max means, for the message */
+} ranges[R_COUNT] = {
+    [R_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
+    [R_CONNECT_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
+    [R_IDLE_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
+    [R_MAX_RESPONSE_BYTES] = {1, (int64_t)1 << 40, "1 TiB"},
+    [R_KEY_TTL_MS] = {0, (int64_t)366 * 86400000, "366 days"},
+    [R_KEY_COMMAND_TIMEOUT_MS] = {1, 3600000, "one hour"},
+    [R_MAX_ATTEMPTS] = {1, 100, "attempts on one entry"},
+    [R_BACKOFF_MS] = {0, 86400000, "one day"},
+    [R_RETRY_AFTER_CAP_MS] = {0, 86400000, "one day"},
+    [R_COOLDOWN_MS] = {0, 86400000, "one day"},
+    [R_TOOL_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
+    [R_TOKENS] = {0, SEAM_MAX_TOKENS, "10^12 tokens"},
+    [R_PRICE] = {0, SEAM_MAX_PRICE, "$1,000,000 per million tokens"},
+};
 
 /* Room for a setting path such as "chains.default[3].backoff.base_ms". */
 #define PATH_MAX_LEN 256
@@ -71,6 +128,8 @@ typedef struct loader {
         cap_tools;
     int in_catalog; /* reading the model catalog: only `models`, entries marked from_catalog */
     int catalog_disabled; /* model_catalog = "" */
+    char *catalog_named_in; /* the file and line of model_catalog, for an */
+    int catalog_named_line; /* error about the whole catalog file */
     chain_lines *chain_lines;
     role_origin *role_origins;
 } loader;
@@ -103,6 +162,9 @@ static int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
     va_end(ap);
     if (line > 0)
         seam_error_set(ld->err, SEAM_ERROR_CONF, "%s:%d: %s", file, line, what);
+    else if (ld->in_catalog && ld->catalog_named_in) /* e.g. model_catalog = "/dev/zero" */
+        seam_error_set(ld->err, SEAM_ERROR_CONF, "%s:%d: model_catalog %s: %s",
+                       ld->catalog_named_in, ld->catalog_named_line, file, what);
     else
         seam_error_set(ld->err, SEAM_ERROR_CONF, "%s: %s", file, what);
     ld->status = SEAM_ERR_CONF;
@@ -161,6 +223,35 @@ static int tree_is_whole(const config_setting_t *s)
     return 1;
 }
 
+/* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid
+ * (overlong forms, surrogates and values past U+10FFFF included). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t len;
+    uint32_t cp;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2, cp = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, cp = s[0] & 0x0F;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, cp = s[0] & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
 /* ---- typed reads ----------------------------------------------------------------- */
 
 /* out = parent "." name, cut at PATH_MAX_LEN (only a message would be cut). */
@@ -180,23 +271,36 @@ static int read_string(loader *ld, const config_setting_t *s, const char *path, 
     const char *v = config_setting_get_string(s);
     if (!v || !*v)
         return fail_setting(ld, s, "%s must be a non-empty string", path);
+    /* The text of the file is UTF-8, but a \xNN escape can still make bytes
+     * that are not: they would reach a request's JSON. */
+    for (size_t i = 0, n = strlen(v); i < n;) {
+        size_t u = utf8_len((const unsigned char *)v + i, n - i);
+        if (!u)
+            return fail_setting(ld, s, "%s is not valid UTF-8 (a \\x escape?)", path);
+        i += u;
+    }
     free(*out);
     *out = strdup(v);
     return *out ? SEAM_OK : fail_nomem(ld);
 }
 
-static int read_int64(loader *ld, const config_setting_t *s, const char *path, int64_t min,
+/* An integer inside ranges[r]. */
+static int read_int64(loader *ld, const config_setting_t *s, const char *path, range_id r,
                       int64_t *out)
 {
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
         return fail_type(ld, s, path, "an integer");
     int64_t v = t == CONFIG_TYPE_INT ? config_setting_get_int(s) : config_setting_get_int64(s);
+    int64_t min = ranges[r].min, max = ranges[r].max;
     if (v < min) {
         if (min == 1)
             return fail_setting(ld, s, "%s must be > 0", path);
         return fail_setting(ld, s, "%s must be >= %lld", path, (long long)min);
     }
+    if (v > max)
+        return fail_setting(ld, s, "%s must be at most %lld (%s), not %lld", path,
+                            (long long)max, ranges[r].gloss, (long long)v);
     *out = v;
     return SEAM_OK;
 }
@@ -400,7 +504,8 @@ static int load_options(loader *ld, const config_setting_t *s, const char *path,
 static const char provider_keys[] =
     "plugin, base_url, api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
     "api_key_files, api_key_commands, key_selection, rate_limit_guard, api_key_ttl_ms, "
-    "timeout_ms, connect_timeout_ms, idle_timeout_ms, max_response_bytes, options";
+    "api_key_command_timeout_ms, timeout_ms, connect_timeout_ms, idle_timeout_ms, "
+    "max_response_bytes, ca_file, ca_path, options";
 
 /* An array or list of non-empty strings; each file path is resolved like
  * api_key_file when resolve is set. */
@@ -438,6 +543,61 @@ static int read_string_list(loader *ld, const config_setting_t *s, const char *p
     return SEAM_OK;
 }
 
+/* 1 when host (as written in a URL, IPv6 without its brackets) is this
+ * machine: localhost, 127.0.0.0/8, ::1 (or ::ffff:127.x.x.x). */
+static int is_loopback_host(const char *host)
+{
+    if (strcasecmp(host, "localhost") == 0 || strcasecmp(host, "localhost.") == 0)
+        return 1;
+    struct in_addr a4;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET6, host, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6) ||
+               (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+    return 0;
+}
+
+/* Plain http:// to another machine sends every prompt and the API key in
+ * clear: a warning (config check, chat -v), not an error (a trusted LAN
+ * proxy is a real setup). Only the host is quoted: a URL may hold userinfo. */
+static int warn_plain_http(loader *ld, const seam_conf_provider *p, const config_setting_t *m)
+{
+    const char *url = p->base_url;
+    if (strncasecmp(url, "http://", 7) != 0)
+        return SEAM_OK;
+    const char *h = url + 7;
+    size_t auth_end = strcspn(h, "/?#");
+    const char *at = memchr(h, '@', auth_end);
+    if (at)
+        h = at + 1;
+    char host[256];
+    size_t n;
+    if (*h == '[') {
+        h++;
+        n = strcspn(h, "]");
+    } else {
+        n = strcspn(h, ":/?#");
+    }
+    if (n == 0 || n >= sizeof host)
+        n = n >= sizeof host ? sizeof host - 1 : 0;
+    memcpy(host, h, n);
+    host[n] = '\0';
+    if (n && is_loopback_host(host))
+        return SEAM_OK;
+    seam_buf w = {0};
+    if (seam_buf_printf(&w,
+                        "%s:%d: provider \"%s\" sends its requests and its API key over plain "
+                        "HTTP to %s, which is not this machine: use https://",
+                        setting_file(ld, m), setting_line(m), p->name, n ? host : "(no host)") !=
+        SEAM_OK) {
+        seam_buf_free(&w);
+        return fail_nomem(ld);
+    }
+    return add_warning(ld, w.data);
+}
+
 /* A string that must be one of names[] (NULL-terminated); *out gets its index. */
 static int read_choice(loader *ld, const config_setting_t *s, const char *path,
                        const char *const *names, const char *expected, int *out)
@@ -461,8 +621,11 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
     join_path(path, parent, key);
     if (strcmp(key, "plugin") == 0)
         return read_string(ld, m, path, &p->plugin);
-    if (strcmp(key, "base_url") == 0)
-        return read_string(ld, m, path, &p->base_url);
+    if (strcmp(key, "base_url") == 0) {
+        if (read_string(ld, m, path, &p->base_url) != SEAM_OK)
+            return ld->status;
+        return warn_plain_http(ld, p, m);
+    }
     if (strcmp(key, "api_key_env") == 0) {
         if (config_setting_type(m) == CONFIG_TYPE_STRING)
             return read_string(ld, m, path, &p->api_key_env);
@@ -544,15 +707,27 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
                            &p->rate_limit_guard);
     }
     if (strcmp(key, "api_key_ttl_ms") == 0)
-        return read_int64(ld, m, path, 0, &p->api_key_ttl_ms);
+        return read_int64(ld, m, path, R_KEY_TTL_MS, &p->api_key_ttl_ms);
+    if (strcmp(key, "api_key_command_timeout_ms") == 0)
+        return read_int64(ld, m, path, R_KEY_COMMAND_TIMEOUT_MS, &p->api_key_command_timeout_ms);
     if (strcmp(key, "timeout_ms") == 0)
-        return read_int64(ld, m, path, 1, &p->timeout_ms);
+        return read_int64(ld, m, path, R_TIMEOUT_MS, &p->timeout_ms);
     if (strcmp(key, "connect_timeout_ms") == 0)
-        return read_int64(ld, m, path, 1, &p->connect_timeout_ms);
+        return read_int64(ld, m, path, R_CONNECT_TIMEOUT_MS, &p->connect_timeout_ms);
     if (strcmp(key, "idle_timeout_ms") == 0)
-        return read_int64(ld, m, path, 1, &p->idle_timeout_ms);
+        return read_int64(ld, m, path, R_IDLE_TIMEOUT_MS, &p->idle_timeout_ms);
     if (strcmp(key, "max_response_bytes") == 0)
-        return read_int64(ld, m, path, 1, &p->max_response_bytes);
+        return read_int64(ld, m, path, R_MAX_RESPONSE_BYTES, &p->max_response_bytes);
+    if (strcmp(key, "ca_file") == 0 || strcmp(key, "ca_path") == 0) {
+        char *v = NULL;
+        if (read_string(ld, m, path, &v) != SEAM_OK)
+            return ld->status;
+        char **dst = key[3] == 'f' ? &p->ca_file : &p->ca_path;
+        free(*dst);
+        *dst = resolve_path(ld, v);
+        free(v);
+        return *dst ? SEAM_OK : fail_nomem(ld);
+    }
     if (strcmp(key, "options") == 0)
         return load_options(ld, m, path, &p->options_json);
     return fail_unknown(ld, m, parent, provider_keys);
@@ -583,6 +758,7 @@ static int load_provider(loader *ld, const config_setting_t *s)
     p->connect_timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS;
     p->idle_timeout_ms = DEFAULT_IDLE_TIMEOUT_MS;
     p->max_response_bytes = DEFAULT_MAX_RESPONSE_BYTES;
+    p->api_key_command_timeout_ms = SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS;
     if (!p->name || !p->file)
         return fail_nomem(ld);
 
@@ -612,7 +788,52 @@ static int load_providers(loader *ld, const config_setting_t *s)
 static const char entry_keys[] = "provider, model, max_attempts, backoff";
 static const char backoff_keys[] = "base_ms, max_ms, jitter";
 static const char chain_keys[] =
-    "entries, retry_after_cap_ms, cooldown_ms, context_overflow_fallback, content_filter_fallback";
+    "entries, retry_after_cap_ms, cooldown_ms, context_overflow_fallback, content_filter_fallback, "
+    "failover_on";
+
+/* The fatal error classes a chain may opt into failing over on. The retryable
+ * ones (rate_limit, overloaded, timeout, transport) fail over already. */
+static const struct {
+    const char *name;
+    unsigned bit;
+} failover_names[] = {
+    {"auth", SEAM_FAILOVER_KIND(SEAM_ERROR_AUTH)},
+    {"quota", SEAM_FAILOVER_QUOTA},
+    {"model_not_found", SEAM_FAILOVER_KIND(SEAM_ERROR_MODEL_NOT_FOUND)},
+    {"bad_request", SEAM_FAILOVER_KIND(SEAM_ERROR_BAD_REQUEST)},
+    {"context_overflow", SEAM_FAILOVER_KIND(SEAM_ERROR_CONTEXT_OVERFLOW)},
+    {"content_filter", SEAM_FAILOVER_KIND(SEAM_ERROR_CONTENT_FILTER)},
+    {"unknown", SEAM_FAILOVER_KIND(SEAM_ERROR_UNKNOWN)},
+};
+
+static int load_failover_on(loader *ld, seam_conf_chain *ch, const config_setting_t *s,
+                            const char *path)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, "an array of error kinds [ \"auth\", ... ]");
+    ch->failover_on = 0;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        char epath[PATH_MAX_LEN + 16];
+        snprintf(epath, sizeof epath, "%s[%d]", path, i);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING)
+            return fail_type(ld, e, epath, "a string");
+        const char *v = config_setting_get_string(e);
+        unsigned bit = 0;
+        for (size_t k = 0; k < sizeof failover_names / sizeof failover_names[0]; k++)
+            if (v && strcmp(v, failover_names[k].name) == 0)
+                bit = failover_names[k].bit;
+        if (!bit)
+            return fail_setting(ld, e,
+                                "%s: \"%s\" is not an error kind failover_on takes (expected "
+                                "one of: auth, quota, model_not_found, bad_request, "
+                                "context_overflow, content_filter, unknown)",
+                                epath, v ? v : "");
+        ch->failover_on |= bit;
+    }
+    return SEAM_OK;
+}
 
 static int load_backoff(loader *ld, seam_conf_backoff *b, const config_setting_t *s,
                         const char *path)
@@ -627,9 +848,9 @@ static int load_backoff(loader *ld, seam_conf_backoff *b, const config_setting_t
         join_path(mpath, path, key);
         int rc;
         if (strcmp(key, "base_ms") == 0)
-            rc = read_int64(ld, m, mpath, 0, &b->base_ms);
+            rc = read_int64(ld, m, mpath, R_BACKOFF_MS, &b->base_ms);
         else if (strcmp(key, "max_ms") == 0) {
-            rc = read_int64(ld, m, mpath, 0, &b->max_ms);
+            rc = read_int64(ld, m, mpath, R_BACKOFF_MS, &b->max_ms);
             max_setting = m;
         } else if (strcmp(key, "jitter") == 0) {
             rc = read_number(ld, m, mpath, &b->jitter);
@@ -667,9 +888,7 @@ static int load_entry(loader *ld, seam_conf_entry *e, const config_setting_t *s,
             rc = read_string(ld, m, mpath, &e->model);
         else if (strcmp(key, "max_attempts") == 0) {
             int64_t n = 0;
-            rc = read_int64(ld, m, mpath, 1, &n);
-            if (rc == SEAM_OK && n > INT_MAX)
-                rc = fail_setting(ld, m, "%s is too large", mpath);
+            rc = read_int64(ld, m, mpath, R_MAX_ATTEMPTS, &n);
             e->max_attempts = (int)n;
         } else if (strcmp(key, "backoff") == 0)
             rc = load_backoff(ld, &e->backoff, m, mpath);
@@ -723,9 +942,11 @@ static int load_chain_group(loader *ld, seam_conf_chain *ch, chain_lines *lines,
             entries = m;
             rc = load_entries(ld, ch, lines, m, mpath);
         } else if (strcmp(key, "retry_after_cap_ms") == 0)
-            rc = read_int64(ld, m, mpath, 0, &ch->retry_after_cap_ms);
+            rc = read_int64(ld, m, mpath, R_RETRY_AFTER_CAP_MS, &ch->retry_after_cap_ms);
         else if (strcmp(key, "cooldown_ms") == 0)
-            rc = read_int64(ld, m, mpath, 0, &ch->cooldown_ms);
+            rc = read_int64(ld, m, mpath, R_COOLDOWN_MS, &ch->cooldown_ms);
+        else if (strcmp(key, "failover_on") == 0)
+            rc = load_failover_on(ld, ch, m, mpath);
         else if (strcmp(key, "context_overflow_fallback") == 0) {
             rc = read_string(ld, m, mpath, &ch->context_overflow_fallback);
             lines->overflow_line = setting_line(m);
@@ -916,7 +1137,7 @@ static int load_tool(loader *ld, const config_setting_t *s)
         else if (strcmp(key, "command") == 0)
             rc = read_string(ld, m, mpath, &t->command);
         else if (strcmp(key, "timeout_ms") == 0)
-            rc = read_int64(ld, m, mpath, 1, &t->timeout_ms);
+            rc = read_int64(ld, m, mpath, R_TOOL_TIMEOUT_MS, &t->timeout_ms);
         else
             rc = fail_unknown(ld, m, path, tool_keys);
         if (rc != SEAM_OK)
@@ -1002,26 +1223,21 @@ static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s,
         char epath[PATH_MAX_LEN];
         join_path(epath, path, key);
         int rc;
+        /* Bounded so that tokens x price stays inside int64 (seam_catalog_price). */
         if (strcmp(key, "input") == 0) {
-            rc = read_int64(ld, e, epath, 0, &m->price_input);
+            rc = read_int64(ld, e, epath, R_PRICE, &m->price_input);
             have_input = 1;
         } else if (strcmp(key, "output") == 0) {
-            rc = read_int64(ld, e, epath, 0, &m->price_output);
+            rc = read_int64(ld, e, epath, R_PRICE, &m->price_output);
             have_output = 1;
         } else if (strcmp(key, "cache_read") == 0)
-            rc = read_int64(ld, e, epath, 0, &m->price_cache_read);
+            rc = read_int64(ld, e, epath, R_PRICE, &m->price_cache_read);
         else if (strcmp(key, "cache_write") == 0)
-            rc = read_int64(ld, e, epath, 0, &m->price_cache_write);
+            rc = read_int64(ld, e, epath, R_PRICE, &m->price_cache_write);
         else
             rc = fail_unknown(ld, e, path, price_keys);
         if (rc != SEAM_OK)
             return rc;
-        /* Bounded so that tokens x price stays inside int64 (seam_catalog_price). */
-        int64_t v = config_setting_type(e) == CONFIG_TYPE_INT64 ? config_setting_get_int64(e)
-                                                               : config_setting_get_int(e);
-        if (v > SEAM_MAX_PRICE)
-            return fail_setting(ld, e, "%s must be at most %lld micro-cents per million tokens "
-                                "($1,000,000)", epath, (long long)SEAM_MAX_PRICE);
     }
     if (!have_input || !have_output)
         return fail_setting(ld, s, "%s needs both input and output (micro-cents per million tokens)",
@@ -1054,9 +1270,9 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
         else if (strcmp(key, "provider") == 0)
             rc = read_string(ld, e, epath, &m.provider);
         else if (strcmp(key, "context_window") == 0)
-            rc = read_int64(ld, e, epath, 0, &m.context_window);
+            rc = read_int64(ld, e, epath, R_TOKENS, &m.context_window);
         else if (strcmp(key, "max_output_tokens") == 0)
-            rc = read_int64(ld, e, epath, 0, &m.max_output_tokens);
+            rc = read_int64(ld, e, epath, R_TOKENS, &m.max_output_tokens);
         else if (strcmp(key, "capabilities") == 0)
             rc = load_capabilities(ld, &m, e, epath);
         else if (strcmp(key, "price") == 0)
@@ -1119,44 +1335,271 @@ static int load_model_catalog_key(loader *ld, const config_setting_t *s)
     if (ld->catalog_disabled)
         return SEAM_OK;
     ld->conf->model_catalog = resolve_path(ld, v);
-    return ld->conf->model_catalog ? SEAM_OK : fail_nomem(ld);
+    free(ld->catalog_named_in);
+    ld->catalog_named_in = strdup(setting_file(ld, s));
+    ld->catalog_named_line = setting_line(s);
+    return ld->conf->model_catalog && ld->catalog_named_in ? SEAM_OK : fail_nomem(ld);
 }
 
 /* ---- one file ---------------------------------------------------------------------------------------- */
 
+static const char *file_kind(mode_t mode)
+{
+    return S_ISFIFO(mode)                     ? "a FIFO"
+           : S_ISDIR(mode)                    ? "a directory"
+           : S_ISCHR(mode) || S_ISBLK(mode)   ? "a device"
+           : S_ISSOCK(mode)                   ? "a socket"
+                                              : "not a regular file";
+}
+
+/* Reads a whole conf file into a NUL-terminated buffer. Opened non-blocking
+ * (a FIFO would wait for a writer), and only when it is a regular file of at
+ * most MAX_CONF_BYTES. Fills *st. */
+static int read_conf_text(loader *ld, const char *file, struct stat *st, char **text,
+                          size_t *len)
+{
+    *text = NULL;
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
+    if (fstat(fd, st) != 0) {
+        int e = errno;
+        close(fd);
+        return fail_at(ld, file, 0, "cannot read: %s", strerror(e));
+    }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        return fail_at(ld, file, 0, "not a regular file (%s)", file_kind(st->st_mode));
+    }
+    if ((uint64_t)st->st_size > MAX_CONF_BYTES) {
+        close(fd);
+        return fail_at(ld, file, 0, "too large (%lld bytes; a conf file has at most %zu)",
+                       (long long)st->st_size, MAX_CONF_BYTES);
+    }
+    size_t cap = (size_t)st->st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        return fail_nomem(ld);
+    }
+    for (;;) {
+        if (n + 1 == cap) {
+            /* Grown since fstat: still bounded. */
+            if (cap > MAX_CONF_BYTES) {
+                free(buf);
+                close(fd);
+                return fail_at(ld, file, 0, "too large (a conf file has at most %zu bytes)",
+                               MAX_CONF_BYTES);
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                close(fd);
+                return fail_nomem(ld);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return fail_at(ld, file, 0, "cannot read: %s", strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return SEAM_OK;
+}
+
+/* An integer literal as libconfig 1.5 lexes it ([-+]?[0-9]+ or 0x[0-9a-f]+,
+ * then L or LL for 64 bits), checked for what libconfig would truncate
+ * without a word. tok is not NUL-terminated. */
+static int check_int_literal(loader *ld, const char *file, int line, const char *tok,
+                             size_t n)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && (tok[i] == '-' || tok[i] == '+'))
+        neg = tok[i++] == '-';
+    int hex = n - i > 2 && tok[i] == '0' && (tok[i + 1] == 'x' || tok[i + 1] == 'X');
+    if (hex)
+        i += 2;
+    size_t digits = i;
+    while (i < n && (hex ? isxdigit((unsigned char)tok[i]) : isdigit((unsigned char)tok[i])))
+        i++;
+    if (i == digits)
+        return SEAM_OK; /* not an integer: libconfig judges it */
+    size_t end_digits = i;
+    int wide = 0;
+    if (i < n && tok[i] == 'L') {
+        wide = 1;
+        i++;
+        if (i < n && tok[i] == 'L')
+            i++;
+    }
+    if (i != n)
+        return SEAM_OK; /* a float, or something libconfig will refuse */
+    /* The magnitude, saturated past 2^64. */
+    uint64_t v = 0;
+    int overflow = 0;
+    for (size_t k = digits; k < end_digits; k++) {
+        unsigned d = hex ? (unsigned)(isdigit((unsigned char)tok[k]) ? tok[k] - '0'
+                                                                      : (tok[k] | 0x20) - 'a' + 10)
+                         : (unsigned)(tok[k] - '0');
+        unsigned base = hex ? 16 : 10;
+        if (v > (UINT64_MAX - d) / base)
+            overflow = 1;
+        else
+            v = v * base + d;
+    }
+    int fits;
+    if (wide)
+        fits = !overflow && (hex ? 1 : neg ? v <= (uint64_t)INT64_MAX + 1 : v <= (uint64_t)INT64_MAX);
+    else
+        fits = !overflow && (hex ? v <= UINT32_MAX
+                                 : neg ? v <= (uint64_t)INT32_MAX + 1 : v <= (uint64_t)INT32_MAX);
+    if (fits)
+        return SEAM_OK;
+    int shown = n > 40 ? 40 : (int)n;
+    if (wide || overflow || v > (uint64_t)INT64_MAX)
+        return fail_at(ld, file, line, "the integer %.*s%s is out of any range (beyond 64 bits)",
+                       shown, tok, n > 40 ? "..." : "");
+    return fail_at(ld, file, line,
+                   "the integer %.*s does not fit in 32 bits: write it with an L suffix "
+                   "(%.*sL), as libconfig would otherwise truncate it", shown, tok, shown, tok);
+}
+
+/* What libconfig 1.5 would take without a word but seam must not: NUL bytes,
+ * invalid UTF-8, @include, integers it would truncate. A light lexer: it
+ * knows strings, comments, names and numbers, enough to find those. */
+static int check_conf_text(loader *ld, const char *file, const char *text, size_t len)
+{
+    int line = 1;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\0')
+            return fail_at(ld, file, line, "a NUL byte: a conf file is text");
+        if (c >= 0x80) {
+            size_t u = utf8_len((const unsigned char *)text + i, len - i);
+            if (!u)
+                return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+            i += u;
+            continue;
+        }
+        if (c == '\n') {
+            line++;
+            i++;
+        } else if (c == '#' || (c == '/' && i + 1 < len && text[i + 1] == '/')) {
+            while (i < len && text[i] != '\n') {
+                unsigned char d = (unsigned char)text[i];
+                if (d == '\0')
+                    return fail_at(ld, file, line, "a NUL byte: a conf file is text");
+                size_t u = d < 0x80 ? 1 : utf8_len((const unsigned char *)text + i, len - i);
+                if (!u)
+                    return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                i += u;
+            }
+        } else if (c == '/' && i + 1 < len && text[i + 1] == '*') {
+            i += 2;
+            int start = line;
+            while (i < len && !(text[i] == '*' && i + 1 < len && text[i + 1] == '/')) {
+                unsigned char d = (unsigned char)text[i];
+                if (d == '\0')
+                    return fail_at(ld, file, line, "a NUL byte: a conf file is text");
+                size_t u = d < 0x80 ? 1 : utf8_len((const unsigned char *)text + i, len - i);
+                if (!u)
+                    return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                if (d == '\n')
+                    line++;
+                i += u;
+            }
+            if (i >= len)
+                return fail_at(ld, file, start, "a comment /* ... is never closed");
+            i += 2;
+        } else if (c == '"') {
+            i++;
+            while (i < len && text[i] != '"') {
+                unsigned char d = (unsigned char)text[i];
+                if (d == '\0')
+                    return fail_at(ld, file, line, "a NUL byte: a conf file is text");
+                size_t u = d < 0x80 ? 1 : utf8_len((const unsigned char *)text + i, len - i);
+                if (!u)
+                    return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                if (d == '\n')
+                    line++;
+                if (d == '\\' && i + 3 < len && (text[i + 1] == 'x' || text[i + 1] == 'X') &&
+                    text[i + 2] == '0' && text[i + 3] == '0')
+                    return fail_at(ld, file, line,
+                                   "a \\x00 escape in a string: a NUL would cut the string short");
+                if (d == '\\' && i + 1 < len && text[i + 1] != '\n' && text[i + 1] != '\0')
+                    u = 2;
+                i += u;
+            }
+            i++; /* an unclosed string: libconfig reports it */
+        } else if (c == '@') {
+            if (len - i >= 8 && memcmp(text + i, "@include", 8) == 0)
+                return fail_at(ld, file, line,
+                               "@include is not supported: put the settings in a conf.d/ drop-in");
+            i++;
+        } else if (isalpha(c) || c == '*') {
+            while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '_' ||
+                               text[i] == '-' || text[i] == '*'))
+                i++;
+        } else if (isdigit(c) || ((c == '-' || c == '+' || c == '.') && i + 1 < len &&
+                                  isdigit((unsigned char)text[i + 1]))) {
+            size_t start = i++;
+            while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '.' ||
+                               ((text[i] == '-' || text[i] == '+') &&
+                                (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+                i++;
+            if (check_int_literal(ld, file, line, text + start, i - start) != SEAM_OK)
+                return ld->status;
+        } else {
+            i++;
+        }
+    }
+    return SEAM_OK;
+}
+
 static int load_file(loader *ld, const char *file)
 {
-    /* Opened here first for an errno libconfig would not report, and for the
-     * mode the inline-api_key warning needs. */
-    FILE *fp = fopen(file, "r");
-    if (!fp)
-        return fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
     struct stat st;
-    int stat_rc = fstat(fileno(fp), &st);
-    fclose(fp);
-    if (stat_rc != 0)
-        return fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return fail_at(ld, file, 0, "not a regular file");
+    char *text = NULL;
+    size_t len = 0;
+    if (read_conf_text(ld, file, &st, &text, &len) != SEAM_OK)
+        return ld->status;
+    if (check_conf_text(ld, file, text, len) != SEAM_OK) {
+        free(text);
+        return ld->status;
+    }
 
     ld->file = file;
     ld->file_mode = (unsigned)(st.st_mode & 07777);
     ld->group_or_other_access = (st.st_mode & 077) != 0;
     free(ld->dir);
     ld->dir = absolute_dir_of(file);
-    if (!ld->dir)
+    if (!ld->dir) {
+        free(text);
         return fail_nomem(ld);
+    }
 
     config_t cf;
     config_init(&cf);
-    /* An @include in a drop-in is relative to that drop-in, not to our cwd. */
-    config_set_include_dir(&cf, ld->dir);
-    if (!config_read_file(&cf, file)) {
-        if (config_error_type(&cf) == CONFIG_ERR_FILE_IO)
-            fail_at(ld, file, 0, "cannot read: %s", "I/O error");
-        else
-            fail_at(ld, config_error_file(&cf) ? config_error_file(&cf) : file,
-                    config_error_line(&cf), "%s", config_error_text(&cf));
+    int ok = config_read_string(&cf, text);
+    free(text);
+    if (!ok) {
+        fail_at(ld, config_error_file(&cf) ? config_error_file(&cf) : file,
+                config_error_line(&cf), "%s", config_error_text(&cf));
         config_destroy(&cf);
         return ld->status;
     }
@@ -1256,8 +1699,10 @@ static int load_conf_d(loader *ld, const char *main_file)
             break;
         }
         struct stat st;
-        /* A directory or a dangling link named *.conf is not a drop-in. */
-        if (stat(file.data, &st) == 0 && S_ISREG(st.st_mode))
+        /* A directory or a dangling link named *.conf is not a drop-in; a
+         * FIFO, a device or a socket is refused by load_file (never opened
+         * blocking). */
+        if (stat(file.data, &st) == 0 && !S_ISDIR(st.st_mode))
             load_file(ld, file.data);
         seam_buf_free(&file);
     }
@@ -1375,6 +1820,7 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
         free(ld.role_origins[i].file);
     free(ld.role_origins);
     free(ld.dir);
+    free(ld.catalog_named_in);
 
     if (ld.status != SEAM_OK) {
         seam_conf_free(conf);
@@ -1400,6 +1846,8 @@ void seam_conf_free(seam_conf *conf)
         free(p->api_key_env);
         free(p->api_key_file);
         free(p->api_key_command);
+        free(p->ca_file);
+        free(p->ca_path);
         seam_secret_free(p->api_key);
         free(p->options_json);
         free(p->file);

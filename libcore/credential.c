@@ -8,7 +8,7 @@
  * looked for, never what was found (not even a command's text, which may embed
  * a key). */
 #include "config.h"
-#include "internal.h"
+#include "transport.h" /* the cancel token's fd */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +28,8 @@ extern char **environ;
 
 /* A credential is one line; anything longer than this is not one. */
 #define MAX_CREDENTIAL_BYTES (64 * 1024)
-/* A password manager prompting on a terminal must not hang a call forever. */
-#define COMMAND_TIMEOUT_MS 30000
+/* After SIGTERM, how long a command's process group has to exit before SIGKILL. */
+#define COMMAND_GRACE_MS 200
 
 static int no_credential(const seam_conf_provider *p, seam_error *err, const char *fmt, ...)
 #ifdef __GNUC__
@@ -120,9 +121,26 @@ static int from_one_env(const seam_conf_provider *p, const char *name, char **ou
 
 static int from_file(const seam_conf_provider *p, const char *file, char **out, seam_error *err)
 {
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.
+     * Only a regular file is a key file (not a FIFO, a device, a directory). */
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return no_credential(p, err, "cannot read api_key_file %s: %s", file, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return no_credential(p, err, "cannot read api_key_file %s: %s", file, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return no_credential(p, err, "api_key_file %s is not a regular file (%s)", file,
+                             S_ISFIFO(st.st_mode)  ? "a FIFO"
+                             : S_ISDIR(st.st_mode) ? "a directory"
+                             : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : "not a file");
+    }
     char buf[MAX_CREDENTIAL_BYTES];
     size_t len = 0;
     int read_errno = 0;
@@ -187,11 +205,51 @@ static int64_t command_expiry(const char *text, size_t len)
     return -1;
 }
 
-/* Runs the command with /bin/sh -c, stdin and stderr on /dev/null (a secret
- * manager's chatter must not reach our caller's terminal), stdout in a pipe. */
-static int from_command(const seam_conf_provider *p, const char *command, char **out,
-                        int64_t *expires_in_ms, seam_error *err)
+/* Ends what is left of a command's process group: SIGTERM, a short grace,
+ * then SIGKILL. The leader is still unreaped here (WNOWAIT), so its pid, which
+ * is the group's id, cannot have been handed to another process. */
+static void end_group(pid_t pid)
 {
+    kill(-pid, SIGTERM);
+    int64_t until = seam_now_ms() + COMMAND_GRACE_MS;
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        int rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc < 0 || si.si_pid == pid || seam_now_ms() >= until)
+            break;
+        poll(NULL, 0, 5);
+    }
+    /* The leader may be gone while a grandchild (`sleep 60 &`) is not. */
+    kill(-pid, SIGKILL);
+}
+
+/* How long a command may run: api_key_command_timeout_ms, and never past the
+ * provider's own timeout_ms (a key is part of the request's time). */
+static int64_t command_timeout(const seam_conf_provider *p)
+{
+    int64_t t = p->api_key_command_timeout_ms > 0 ? p->api_key_command_timeout_ms
+                                                  : SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS;
+    if (p->timeout_ms > 0 && p->timeout_ms < t)
+        t = p->timeout_ms;
+    return t;
+}
+
+/* Runs the command with /bin/sh -c in a process group of its own, stdin and
+ * stderr on /dev/null (a secret manager's chatter must not reach our caller's
+ * terminal), stdout in a pipe. Its own group keeps a terminal's Ctrl-C for us
+ * (we cancel), and lets a timeout or a cancel end everything it started. */
+static int from_command(const seam_conf_provider *p, const char *command, char **out,
+                        int64_t *expires_in_ms, seam_cancel *cancel, seam_error *err)
+{
+    if (seam_cancel_triggered(cancel)) {
+        no_credential(p, err, "cancelled before api_key_command ran");
+        if (err)
+            err->kind = SEAM_ERROR_CANCELLED;
+        return SEAM_ERR_NO_CREDENTIAL;
+    }
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
         return no_credential(p, err, "cannot run api_key_command: %s", strerror(errno));
@@ -209,7 +267,9 @@ static int from_command(const seam_conf_provider *p, const char *command, char *
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETPGROUP);
 
     char *argv[] = {"sh", "-c", (char *)command, NULL};
     pid_t pid;
@@ -224,20 +284,26 @@ static int from_command(const seam_conf_provider *p, const char *command, char *
 
     char buf[MAX_CREDENTIAL_BYTES];
     size_t len = 0;
-    int timed_out = 0;
-    int64_t deadline = seam_now_ms() + COMMAND_TIMEOUT_MS;
+    int timed_out = 0, cancelled = 0;
+    const int64_t limit = command_timeout(p);
+    const int64_t deadline = seam_now_ms() + limit;
     for (;;) {
         int64_t left = deadline - seam_now_ms();
         if (left <= 0) {
             timed_out = 1;
             break;
         }
-        struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
-        int pr = poll(&pfd, 1, (int)left);
+        struct pollfd pfd[2] = {{.fd = pipefd[0], .events = POLLIN},
+                                {.fd = seam_cancel_fd(cancel), .events = POLLIN}};
+        int pr = poll(pfd, cancel ? 2 : 1, left > INT32_MAX ? INT32_MAX : (int)left);
         if (pr < 0 && errno == EINTR)
             continue;
-        if (pr <= 0) {
-            timed_out = pr == 0;
+        if (pr < 0)
+            break;
+        if (pr == 0)
+            continue; /* the deadline check above decides */
+        if (seam_cancel_triggered(cancel)) {
+            cancelled = 1;
             break;
         }
         /* Past the cap the rest is drained and dropped, so the command is not
@@ -256,8 +322,8 @@ static int from_command(const seam_conf_provider *p, const char *command, char *
             wipe(sink, sizeof sink);
     }
     close(pipefd[0]);
-    if (timed_out)
-        kill(pid, SIGKILL);
+    if (timed_out || cancelled)
+        end_group(pid);
 
     int status = 0;
     pid_t w;
@@ -267,10 +333,16 @@ static int from_command(const seam_conf_provider *p, const char *command, char *
      * the output is all there is to judge by then. */
     int status_known = w == pid;
 
-    if (timed_out) {
+    if (timed_out || cancelled) {
         wipe(buf, len);
-        return no_credential(p, err, "api_key_command timed out after %d s",
-                             COMMAND_TIMEOUT_MS / 1000);
+        if (cancelled) {
+            no_credential(p, err, "api_key_command cancelled");
+            if (err)
+                err->kind = SEAM_ERROR_CANCELLED;
+            return SEAM_ERR_NO_CREDENTIAL;
+        }
+        return no_credential(p, err, "api_key_command timed out after %lld ms "
+                             "(api_key_command_timeout_ms)", (long long)limit);
     }
     if (status_known && WIFSIGNALED(status)) {
         wipe(buf, len);
@@ -319,11 +391,12 @@ int seam_credential_resolve(const seam_conf_provider *p, char **out, seam_error 
     seam_cred_source src;
     if (!single_source(p, &src))
         return SEAM_OK;
-    return seam_credential_resolve_source(p, &src, out, NULL, err);
+    return seam_credential_resolve_source(p, &src, out, NULL, NULL, err);
 }
 
 int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_source *src,
-                                   char **out, int64_t *expires_in_ms, seam_error *err)
+                                   char **out, int64_t *expires_in_ms, seam_cancel *cancel,
+                                   seam_error *err)
 {
     if (!p || !src || !out)
         return SEAM_ERR_INVALID;
@@ -336,7 +409,7 @@ int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_
     case SEAM_CRED_FILE:
         return from_file(p, src->value, out, err);
     case SEAM_CRED_COMMAND:
-        return from_command(p, src->value, out, expires_in_ms, err);
+        return from_command(p, src->value, out, expires_in_ms, cancel, err);
     case SEAM_CRED_INLINE:
         *out = strdup(src->value);
         return *out ? SEAM_OK : SEAM_ERR_NOMEM;

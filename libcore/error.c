@@ -20,6 +20,7 @@ static const char *const kind_names[] = {
     [SEAM_ERROR_CANCELLED] = "cancelled",
     [SEAM_ERROR_CONF] = "conf",
     [SEAM_ERROR_UNKNOWN] = "unknown",
+    [SEAM_ERROR_RESOURCE] = "resource",
 };
 
 const char *seam_error_kind_name(seam_error_kind kind)
@@ -42,12 +43,22 @@ int seam_error_kind_retryable(seam_error_kind kind)
     }
 }
 
+/* Every stream event passes through a cleared error or two, so clearing writes
+ * the scalars and empties the strings rather than zeroing 1.1 KB: a string
+ * field is read only up to its NUL (and written with seam_strlcpy/snprintf,
+ * which terminate). */
 void seam_error_clear(seam_error *err)
 {
     if (!err)
         return;
-    memset(err, 0, sizeof *err);
+    err->kind = SEAM_ERROR_NONE;
+    err->retryable = 0;
+    err->http_status = 0;
     err->retry_after_ms = -1;
+    err->code[0] = '\0';
+    err->provider[0] = '\0';
+    err->message[0] = '\0';
+    err->ratelimit[0] = '\0';
 }
 
 int seam_error_set(seam_error *err, seam_error_kind kind, const char *fmt, ...)
@@ -72,8 +83,8 @@ void seam_error_from_http_status(seam_error *err, int status)
         kind = SEAM_ERROR_AUTH;
     else if (status == 404)
         kind = SEAM_ERROR_MODEL_NOT_FOUND;
-    else if (status == 408)
-        kind = SEAM_ERROR_TIMEOUT;
+    else if (status == 408 || status == 504)
+        kind = SEAM_ERROR_TIMEOUT; /* 504: a gateway gave up waiting, as 408 */
     else if (status == 429)
         kind = SEAM_ERROR_RATE_LIMIT;
     else if (status >= 500)

@@ -31,8 +31,6 @@ void seam_buf_free(seam_buf *b);   /* frees and zeroes */
 char *seam_strdup(const char *s);  /* NULL-safe: NULL -> NULL */
 char *seam_strndup(const char *s, size_t n);
 int seam_strcaseeq(const char *a, const char *b);
-/* Replaces every occurrence of secret (if non-empty, >= 4 chars) in s by "<redacted>". */
-void seam_redact(char *s, size_t size, const char *secret);
 /* A duration in ms read from a header or a body (untrusted): the number v
  * times scale, rounded; -1 for NaN, infinities, negatives or more than 1e12 ms
  * (about 31 years), so that no cast from double is ever out of range. */
@@ -51,6 +49,30 @@ void seam_secret_free(char *s);
 
 /* Clamps every count of u into [0, SEAM_MAX_TOKENS]. */
 void seam_usage_sanitize(seam_usage *u);
+
+/* ---- scrub.c: provider text made safe to hand on --------------------------- */
+
+/* Appends in[0..len) to out with every trace of secret replaced by
+ * "<redacted>": the whole secret, a masked echo of it (its first and/or last
+ * characters around "***", "..." or "…"), and any run of 8 or more of its
+ * characters (a secret cut short). Copies unchanged when secret is NULL or
+ * shorter than 4. SEAM_OK or SEAM_ERR_NOMEM. */
+int seam_scrub_secret(seam_buf *out, const char *in, size_t len, const char *secret);
+/* The same on a buffer in place (the old bytes are wiped). */
+int seam_scrub_secret_inplace(seam_buf *b, const char *secret);
+/* How many leading bytes of s[0..len) are valid UTF-8. */
+size_t seam_utf8_valid_prefix(const char *s, size_t len);
+/* A malloc'ed copy of s with each byte of an invalid UTF-8 sequence replaced by
+ * U+FFFD, or NULL when s is valid already (or on out of memory). */
+char *seam_utf8_repair(const char *s);
+/* Sets a fixed-size text field (of a seam_error) from src[0..len): invalid
+ * UTF-8 becomes U+FFFD except a sequence cut at the very end, which is
+ * dropped; the field is cut at a character boundary and never ends in part of
+ * a "<redacted>" mark. */
+void seam_text_field_set(char *dst, size_t size, const char *src, size_t len);
+/* seam_scrub_secret, then seam_text_field_set, on e's message and code. */
+void seam_scrub_error(seam_error *e, const char *secret);
+
 
 /* ---- message.c / request.c ------------------------------------------------ */
 
@@ -117,9 +139,16 @@ typedef struct seam_conf_chain {
     int64_t cooldown_ms;         /* default 30000 */
     char *context_overflow_fallback; /* chain name or NULL */
     char *content_filter_fallback;   /* chain name or NULL */
+    unsigned failover_on;        /* SEAM_FAILOVER_* bits: fatal errors that move on to
+                                  * the next entry of another provider; 0 by default */
     char *file;                  /* where defined */
     int line;
 } seam_conf_chain;
+
+/* failover_on: one bit per seam_error_kind (1u << kind), and one for a quota
+ * error (a rate_limit the provider says waiting will not fix: out of credit). */
+#define SEAM_FAILOVER_KIND(kind) (1u << (unsigned)(kind))
+#define SEAM_FAILOVER_QUOTA (1u << 31)
 
 typedef struct seam_conf_provider {
     char *name;
@@ -146,7 +175,12 @@ typedef struct seam_conf_provider {
     int key_selection;      /* seam_key_selection, default round robin */
     int rate_limit_guard;   /* seam_ratelimit_guard, default rotate */
     int64_t api_key_ttl_ms; /* 0: a resolved key does not expire (unless its command says so) */
+    int64_t api_key_command_timeout_ms; /* default 30000; never more than timeout_ms */
+    char *ca_file;          /* CA bundle to trust (resolved path), NULL: the system's */
+    char *ca_path;          /* directory of hashed CA certificates, NULL: the system's */
 } seam_conf_provider;
+
+#define SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS 30000
 
 typedef enum seam_key_selection {
     SEAM_KEYS_ROUND_ROBIN = 0,
@@ -283,11 +317,15 @@ typedef struct seam_cred_source {
  * seam_credential_resolve would use), then api_keys_env, api_key_files,
  * api_key_commands. *out is malloc'ed (free()), *n may be 0 (no credential). */
 int seam_credential_pool(const seam_conf_provider *p, seam_cred_source **out, size_t *n);
-/* Resolves one source like seam_credential_resolve. *expires_in_ms (if non-NULL)
+/* Resolves one source like seam_credential_resolve. A command runs in a
+ * process group of its own for at most api_key_command_timeout_ms (capped by
+ * timeout_ms); that timeout, or a trigger of cancel (may be NULL), ends the
+ * whole group at once (err kind cancelled for a cancel). *expires_in_ms (if non-NULL)
  * is set from an `expires_in=SECONDS` or `expires_at=UNIX_SECONDS` line a
  * command printed after the key, else -1. */
 int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_source *src,
-                                   char **out, int64_t *expires_in_ms, seam_error *err);
+                                   char **out, int64_t *expires_in_ms, seam_cancel *cancel,
+                                   seam_error *err);
 
 /* ---- loop.c, session.c, executor.c: generation with tools -------------------- */
 

@@ -58,15 +58,15 @@ static int keyless(const seam_key *k)
 
 /* Resolves key k (again). Returns 1 when it holds a secret afterwards; *changed
  * tells whether the value is new (a refresh that worked). */
-static int resolve_key(seam_client *c, seam_provider_slot *s, seam_key *k, int *changed,
-                       int *nomem, seam_error *why)
+static int resolve_key(seam_client *c, seam_provider_slot *s, seam_key *k, seam_cancel *cancel,
+                       int *changed, int *nomem, seam_error *why)
 {
     *changed = 0;
     char *v = NULL;
     int64_t expires_in = -1;
     seam_error e;
     seam_error_clear(&e);
-    int rc = seam_credential_resolve_source(s->conf, &k->src, &v, &expires_in, &e);
+    int rc = seam_credential_resolve_source(s->conf, &k->src, &v, &expires_in, cancel, &e);
     if (rc == SEAM_ERR_NOMEM) {
         *nomem = 1;
         return 0;
@@ -102,15 +102,15 @@ static int resolve_key(seam_client *c, seam_provider_slot *s, seam_key *k, int *
  * resolved once, refreshed when under REFRESH_MARGIN_MS from expiry (an old
  * value still valid is kept if the refresh fails). 1 when usable. */
 static int ensure_fresh(seam_client *c, seam_provider_slot *s, seam_key *k, int64_t now,
-                        int *nomem, seam_error *why)
+                        seam_cancel *cancel, int *nomem, seam_error *why)
 {
     if (keyless(k))
         return 1;
     int changed;
     if (!k->resolved)
-        return resolve_key(c, s, k, &changed, nomem, why);
+        return resolve_key(c, s, k, cancel, &changed, nomem, why);
     if (k->expires_at != NEVER && now >= k->expires_at - REFRESH_MARGIN_MS) {
-        if (resolve_key(c, s, k, &changed, nomem, why))
+        if (resolve_key(c, s, k, cancel, &changed, nomem, why))
             return 1;
         return now < k->expires_at && k->secret;
     }
@@ -155,8 +155,8 @@ static int lease_key(seam_provider_slot *s, size_t i, seam_key_lease *lease)
 }
 
 int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinity, int retrying,
-                      int64_t max_wait_ms, seam_key_lease *lease, int64_t *wait_ms,
-                      seam_key_verdict *verdict, seam_error *why)
+                      int64_t max_wait_ms, seam_cancel *cancel, seam_key_lease *lease,
+                      int64_t *wait_ms, seam_key_verdict *verdict, seam_error *why)
 {
     memset(lease, 0, sizeof *lease);
     *wait_ms = 0;
@@ -198,7 +198,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
             /* Sticky and told to wait: keep the session's key rather than
              * moving its prompt cache elsewhere. */
             if (j == 0 && sticky && guard == SEAM_GUARD_WAIT && !cooling &&
-                exhausted - now <= max_wait_ms && ensure_fresh(c, s, k, now, &nomem, &last)) {
+                exhausted - now <= max_wait_ms && ensure_fresh(c, s, k, now, cancel, &nomem, &last)) {
                 *wait_ms = exhausted - now;
                 *verdict = SEAM_KEY_READY;
                 rc = lease_key(s, i, lease);
@@ -206,7 +206,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
             }
             continue;
         }
-        if (!ensure_fresh(c, s, k, now, &nomem, &last))
+        if (!ensure_fresh(c, s, k, now, cancel, &nomem, &last))
             continue;
         *verdict = SEAM_KEY_READY;
         rc = lease_key(s, i, lease);
@@ -222,7 +222,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
         seam_key *k = &s->keys[i];
         int changed = 0;
         if (k->dead && !keyless(k) && k->src.kind != SEAM_CRED_INLINE &&
-            resolve_key(c, s, k, &changed, &nomem, &last) && changed) {
+            resolve_key(c, s, k, cancel, &changed, &nomem, &last) && changed) {
             *verdict = SEAM_KEY_READY;
             rc = lease_key(s, i, lease);
             goto out;
@@ -234,7 +234,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
     if (earliest != NEVER) {
         seam_key *k = &s->keys[earliest_index];
         if (earliest_guard_only && guard == SEAM_GUARD_WAIT && earliest - now <= max_wait_ms &&
-            ensure_fresh(c, s, k, now, &nomem, &last)) {
+            ensure_fresh(c, s, k, now, cancel, &nomem, &last)) {
             *wait_ms = earliest - now;
             *verdict = SEAM_KEY_READY;
             rc = lease_key(s, earliest_index, lease);
@@ -297,7 +297,8 @@ void seam_keys_rate_limited(seam_client *c, seam_provider_slot *s, const seam_ke
     pthread_mutex_unlock(&s->lock);
 }
 
-int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease)
+int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease,
+                       seam_cancel *cancel)
 {
     pthread_mutex_lock(&s->lock);
     int more = 0;
@@ -310,7 +311,7 @@ int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lea
         goto out;
     }
     int changed = 0, nomem = 0;
-    if (k->src.kind != SEAM_CRED_INLINE && resolve_key(c, s, k, &changed, &nomem, NULL) && changed) {
+    if (k->src.kind != SEAM_CRED_INLINE && resolve_key(c, s, k, cancel, &changed, &nomem, NULL) && changed) {
         more = 1;
         goto out;
     }

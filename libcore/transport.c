@@ -17,16 +17,37 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #define ERROR_BODY_CAP (64 * 1024)
 #define DEFAULT_MAX_RESPONSE (64 * 1024 * 1024)
 
+/* Room for a usual delta's strings inside the chunk itself. */
+#define CHUNK_INLINE 96
+/* Chunks come in slabs of this many. */
+#define SLAB_CHUNKS 64
+
 typedef struct owned_chunk {
     seam_chunk c;
-    seam_error err;
-    char mem[]; /* the chunk's strings */
+    seam_error *err; /* an error chunk's error (rare: kept out of line) */
+    struct owned_chunk *next_spare;
+    char *mem;       /* the chunk's strings: inline_mem, or big when larger */
+    char *big;       /* malloc'ed, kept for the next use of this chunk */
+    size_t big_cap;
+    char inline_mem[CHUNK_INLINE];
 } owned_chunk;
+
+/* Chunks live in slabs owned by the transfer and are recycled through a spare
+ * list: a chunk handed out goes back to it at the next call. One drive of
+ * libcurl can bring hundreds of events at once, queued together and handed
+ * out one by one; a slab serves SLAB_CHUNKS of them, so even then a stream
+ * allocates once per SLAB_CHUNKS events, and once its queue has been as deep
+ * as it gets, never. */
+typedef struct chunk_slab {
+    struct chunk_slab *next;
+    owned_chunk items[SLAB_CHUNKS];
+} chunk_slab;
 
 struct seam_transfer {
     seam_transfer_params p;
@@ -38,6 +59,8 @@ struct seam_transfer {
     owned_chunk **q;
     size_t q_head, q_len, q_cap;
     owned_chunk *current;
+    owned_chunk *spare; /* a list through next_spare */
+    chunk_slab *slabs;
 
     int started;
     int finished;
@@ -67,9 +90,50 @@ struct seam_transfer {
     int progressed;      /* the last drive step did something */
     struct pollfd *socks;/* sockets libcurl wants watched (its socket callback) */
     size_t n_socks, cap_socks;
+    int socket_errno;    /* why the last socket() for this transfer failed, else 0 */
 };
 
 /* ---- the chunk queue ------------------------------------------------------------ */
+
+static void chunk_release(seam_transfer *t, owned_chunk *o)
+{
+    o->next_spare = t->spare;
+    t->spare = o;
+}
+
+static owned_chunk *chunk_take(seam_transfer *t)
+{
+    if (!t->spare) {
+        chunk_slab *sl = malloc(sizeof *sl);
+        if (!sl)
+            return NULL;
+        sl->next = t->slabs;
+        t->slabs = sl;
+        for (size_t i = 0; i < SLAB_CHUNKS; i++) {
+            owned_chunk *o = &sl->items[SLAB_CHUNKS - 1 - i];
+            o->err = NULL;
+            o->big = NULL;
+            o->big_cap = 0;
+            chunk_release(t, o);
+        }
+    }
+    owned_chunk *o = t->spare;
+    t->spare = o->next_spare;
+    return o;
+}
+
+static void slabs_free(seam_transfer *t)
+{
+    while (t->slabs) {
+        chunk_slab *sl = t->slabs;
+        t->slabs = sl->next;
+        for (size_t i = 0; i < SLAB_CHUNKS; i++) {
+            free(sl->items[i].err);
+            free(sl->items[i].big);
+        }
+        free(sl);
+    }
+}
 
 static size_t slen0(const char *s)
 {
@@ -91,9 +155,23 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
 {
     size_t strs = slen0(c->id) + slen0(c->name) + slen0(c->text) + slen0(c->signature) +
                   slen0(c->args_json) + slen0(c->result_json) + slen0(c->mime_type);
-    owned_chunk *o = malloc(sizeof *o + strs);
+    owned_chunk *o = chunk_take(t);
     if (!o)
         return SEAM_ERR_NOMEM;
+    if (strs <= CHUNK_INLINE) {
+        o->mem = o->inline_mem;
+    } else {
+        if (o->big_cap < strs) {
+            char *big = realloc(o->big, strs);
+            if (!big) {
+                chunk_release(t, o);
+                return SEAM_ERR_NOMEM;
+            }
+            o->big = big;
+            o->big_cap = strs;
+        }
+        o->mem = o->big;
+    }
     o->c = *c;
     char *cur = o->mem;
     o->c.id = put_str(&cur, c->id);
@@ -104,8 +182,12 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     o->c.result_json = put_str(&cur, c->result_json);
     o->c.mime_type = put_str(&cur, c->mime_type);
     if (c->error) {
-        o->err = *c->error;
-        o->c.error = &o->err;
+        if (!o->err && !(o->err = malloc(sizeof *o->err))) {
+            chunk_release(t, o);
+            return SEAM_ERR_NOMEM;
+        }
+        *o->err = *c->error;
+        o->c.error = o->err;
     }
     if (t->q_head + t->q_len == t->q_cap) {
         if (t->q_head > 0) {
@@ -115,7 +197,7 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
             size_t cap = t->q_cap ? t->q_cap * 2 : 16;
             owned_chunk **q = realloc(t->q, cap * sizeof *q);
             if (!q) {
-                free(o);
+                chunk_release(t, o);
                 return SEAM_ERR_NOMEM;
             }
             t->q = q;
@@ -126,16 +208,49 @@ static int queue_push(seam_transfer *t, const seam_chunk *c)
     return SEAM_OK;
 }
 
+/* Every string a plugin emits is provider text: invalid UTF-8 in it becomes
+ * U+FFFD here, the one door into the core, so chunks, results and --json
+ * lines are always valid UTF-8. Valid text (the usual case) is not copied. */
+static int push_repaired(seam_transfer *t, const seam_chunk *c)
+{
+    seam_chunk fixed = *c;
+    const char **fields[] = { &fixed.id, &fixed.name, &fixed.text, &fixed.signature,
+                              &fixed.args_json, &fixed.result_json, &fixed.mime_type };
+    char *owned[sizeof fields / sizeof fields[0]] = { 0 };
+    int rc = SEAM_OK;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *v = *fields[i];
+        if (!v || seam_utf8_valid_prefix(v, strlen(v)) == strlen(v))
+            continue;
+        if (!(owned[i] = seam_utf8_repair(v))) {
+            rc = SEAM_ERR_NOMEM;
+            break;
+        }
+        *fields[i] = owned[i];
+    }
+    seam_error err;
+    if (rc == SEAM_OK && c->error) {
+        err = *c->error;
+        seam_scrub_error(&err, t->p.credential);
+        fixed.error = &err;
+    }
+    if (rc == SEAM_OK)
+        rc = queue_push(t, &fixed);
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
+    return rc;
+}
+
 static int on_emit(void *ud, const seam_chunk *c)
 {
     seam_transfer *t = ud;
     if (c->type != SEAM_CHUNK_STOP)
-        return queue_push(t, c);
+        return push_repaired(t, c);
     t->saw_stop = 1;
     /* Counts come from the network: bound them before anyone adds or prices them. */
     seam_chunk stop = *c;
     seam_usage_sanitize(&stop.usage);
-    return queue_push(t, &stop);
+    return push_repaired(t, &stop);
 }
 
 static int is_success(long status);
@@ -228,9 +343,24 @@ static void classify_http_error(seam_transfer *t)
         e.retry_after_ms = seam_parse_retry_after(ra);
     seam_error_from_http_status(&e, (int)t->status);
     ratelimit_headers(&t->resp_headers, e.ratelimit, sizeof e.ratelimit);
+    /* The key goes before the plugin sees the body: a plugin cuts the message
+     * to its own limit, and a key cut in two no longer matches afterwards. */
+    if (seam_scrub_secret_inplace(&t->body, t->p.credential) != SEAM_OK)
+        seam_buf_reset(&t->body);
     t->p.vt->classify_error(t->p.instance, (int)t->status, &t->resp_headers,
                             t->body.data ? t->body.data : "", t->body.len, &e);
     e.http_status = (int)t->status;
+    if (t->status >= 300 && t->status < 400) {
+        /* The core never follows a redirect (a credential must not travel to
+         * another host): say so, and where it pointed, instead of "unknown". */
+        const char *loc = seam_http_headers_get(&t->resp_headers, "location");
+        e.kind = SEAM_ERROR_BAD_REQUEST;
+        e.retryable = 0;
+        seam_strlcpy(e.code, "redirect", sizeof e.code);
+        snprintf(e.message, sizeof e.message,
+                 "redirect not followed: HTTP %ld to %s (check the provider's base_url)", t->status,
+                 loc && *loc ? loc : "(no Location header)");
+    }
     fail(t, &e);
 }
 
@@ -241,7 +371,24 @@ static int on_frame(void *ud, const seam_frame *f)
     seam_transfer *t = ud;
     seam_error e;
     seam_error_clear(&e);
+    /* An error event may echo the key, and the plugin may cut its message:
+     * an event holding the whole key is handed over with the key removed. */
+    seam_buf scrubbed = { 0 };
+    seam_frame clean;
+    if (t->p.credential && *t->p.credential && f->data &&
+        memmem(f->data, f->data_len, t->p.credential, strlen(t->p.credential))) {
+        if (seam_scrub_secret(&scrubbed, f->data, f->data_len, t->p.credential) != SEAM_OK) {
+            seam_buf_free(&scrubbed);
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory while reading the stream");
+            return SEAM_ERR_NOMEM;
+        }
+        clean = *f;
+        clean.data = scrubbed.data;
+        clean.data_len = scrubbed.len;
+        f = &clean;
+    }
     int rc = t->p.vt->decode_event(t->decoder, f, &t->emitter, &e);
+    seam_buf_free(&scrubbed);
     if (rc != SEAM_OK) {
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin failed to decode an event (status %d)", rc);
@@ -338,8 +485,7 @@ static void finish(seam_transfer *t)
     if (t->failed) {
         seam_error *e = &t->final_err;
         seam_strlcpy(e->provider, t->p.provider_name, sizeof e->provider);
-        seam_redact(e->message, sizeof e->message, t->p.credential);
-        seam_redact(e->code, sizeof e->code, t->p.credential);
+        seam_scrub_error(e, t->p.credential);
         t->final_status = SEAM_ERR_PROVIDER;
     } else {
         t->final_status = SEAM_OK;
@@ -422,8 +568,21 @@ static int curl_socket_cb(CURL *e, curl_socket_t fd, int what, void *ud, void *s
     return 0;
 }
 
+/* Opens the transfer's sockets, so that a failure keeps its errno: libcurl
+ * reports an EMFILE as a plain "couldn't connect". Close-on-exec, so a tool
+ * command started meanwhile does not inherit the connection. */
+static curl_socket_t curl_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    seam_transfer *t = ud;
+    (void)purpose;
+    curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+    t->socket_errno = fd == CURL_SOCKET_BAD ? errno : 0;
+    return fd;
+}
+
 static int curl_start(seam_transfer *t)
 {
+    errno = 0;
     t->multi = curl_multi_init();
     if (t->multi) {
         curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
@@ -431,7 +590,11 @@ static int curl_start(seam_transfer *t)
     }
     t->easy = curl_easy_init();
     if (!t->multi || !t->easy) {
-        fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
+        if (errno == EMFILE || errno == ENFILE)
+            fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): cannot initialise libcurl",
+                      errno == EMFILE ? "EMFILE" : "ENFILE");
+        else
+            fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
         return -1;
     }
     CURL *e = t->easy;
@@ -461,6 +624,8 @@ static int curl_start(seam_transfer *t)
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -474,6 +639,10 @@ static int curl_start(seam_transfer *t)
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->p.connect_timeout_ms);
     if (t->p.share)
         curl_easy_setopt(e, CURLOPT_SHARE, t->p.share);
+    if (t->p.ca_file) /* a private CA (ca_file / ca_path in the conf) */
+        curl_easy_setopt(e, CURLOPT_CAINFO, t->p.ca_file);
+    if (t->p.ca_path)
+        curl_easy_setopt(e, CURLOPT_CAPATH, t->p.ca_path);
     if (curl_multi_add_handle(t->multi, e) != CURLM_OK) {
         fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot start the transfer");
         return -1;
@@ -511,9 +680,19 @@ static void curl_done(seam_transfer *t, CURLcode code)
         }
         fail_kind(t, SEAM_ERROR_TRANSPORT, "the connection closed before the response was complete (%s)", what);
         break;
-    default:
-        fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
+    default: {
+        /* Out of descriptors is this process's problem, not the provider's:
+         * retrying or failing over to another host would fail the same way. */
+        long os_errno = t->socket_errno;
+        if (!os_errno)
+            curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+        if (os_errno == EMFILE || os_errno == ENFILE)
+            fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): %s",
+                      os_errno == EMFILE ? "EMFILE" : "ENFILE", what);
+        else
+            fail_kind(t, SEAM_ERROR_TRANSPORT, "%s", what);
         break;
+    }
     }
 }
 
@@ -721,7 +900,7 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_BAD_REQUEST, "the request cannot be encoded for this provider (status %d)", rc);
         seam_strlcpy(e.provider, p->provider_name, sizeof e.provider);
-        seam_redact(e.message, sizeof e.message, p->credential);
+        seam_scrub_error(&e, p->credential);
         if (err)
             *err = e;
         seam_transfer_free(t);
@@ -729,10 +908,23 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     }
     if (p->stream) {
         t->framer = seam_framer_new(t->hr.framing, 0, on_frame, t);
-        t->decoder = p->vt->decoder_new(p->instance, p->req);
-        if (!t->framer || !t->decoder) {
+        if (!t->framer) {
             seam_transfer_free(t);
             return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+        }
+        t->decoder = p->vt->decoder_new(p->instance, p->req);
+        if (!t->decoder) {
+            /* The plugin's failure, whatever its cause: name it, so nobody
+             * hunts for a memory problem in the core. The entry cannot serve. */
+            seam_transfer_free(t);
+            if (err) {
+                seam_error_set(err, SEAM_ERROR_UNKNOWN,
+                               "the %s plugin could not start a stream decoder (decoder_new returned NULL)",
+                               p->vt->id ? p->vt->id : "provider");
+                seam_strlcpy(err->code, "plugin_decoder", sizeof err->code);
+                seam_strlcpy(err->provider, p->provider_name, sizeof err->provider);
+            }
+            return SEAM_ERR_PLUGIN;
         }
     }
     t->served_mode = p->vt->serve != NULL;
@@ -740,10 +932,17 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     return SEAM_OK;
 }
 
+/* The chunk last handed out is done with: keep it for the next push. */
+static void release_current(seam_transfer *t)
+{
+    if (t->current)
+        chunk_release(t, t->current);
+    t->current = NULL;
+}
+
 int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err)
 {
-    free(t->current);
-    t->current = NULL;
+    release_current(t);
     for (;;) {
         if (t->q_len) {
             t->current = t->q[t->q_head++];
@@ -834,10 +1033,8 @@ void seam_transfer_free(seam_transfer *t)
     seam_http_headers_release(&t->resp_headers);
     seam_served_release(&t->served);
     seam_buf_free(&t->body);
-    for (size_t i = 0; i < t->q_len; i++)
-        free(t->q[t->q_head + i]);
-    free(t->q);
-    free(t->current);
+    free(t->q); /* its chunks, the current one and the spares are all in the slabs */
+    slabs_free(t);
     free(t->socks);
     free(t);
 }

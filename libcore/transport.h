@@ -83,6 +83,7 @@ typedef struct seam_transfer_params {
     int64_t max_response_bytes;
     seam_cancel *cancel;           /* may be NULL */
     CURLSH *share;                 /* may be NULL */
+    const char *ca_file, *ca_path; /* borrowed; NULL: the system's CAs */
 } seam_transfer_params;
 
 typedef struct seam_transfer seam_transfer;

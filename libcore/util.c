@@ -1,5 +1,6 @@
-/* util.c — growable byte buffers, NULL-safe string helpers, redaction of
- * secrets and the monotonic clock: the small pieces every module needs. */
+/* util.c — growable byte buffers, NULL-safe string helpers, wiping secrets
+ * and the monotonic clock: the small pieces every module needs. (Redaction of
+ * secrets from provider text lives in scrub.c.) */
 #include "config.h"
 #include "internal.h"
 
@@ -101,29 +102,6 @@ void seam_strlcpy(char *dst, const char *src, size_t dstsize)
         n = dstsize - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
-}
-
-void seam_redact(char *s, size_t size, const char *secret)
-{
-    static const char mark[] = "<redacted>";
-    if (!s || !secret || strlen(secret) < 4)
-        return;
-    size_t slen = strlen(secret), mlen = sizeof mark - 1;
-    char *hit;
-    while ((hit = strstr(s, secret)) != NULL) {
-        size_t tail = strlen(hit + slen);
-        size_t off = (size_t)(hit - s);
-        /* Shrink the tail when the mark is longer than the secret and space ends. */
-        if (off + mlen + tail + 1 > size)
-            tail = size > off + mlen + 1 ? size - off - mlen - 1 : 0;
-        if (off + mlen + 1 > size) {
-            s[off] = '\0';
-            return;
-        }
-        memmove(hit + mlen, hit + slen, tail);
-        memcpy(hit, mark, mlen);
-        hit[mlen + tail] = '\0';
-    }
 }
 
 int64_t seam_ms_from_double(double v, double scale)

@@ -1,8 +1,9 @@
 /* fakeserver.c — the fake provider server of the tests (tests/fakeserver.h): a
  * real HTTP/1.1 server on 127.0.0.1 that answers each request with the next
  * scripted response, records what it received, and plays back the awkward
- * parts of real providers (bodies split at any byte, delays, cut connections,
- * silent hangs) so the core's transport can be tested without the internet.
+ * parts of real providers (bodies split at any byte, delays, cut or reset
+ * connections, silent hangs, raw bytes of any size) so the core's transport
+ * can be tested without the internet.
  *
  * Threads: one accept thread, plus one thread per connection so that a client
  * holding an idle keep-alive connection never blocks a second connection.
@@ -599,7 +600,9 @@ static int play_response(conn_io *io, const fake_response *r, int *keep)
     if (cut && r->cut_after < r->body_len)
         limit = r->cut_after;
     size_t piece = r->split ? r->split : (limit ? limit : 1);
-    for (size_t off = 0; off < limit; off += piece) {
+    size_t spread = r->split && r->split_max > r->split ? r->split_max - r->split + 1 : 1;
+    for (size_t off = 0, k = 0; off < limit; off += piece, k++) {
+        piece = (r->split ? r->split : (limit ? limit : 1)) + k % spread;
         size_t len = limit - off < piece ? limit - off : piece;
         if (r->delay_ms) {
             rc = pause_watching(io, r->delay_ms);
@@ -616,6 +619,11 @@ static int play_response(conn_io *io, const fake_response *r, int *keep)
             return rc;
     }
     if (cut) {
+        if (r->reset) {
+            /* The close that follows then sends RST: the client sees ECONNRESET. */
+            struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+            setsockopt(io->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+        }
         *keep = 0;
         return IO_OK;
     }

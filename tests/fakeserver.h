@@ -21,6 +21,10 @@ typedef struct fake_response {
     size_t cut_after;          /* >0: close the connection after this many body bytes */
     unsigned hang_ms;          /* after the body (or the cut point), stay silent this long
                                 * before finishing/closing (for idle-timeout tests) */
+    int reset;                 /* with cut_after: end the connection with a TCP reset
+                                * (RST, SO_LINGER 0) instead of a clean close */
+    size_t split_max;          /* > split: pieces of split..split_max bytes, the sizes
+                                * taken in turn (a server that dribbles) */
     int echo_digest;           /* 1: every "@REQ_DIGEST@" in the body is replaced by the
                                 * 16-hex-digit FNV-1a hash of the request body, so that a
                                 * client's output shows whether it sent the same request

@@ -902,6 +902,62 @@ chmod 644 "$tmp/inline.conf"
 run check_inline "$SEAM" config check "$tmp/inline.conf"
 expect_rc check_inline 0 && expect_grep check_inline err 'warning' 'warns about a readable inline key'
 
+# Plain HTTP to another machine: config check and chat -v warn (the call
+# itself runs: the mock answers in-process); loopback does not.
+cat >"$tmp/plainhttp.conf" <<EOF
+plugin_path = [ "$PLUGINS" ];
+providers = {
+  mock = { plugin = "mock"; options = { reply = "$MOCK_TEXT"; }; };
+  lan = { plugin = "openai"; base_url = "http://10.1.2.3:8000/v1"; };
+  here = { plugin = "openai"; base_url = "http://127.0.0.1:8000/v1"; };
+};
+chains = { default = ( { provider = "mock"; model = "m"; } ); };
+EOF
+run check_plainhttp "$SEAM" config check "$tmp/plainhttp.conf"
+expect_rc check_plainhttp 0 && expect_grep check_plainhttp err 'plainhttp.conf:4: provider "lan" sends its requests and its API key over plain HTTP to 10.1.2.3' 'config check warns about plain HTTP to a remote host'
+expect_no_grep check_plainhttp err '"here"' 'no warning for loopback'
+run chat_v_plainhttp "$SEAM" --conf "$tmp/plainhttp.conf" chat -v 'Hi'
+expect_rc chat_v_plainhttp 0 && expect_grep chat_v_plainhttp err 'warning: .*provider "lan" .*plain HTTP' 'chat -v warns about plain HTTP'
+run chat_plainhttp "$SEAM" --conf "$tmp/plainhttp.conf" chat 'Hi'
+expect_rc chat_plainhttp 0 && expect_no_grep chat_plainhttp err 'plain HTTP' 'without -v, no warning'
+
+# Ctrl-C while api_key_command runs: the call ends at once (exit 130), and the
+# command's process group with it (issue 11: it was ignored for up to 30 s).
+cat >"$tmp/slowkey.conf" <<EOF
+plugin_path = [ "$PLUGINS" ];
+providers = { slow = { plugin = "openai"; base_url = "http://127.0.0.1:9/v1";
+                       api_key_command = "echo \$\$ > $tmp/slowkey.pid; sleep 60"; }; };
+chains = { default = ( { provider = "slow"; model = "m"; } ); };
+EOF
+"$SEAM" --conf "$tmp/slowkey.conf" chat 'Hi' >"$tmp/slowkey.out" 2>"$tmp/slowkey.err" </dev/null &
+seam_pid=$!
+i=0
+while [ ! -s "$tmp/slowkey.pid" ] && [ $i -lt 200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+start=$(date +%s)
+kill -INT $seam_pid
+wait $seam_pid
+rc=$?
+took=$(($(date +%s) - start))
+checks=$((checks + 1))
+if [ $rc = 130 ] && [ $took -le 2 ]; then
+    ok "slowkey: Ctrl-C during api_key_command ends the call at once (exit 130)"
+else
+    fail "slowkey: Ctrl-C during api_key_command: exit $rc after ${took}s"
+    cat "$tmp/slowkey.err" >&2
+fi
+checks=$((checks + 1))
+keypid=$(cat "$tmp/slowkey.pid" 2>/dev/null)
+if [ -n "$keypid" ] && kill -0 "$keypid" 2>/dev/null &&
+    ! grep -q '^State:.*Z' "/proc/$keypid/status" 2>/dev/null; then
+    fail "slowkey: the key command (pid $keypid) still runs"
+    kill "$keypid" 2>/dev/null
+else
+    ok "slowkey: the key command was ended"
+fi
+
 # ---- refused plugins -------------------------------------------------------------------------
 printf 'chains = { };\n' >"$tmp/empty.conf"
 mkdir "$tmp/abi"

@@ -8,16 +8,21 @@
  * links the conf modules only). */
 #include "config.h"
 #include "internal.h"
+#include "transport.h"
 
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <json-c/json.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -537,8 +542,8 @@ static void test_unknown_keys(void)
                  "3: unknown setting providers.a.api_kye (expected one of: plugin, base_url, "
                  "api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
                  "api_key_files, api_key_commands, key_selection, rate_limit_guard, "
-                 "api_key_ttl_ms, timeout_ms, connect_timeout_ms, idle_timeout_ms, "
-                 "max_response_bytes, options)");
+                 "api_key_ttl_ms, api_key_command_timeout_ms, timeout_ms, connect_timeout_ms, "
+                 "idle_timeout_ms, max_response_bytes, ca_file, ca_path, options)");
     expect_error("providers = { p = { }; };\n"
                  "chains = { c = ( { provider = \"p\";\n modle = \"m\"; } ); };\n",
                  "3: unknown setting chains.c[0].modle (expected one of: provider, model, "
@@ -551,7 +556,7 @@ static void test_unknown_keys(void)
                  "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } ); cooldown = 1; }; };\n",
                  "2: unknown setting chains.c.cooldown (expected one of: entries, "
                  "retry_after_cap_ms, cooldown_ms, context_overflow_fallback, "
-                 "content_filter_fallback)");
+                 "content_filter_fallback, failover_on)");
     expect_error("provider = { p = { }; };\n",
                  "1: unknown setting provider (expected one of: plugin_path, providers, chains, "
                  "roles, models, model_catalog, tools)");
@@ -1209,6 +1214,389 @@ static void test_tools_errors(void)
     remove_tree(dir);
 }
 
+
+/* ---- issue 11: ranges, hostile files, key commands ------------------------------------------------ */
+
+/* Each numeric key at both ends of its documented range and one step past
+ * each: the ends load, the steps past are refused with FILE:LINE. */
+static void test_every_number_has_a_range(void)
+{
+    static const struct {
+        const char *before, *after; /* the text around the value */
+        long long min, max;
+    } keys[] = {
+        {"providers = { p = {\n timeout_ms = ", "; }; };\n", 1, 2147483647LL},
+        {"providers = { p = {\n connect_timeout_ms = ", "; }; };\n", 1, 2147483647LL},
+        {"providers = { p = {\n idle_timeout_ms = ", "; }; };\n", 1, 2147483647LL},
+        {"providers = { p = {\n max_response_bytes = ", "; }; };\n", 1, 1099511627776LL},
+        {"providers = { p = {\n api_key_ttl_ms = ", "; }; };\n", 0, 31622400000LL},
+        {"providers = { p = {\n api_key_command_timeout_ms = ", "; }; };\n", 1, 3600000},
+        {"providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; model = \"m\";\n"
+         " max_attempts = ", "; } ); };\n", 1, 100},
+        {"providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; model = \"m\";\n"
+         " backoff = { max_ms = 86400000; base_ms = ", "; }; } ); };\n", 0, 86400000},
+        {"providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; model = \"m\";\n"
+         " backoff = { base_ms = 0; max_ms = ", "; }; } ); };\n", 0, 86400000},
+        {"providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+         " retry_after_cap_ms = ", "; }; };\n", 0, 86400000},
+        {"providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+         " cooldown_ms = ", "; }; };\n", 0, 86400000},
+        {"tools = { t = { description = \"d\"; command = \"true\";\n timeout_ms = ", "; }; };\n",
+         1, 2147483647LL},
+        {"models = ( { id = \"m\";\n context_window = ", "; } );\n", 0, 1000000000000LL},
+        {"models = ( { id = \"m\";\n max_output_tokens = ", "; } );\n", 0, 1000000000000LL},
+        {"models = ( { id = \"m\"; price = { output = 1;\n input = ", "; }; } );\n", 0,
+         100000000000000LL},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        long long values[4] = {keys[i].min, keys[i].max, keys[i].min - 1, keys[i].max + 1};
+        for (int v = 0; v < 4; v++) {
+            seam_buf text = {0};
+            seam_buf_printf(&text, "%s%lldL%s", keys[i].before, values[v], keys[i].after);
+            seam_conf *c = NULL;
+            seam_error err;
+            char *dir = NULL;
+            int rc = load_text(text.data, &c, &err, &dir);
+            if (v < 2) {
+                if (rc != SEAM_OK)
+                    fprintf(stderr, "\n%s\n -> %s\n", text.data, err.message);
+                CU_ASSERT_EQUAL(rc, SEAM_OK);
+                seam_conf_free(c);
+            } else {
+                CU_ASSERT_EQUAL(rc, SEAM_ERR_CONF);
+                seam_buf want = {0};
+                int line = 1;
+                for (const char *q = keys[i].before; *q; q++)
+                    line += *q == '\n';
+                seam_buf_printf(&want, "%s/seam.conf:%d: ", dir, line);
+                if (strncmp(err.message, want.data, want.len) != 0 ||
+                    !strstr(err.message, "must be")) {
+                    fprintf(stderr, "\n%s\n -> %s\n", text.data, err.message);
+                    CU_FAIL("range error with FILE:LINE");
+                }
+                seam_buf_free(&want);
+            }
+            remove_tree(dir);
+            seam_buf_free(&text);
+        }
+    }
+    expect_error("providers = { p = {\n idle_timeout_ms = 9223372036854775807L; }; };\n",
+                 "2: providers.p.idle_timeout_ms must be at most 2147483647 (about 24.8 days), "
+                 "not 9223372036854775807");
+    expect_error("providers = { p = { }; };\nchains = { c = ( { provider = \"p\"; model = \"m\";\n"
+                 " backoff = { base_ms = 4611686018427387904L; max_ms = 9223372036854775807L; }; } ); };\n",
+                 "3: chains.c[0].backoff.base_ms must be at most 86400000 (one day), "
+                 "not 4611686018427387904");
+}
+
+/* libconfig 1.5 truncates a decimal literal past 32 bits without an L suffix
+ * (5000000000 reads as 705032704) and saturates one past 64 bits: refused. */
+static void test_integer_literals_never_truncated(void)
+{
+    expect_error("providers = { p = {\n timeout_ms = 5000000000; }; };\n",
+                 "2: the integer 5000000000 does not fit in 32 bits: write it with an L suffix "
+                 "(5000000000L), as libconfig would otherwise truncate it");
+    expect_error("providers = { p = {\n timeout_ms = 4294967297; }; };\n",
+                 "2: the integer 4294967297 does not fit in 32 bits: write it with an L suffix "
+                 "(4294967297L), as libconfig would otherwise truncate it");
+    expect_error("providers = { p = {\n\n idle_timeout_ms = 99999999999999999999999; }; };\n",
+                 "3: the integer 99999999999999999999999 is out of any range (beyond 64 bits)");
+    expect_error("providers = { p = { idle_timeout_ms = -99999999999999999999L; }; };\n",
+                 "1: the integer -99999999999999999999L is out of any range (beyond 64 bits)");
+    expect_error("providers = { p = { idle_timeout_ms = 0xFFFFFFFFFF; }; };\n",
+                 "1: the integer 0xFFFFFFFFFF does not fit in 32 bits: write it with an L suffix "
+                 "(0xFFFFFFFFFFL), as libconfig would otherwise truncate it");
+    /* Inside options too (a plugin reads them): a truncated number is a wrong number. */
+    expect_error("providers = { p = { options = { budget = 2147483648; }; }; };\n",
+                 "1: the integer 2147483648 does not fit in 32 bits: write it with an L suffix "
+                 "(2147483648L), as libconfig would otherwise truncate it");
+    /* Names, strings and comments holding digits are not numbers; -2147483648 fits. */
+    seam_conf *c = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(load_text("# 99999999999\n/* 88888888888 */\nproviders = { p9999999999 = {\n"
+                              " base_url = \"http://127.0.0.1:77777777777/\";\n"
+                              " options = { n = -2147483648; f = 1e300; g = 12345678901.5; }; }; };\n",
+                              &c, &err, NULL), SEAM_OK);
+    seam_conf_free(c);
+}
+
+static void test_hostile_bytes_and_include(void)
+{
+    /* A NUL byte: libconfig would stop reading there and drop the rest. */
+    static const char nul_text[] = "providers = { p = { };\n q = { }; };\n\0chains = x;\n";
+    char *dir = make_temp_dir();
+    char *path = path_in(dir, "seam.conf");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fwrite(nul_text, 1, sizeof nul_text - 1, f);
+    fclose(f);
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s:3: a NUL byte: a conf file is text", path);
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+    free(path);
+    remove_tree(dir);
+
+    expect_error("providers = { p = {\n base_url = \"http://\xff\xfe/\"; }; };\n",
+                 "2: invalid UTF-8: a conf file is UTF-8 text");
+    expect_error("# caf\xc3\n", "1: invalid UTF-8: a conf file is UTF-8 text");
+    expect_error("providers = { p = { base_url = \"http://\xed\xa0\x80/\"; }; };\n",
+                 "1: invalid UTF-8: a conf file is UTF-8 text"); /* a surrogate */
+    expect_error("providers = { };\n@include \"/dev/zero\"\n",
+                 "2: @include is not supported: put the settings in a conf.d/ drop-in");
+    expect_error("/* never closed\n\n", "1: a comment /* ... is never closed");
+    /* UTF-8 is fine anywhere. */
+    CU_ASSERT_EQUAL(load_text("# café ☕\nproviders = { p = { options = { s = \"naïve 🙂\"; }; }; };\n",
+                              &c, &err, NULL), SEAM_OK);
+    seam_conf_free(c);
+}
+
+static volatile sig_atomic_t alarmed;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarmed = 1;
+}
+
+/* A watchdog: a blocking open() of a FIFO fails with EINTR when it fires, so a
+ * loader that still blocks fails the test instead of hanging it. */
+static void watchdog(unsigned seconds)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm; /* no SA_RESTART */
+    sigaction(SIGALRM, &sa, NULL);
+    alarmed = 0;
+    alarm(seconds);
+}
+
+static void test_non_regular_files_refused(void)
+{
+    char *dir = make_temp_dir();
+    char *fifo = path_in(dir, "fifo");
+    CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+    seam_conf *c = NULL;
+    seam_error err;
+    char *key = NULL;
+
+    /* The conf file itself. */
+    watchdog(5);
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(fifo, &c, &err), SEAM_ERR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s: not a regular file (a FIFO)", fifo);
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load("/dev/zero", &c, &err), SEAM_ERR_CONF);
+    CU_ASSERT_STRING_EQUAL(err.message, "/dev/zero: not a regular file (a device)");
+
+    /* A conf.d/ drop-in. */
+    char *main_conf = write_file(dir, "seam.conf", "providers = { p = { }; };\n", 0600);
+    make_dir(dir, "conf.d");
+    char *dropin = path_in(dir, "conf.d/50-x.conf");
+    CU_ASSERT_FATAL(mkfifo(dropin, 0600) == 0);
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(main_conf, &c, &err), SEAM_ERR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "50-x.conf: not a regular file (a FIFO)"));
+
+    /* api_key_file: a FIFO, a directory, a device. */
+    const char *files[] = {fifo, dir, "/dev/zero"};
+    const char *kinds[] = {"a FIFO", "a directory", "a device"};
+    for (int i = 0; i < 3; i++) {
+        seam_conf_provider p = provider_with(NULL, files[i], NULL, NULL);
+        CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+        seam_buf w = {0};
+        seam_buf_printf(&w, "api_key_file %s is not a regular file (%s)", files[i], kinds[i]);
+        CU_ASSERT_STRING_EQUAL(err.message, w.data);
+        seam_buf_free(&w);
+    }
+    alarm(0);
+    CU_ASSERT_FALSE(alarmed);
+    free(dropin);
+    free(main_conf);
+    free(fifo);
+    remove_tree(dir);
+}
+
+/* 1 when pid is gone (or a zombie nobody reaped yet: it runs no more). */
+static int process_gone(pid_t pid)
+{
+    char path[64], stat_line[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(stat_line, 1, sizeof stat_line - 1, f);
+    fclose(f);
+    stat_line[n] = '\0';
+    const char *paren = strrchr(stat_line, ')');
+    return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Reads the pids a command wrote, one a line. */
+static size_t read_pids(const char *file, pid_t *pids, size_t max)
+{
+    size_t n = 0;
+    FILE *f = fopen(file, "r");
+    int v;
+    while (f && n < max && fscanf(f, "%d", &v) == 1)
+        pids[n++] = (pid_t)v;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void test_key_command_timeout_ends_its_group(void)
+{
+    char *dir = make_temp_dir();
+    char *pidfile = path_in(dir, "pids");
+    seam_buf cmd = {0};
+    /* A grandchild in the group (sleep &), and a shell waiting for it. */
+    seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
+    seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
+    p.api_key_command_timeout_ms = 300;
+    char *key = NULL;
+    seam_error err;
+    int64_t t0 = now_ms();
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    int64_t took = now_ms() - t0;
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "api_key_command timed out after 300 ms (api_key_command_timeout_ms)");
+    CU_ASSERT(took >= 300 && took < 900);
+    pid_t pids[4];
+    size_t n = read_pids(pidfile, pids, 4);
+    CU_ASSERT_EQUAL(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        int gone = 0;
+        for (int k = 0; k < 50 && !gone; k++) { /* SIGKILL is delivered at once; allow a moment */
+            gone = process_gone(pids[i]);
+            if (!gone)
+                usleep(10000);
+        }
+        CU_ASSERT(gone);
+        if (!gone)
+            kill(pids[i], SIGKILL);
+    }
+
+    /* The provider's own timeout_ms caps the command's. */
+    p.api_key_command_timeout_ms = 3600000;
+    p.timeout_ms = 200;
+    t0 = now_ms();
+    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT(now_ms() - t0 < 900);
+    CU_ASSERT_STRING_EQUAL(err.message,
+                           "api_key_command timed out after 200 ms (api_key_command_timeout_ms)");
+    n = read_pids(pidfile, pids, 4);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 50 && !process_gone(pids[i]); k++)
+            usleep(10000);
+        CU_ASSERT(process_gone(pids[i]));
+    }
+    seam_buf_free(&cmd);
+    free(pidfile);
+    remove_tree(dir);
+}
+
+static void *cancel_later(void *arg)
+{
+    usleep(150000);
+    seam_cancel_trigger(arg);
+    return NULL;
+}
+
+static void test_key_command_cancel(void)
+{
+    char *dir = make_temp_dir();
+    char *pidfile = path_in(dir, "pids");
+    seam_buf cmd = {0};
+    seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
+    seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
+    seam_cancel *cancel = seam_cancel_new();
+    CU_ASSERT_FATAL(cancel != NULL);
+    seam_cred_source src = {SEAM_CRED_COMMAND, cmd.data};
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, cancel);
+    char *key = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int64_t t0 = now_ms();
+    int rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
+    int64_t took = now_ms() - t0;
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_STRING_EQUAL(err.message, "api_key_command cancelled");
+    CU_ASSERT(took < 700); /* 150 ms, plus at most the 200 ms grace */
+    pid_t pids[4];
+    size_t n = read_pids(pidfile, pids, 4);
+    CU_ASSERT_EQUAL(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 50 && !process_gone(pids[i]); k++)
+            usleep(10000);
+        CU_ASSERT(process_gone(pids[i]));
+    }
+    /* Already cancelled: the command does not even start. */
+    unlink(pidfile);
+    rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_EQUAL(access(pidfile, F_OK), -1);
+    seam_cancel_free(cancel);
+    seam_buf_free(&cmd);
+    free(pidfile);
+    remove_tree(dir);
+}
+
+static void test_new_provider_and_chain_keys(void)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    char *dir = NULL;
+    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
+                                    " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
+                                    "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                                    " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
+                                    " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
+                                    &c, &err, &dir), SEAM_OK);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s/certs/ca.pem", dir);
+    CU_ASSERT_STRING_EQUAL(c->providers[0].ca_file, want.data);
+    seam_buf_free(&want);
+    CU_ASSERT_STRING_EQUAL(c->providers[0].ca_path, "/etc/ssl/x");
+    CU_ASSERT_EQUAL(c->providers[0].api_key_command_timeout_ms, 1500);
+    CU_ASSERT_PTR_NULL(c->providers[1].ca_file);
+    CU_ASSERT_EQUAL(c->providers[1].api_key_command_timeout_ms, 30000);
+    CU_ASSERT_EQUAL(c->chains[0].failover_on,
+                    SEAM_FAILOVER_KIND(SEAM_ERROR_AUTH) | SEAM_FAILOVER_QUOTA |
+                        SEAM_FAILOVER_KIND(SEAM_ERROR_MODEL_NOT_FOUND));
+    CU_ASSERT_EQUAL(c->chains[1].failover_on, 0);
+    seam_conf_free(c);
+    remove_tree(dir);
+
+    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 " failover_on = [ \"auth\",\n \"overloaded\" ]; }; };\n",
+                 "4: chains.c.failover_on[1]: \"overloaded\" is not an error kind failover_on takes "
+                 "(expected one of: auth, quota, model_not_found, bad_request, context_overflow, "
+                 "content_filter, unknown)");
+    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 " failover_on = \"auth\"; }; };\n",
+                 "3: chains.c.failover_on must be an array of error kinds [ \"auth\", ... ], not a string");
+    expect_error("providers = { p = {\n ca_file = \"\"; }; };\n",
+                 "2: providers.p.ca_file must be a non-empty string");
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -1238,6 +1626,13 @@ int main(void)
     CU_add_test(s, "credential: api_key_env fallbacks", test_credential_env_fallbacks);
     CU_add_test(s, "tools: every key", test_tools_every_key);
     CU_add_test(s, "tools: errors with FILE:LINE", test_tools_errors);
+    CU_add_test(s, "every number has a range", test_every_number_has_a_range);
+    CU_add_test(s, "integer literals never truncated", test_integer_literals_never_truncated);
+    CU_add_test(s, "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include);
+    CU_add_test(s, "non-regular files refused", test_non_regular_files_refused);
+    CU_add_test(s, "key command: timeout ends its group", test_key_command_timeout_ends_its_group);
+    CU_add_test(s, "key command: cancel", test_key_command_cancel);
+    CU_add_test(s, "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

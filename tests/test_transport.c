@@ -143,6 +143,62 @@ static void test_stream_split_everywhere(void)
     seam_client_free(c);
 }
 
+/* Hundreds of events arriving in one read fill the chunk queue far past one
+ * slab of recycled chunks, with texts longer than a chunk's inline room; and
+ * the same stream dribbled 1-7 bytes at a time. Every chunk must come out
+ * whole and in order. */
+static void test_many_chunks_at_once(void)
+{
+    enum { N = 500 };
+    seam_client *c = wire_client(NULL, NULL);
+    size_t cap = (size_t)N * 320 + 64, len = 0;
+    char *body = malloc(cap);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    for (int i = 0; i < N; i++) {
+        /* lengths cycle through 1..300 bytes */
+        len += (size_t)snprintf(body + len, cap - len, "data: %05d%.*s\n\n", i, (i * 37) % 296,
+                                "................................................................"
+                                "................................................................"
+                                "................................................................"
+                                "................................................................"
+                                "........................................");
+    }
+    len += (size_t)snprintf(body + len, cap - len, "event: stop\ndata: 1\n\n");
+    for (int dribble = 0; dribble < 2; dribble++) {
+        fake_response fr = { .body = body, .chunked = 1 };
+        if (dribble) {
+            fr.split = 1;
+            fr.split_max = 7;
+        }
+        fake_server_push(srv, &fr);
+        seam_request *req = hello();
+        seam_call_options o = provider_opts("w");
+        seam_stream *s = NULL;
+        seam_error err;
+        CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, req, &o, &s, &err), SEAM_OK);
+        const seam_chunk *ch;
+        int rc, n = 0, bad = 0;
+        while ((rc = seam_stream_next(s, &ch, &err)) == 1) {
+            if (ch->type != SEAM_CHUNK_TEXT_DELTA)
+                continue;
+            char want[16];
+            snprintf(want, sizeof want, "%05d", n);
+            size_t dots = (size_t)((n * 37) % 296);
+            if (strncmp(ch->text, want, 5) != 0 || strlen(ch->text) != 5 + dots ||
+                strspn(ch->text + 5, ".") != dots)
+                bad++;
+            n++;
+        }
+        CU_ASSERT_EQUAL(rc, SEAM_OK);
+        CU_ASSERT_EQUAL(n, N);
+        CU_ASSERT_EQUAL(bad, 0);
+        seam_stream_free(s);
+        seam_request_free(req);
+    }
+    free(body);
+    seam_client_free(c);
+}
+
 static void test_generate_whole(void)
 {
     seam_client *c = wire_client(NULL, NULL);
@@ -525,6 +581,7 @@ int main(void)
     CU_initialize_registry();
     CU_pSuite s = CU_add_suite("transport", NULL, NULL);
     CU_add_test(s, "stream split at many sizes", test_stream_split_everywhere);
+    CU_add_test(s, "many chunks at once, and dribbled", test_many_chunks_at_once);
     CU_add_test(s, "generate (whole body)", test_generate_whole);
     CU_add_test(s, "HTTP errors classified", test_http_errors);
     CU_add_test(s, "Retry-After parsing", test_retry_after_date);

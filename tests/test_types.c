@@ -6,6 +6,7 @@
 
 #include <CUnit/Basic.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1286,6 +1287,69 @@ static void test_acc_whole_turn_into_request(void)
     seam_request_free(req);
 }
 
+/* scrub.c: what counts as a trace of a key, and what does not. */
+static char *scrubbed(const char *text, const char *secret)
+{
+    seam_buf b = {0};
+    CU_ASSERT_EQUAL_FATAL(seam_scrub_secret(&b, text, strlen(text), secret), SEAM_OK);
+    return b.data;
+}
+
+static void test_scrub_secret(void)
+{
+    const char *k = "AIzaSyD4nR7qW2xLm9Kp3Vt8Zs1Bc6Hj0Fg5Ewx";
+    struct { const char *in, *out; } cases[] = {
+        {"key AIzaSyD4nR7qW2xLm9Kp3Vt8Zs1Bc6Hj0Fg5Ewx bad", "key <redacted> bad"},
+        /* cut short, at either end */
+        {"key AIzaSyD4nR7q", "key <redacted>"},
+        {"...Zs1Bc6Hj0Fg5Ewx is bad", "<redacted> is bad"},
+        /* masked echoes: first and/or last characters around a mask */
+        {"provided: AIzaSy****************5Ewx.", "provided: <redacted>."},
+        {"provided: AIza...5Ewx", "provided: <redacted>"},
+        {"provided: ****5Ewx", "provided: <redacted>"},
+        {"provided: AIzaSy\xE2\x80\xA6", "provided: <redacted>"},
+        /* not the key: left alone */
+        {"Incorrect API key provided. See https://x.example/docs...", NULL},
+        {"AIza is how Google keys start; ****", NULL},
+        {"a masked other key: sk-abc***wxyz", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = scrubbed(cases[i].in, k);
+        const char *want = cases[i].out ? cases[i].out : cases[i].in;
+        CU_ASSERT_STRING_EQUAL(got, want);
+        if (strcmp(got, want) != 0)
+            fprintf(stderr, "\n  scrub(%s) = %s\n", cases[i].in, got);
+        free(got);
+    }
+    /* Short or absent secrets change nothing. */
+    char *got = scrubbed("abc abc", "abc");
+    CU_ASSERT_STRING_EQUAL(got, "abc abc");
+    free(got);
+    got = scrubbed("text", NULL);
+    CU_ASSERT_STRING_EQUAL(got, "text");
+    free(got);
+}
+
+static void test_text_field_set(void)
+{
+    char f[8];
+    /* a cut inside a 2-byte character backs off to its start */
+    seam_text_field_set(f, sizeof f, "abcdef\xC3\xA9", 8);
+    CU_ASSERT_STRING_EQUAL(f, "abcdef");
+    /* half a mark is dropped */
+    char g[12];
+    seam_text_field_set(g, sizeof g, "ab <redacted>", 13);
+    CU_ASSERT_STRING_EQUAL(g, "ab ");
+    /* invalid bytes inside become U+FFFD; a sequence cut at the end goes */
+    char h[32];
+    seam_text_field_set(h, sizeof h, "a\x80" "b\xE2\x82", 5);
+    CU_ASSERT_STRING_EQUAL(h, "a\xEF\xBF\xBD" "b");
+    char *r = seam_utf8_repair("x\xE2\x82y\xFF");
+    CU_ASSERT_STRING_EQUAL(r, "x\xEF\xBF\xBDy\xEF\xBF\xBD");
+    free(r);
+    CU_ASSERT_PTR_NULL(seam_utf8_repair("valid \xC3\xA9"));
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -1326,6 +1390,8 @@ int main(void)
         {"acc_provider_executed_tool_result", test_acc_provider_executed_tool_result},
         {"acc_media", test_acc_media},
         {"acc_whole_turn_into_request", test_acc_whole_turn_into_request},
+        {"scrub_secret", test_scrub_secret},
+        {"text_field_set", test_text_field_set},
     };
     CU_pSuite suite = CU_add_suite("types", NULL, NULL);
     if (!suite)

@@ -59,7 +59,9 @@ typedef enum seam_error_kind {
     SEAM_ERROR_CONTENT_FILTER,
     SEAM_ERROR_CANCELLED,
     SEAM_ERROR_CONF,
-    SEAM_ERROR_UNKNOWN
+    SEAM_ERROR_UNKNOWN,
+    /* fatal, appended: values above never change */
+    SEAM_ERROR_RESOURCE /* this process ran out of a local resource (file descriptors) */
 } seam_error_kind;
 
 /* A caller-provided error. Plain data: no allocation, nothing to free; zero it or

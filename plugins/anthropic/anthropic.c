@@ -138,6 +138,7 @@
 #include <strings.h>
 
 #include "../common/codec_util.h"
+#include "../common/json_scan.h"
 
 #define ANTHROPIC_DEFAULT_BASE_URL "https://api.anthropic.com/v1"
 #define ANTHROPIC_DEFAULT_VERSION "2023-06-01"
@@ -1853,6 +1854,7 @@ typedef struct decoder {
     seam_usage usage;
     seam_stop_reason stop_reason;
     int stopped;
+    jscan_buf scan; /* the fast path's decoded strings, reused per event */
 } decoder;
 
 static void block_clear(block *b)
@@ -1873,6 +1875,7 @@ static void decoder_free(void *d)
     for (size_t i = 0; i < dec->n_blocks; i++)
         block_clear(&dec->blocks[i]);
     free(dec->blocks);
+    jscan_buf_free(&dec->scan);
     free(dec);
 }
 
@@ -2093,17 +2096,23 @@ static int block_start(decoder *dec, block *b, json_object *cb, seam_emitter *em
     return SEAM_OK;
 }
 
-static int block_delta(decoder *dec, block *b, json_object *delta, seam_emitter *em,
-                       seam_error *err)
+/* The members of a delta that matter, each NULL when absent or not a string:
+ * the json-c path and the scanner both end here. */
+typedef struct delta_fields {
+    const char *type, *text, *thinking, *signature, *partial_json;
+} delta_fields;
+
+static int block_delta_fields(decoder *dec, block *b, const delta_fields *f, seam_emitter *em,
+                              seam_error *err)
 {
     (void)dec;
-    const char *type = jstr(delta, "type");
+    const char *type = f->type;
     if (!b->open)
         return SEAM_OK;
     if (str_eq(type, "text_delta") && b->kind == BLOCK_TEXT)
-        return emit_text(em, jstr(delta, "text"));
+        return emit_text(em, f->text);
     if (str_eq(type, "thinking_delta") && b->kind == BLOCK_THINKING) {
-        const char *t = jstr(delta, "thinking");
+        const char *t = f->thinking;
         if (!t || !*t)
             return SEAM_OK;
         seam_chunk c = { .type = SEAM_CHUNK_REASONING_DELTA, .id = b->id, .text = t };
@@ -2112,12 +2121,12 @@ static int block_delta(decoder *dec, block *b, json_object *delta, seam_emitter 
     if (str_eq(type, "signature_delta") && b->kind == BLOCK_THINKING) {
         /* The signature arrives whole, but appending is as cheap and also right
          * should it ever come in pieces. */
-        if (sb_puts(&b->text, jstr(delta, "signature")) != SEAM_OK)
+        if (sb_puts(&b->text, f->signature) != SEAM_OK)
             return nomem(err);
         return SEAM_OK;
     }
     if (str_eq(type, "input_json_delta")) {
-        const char *frag = jstr(delta, "partial_json");
+        const char *frag = f->partial_json;
         if (!frag || !*frag)
             return SEAM_OK;
         if (b->kind == BLOCK_TOOL_USE || b->kind == BLOCK_SERVER_TOOL ||
@@ -2132,6 +2141,14 @@ static int block_delta(decoder *dec, block *b, json_object *delta, seam_emitter 
     }
     /* citations_delta and unknown deltas carry nothing the seam types hold. */
     return SEAM_OK;
+}
+
+static int block_delta(decoder *dec, block *b, json_object *delta, seam_emitter *em,
+                       seam_error *err)
+{
+    delta_fields f = { jstr(delta, "type"), jstr(delta, "text"), jstr(delta, "thinking"),
+                       jstr(delta, "signature"), jstr(delta, "partial_json") };
+    return block_delta_fields(dec, b, &f, em, err);
 }
 
 static int block_stop(decoder *dec, block *b, seam_emitter *em, seam_error *err)
@@ -2248,18 +2265,99 @@ static int decode_error_event(json_object *ev, seam_error *err)
     return SEAM_ERR_PROVIDER;
 }
 
+/* ---- the fast path ---------------------------------------------------------
+ *
+ * Nearly every event of a long stream is a content_block_delta (text, thinking
+ * or a tool's input JSON). Those are scanned in place (json_scan.h) and handed
+ * to block_delta_fields, as the json-c path would. Any other event, or one the
+ * scanner is unsure of, goes the json-c way before anything is emitted. */
+static int scan_delta(jscan *s, delta_fields *f)
+{
+    const char *k;
+    size_t kl;
+    int r, seen = 0;
+    if (!jscan_object(s))
+        return 0;
+    while ((r = jscan_member(s, &k, &kl)) == 1) {
+        const char **dst = NULL;
+        int bit = 0;
+        if (JSCAN_KEY(k, kl, "type"))
+            dst = &f->type, bit = 1;
+        else if (JSCAN_KEY(k, kl, "text"))
+            dst = &f->text, bit = 2;
+        else if (JSCAN_KEY(k, kl, "thinking"))
+            dst = &f->thinking, bit = 4;
+        else if (JSCAN_KEY(k, kl, "signature"))
+            dst = &f->signature, bit = 8;
+        else if (JSCAN_KEY(k, kl, "partial_json"))
+            dst = &f->partial_json, bit = 16;
+        if (bit & seen)
+            return 0;
+        seen |= bit;
+        if (!(dst ? jscan_string_or_null(s, dst) : jscan_skip(s)))
+            return 0;
+    }
+    return r == 0;
+}
+
+/* 1 when the event was a content_block_delta decoded here (*rc its status),
+ * 0 when it must take the json-c path. */
+static int scan_event(decoder *dec, const seam_frame *frame, seam_emitter *out, seam_error *err,
+                      int *rc)
+{
+    jscan s;
+    if (dec->stopped || !jscan_begin(&s, &dec->scan, frame->data, frame->data_len) ||
+        !jscan_object(&s))
+        return 0;
+    delta_fields f = { 0 };
+    const char *type = NULL, *k;
+    size_t kl;
+    int64_t index = 0;
+    int r, seen = 0, have_delta = 0;
+    while ((r = jscan_member(&s, &k, &kl)) == 1) {
+        int bit = JSCAN_KEY(k, kl, "type")    ? 1
+                  : JSCAN_KEY(k, kl, "index") ? 2
+                  : JSCAN_KEY(k, kl, "delta") ? 4
+                                                 : 0;
+        if (bit & seen)
+            return 0;
+        seen |= bit;
+        int ok;
+        if (bit == 1)
+            ok = jscan_string(&s, &type) && strcmp(type, "content_block_delta") == 0;
+        else if (bit == 2)
+            /* a negative or huge index is json-c's (and block_at's) to refuse */
+            ok = jscan_int(&s, &index) && index >= 0 && index < MAX_BLOCK_INDEX;
+        else if (bit == 4)
+            ok = have_delta = scan_delta(&s, &f);
+        else
+            ok = jscan_skip(&s);
+        if (!ok)
+            return 0;
+    }
+    if (r != 0 || !type || !have_delta || !jscan_end(&s))
+        return 0;
+    *rc = SEAM_OK;
+    block *b = block_at(dec, index, err, rc);
+    if (b)
+        *rc = block_delta_fields(dec, b, &f, out, err);
+    return 1;
+}
+
 static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, seam_error *err)
 {
     decoder *dec = d;
     if (!frame || !frame->data)
         return SEAM_OK;
+    int rc_fast;
+    if (scan_event(dec, frame, out, err, &rc_fast))
+        return rc_fast;
     json_object *ev = json_parse_strict(frame->data, frame->data_len);
     if (!ev || !json_object_is_type(ev, json_type_object)) {
         json_object_put(ev);
         if (frame->data_len == 0)
             return SEAM_OK;
-        return seam_error_set(err, SEAM_ERROR_TRANSPORT,
-                              "anthropic: a stream event is not a JSON object");
+        return codec_protocol_error(err, "anthropic: a stream event is not a JSON object");
     }
     const char *type = jstr(ev, "type");
     if (!type)
@@ -2288,7 +2386,13 @@ static int decode_event(void *d, const seam_frame *frame, seam_emitter *out, sea
             dec->stop_reason = map_stop_reason(reason);
         read_usage(&dec->usage, member(ev, "usage", json_type_object));
     } else if (!strcmp(type, "message_stop")) {
-        rc = emit_stop(dec, out);
+        /* The stop reason comes in message_delta (or message_start): a
+         * message_stop without it ends an answer cut short upstream. */
+        if (dec->stop_reason == SEAM_STOP_NONE)
+            rc = codec_protocol_error(err, "anthropic: message_stop before a stop_reason: "
+                                           "the response is incomplete");
+        else
+            rc = emit_stop(dec, out);
     } else if (!strcmp(type, "error")) {
         rc = decode_error_event(ev, err);
     }

@@ -1,18 +1,36 @@
 /* codec_util.c — owns the one copy of the helpers the provider plugins share
- * (see codec_util.h): the growable byte buffer, xstrdup, contains_ci and the
- * json-c accessors and strict parsers. Compiled into each plugin. */
+ * (see codec_util.h): the protocol-error rule, the growable byte buffer,
+ * xstrdup, contains_ci and the json-c accessors and strict parsers. Compiled into each plugin. */
 #include "config.h"
 
 #include "codec_util.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <seam/plugin.h>
+
+/* ---- errors ------------------------------------------------------------------ */
+
+int codec_protocol_error(seam_error *err, const char *fmt, ...)
+{
+    if (err) {
+        seam_error_clear(err);
+        err->kind = SEAM_ERROR_TRANSPORT;
+        err->retryable = 1;
+        seam_strlcpy(err->code, "protocol_error", sizeof err->code);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return SEAM_ERR_PROVIDER;
+}
 
 /* ---- strings ---------------------------------------------------------------- */
 

@@ -40,6 +40,20 @@ char *xstrdup(const char *s);
 /* Case-insensitive substring test; 0 when either is NULL. */
 int contains_ci(const char *hay, const char *needle);
 
+/* ---- errors ----------------------------------------------------------------- */
+
+struct seam_error;
+/* The one rule of every codec for a stream that breaks its wire's protocol (an
+ * event that is not JSON, an end marker before the finish reason): kind
+ * transport, retryable, code "protocol_error", message from fmt. Retryable
+ * because the core fails over only before the first content; after it the
+ * error is surfaced with the partial answer kept. Returns SEAM_ERR_PROVIDER. */
+int codec_protocol_error(struct seam_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ---- JSON ------------------------------------------------------------------- */
 
 /* Exactly one JSON value from text[0..len): JSON whitespace around it allowed,

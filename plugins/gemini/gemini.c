@@ -101,6 +101,7 @@
 #include <unistd.h>
 
 #include "../common/codec_util.h"
+#include "../common/json_scan.h"
 
 #define GEMINI_DEFAULT_BASE_URL "https://generativelanguage.googleapis.com/v1beta"
 #define GEMINI_SYNTH_ID_PREFIX "gmcall_"
@@ -1964,6 +1965,7 @@ typedef struct gemini_decoder {
     int stop_emitted;
     int have_usage;
     seam_usage usage;          /* from the last usageMetadata */
+    jscan_buf scan;            /* the fast path's decoded strings, reused per event */
 } gemini_decoder;
 
 static uint64_t splitmix64(uint64_t x)
@@ -2003,6 +2005,7 @@ static void gemini_decoder_free(void *decoder)
     if (!d)
         return;
     free(d->reasoning_signature);
+    jscan_buf_free(&d->scan);
     free(d);
 }
 
@@ -2089,15 +2092,11 @@ static int emit_tool_call(gemini_decoder *d, seam_emitter *out, json_object *fc)
     return rc;
 }
 
-static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part)
+/* A part's members that matter; the json-c path and the scanner both end here
+ * (the scanner only with fc and signature NULL). */
+static int decode_part_fields(gemini_decoder *d, seam_emitter *out, const char *text,
+                              int is_thought, const char *signature, json_object *fc)
 {
-    const char *text = jstr(part, "text");
-    json_object *thought = jget(part, "thought");
-    int is_thought = jis(thought, json_type_boolean) && json_object_get_boolean(thought);
-    const char *signature = jstr(part, "thoughtSignature");
-    if (signature && !*signature)
-        signature = NULL;
-    json_object *fc = jget(part, "functionCall");
     int rc = SEAM_OK;
 
     if (is_thought && !fc) {
@@ -2134,6 +2133,15 @@ static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part)
     return SEAM_OK;
 }
 
+static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part)
+{
+    json_object *thought = jget(part, "thought");
+    const char *signature = jstr(part, "thoughtSignature");
+    return decode_part_fields(d, out, jstr(part, "text"),
+                              jis(thought, json_type_boolean) && json_object_get_boolean(thought),
+                              signature && *signature ? signature : NULL, jget(part, "functionCall"));
+}
+
 static seam_stop_reason map_finish_reason(const char *r)
 {
     static const char *const filtered[] = {
@@ -2167,24 +2175,28 @@ static seam_stop_reason map_finish_reason(const char *r)
  * that subset. */
 /* A token count from the wire, clamped to [0, 1e12] so that the sums and
  * differences below stay defined whatever a server sends. */
+static int64_t clamp_count(int64_t n)
+{
+    return n < 0 ? 0 : n > 1000000000000 ? 1000000000000 : n;
+}
+
 static int token_count(json_object *o, const char *key, int64_t *out)
 {
     if (!jint64(o, key, out))
         return 0;
-    if (*out < 0)
-        *out = 0;
-    else if (*out > 1000000000000)
-        *out = 1000000000000;
+    *out = clamp_count(*out);
     return 1;
 }
 
-static void parse_usage(json_object *um, seam_usage *u)
+/* The four counts of a usageMetadata, in this order. */
+static const char *const usage_keys[4] = {"promptTokenCount", "cachedContentTokenCount",
+                                          "candidatesTokenCount", "thoughtsTokenCount"};
+
+/* has[i]/n[i]: usage_keys[i] was given (n clamped). */
+static void usage_from_counts(const int has[4], const int64_t n[4], seam_usage *u)
 {
-    int64_t prompt = 0, cached = 0, candidates = 0, thoughts = 0;
-    int has_prompt = token_count(um, "promptTokenCount", &prompt);
-    int has_cached = token_count(um, "cachedContentTokenCount", &cached);
-    int has_candidates = token_count(um, "candidatesTokenCount", &candidates);
-    int has_thoughts = token_count(um, "thoughtsTokenCount", &thoughts);
+    int64_t prompt = n[0], cached = n[1], candidates = n[2], thoughts = n[3];
+    int has_prompt = has[0], has_cached = has[1], has_candidates = has[2], has_thoughts = has[3];
     memset(u, 0, sizeof *u);
     if (has_prompt) {
         u->input_tokens = prompt - cached > 0 ? prompt - cached : 0;
@@ -2201,6 +2213,15 @@ static void parse_usage(json_object *um, seam_usage *u)
         u->reasoning_tokens = thoughts;
         u->present |= SEAM_USAGE_REASONING;
     }
+}
+
+static void parse_usage(json_object *um, seam_usage *u)
+{
+    int has[4];
+    int64_t n[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++)
+        has[i] = token_count(um, usage_keys[i], &n[i]);
+    usage_from_counts(has, n, u);
 }
 
 static int emit_stop(gemini_decoder *d, seam_emitter *out)
@@ -2270,8 +2291,190 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
 
 static int malformed(seam_error *err, const char *what)
 {
-    seam_error_set(err, SEAM_ERROR_UNKNOWN, "gemini: %s", what);
-    return SEAM_ERR_PROVIDER;
+    return codec_protocol_error(err, "gemini: %s", what);
+}
+
+/* ---- the fast path ---------------------------------------------------------
+ *
+ * A long stream is mostly responses of one candidate whose parts are text (or
+ * thought text), often with a running usageMetadata. Those are scanned in place
+ * (json_scan.h) and handed to decode_part_fields and usage_from_counts as the
+ * json-c path would. A finishReason, a function call, a signature, an error, a
+ * prompt block or anything the scanner is unsure of goes the json-c way before
+ * anything is emitted. */
+#define GEMINI_SCAN_MAX_PARTS 8
+
+typedef struct scan_part {
+    const char *text;
+    int thought;
+} scan_part;
+
+typedef struct scan_resp {
+    scan_part parts[GEMINI_SCAN_MAX_PARTS];
+    size_t n_parts;
+    int usage_here;
+    int has[4];
+    int64_t n[4];
+} scan_resp;
+
+static int scan_usage(jscan *s, scan_resp *sr)
+{
+    const char *k;
+    size_t kl;
+    int r;
+    if (jscan_null(s))
+        return 1;
+    if (!jscan_object(s))
+        return 0;
+    sr->usage_here = 1;
+    while ((r = jscan_member(s, &k, &kl)) == 1) {
+        int i = 0;
+        while (i < 4 && !jscan_key_is(k, kl, usage_keys[i]))
+            i++;
+        if (i == 4) {
+            if (!jscan_skip(s))
+                return 0;
+            continue;
+        }
+        if (sr->has[i] || !jscan_int(s, &sr->n[i]))
+            return 0;
+        sr->has[i] = 1;
+        sr->n[i] = clamp_count(sr->n[i]);
+    }
+    return r == 0;
+}
+
+static int scan_part_(jscan *s, scan_part *p)
+{
+    const char *k;
+    size_t kl;
+    int r, seen = 0;
+    if (!jscan_object(s))
+        return 0;
+    while ((r = jscan_member(s, &k, &kl)) == 1) {
+        int ok;
+        if (JSCAN_KEY(k, kl, "text")) {
+            ok = !(seen & 1) && jscan_string_or_null(s, &p->text);
+            seen |= 1;
+        } else if (JSCAN_KEY(k, kl, "thought")) {
+            ok = !(seen & 2) && jscan_bool(s, &p->thought);
+            seen |= 2;
+        } else if (JSCAN_KEY(k, kl, "thoughtSignature") || JSCAN_KEY(k, kl, "functionCall")) {
+            ok = 0;
+        } else {
+            ok = jscan_skip(s);
+        }
+        if (!ok)
+            return 0;
+    }
+    return r == 0;
+}
+
+static int scan_content(jscan *s, scan_resp *sr)
+{
+    const char *k;
+    size_t kl;
+    int r, seen = 0;
+    if (!jscan_object(s))
+        return 0;
+    while ((r = jscan_member(s, &k, &kl)) == 1) {
+        if (!JSCAN_KEY(k, kl, "parts")) {
+            if (!jscan_skip(s))
+                return 0;
+            continue;
+        }
+        int e;
+        if (seen || !jscan_array(s))
+            return 0;
+        seen = 1;
+        while ((e = jscan_element(s)) == 1) {
+            if (sr->n_parts == GEMINI_SCAN_MAX_PARTS)
+                return 0;
+            scan_part *p = &sr->parts[sr->n_parts++];
+            p->text = NULL;
+            p->thought = 0;
+            if (!scan_part_(s, p))
+                return 0;
+        }
+        if (e != 0)
+            return 0;
+    }
+    return r == 0;
+}
+
+static int scan_candidate(jscan *s, scan_resp *sr)
+{
+    const char *k;
+    size_t kl;
+    int r, seen = 0;
+    if (!jscan_object(s))
+        return 0;
+    while ((r = jscan_member(s, &k, &kl)) == 1) {
+        int bit = JSCAN_KEY(k, kl, "content")        ? 1
+                  : JSCAN_KEY(k, kl, "finishReason") ? 2
+                                                        : 0;
+        if (bit & seen)
+            return 0;
+        seen |= bit;
+        int ok = bit == 1 ? scan_content(s, sr) : bit == 2 ? jscan_null(s) : jscan_skip(s);
+        if (!ok)
+            return 0;
+    }
+    return r == 0;
+}
+
+/* 1 when the response was scanned and decoded (*rc its status), 0 when it must
+ * take the json-c path. */
+static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_emitter *out,
+                         int *rc)
+{
+    jscan s;
+    if (d->stop_emitted || !jscan_begin(&s, &d->scan, data, len) || !jscan_object(&s))
+        return 0;
+    scan_resp sr;
+    memset(&sr, 0, sizeof sr);
+    const char *k;
+    size_t kl;
+    int r, seen = 0;
+    while ((r = jscan_member(&s, &k, &kl)) == 1) {
+        int bit = JSCAN_KEY(k, kl, "candidates")      ? 1
+                  : JSCAN_KEY(k, kl, "usageMetadata") ? 2
+                                                         : 0;
+        if (bit & seen)
+            return 0;
+        seen |= bit;
+        int ok;
+        if (bit == 1) {
+            int e;
+            ok = jscan_array(&s);
+            if (ok && (e = jscan_element(&s)) == 1) {
+                ok = scan_candidate(&s, &sr);
+                while (ok && (e = jscan_element(&s)) == 1)
+                    ok = jscan_skip(&s);
+            }
+            ok = ok && e == 0;
+        } else if (bit == 2) {
+            ok = scan_usage(&s, &sr);
+        } else {
+            ok = !JSCAN_KEY(k, kl, "error") && !JSCAN_KEY(k, kl, "promptFeedback") &&
+                 jscan_skip(&s);
+        }
+        if (!ok)
+            return 0;
+    }
+    if (r != 0 || !jscan_end(&s))
+        return 0;
+    /* decode_response_object's order: usage, parts, (finish), stop. */
+    if (sr.usage_here) {
+        usage_from_counts(sr.has, sr.n, &d->usage);
+        d->have_usage = 1;
+    }
+    *rc = SEAM_OK;
+    for (size_t i = 0; *rc == SEAM_OK && i < sr.n_parts; i++)
+        *rc = decode_part_fields(d, out, sr.parts[i].text, sr.parts[i].thought, NULL, NULL);
+    if (*rc == SEAM_OK && d->finished && sr.usage_here)
+        *rc = emit_stop(d, out);
+    return 1;
 }
 
 static int decode_json_text(gemini_decoder *d, const char *data, size_t len, seam_emitter *out,
@@ -2282,6 +2485,9 @@ static int decode_json_text(gemini_decoder *d, const char *data, size_t len, sea
         i++;
     if (i == len)
         return SEAM_OK; /* an empty event (keep-alive) */
+    int rc_fast;
+    if (scan_response(d, data + i, len - i, out, &rc_fast))
+        return rc_fast;
     json_object *root = parse_json_len(data + i, len - i);
     if (!root)
         return malformed(err, "a response event is not valid JSON");

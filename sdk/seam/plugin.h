@@ -200,8 +200,9 @@ SEAM_EXPORT int seam_registrar_add(seam_registrar *r, const seam_provider_vtable
 /* ---- helpers a codec commonly needs (implemented in libseam) ------------- */
 
 /* Sets err to the kind a bare HTTP status implies (401/403 auth, 404
- * model_not_found, 408 timeout, 413 bad_request, 429 rate_limit, 5xx
- * overloaded, other 4xx bad_request), keeping http_status and retry_after_ms. */
+ * model_not_found, 408 and 504 timeout, 413 bad_request, 429 rate_limit,
+ * other 5xx overloaded, other 4xx bad_request), keeping http_status and
+ * retry_after_ms. */
 SEAM_EXPORT void seam_error_from_http_status(seam_error *err, int http_status);
 /* Copies at most sizeof(field)-1 bytes, always terminating; for seam_error fields. */
 SEAM_EXPORT void seam_strlcpy(char *dst, const char *src, size_t dstsize);

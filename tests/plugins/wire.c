@@ -3,7 +3,8 @@
  * event's data is text (a text_delta); an event named "stop" ends the answer
  * (its data, if any, is the output token count); an event named "error" is an
  * error inside a 200 stream. A non-streamed body is the whole text. Errors:
- * the body {"kind":"..."} names a seam error kind, else the status decides. */
+ * the body {"kind":"..."} names a seam error kind, else the status decides.
+ * The model "no-decoder" makes decoder_new return NULL. */
 #include "config.h"
 
 #include <seam/plugin.h>
@@ -59,6 +60,10 @@ static int wire_stop(seam_emitter *out, const char *tokens)
 
 static void *wire_decoder_new(void *inst, const seam_request *req)
 {
+    /* The model "no-decoder" makes decoder_new fail, as a plugin may. */
+    const char *model = seam_request_model(req);
+    if (model && strcmp(model, "no-decoder") == 0)
+        return NULL;
     return calloc(1, 1);
 }
 
@@ -94,11 +99,15 @@ static void wire_classify(void *inst, int status, const seam_http_headers *h, co
         { "\"context_overflow\"", SEAM_ERROR_CONTEXT_OVERFLOW },
         { "\"content_filter\"", SEAM_ERROR_CONTENT_FILTER },
         { "\"auth\"", SEAM_ERROR_AUTH },
+        { "\"model_not_found\"", SEAM_ERROR_MODEL_NOT_FOUND },
+        { "\"bad_request\"", SEAM_ERROR_BAD_REQUEST },
+        { "\"quota\"", SEAM_ERROR_RATE_LIMIT }, /* out of credit: not retryable */
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strstr(body, kinds[i].name)) {
             err->kind = kinds[i].kind;
-            err->retryable = seam_error_kind_retryable(kinds[i].kind);
+            err->retryable = seam_error_kind_retryable(kinds[i].kind) &&
+                             strcmp(kinds[i].name, "\"quota\"") != 0;
         }
     /* Echo the body into the message: the tests check that a credential echoed
      * by a server is redacted by the core. */
