@@ -665,9 +665,9 @@ static int start_attempt(seam_stream *s)
                                                                   : slot->conf->idle_timeout_ms),
             .max_response_bytes = slot->conf->max_response_bytes,
             .cancel = s->cancel,
-            .share = s->client->share,
             .ca_file = slot->conf->ca_file,
             .ca_path = slot->conf->ca_path,
+            .engine = s->client->engine,
         };
         s->attempt++;
         if (!s->free_attempt)

@@ -117,13 +117,19 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
          curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
          curl_share_setopt(c->share, CURLSHOPT_USERDATA, c) != CURLSHE_OK ||
          curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
-         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK ||
-         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK)) {
-        /* Out of memory, libcurl 7.88 still marks the connection cache as
-         * shared though it has none (a later transfer divides by its zero
-         * size). The share only saves connections: go on without it. */
+         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK)) {
+        /* Out of memory, libcurl 7.88 may still mark a kind as shared though
+         * the share holds none of it. The share only saves work: go on
+         * without it. Connections are not shared here: the engine's multi
+         * handle keeps them, so that one cache serves every thread without a
+         * lock per use. */
         curl_share_cleanup(c->share);
         c->share = NULL;
+    }
+    c->engine = seam_engine_new(c->share);
+    if (!c->engine) {
+        seam_client_free(c);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot set up the client's event loop"), SEAM_ERR_NOMEM;
     }
     load_plugin_dirs(c, opts);
     c->n_slots = c->conf->n_providers;
@@ -150,6 +156,7 @@ void seam_client_free(seam_client *c)
         pthread_mutex_destroy(&c->slots[i].lock);
     }
     free(c->slots);
+    seam_engine_free(c->engine); /* before the share its handles point to */
     if (c->share)
         curl_share_cleanup(c->share);
     if (c->reg) {
@@ -163,6 +170,24 @@ void seam_client_free(seam_client *c)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_destroy(&c->share_locks[i]);
     free(c);
+}
+
+int seam_client_fd(const seam_client *c)
+{
+    return c ? seam_engine_fd(c->engine) : -1;
+}
+
+int seam_client_timeout_ms(const seam_client *c)
+{
+    if (!c)
+        return -1;
+    int64_t t = seam_engine_timeout(c->engine);
+    return t < 0 ? -1 : t > INT32_MAX ? INT32_MAX : (int)t;
+}
+
+int seam_client_perform(seam_client *c)
+{
+    return c ? seam_engine_perform(c->engine) : SEAM_ERR_INVALID;
 }
 
 const char *seam_client_conf_path(const seam_client *c)

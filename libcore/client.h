@@ -2,7 +2,7 @@
  * call.c: the loaded conf, the plugin registry, one slot per configured
  * provider (its plugin instance and its key pool with each key's cooldown,
  * rate-limit window and expiry), the clock the chain runner waits on, and the
- * libcurl share handle. */
+ * libcurl share handle and the engine (one event loop per client). */
 #ifndef SEAM_CLIENT_H
 #define SEAM_CLIENT_H
 
@@ -44,6 +44,7 @@ struct seam_client {
     size_t n_slots;
     CURLSH *share;
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+    seam_engine *engine;      /* every network transfer of the client runs here */
     /* The clock of the chain runner's policy (waits, cooldowns, key expiry):
      * seam_client_set_clock; NULL members mean the monotonic clock / a real
      * sleep that a cancel interrupts. */

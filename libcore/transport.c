@@ -1,11 +1,14 @@
-/* transport.c — one transfer: encode the request with the codec, send it with
- * libcurl's multi interface (or play back a served response), frame the body
- * (SSE / NDJSON / raw), decode frames into chunks, and classify failures.
- * Owns timeouts (connect, total, idle gap), cancellation (the cancel token's fd
- * is polled beside the sockets, so a cancel closes the socket at once), the
- * response size cap, Retry-After parsing and the redaction of the credential
- * from every error. Chunks are pulled one at a time: the caller drives the
- * transfer from seam_transfer_next, so no thread is needed. */
+/* transport.c — one transfer: encode the request with the codec, send it on
+ * the client's engine (engine.c: one libcurl multi, kept-alive connections) or
+ * play back a served response, frame the body (SSE / NDJSON / raw), decode
+ * frames into chunks, and classify failures. Owns timeouts (connect, total,
+ * idle gap), cancellation (the engine watches the token and closes the socket
+ * at once), the response size cap, Retry-After parsing and the redaction of
+ * the credential from every error. Chunks are pulled one at a time: the caller
+ * drives the transfer from seam_transfer_next, so no thread is needed. The
+ * engine may run this transfer's callbacks on another thread that drives the
+ * loop, always under the engine's mutex, which also guards the chunk queue of
+ * a network transfer. */
 #include "config.h"
 #include "transport.h"
 
@@ -22,6 +25,7 @@
 
 #define ERROR_BODY_CAP (64 * 1024)
 #define DEFAULT_MAX_RESPONSE (64 * 1024 * 1024)
+#define STREAM_BUFFER 4096L
 
 /* Room for a usual delta's strings inside the chunk itself. */
 #define CHUNK_INLINE 96
@@ -50,6 +54,7 @@ typedef struct chunk_slab {
 } chunk_slab;
 
 struct seam_transfer {
+    seam_engine_job job; /* first: the engine's callbacks get &t->job */
     seam_transfer_params p;
     seam_http_request hr;
     void *decoder;
@@ -76,8 +81,6 @@ struct seam_transfer {
     size_t received;
     int64_t start_ms, last_byte_ms;
 
-    CURLM *multi;
-    CURL *easy;
     struct curl_slist *req_headers;
 
     int served_mode;
@@ -86,10 +89,6 @@ struct seam_transfer {
     int64_t piece_due_ms;
 
     int nowait;          /* event-driven: never block, report what to wait for */
-    int kicked;          /* libcurl was given its first timeout action */
-    int progressed;      /* the last drive step did something */
-    struct pollfd *socks;/* sockets libcurl wants watched (its socket callback) */
-    size_t n_socks, cap_socks;
     int socket_errno;    /* why the last socket() for this transfer failed, else 0 */
 };
 
@@ -500,7 +499,7 @@ static size_t curl_write_cb(char *data, size_t size, size_t nmemb, void *ud)
     size_t len = size * nmemb;
     if (!t->status_known) {
         long code = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_getinfo(t->job.easy, CURLINFO_RESPONSE_CODE, &code);
         t->status = code;
         t->status_known = 1;
     }
@@ -529,45 +528,6 @@ static size_t curl_header_cb(char *data, size_t size, size_t nmemb, void *ud)
     return len;
 }
 
-static void curl_abort(seam_transfer *t)
-{
-    if (t->easy) {
-        curl_multi_remove_handle(t->multi, t->easy);
-        curl_easy_cleanup(t->easy); /* an unfinished transfer's connection is closed */
-        t->easy = NULL;
-    }
-}
-
-/* libcurl tells which sockets to watch for what; the event-driven interface
- * hands that set to the application. */
-static int curl_socket_cb(CURL *e, curl_socket_t fd, int what, void *ud, void *sockp)
-{
-    seam_transfer *t = ud;
-    size_t i = 0;
-    while (i < t->n_socks && t->socks[i].fd != fd)
-        i++;
-    if (what == CURL_POLL_REMOVE) {
-        if (i < t->n_socks)
-            t->socks[i] = t->socks[--t->n_socks];
-        return 0;
-    }
-    if (i == t->n_socks) {
-        if (t->n_socks == t->cap_socks) {
-            size_t cap = t->cap_socks ? t->cap_socks * 2 : 4;
-            struct pollfd *p = realloc(t->socks, cap * sizeof *p);
-            if (!p)
-                return -1;
-            t->socks = p;
-            t->cap_socks = cap;
-        }
-        t->n_socks++;
-    }
-    t->socks[i].fd = fd;
-    t->socks[i].events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
-    t->socks[i].revents = 0;
-    return 0;
-}
-
 /* Opens the transfer's sockets, so that a failure keeps its errno: libcurl
  * reports an EMFILE as a plain "couldn't connect". Close-on-exec, so a tool
  * command started meanwhile does not inherit the connection. */
@@ -580,16 +540,17 @@ static curl_socket_t curl_open_socket(void *ud, curlsocktype purpose, struct cur
     return fd;
 }
 
+/* Sets up an easy handle from the engine's pool and starts it there (engine
+ * mutex held). */
 static int curl_start(seam_transfer *t)
 {
-    errno = 0;
-    t->multi = curl_multi_init();
-    if (t->multi) {
-        curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, curl_socket_cb);
-        curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+    if (seam_cancel_triggered(t->p.cancel)) {
+        fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
+        return -1;
     }
-    t->easy = curl_easy_init();
-    if (!t->multi || !t->easy) {
+    errno = 0;
+    t->job.easy = seam_engine_easy(t->p.engine);
+    if (!t->job.easy) {
         if (errno == EMFILE || errno == ENFILE)
             fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): cannot initialise libcurl",
                       errno == EMFILE ? "EMFILE" : "ENFILE");
@@ -597,7 +558,7 @@ static int curl_start(seam_transfer *t)
             fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl");
         return -1;
     }
-    CURL *e = t->easy;
+    CURL *e = t->job.easy;
     for (size_t i = 0; i < t->hr.headers.n; i++) {
         seam_buf line = { 0 };
         seam_buf_printf(&line, "%s: %s", t->hr.headers.items[i].name, t->hr.headers.items[i].value);
@@ -637,13 +598,13 @@ static int curl_start(seam_transfer *t)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)t->p.timeout_ms);
     if (t->p.connect_timeout_ms > 0)
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->p.connect_timeout_ms);
-    if (t->p.share)
-        curl_easy_setopt(e, CURLOPT_SHARE, t->p.share);
     if (t->p.ca_file) /* a private CA (ca_file / ca_path in the conf) */
         curl_easy_setopt(e, CURLOPT_CAINFO, t->p.ca_file);
     if (t->p.ca_path)
         curl_easy_setopt(e, CURLOPT_CAPATH, t->p.ca_path);
-    if (curl_multi_add_handle(t->multi, e) != CURLM_OK) {
+    if (t->p.stream) /* a stream's events are small; its buffer is most of what it costs */
+        curl_easy_setopt(e, CURLOPT_BUFFERSIZE, STREAM_BUFFER);
+    if (seam_engine_add(t->p.engine, &t->job) != 0) {
         fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot start the transfer");
         return -1;
     }
@@ -654,7 +615,7 @@ static void curl_done(seam_transfer *t, CURLcode code)
 {
     if (!t->status_known) {
         long st = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &st);
+        curl_easy_getinfo(t->job.easy, CURLINFO_RESPONSE_CODE, &st);
         if (st) {
             t->status = st;
             t->status_known = 1;
@@ -685,7 +646,7 @@ static void curl_done(seam_transfer *t, CURLcode code)
          * retrying or failing over to another host would fail the same way. */
         long os_errno = t->socket_errno;
         if (!os_errno)
-            curl_easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno);
+            curl_easy_getinfo(t->job.easy, CURLINFO_OS_ERRNO, &os_errno);
         if (os_errno == EMFILE || os_errno == ENFILE)
             fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): %s",
                       os_errno == EMFILE ? "EMFILE" : "ENFILE", what);
@@ -696,89 +657,46 @@ static void curl_done(seam_transfer *t, CURLcode code)
     }
 }
 
-/* A multi call that failed (out of memory, mostly) ends the transfer: libcurl
- * 7.88 leaves a socket's transfer table destroyed after such a failure, and
- * driving it again divides by that table's zero size. */
-static void check_multi(seam_transfer *t, CURLMcode mc)
+/* ---- what the engine calls (its mutex held) -------------------------------------------- */
+
+static int job_ready(seam_engine_job *j)
 {
-    if (mc != CURLM_OK && !t->failed)
-        fail_kind(t, SEAM_ERROR_UNKNOWN, "libcurl: %s", curl_multi_strerror(mc));
+    seam_transfer *t = (seam_transfer *)j;
+    return t->q_len > 0 || t->finished;
 }
 
-/* Hands libcurl the sockets poll(2) found ready (or its expired timers). */
-static void curl_act(seam_transfer *t, const struct pollfd *fds, size_t n, int polled)
+static void job_done(seam_engine_job *j, CURLcode code)
 {
-    int running = 0, acted = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!fds[i].revents || (t->p.cancel && fds[i].fd == seam_cancel_fd(t->p.cancel)))
-            continue;
-        int mask = 0;
-        if (fds[i].revents & (POLLIN | POLLPRI))
-            mask |= CURL_CSELECT_IN;
-        if (fds[i].revents & POLLOUT)
-            mask |= CURL_CSELECT_OUT;
-        if (fds[i].revents & (POLLERR | POLLHUP | POLLNVAL))
-            mask |= CURL_CSELECT_ERR;
-        check_multi(t, curl_multi_socket_action(t->multi, fds[i].fd, mask, &running));
-        acted = 1;
-        if (t->failed)
-            return;
-    }
-    long curl_wait = -1;
-    curl_multi_timeout(t->multi, &curl_wait);
-    if (!acted && (polled || curl_wait == 0))
-        check_multi(t, curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running));
-}
-
-/* One step of the network transfer: wait for its sockets (not at all in
- * nowait mode), let libcurl act on them, collect completion. libcurl's socket
- * API is used so that the same socket set can be handed to an application's
- * event loop (seam_transfer_pollfds). */
-static void curl_drive(seam_transfer *t)
-{
-    if (!t->kicked) {
-        int running = 0;
-        t->kicked = 1;
-        check_multi(t, curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running));
-    } else if (!t->failed) {
-        struct pollfd fds[16];
-        int64_t wait = 0;
-        size_t n = seam_transfer_pollfds(t, fds, sizeof fds / sizeof fds[0], &wait);
-        if (t->nowait || wait > 1000)
-            wait = t->nowait ? 0 : 1000;
-        int ready = poll(fds, (nfds_t)n, (int)wait);
-        if (ready < 0 && errno != EINTR)
-            ready = 0;
-        curl_act(t, fds, n, ready == 0);
-    }
-    CURLMsg *m;
-    int left;
-    while ((m = curl_multi_info_read(t->multi, &left)) != NULL) {
-        if (m->msg == CURLMSG_DONE && m->easy_handle == t->easy) {
-            curl_done(t, m->data.result);
-            finish(t);
-            return;
-        }
-    }
-    if (t->failed) {
-        curl_abort(t);
-        finish(t);
+    seam_transfer *t = (seam_transfer *)j;
+    if (t->finished)
         return;
-    }
-    if (seam_cancel_triggered(t->p.cancel)) {
-        curl_abort(t);
+    curl_done(t, code);
+    finish(t);
+}
+
+static void job_abort(seam_engine_job *j, seam_error_kind why)
+{
+    seam_transfer *t = (seam_transfer *)j;
+    if (t->finished)
+        return;
+    if (why == SEAM_ERROR_CANCELLED)
         fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
-        finish(t);
-        return;
-    }
-    if (!t->q_len && t->p.stream && t->p.idle_timeout_ms > 0 &&
-        seam_now_ms() - t->last_byte_ms >= t->p.idle_timeout_ms) {
-        curl_abort(t);
+    else if (!t->failed)
         fail_kind(t, SEAM_ERROR_TIMEOUT, "no data received for %lld ms (idle timeout)",
                   (long long)t->p.idle_timeout_ms);
-        finish(t);
-    }
+    finish(t);
 }
+
+/* A stream fails after idle_timeout_ms without a byte. */
+static int64_t job_idle_deadline(seam_engine_job *j)
+{
+    seam_transfer *t = (seam_transfer *)j;
+    if (!t->p.stream || t->p.idle_timeout_ms <= 0 || t->finished)
+        return INT64_MAX;
+    return t->last_byte_ms + t->p.idle_timeout_ms;
+}
+
+static const seam_engine_ops job_ops = { job_ready, job_done, job_abort, job_idle_deadline };
 
 /* ---- served (in-process) responses ----------------------------------------------------- */
 
@@ -878,6 +796,8 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     if (!t)
         return SEAM_ERR_NOMEM;
     t->p = *p;
+    t->job.ops = &job_ops;
+    t->job.cancel = p->cancel;
     t->emitter.fn = on_emit;
     t->emitter.ud = t;
     seam_error_clear(&t->final_err);
@@ -928,6 +848,10 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         }
     }
     t->served_mode = p->vt->serve != NULL;
+    if (!t->served_mode && !p->engine) {
+        seam_transfer_free(t);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "no engine for a network transfer"), SEAM_ERR_INVALID;
+    }
     *out = t;
     return SEAM_OK;
 }
@@ -940,40 +864,74 @@ static void release_current(seam_transfer *t)
     t->current = NULL;
 }
 
-int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err)
+/* Hands out the next queued chunk or the end; 0 when there is neither yet. */
+static int take(seam_transfer *t, const seam_chunk **chunk, seam_error *err, int *rc)
 {
+    if (t->q_len) {
+        t->current = t->q[t->q_head++];
+        t->q_len--;
+        if (!t->q_len)
+            t->q_head = 0;
+        *chunk = &t->current->c;
+        *rc = 1;
+        return 1;
+    }
+    if (t->finished) {
+        if (t->final_status != SEAM_OK && err)
+            *err = t->final_err;
+        *rc = t->final_status;
+        return 1;
+    }
+    return 0;
+}
+
+static int network_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err)
+{
+    seam_engine *e = t->p.engine;
+    int rc = SEAM_TRANSFER_PENDING;
+    seam_engine_lock(e);
     release_current(t);
     for (;;) {
-        if (t->q_len) {
-            t->current = t->q[t->q_head++];
-            t->q_len--;
-            if (!t->q_len)
-                t->q_head = 0;
-            *chunk = &t->current->c;
-            return 1;
-        }
-        if (t->finished) {
-            if (t->final_status != SEAM_OK && err)
-                *err = t->final_err;
-            return t->final_status;
-        }
+        if (take(t, chunk, err, &rc))
+            break;
         if (!t->started) {
             t->started = 1;
             t->start_ms = t->last_byte_ms = seam_now_ms();
-            int rc = t->served_mode ? served_start(t) : curl_start(t);
-            if (rc != 0) {
+            if (curl_start(t) != 0)
+                finish(t);
+            continue;
+        }
+        seam_engine_run(e, &t->job, t->nowait);
+        if (t->nowait && !job_ready(&t->job)) {
+            rc = SEAM_TRANSFER_PENDING;
+            break;
+        }
+    }
+    seam_engine_unlock(e);
+    return rc;
+}
+
+int seam_transfer_next(seam_transfer *t, const seam_chunk **chunk, seam_error *err)
+{
+    if (!t->served_mode)
+        return network_next(t, chunk, err);
+    release_current(t);
+    for (;;) {
+        int rc;
+        if (take(t, chunk, err, &rc))
+            return rc;
+        if (!t->started) {
+            t->started = 1;
+            t->start_ms = t->last_byte_ms = seam_now_ms();
+            if (served_start(t) != 0) {
                 finish(t);
                 continue;
             }
         }
         size_t before = t->q_len;
         size_t piece = t->next_piece;
-        if (t->served_mode)
-            served_drive(t);
-        else
-            curl_drive(t);
-        if (t->nowait && !t->finished && t->q_len == before &&
-            (!t->served_mode || t->next_piece == piece))
+        served_drive(t);
+        if (t->nowait && !t->finished && t->q_len == before && t->next_piece == piece)
             return SEAM_TRANSFER_PENDING;
     }
 }
@@ -988,7 +946,15 @@ size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t 
     int64_t now = seam_now_ms();
     int64_t wait = INT64_MAX;
     size_t n = 0;
-    if (!t->started || t->finished || t->q_len || (!t->served_mode && !t->kicked)) {
+    int ready;
+    if (t->served_mode) {
+        ready = !t->started || t->finished || t->q_len;
+    } else {
+        seam_engine_lock(t->p.engine);
+        ready = !t->started || t->finished || t->q_len;
+        seam_engine_unlock(t->p.engine);
+    }
+    if (ready) {
         wait = 0;
     } else if (t->served_mode) {
         const char *why = NULL;
@@ -996,16 +962,25 @@ size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t 
         int64_t due = t->piece_due_ms ? t->piece_due_ms - now : 0;
         wait = limit < due ? limit : due;
     } else {
-        for (size_t i = 0; i < t->n_socks && n < max; i++) {
-            fds[n] = t->socks[i];
-            fds[n++].revents = 0;
+        /* The engine's epoll fd stands for this transfer's socket (and its
+         * cancel token, which is in the same set). */
+        if (max > 0) {
+            fds[0].fd = seam_engine_fd(t->p.engine);
+            fds[0].events = POLLIN;
+            fds[0].revents = 0;
+            n = 1;
         }
-        long curl_wait = -1;
-        curl_multi_timeout(t->multi, &curl_wait);
-        if (curl_wait >= 0)
-            wait = curl_wait;
-        if (t->p.stream && t->p.idle_timeout_ms > 0 && t->last_byte_ms + t->p.idle_timeout_ms - now < wait)
-            wait = t->last_byte_ms + t->p.idle_timeout_ms - now;
+        int64_t ew = seam_engine_timeout(t->p.engine);
+        if (ew >= 0)
+            wait = ew;
+        seam_engine_lock(t->p.engine);
+        int64_t idle = job_idle_deadline((seam_engine_job *)&t->job);
+        seam_engine_unlock(t->p.engine);
+        if (idle != INT64_MAX && idle - now < wait)
+            wait = idle - now;
+        if (timeout_ms)
+            *timeout_ms = wait < 0 ? 0 : wait;
+        return n;
     }
     if (t->p.cancel && n < max) {
         fds[n].fd = seam_cancel_fd(t->p.cancel);
@@ -1021,10 +996,11 @@ void seam_transfer_free(seam_transfer *t)
 {
     if (!t)
         return;
-    if (t->easy)
-        curl_abort(t);
-    if (t->multi)
-        curl_multi_cleanup(t->multi);
+    if (t->job.easy) {
+        seam_engine_lock(t->p.engine);
+        seam_engine_remove(t->p.engine, &t->job);
+        seam_engine_unlock(t->p.engine);
+    }
     curl_slist_free_all(t->req_headers);
     if (t->decoder)
         t->p.vt->decoder_free(t->decoder);
@@ -1035,6 +1011,5 @@ void seam_transfer_free(seam_transfer *t)
     seam_buf_free(&t->body);
     free(t->q); /* its chunks, the current one and the spares are all in the slabs */
     slabs_free(t);
-    free(t->socks);
     free(t);
 }

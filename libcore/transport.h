@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 #include <poll.h>
+#include <pthread.h>
 
 /* ---- http.c ---------------------------------------------------------------- */
 
@@ -68,6 +69,54 @@ int seam_cancel_fd(const seam_cancel *c);
 /* Sleeps up to ms, returning early (1) when c is triggered; 0 after the full sleep. */
 int seam_cancel_sleep(const seam_cancel *c, int64_t ms);
 
+/* ---- engine.c: the client's event loop -------------------------------------- */
+
+typedef struct seam_engine seam_engine;
+typedef struct seam_engine_job seam_engine_job;
+
+/* What the engine asks of a transfer; called with the engine's mutex held. */
+typedef struct seam_engine_ops {
+    int (*ready)(seam_engine_job *j);               /* chunks queued, or finished */
+    void (*done)(seam_engine_job *j, CURLcode code); /* libcurl completed it */
+    void (*abort)(seam_engine_job *j, seam_error_kind why); /* cancelled / idle timeout */
+    int64_t (*idle_deadline)(seam_engine_job *j);   /* INT64_MAX: none */
+} seam_engine_ops;
+
+/* A transfer as the engine sees it (embedded in the transfer). */
+struct seam_engine_job {
+    const seam_engine_ops *ops;
+    CURL *easy;             /* from seam_engine_easy */
+    seam_cancel *cancel;    /* may be NULL */
+    seam_engine_job *prev, *next;
+    unsigned long seen_gen; /* the engine round this job last looked at */
+    int in_multi;
+    int registered;
+    int over;               /* completed or aborted: the engine is done with it */
+};
+
+/* share (may be NULL) is set on every easy handle (DNS and TLS sessions). */
+seam_engine *seam_engine_new(CURLSH *share);
+void seam_engine_free(seam_engine *e);
+/* The epoll fd: readable when seam_engine_perform has work. */
+int seam_engine_fd(const seam_engine *e);
+/* ms until seam_engine_perform is due even without fd activity (-1: never). */
+int64_t seam_engine_timeout(seam_engine *e);
+/* One round without waiting (nothing when another thread drives the loop).
+ * Returns how many sockets, timers, completions and aborts it handled. */
+int seam_engine_perform(seam_engine *e);
+
+/* The rest is called with the engine's mutex held. */
+void seam_engine_lock(seam_engine *e);
+void seam_engine_unlock(seam_engine *e);
+/* A clean easy handle (pooled or new), NULL without memory. */
+CURL *seam_engine_easy(seam_engine *e);
+/* Starts j (its easy handle set up); -1 when libcurl refuses it. */
+int seam_engine_add(seam_engine *e, seam_engine_job *j);
+/* Runs the loop until j is ready (nowait: at most one round without waiting). */
+void seam_engine_run(seam_engine *e, seam_engine_job *j, int nowait);
+/* Stops j (closing its connection when unfinished) and takes its easy handle back. */
+void seam_engine_remove(seam_engine *e, seam_engine_job *j);
+
 /* ---- transport.c ----------------------------------------------------------- */
 
 typedef struct seam_transfer_params {
@@ -82,7 +131,7 @@ typedef struct seam_transfer_params {
     int64_t idle_timeout_ms;
     int64_t max_response_bytes;
     seam_cancel *cancel;           /* may be NULL */
-    CURLSH *share;                 /* may be NULL */
+    seam_engine *engine;           /* the client's; required for network transfers */
     const char *ca_file, *ca_path; /* borrowed; NULL: the system's CAs */
 } seam_transfer_params;
 

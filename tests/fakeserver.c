@@ -74,6 +74,7 @@ struct fake_server {
     recorded_request **requests;
     size_t n_requests, cap_requests;
     size_t client_aborts;
+    size_t accepted;
     connection *connections;
 };
 
@@ -773,6 +774,7 @@ static void *accept_main(void *arg)
         c->server = s;
         c->fd = fd;
         pthread_mutex_lock(&s->mu);
+        s->accepted++;
         c->next = s->connections;
         s->connections = c;
         if (pthread_create(&c->thread, NULL, connection_main, c) != 0) {
@@ -814,7 +816,7 @@ fake_server *fake_server_start(void)
     socklen_t alen = sizeof addr;
     if (getsockname(s->listen_fd, (struct sockaddr *)&addr, &alen) != 0)
         goto fail;
-    if (listen(s->listen_fd, 64) != 0)
+    if (listen(s->listen_fd, 1024) != 0)
         goto fail;
     s->port = ntohs(addr.sin_port);
     snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d", s->port);
@@ -951,6 +953,14 @@ size_t fake_server_client_aborts(fake_server *s)
         return 0;
     pthread_mutex_lock(&s->mu);
     size_t n = s->client_aborts;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+size_t fake_server_connection_count(fake_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t n = s->accepted;
     pthread_mutex_unlock(&s->mu);
     return n;
 }

@@ -60,5 +60,7 @@ const char *fake_server_request_body(fake_server *s, size_t i);
 /* Number of connections closed by the peer (the client) while a response was
  * still being sent or hung: shows that a cancel closed the socket. */
 size_t fake_server_client_aborts(fake_server *s);
+/* Number of connections accepted so far: shows whether a client kept one alive. */
+size_t fake_server_connection_count(fake_server *s);
 
 #endif

@@ -215,8 +215,8 @@ SEAM_EXPORT int seam_stream_next(seam_stream *s, const seam_chunk **chunk, seam_
  *   seam_stream_next), or SEAM_STREAM_PENDING when nothing is ready yet.
  *
  * After SEAM_STREAM_PENDING, seam_stream_pollfds says what to wait for: the
- * sockets of the transfer in flight (with the events to poll for) and the
- * cancel token's fd, and the longest wait in ms (-1: none, 0: call again at
+ * client's fd while a network transfer is in flight (see seam_client_fd), or
+ * the cancel token's fd between attempts, and the longest wait in ms (-1: none, 0: call again at
  * once). Wait with poll(2) (or add the fds to your loop) and call
  * seam_stream_next_nowait again when one is ready or the time is up. Retries,
  * backoff waits and failover work as in blocking use; the waits become the
@@ -227,6 +227,37 @@ SEAM_EXPORT int seam_stream_next_nowait(seam_stream *s, const seam_chunk **chunk
  * count, and *timeout_ms. SEAM_ERR_INVALID for a NULL argument. */
 SEAM_EXPORT int seam_stream_pollfds(const seam_stream *s, struct pollfd *fds, size_t max,
                                     size_t *n, int *timeout_ms);
+
+/* ---- event-driven use: one fd for the whole client -------------------------
+ *
+ * Every network transfer of a client runs on one event loop (one libcurl
+ * multi handle over one epoll fd), so an application with many streams need
+ * not collect each stream's fds:
+ *
+ *   add seam_client_fd() to your loop (poll/epoll/select for reading); when it
+ *   is readable, or seam_client_timeout_ms() has passed, call
+ *   seam_client_perform(), then seam_stream_next_nowait() on your streams
+ *   (their data is already in their own queues: that call does not block and
+ *   makes no system call when the client was just performed).
+ *
+ * The fd and the timeout cover network transfers only. A stream waiting out a
+ * backoff or reading an in-process provider says so through
+ * seam_stream_pollfds, which keeps working (for a network transfer it returns
+ * the client's fd). The blocking calls and these may be mixed, from any
+ * thread. */
+
+/* The client's epoll fd (owned by the client: do not close or read it), -1
+ * for NULL. Stable for the client's lifetime. */
+SEAM_EXPORT int seam_client_fd(const seam_client *client);
+/* How long the application may wait for seam_client_fd before calling
+ * seam_client_perform anyway, in ms: -1 when nothing is timed, 0 at once. */
+SEAM_EXPORT int seam_client_timeout_ms(const seam_client *client);
+/* Runs the client's event loop once without waiting: reads ready sockets
+ * (their data goes to each stream's queue), fires libcurl's timers, applies
+ * idle timeouts and cancels. Returns how many sockets, timers, completions and
+ * aborts it handled (0: no stream moved), or SEAM_ERR_INVALID for NULL. Does
+ * nothing (returns 0) while another thread is running the loop. */
+SEAM_EXPORT int seam_client_perform(seam_client *client);
 
 /* The result accumulated so far (borrowed; valid until seam_stream_free). */
 SEAM_EXPORT const seam_result *seam_stream_result(const seam_stream *s);
