@@ -7,6 +7,7 @@
 
 #include "json_out.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,16 @@
 
 /* Plain one-line output; "/" is left alone so URLs and MIME types stay readable. */
 #define JSON_OUT_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Set once a line could not be built whole or written: json-c keeps a null
+ * member, or drops one, when an allocation fails, and a line with a part
+ * missing must not pass for the answer (json_out_failed). */
+static int failed;
+
+int json_out_failed(void)
+{
+    return failed;
+}
 
 /* ---- small builders ------------------------------------------------------- */
 
@@ -31,7 +42,12 @@ static json_object *parse_json_text(const char *text)
     if (!text)
         return NULL;
     enum json_tokener_error jerr = json_tokener_success;
+    int saved = errno;
+    errno = 0;
     json_object *v = json_tokener_parse_verbose(text, &jerr);
+    if (errno == ENOMEM) /* not a text that does not parse: a line left short */
+        failed = 1;
+    errno = saved;
     if (jerr != json_tokener_success)
         return json_object_new_string(text);
     return v;
@@ -44,7 +60,12 @@ static json_object *parse_args_object(const char *args_json)
     json_object *v = NULL;
     if (args_json && *args_json) {
         enum json_tokener_error jerr = json_tokener_success;
+        int saved = errno;
+        errno = 0;
         v = json_tokener_parse_verbose(args_json, &jerr);
+        if (errno == ENOMEM) /* see parse_json_text */
+            failed = 1;
+        errno = saved;
         if (jerr != json_tokener_success)
             v = NULL;
     }
@@ -103,13 +124,20 @@ static json_object *error_object(const seam_error *err)
 /* Writes obj as one line, flushes, and releases obj. */
 static int emit_line(FILE *out, json_object *obj)
 {
-    if (!obj)
+    /* errno was cleared when the building began: ENOMEM says a part is missing. */
+    if (!obj || errno == ENOMEM) {
+        json_object_put(obj);
+        failed = 1;
         return -1;
+    }
     const char *text = json_object_to_json_string_ext(obj, JSON_OUT_FLAGS);
     int rc = 0;
-    if (!text || fputs(text, out) == EOF || fputc('\n', out) == EOF || fflush(out) == EOF)
+    if (!text || errno == ENOMEM || fputs(text, out) == EOF || fputc('\n', out) == EOF ||
+        fflush(out) == EOF)
         rc = -1;
     json_object_put(obj);
+    if (rc)
+        failed = 1;
     return rc;
 }
 
@@ -119,12 +147,14 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed);
 
 int json_out_chunk(FILE *out, const seam_chunk *c)
 {
+    errno = 0;
     /* A tool_result chunk out of a plugin is a call the provider ran. */
     return write_chunk(out, c, 1);
 }
 
 int json_out_client_tool_result(FILE *out, const seam_chunk *c)
 {
+    errno = 0;
     return write_chunk(out, c, 0);
 }
 
@@ -140,8 +170,10 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
     }
 
     json_object *o = json_object_new_object();
-    if (!o)
+    if (!o) {
+        failed = 1;
         return -1;
+    }
     json_object_object_add(o, "type", json_object_new_string(seam_chunk_type_name(c->type)));
     switch (c->type) {
     case SEAM_CHUNK_TEXT_DELTA:
@@ -263,6 +295,7 @@ static json_object *part_object(const seam_part *p)
 
 struct json_attempts {
     json_object *list;
+    int incomplete; /* an attempt could not be added whole */
 };
 
 json_attempts *json_attempts_new(void)
@@ -279,9 +312,12 @@ void json_attempts_add(json_attempts *a, const seam_attempt *at)
 {
     if (!a || !at)
         return;
+    errno = 0;
     json_object *o = json_object_new_object();
-    if (!o)
+    if (!o) {
+        a->incomplete = 1;
         return;
+    }
     const char *outcome = at->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
                           : at->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
                                                                 : "skipped";
@@ -294,7 +330,10 @@ void json_attempts_add(json_attempts *a, const seam_attempt *at)
         json_object_object_add(o, "wait_ms", json_object_new_int64(at->wait_ms));
     if (at->usage)
         json_object_object_add(o, "usage", usage_object(at->usage));
-    json_object_array_add(a->list, o);
+    if (errno == ENOMEM || json_object_array_add(a->list, o) != 0) {
+        json_object_put(o);
+        a->incomplete = 1;
+    }
 }
 
 void json_attempts_free(json_attempts *a)
@@ -333,11 +372,14 @@ static json_object *result_object(const seam_result *res, const json_attempts *a
     json_object_object_add(o, "usage", usage_object(seam_result_usage(res)));
     if (attempts)
         json_object_object_add(o, "attempts", json_object_get(attempts->list));
+    if (attempts && attempts->incomplete)
+        errno = ENOMEM;
     return o;
 }
 
 int json_out_result_with(FILE *out, const seam_result *res, const json_attempts *attempts)
 {
+    errno = 0;
     return emit_line(out, result_object(res, attempts));
 }
 
@@ -359,6 +401,7 @@ int json_out_generation(FILE *out, const seam_generation *g, const json_attempts
     const seam_result *last = seam_generation_response(g);
     if (!last)
         return -1;
+    errno = 0;
     json_object *o = result_object(last, attempts);
     if (!o)
         return -1;
@@ -385,6 +428,7 @@ int json_out_generation(FILE *out, const seam_generation *g, const json_attempts
 
 int json_out_error(FILE *out, const seam_error *err)
 {
+    errno = 0;
     json_object *o = json_object_new_object();
     if (!o)
         return -1;

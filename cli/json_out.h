@@ -27,6 +27,9 @@ int json_out_client_tool_result(FILE *out, const seam_chunk *chunk);
 /* {"type":"error","error":{"kind":...,"retryable":...,"status":...,"provider":...,
  *  "message":...}} ("code" added when the error has one). */
 int json_out_error(FILE *out, const seam_error *err);
+/* 1 once any line could not be written whole (out of memory, a write error):
+ * the output is then not the answer, and seam chat must not exit 0. */
+int json_out_failed(void);
 
 /* The attempts of a call, collected from its on_attempt observer, for the
  * result line's "attempts":[{"provider","model","outcome","error"?,"wait_ms"?,

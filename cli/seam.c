@@ -1438,6 +1438,11 @@ static int cmd_chat(const char *global_conf, int argc, char **argv)
                            : chat_streaming(&o, client, req, &call, cancel);
     signal(SIGINT, SIG_DFL);
     running_cancel = NULL;
+    if (o.json && json_out_failed()) {
+        fprintf(stderr, "seam: the --json output is incomplete (out of memory or a write error)\n");
+        if (code == 0)
+            code = 1;
+    }
 
 out:
     json_attempts_free(o.attempts);

@@ -718,7 +718,14 @@ static void on_success(seam_stream *s)
             s->queue[i].c.usage = total;
     s->q_ready = s->q_len;
     seam_keys_succeeded(s->client, s->slot, &s->lease);
-    seam_result_set_origin(s->result, pe->provider, pe->model);
+    if (seam_result_set_origin(s->result, pe->provider, pe->model) != SEAM_OK) {
+        /* A result that cannot say who answered is not a whole result. */
+        seam_error e;
+        seam_error_clear(&e);
+        seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+        end_with(s, SEAM_ERR_NOMEM, &e);
+        return;
+    }
     report(s, SEAM_ATTEMPT_SUCCEEDED, pe, NULL, au, 0);
     end_with(s, SEAM_OK, NULL);
 }
@@ -884,6 +891,19 @@ static int wait_for_attempt(seam_stream *s)
     return 0;
 }
 
+/* The accumulator could not take a chunk: the result would silently miss it
+ * (a text delta lost from the answer), so the call ends out of memory. */
+static void end_nomem(seam_stream *s)
+{
+    seam_error e;
+    seam_error_clear(&e);
+    seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+    seam_transfer_free(s->transfer);
+    s->transfer = NULL;
+    drop_all_queued(s);
+    end_with(s, SEAM_ERR_NOMEM, &e);
+}
+
 static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err)
 {
     if (!s || !chunk)
@@ -893,7 +913,10 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
     for (;;) {
         if (s->q_head < s->q_ready) {
             s->current = s->queue[s->q_head++];
-            seam_result_add_chunk(s->result, &s->current.c);
+            if (seam_result_add_chunk(s->result, &s->current.c) != SEAM_OK) {
+                end_nomem(s);
+                continue;
+            }
             *chunk = &s->current.c;
             return 1;
         }
@@ -934,7 +957,10 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
                 s->q_head == s->q_ready) {
                 /* Past the first content nothing is held: hand it on as is
                  * (it stays valid until the next transfer call, in our next call). */
-                seam_result_add_chunk(s->result, c);
+                if (seam_result_add_chunk(s->result, c) != SEAM_OK) {
+                    end_nomem(s);
+                    continue;
+                }
                 *chunk = c;
                 return 1;
             }

@@ -88,7 +88,7 @@ static void slot_ready(seam_client *c, seam_provider_slot *s)
             return;
         }
         seam_error_clear(&s->load_error);
-        if (s->vt) {
+        if (s->vt && s->keys) { /* no key pool (out of memory): no instance, a call reports create_error */
             seam_provider_config cfg = { sizeof cfg, s->conf->name, s->conf->base_url,
                                          s->conf->options_json ? s->conf->options_json : "{}" };
             seam_error e;
@@ -155,14 +155,19 @@ seam_engine *seam_client_engine(seam_client *c)
         if (curl_users++ == 0)
             curl_global_init(CURL_GLOBAL_DEFAULT);
         c->share = curl_share_init();
-        if (c->share) {
-            curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock);
-            curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
-            curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-            curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-            /* Connections are not shared here: the engine's multi handle keeps
-             * them, so that one cache serves every thread without a lock per use. */
+        if (c->share &&
+            (curl_share_setopt(c->share, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+             curl_share_setopt(c->share, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+             curl_share_setopt(c->share, CURLSHOPT_USERDATA, c) != CURLSHE_OK ||
+             curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+             curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK)) {
+            /* Out of memory, libcurl 7.88 may still mark a kind as shared though
+             * the share holds none of it. The share only saves work: go on
+             * without it. Connections are not shared here: the engine's multi
+             * handle keeps them, so that one cache serves every thread without
+             * a lock per use. */
+            curl_share_cleanup(c->share);
+            c->share = NULL;
         }
         c->engine = seam_engine_new(c->share); /* NULL: transfers fail with a clear error */
         atomic_store_explicit(&c->curl_ready, 1, memory_order_release);
@@ -175,7 +180,7 @@ void seam_client_free(seam_client *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->n_slots; i++) {
+    for (size_t i = 0; c->slots && i < c->n_slots; i++) {
         if (!c->slots[i].conf)
             continue; /* never set up */
         if (c->slots[i].instance)

@@ -204,6 +204,25 @@ static int fail_type(loader *ld, const config_setting_t *s, const char *path, co
     return fail_setting(ld, s, "%s must be %s, not %s", path, want, type_name(s));
 }
 
+/* libconfig 1.5 does not check its allocations while it builds the tree: out of
+ * memory, it keeps a setting without its name or a string without its value,
+ * and reports success. Such a tree must not be read as the conf (a lost name
+ * would be dereferenced, a lost value would read as absent). */
+static int tree_is_whole(const config_setting_t *s)
+{
+    int type = config_setting_type(s);
+    if (type == CONFIG_TYPE_STRING)
+        return config_setting_get_string(s) != NULL;
+    if (type != CONFIG_TYPE_GROUP && type != CONFIG_TYPE_LIST && type != CONFIG_TYPE_ARRAY)
+        return 1;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        if (!m || (type == CONFIG_TYPE_GROUP && !config_setting_name(m)) || !tree_is_whole(m))
+            return 0;
+    }
+    return 1;
+}
+
 /* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid
  * (overlong forms, surrogates and values past U+10FFFF included). */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -1596,6 +1615,10 @@ static int load_file(loader *ld, const char *file)
     }
 
     const config_setting_t *root = config_root_setting(&cf);
+    if (!tree_is_whole(root)) {
+        config_destroy(&cf);
+        return fail_nomem(ld);
+    }
     for (int i = 0; i < config_setting_length(root) && ld->status == SEAM_OK; i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *key = config_setting_name(s);

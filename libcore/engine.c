@@ -254,6 +254,20 @@ static void abort_job(seam_engine *e, seam_engine_job *j, seam_error_kind why)
     }
 }
 
+/* curl_multi_socket_action, and when it fails (out of memory, mostly) every
+ * unfinished transfer ends: libcurl 7.88 leaves a socket's transfer table
+ * destroyed after such a failure, and driving it again divides by that
+ * table's zero size (doc/reliability.md). */
+static void multi_act(seam_engine *e, curl_socket_t fd, int mask)
+{
+    int running;
+    if (curl_multi_socket_action(e->multi, fd, mask, &running) == CURLM_OK)
+        return;
+    for (seam_engine_job *j = e->jobs; j; j = j->next)
+        if (!j->over)
+            abort_job(e, j, SEAM_ERROR_RESOURCE);
+}
+
 static int collect(seam_engine *e);
 
 int seam_engine_add(seam_engine *e, seam_engine_job *j)
@@ -274,8 +288,7 @@ int seam_engine_add(seam_engine *e, seam_engine_job *j)
     cancel_ref(e, j->cancel);
     /* Start connecting (or sending on a kept-alive connection) now, on this
      * thread: the driver, if any, is told to look again. */
-    int running;
-    curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    multi_act(e, CURL_SOCKET_TIMEOUT, 0);
     /* On a kept-alive connection a small answer may be complete already. */
     collect(e);
     int64_t d = j->ops->idle_deadline(j);
@@ -378,7 +391,7 @@ static long curl_wait(seam_engine *e)
 /* Hands libcurl the sockets epoll found ready; notes wakes and cancels. */
 static int dispatch(seam_engine *e, const struct epoll_event *evs, int n, int *cancels)
 {
-    int acted = 0, running;
+    int acted = 0;
     for (int i = 0; i < n; i++) {
         int kind = (int)(evs[i].data.u64 >> 32);
         int fd = (int)(uint32_t)evs[i].data.u64;
@@ -397,7 +410,7 @@ static int dispatch(seam_engine *e, const struct epoll_event *evs, int n, int *c
                 mask |= CURL_CSELECT_OUT;
             if (evs[i].events & (EPOLLERR | EPOLLHUP))
                 mask |= CURL_CSELECT_ERR;
-            curl_multi_socket_action(e->multi, fd, mask, &running);
+            multi_act(e, fd, mask);
             acted++;
         }
     }
@@ -430,7 +443,7 @@ static int round_once(seam_engine *e, int64_t wait_ms)
     } else {
         n = epoll_wait(e->epfd, evs, EVENTS_PER_WAIT, 0);
     }
-    int acted = 0, cancels = 0, running;
+    int acted = 0, cancels = 0;
     /* A full batch means more are ready: take them in this round too (up to
      * a bound, so that one round stays short), since an application that
      * drives thousands of streams looks at them once per round. */
@@ -441,7 +454,7 @@ static int round_once(seam_engine *e, int64_t wait_ms)
         n = epoll_wait(e->epfd, evs, EVENTS_PER_WAIT, 0);
     }
     if (curl_wait(e) == 0) {
-        curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        multi_act(e, CURL_SOCKET_TIMEOUT, 0);
         acted++;
     }
     acted += collect(e);

@@ -806,7 +806,14 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     seam_http_request_init(&t->hr, p->credential, p->stream, p->vt->framing);
     seam_error e;
     seam_error_clear(&e);
+    /* json-c keeps a NULL member when a value's allocation failed, and a codec
+     * may not check every one: errno is how an incomplete body shows. */
+    errno = 0;
     int rc = p->vt->encode(p->instance, p->req, p->stream, &t->hr, &e);
+    if (rc == SEAM_OK && errno == ENOMEM) {
+        rc = SEAM_ERR_NOMEM;
+        seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory encoding the request");
+    }
     if (rc == SEAM_OK && !t->hr.url && !p->vt->serve) {
         rc = SEAM_ERR_PLUGIN;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin produced a request without a URL");

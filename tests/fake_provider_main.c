@@ -3,7 +3,7 @@
  * conformance script. It serves one response to every request until SIGTERM or
  * SIGINT:
  *
- *   fake-provider --port-file PATH [--split N] [--delay MS]
+ *   fake-provider --port-file PATH [--split N] [--delay MS] [--echo-digest 1]
  *       (--sse-file FILE --family openai|anthropic|gemini
  *        | --status CODE --json-body TEXT [--header 'Name: value']...)
  *
@@ -11,7 +11,9 @@
  * wire does (see fixtures/wire/README.md): openai `data: L\n\n` ending with
  * `data: [DONE]\n\n`; anthropic `event: <"type" of L>\ndata: L\n\n`; gemini
  * `data: L\r\n\r\n`. The port goes to PATH once listening (written to a temp
- * file and renamed, so a reader never sees a partial file). */
+ * file and renamed, so a reader never sees a partial file). With --echo-digest 1,
+ * each "@REQ_DIGEST@" in the body becomes the hash of the request's body
+ * (fakeserver.h), so the answer shows whether the client sent the same request. */
 #include "config.h"
 
 #include "fakeserver.h"
@@ -31,7 +33,7 @@
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: fake-provider --port-file PATH [--split N] [--delay MS]\n"
+            "usage: fake-provider --port-file PATH [--split N] [--delay MS] [--echo-digest 1]\n"
             "         (--sse-file FILE --family openai|anthropic|gemini\n"
             "          | --status CODE --json-body TEXT [--header 'Name: value']...)\n");
     exit(2);
@@ -176,7 +178,7 @@ static void write_port_file(const char *path, int port)
 int main(int argc, char **argv)
 {
     const char *port_file = NULL, *sse_file = NULL, *family = NULL, *json_body = NULL;
-    long split = 0, delay = 0, status = 0;
+    long split = 0, delay = 0, status = 0, echo = 0;
     text headers = { 0 };
     text_add(&headers, "", 0);
 
@@ -191,6 +193,8 @@ int main(int argc, char **argv)
             split = strtol(v, NULL, 10);
         else if (strcmp(a, "--delay") == 0)
             delay = strtol(v, NULL, 10);
+        else if (strcmp(a, "--echo-digest") == 0)
+            echo = strtol(v, NULL, 10);
         else if (strcmp(a, "--sse-file") == 0)
             sse_file = v;
         else if (strcmp(a, "--family") == 0)
@@ -230,6 +234,7 @@ int main(int argc, char **argv)
         .split = (size_t)split,
         .delay_ms = (unsigned)delay,
         .chunked = sse_mode, /* streams arrive chunked, as from real providers */
+        .echo_digest = echo != 0,
     };
 
     /* Block the signals before the server thread exists so only sigtimedwait sees them. */

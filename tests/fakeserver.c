@@ -636,6 +636,44 @@ static int play_response(conn_io *io, const fake_response *r, int *keep)
     return IO_OK;
 }
 
+void fake_digest_hex(const char *data, size_t len, char out[17])
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)data[i];
+        h *= 1099511628211ULL;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* The body of r with each digest mark replaced by the hash of the request body
+ * (same length: the mark and the hash have 12 and 16 characters, so a fresh
+ * copy). NULL when out of memory. */
+static char *echo_body(const fake_response *r, const recorded_request *rq, size_t *len)
+{
+    char hex[17];
+    fake_digest_hex(rq->body ? rq->body : "", rq->body ? rq->body_len : 0, hex);
+    size_t mark = sizeof FAKE_DIGEST_MARK - 1, n = 0;
+    for (size_t i = 0; i + mark <= r->body_len; i++)
+        if (memcmp(r->body + i, FAKE_DIGEST_MARK, mark) == 0)
+            n++;
+    char *out = malloc(r->body_len + n * 16 + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < r->body_len;) {
+        if (i + mark <= r->body_len && memcmp(r->body + i, FAKE_DIGEST_MARK, mark) == 0) {
+            memcpy(out + o, hex, 16);
+            o += 16;
+            i += mark;
+        } else
+            out[o++] = r->body[i++];
+    }
+    out[o] = '\0';
+    *len = o;
+    return out;
+}
+
 static void *connection_main(void *arg)
 {
     connection *c = arg;
@@ -657,9 +695,20 @@ static void *connection_main(void *arg)
         int keep = !(conn_hdr && strcasecmp(conn_hdr, "close") == 0);
         int recorded;
         queued_response *q = record_and_take(s, rq, &recorded);
+        const fake_response *play = q ? &q->r : &no_script;
+        fake_response echoed;
+        char *echoed_body = NULL;
+        if (q && q->r.echo_digest) {
+            echoed = q->r;
+            echoed_body = echo_body(&q->r, rq, &echoed.body_len);
+            echoed.body = echoed_body;
+            if (echoed_body)
+                play = &echoed;
+        }
         if (!recorded)
             free_request(rq);
-        int rc = play_response(&io, q ? &q->r : &no_script, &keep);
+        int rc = play_response(&io, play, &keep);
+        free(echoed_body);
         free_queued(q);
         if (rc == IO_PEER_GONE)
             count_abort(s);

@@ -25,7 +25,15 @@ typedef struct fake_response {
                                 * (RST, SO_LINGER 0) instead of a clean close */
     size_t split_max;          /* > split: pieces of split..split_max bytes, the sizes
                                 * taken in turn (a server that dribbles) */
+    int echo_digest;           /* 1: every "@REQ_DIGEST@" in the body is replaced by the
+                                * 16-hex-digit FNV-1a hash of the request body, so that a
+                                * client's output shows whether it sent the same request
+                                * (the torture run catches a dropped prompt this way) */
 } fake_response;
+
+/* The placeholder echo_digest replaces, and the hash it puts there. */
+#define FAKE_DIGEST_MARK "@REQ_DIGEST@"
+void fake_digest_hex(const char *data, size_t len, char out[17]);
 
 /* Starts a server on 127.0.0.1 with an ephemeral port. NULL on failure. */
 fake_server *fake_server_start(void);

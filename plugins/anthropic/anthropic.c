@@ -1697,8 +1697,8 @@ static int anthropic_encode(void *instance, const seam_request *req, int stream,
             hr = seam_http_request_add_header(out, "anthropic-beta", betas.data);
         if (hr == SEAM_OK && stream)
             hr = seam_http_request_add_header(out, "accept", "text/event-stream");
-        if (hr == SEAM_OK)
-            hr = seam_http_request_set_body(out, text, strlen(text));
+        if (hr == SEAM_OK) /* json_text is NULL when json-c cannot print the body */
+            hr = text ? seam_http_request_set_body(out, text, strlen(text)) : SEAM_ERR_NOMEM;
         if (hr == SEAM_OK && stream)
             hr = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
         if (hr != SEAM_OK)

@@ -5,6 +5,7 @@
 
 #include "codec_util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,13 +103,95 @@ static int json_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* Members and array elements in text[0..len) (one JSON value, already parsed
+ * whole), or SIZE_MAX when nested deeper than counted. */
+static size_t count_slots(const char *text, size_t len)
+{
+    enum { DEPTH = 128 };
+    char kind[DEPTH];    /* '{' or '[' per open container */
+    char filled[DEPTH];  /* an array has an element */
+    int depth = 0, in_string = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = 0;
+            continue;
+        }
+        if (json_space(c))
+            continue;
+        if (depth > 0 && kind[depth - 1] == '[' && !filled[depth - 1] && c != ']') {
+            filled[depth - 1] = 1;
+            n++;
+        }
+        if (c == '"')
+            in_string = 1;
+        else if (c == '{' || c == '[') {
+            if (depth == DEPTH)
+                return SIZE_MAX;
+            kind[depth] = c;
+            filled[depth++] = 0;
+        } else if (c == '}' || c == ']')
+            depth--;
+        else if (c == ':' && depth > 0 && kind[depth - 1] == '{')
+            n++;
+        else if (c == ',' && depth > 0 && kind[depth - 1] == '[')
+            n++;
+    }
+    return n;
+}
+
+/* Members and array elements json-c built for v. */
+static size_t count_built(json_object *v)
+{
+    size_t n = 0;
+    if (json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, key, member) {
+            (void)key;
+            n += 1 + count_built(member);
+        }
+    } else if (json_object_is_type(v, json_type_array)) {
+        size_t len = json_object_array_length(v);
+        n += len;
+        for (size_t i = 0; i < len; i++)
+            n += count_built(json_object_array_get_idx(v, i));
+    }
+    return n;
+}
+
 json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
 {
     if (!text || !tok || len > INT_MAX)
         return NULL;
     json_tokener_reset(tok);
+    /* json-c 0.16's parser ignores a failed allocation of a member's key or of
+     * an array's growth: the member or element is dropped and the parse
+     * "succeeds" (a text delta or the prompt silently lost). A failed malloc
+     * sets errno, but json-c clears errno for every integer it reads, so the
+     * values built are counted against the text as well. A repeated member
+     * name also makes fewer: a second parse that builds as many tells it from
+     * a loss (rare, so the cost does not matter). errno is put back after a
+     * good parse: an encoder's earlier failure must still show (transport.c). */
+    int saved = errno;
+    errno = 0;
     json_object *obj = json_tokener_parse_ex(tok, text, (int)len);
-    if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
+    if (obj && json_tokener_get_error(tok) == json_tokener_success && errno != ENOMEM) {
+        size_t end = json_tokener_get_parse_end(tok);
+        size_t want = count_slots(text, end), got = count_built(obj);
+        if (want != SIZE_MAX && want != got) {
+            json_tokener *again = json_tokener_new();
+            json_object *second = again ? json_tokener_parse_ex(again, text, (int)len) : NULL;
+            if (!second || count_built(second) != got)
+                errno = ENOMEM;
+            json_object_put(second);
+            if (again)
+                json_tokener_free(again);
+        }
+    }
+    if (!obj || json_tokener_get_error(tok) != json_tokener_success || errno == ENOMEM) {
         json_object_put(obj);
         json_tokener_reset(tok); /* drop what an incomplete parse holds */
         return NULL;
@@ -119,7 +202,29 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len)
             return NULL;
         }
     }
+    errno = saved;
     return obj;
+}
+
+/* As json-c's own, the caller keeps val when -1 is returned (an unchecked call
+ * leaks it: better than an abort). The parentheses call json-c's functions,
+ * not the macros of codec_util.h. */
+int codec_object_add(json_object *obj, const char *key, json_object *val)
+{
+    if (!obj || !json_object_is_type(obj, json_type_object)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (json_object_object_add)(obj, key, val);
+}
+
+int codec_array_add(json_object *arr, json_object *val)
+{
+    if (!arr || !json_object_is_type(arr, json_type_array)) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (json_object_array_add)(arr, val);
 }
 
 json_object *json_parse_depth(const char *text, size_t len, int depth)
@@ -185,6 +290,14 @@ json_object *json_double(double d)
 
 const char *json_text(json_object *obj)
 {
-    return json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
-                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+    /* json-c's printer skips a piece it cannot append and still returns the
+     * text; errno ENOMEM is the only sign of a text printed short. */
+    int saved = errno;
+    errno = 0;
+    const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (errno == ENOMEM)
+        return NULL; /* errno stays ENOMEM: an encode that ignores NULL still fails */
+    errno = saved;
+    return text;
 }

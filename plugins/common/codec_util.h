@@ -69,6 +69,16 @@ json_object *json_parse_with(json_tokener *tok, const char *text, size_t len);
 json_object *json_parse_depth(const char *text, size_t len, int depth);
 json_object *json_parse_strict(const char *text, size_t len);
 
+/* json-c asserts (aborts) when the container it adds to is NULL, which a
+ * failed json_object_new_object/array leaves behind. Every codec builds its
+ * bodies through these forms instead: with a NULL container, errno is ENOMEM
+ * and -1 returned (val stays the caller's, as with json-c's own); the core fails an encode that
+ * leaves errno ENOMEM (transport.c), so nothing incomplete is sent. */
+int codec_object_add(json_object *obj, const char *key, json_object *val);
+int codec_array_add(json_object *arr, json_object *val);
+#define json_object_object_add(obj, key, val) codec_object_add((obj), (key), (val))
+#define json_object_array_add(arr, val) codec_array_add((arr), (val))
+
 /* Borrowed member key of obj when obj is an object, else NULL (also NULL for
  * a JSON null member). */
 json_object *jget(json_object *obj, const char *key);
@@ -84,7 +94,8 @@ int jint(json_object *obj, const char *key, int64_t *out);
 /* A double that serializes the way a person wrote it ("0.7", not
  * 0.69999...), whatever the process locale's decimal separator. */
 json_object *json_double(double d);
-/* obj as plain JSON text with unescaped slashes; borrowed from obj. */
+/* obj as plain JSON text with unescaped slashes; borrowed from obj. NULL when
+ * json-c could not print it whole (out of memory). */
 const char *json_text(json_object *obj);
 
 #if defined(__GNUC__)

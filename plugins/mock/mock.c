@@ -45,6 +45,7 @@
 
 #include <seam/plugin.h>
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,8 @@ static int is_number(json_object *v)
  * anywhere in a tree only makes the result -1 (json-c asserts on a NULL object). */
 static int put(json_object *o, const char *key, json_object *v)
 {
-    if (!o || json_object_object_add(o, key, v) != 0) {
+    /* v NULL is a value whose allocation failed, not a JSON null. */
+    if (!o || !v || json_object_object_add(o, key, v) != 0) {
         json_object_put(v);
         return -1;
     }
@@ -274,7 +276,13 @@ static json_object *merged_options(const mock_instance *m, const seam_request *r
                                    seam_error *err)
 {
     json_object *base = json_parse_strict(m->options_json, strlen(m->options_json));
-    if (!base || !json_object_is_type(base, json_type_object)) {
+    if (!base) {
+        /* The options parsed when the provider was created: only memory can
+         * fail now, and a script silently dropped would answer differently. */
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "mock: out of memory");
+        return NULL;
+    }
+    if (!json_object_is_type(base, json_type_object)) {
         json_object_put(base);
         base = json_object_new_object();
     }
@@ -572,7 +580,10 @@ static int parse_tools(json_object *script, size_t turn, mock_script *sc, seam_e
         json_object *use = parsed ? parsed : args;
         mt->id = strdup(id);
         mt->name = strdup(name);
-        mt->args = strdup(use ? json_object_to_json_string_ext(use, JSON_FLAGS) : "{}");
+        errno = 0;
+        const char *printed = use ? json_object_to_json_string_ext(use, JSON_FLAGS) : "{}";
+        /* NULL or printed short (see add_event): out of memory */
+        mt->args = printed && errno != ENOMEM ? strdup(printed) : NULL;
         json_object_put(parsed);
         if (!mt->id || !mt->name || !mt->args)
             return SEAM_ERR_NOMEM;
@@ -656,6 +667,10 @@ static int read_script(json_object *request, json_object *script, size_t turn,
     } else {
         strbuf said = { 0 };
         const char *text = last_user_text(messages, &said);
+        if (said.failed) { /* the prompt must not go missing from the echo */
+            free(said.data);
+            return SEAM_ERR_NOMEM;
+        }
         strbuf out = { 0 };
         sb_puts(&out, "Hello from the seam mock provider. You said: ");
         sb_puts(&out, text ? text : "");
@@ -772,7 +787,12 @@ static void add_event(piece_list *l, json_object *ev)
     char *s = NULL;
     if (ev) {
         const char *type = jstr(ev, "type");
+        /* json-c's printer skips what it cannot append and still returns the
+         * text: errno ENOMEM is the only sign of an event printed short. */
+        errno = 0;
         const char *data = json_object_to_json_string_ext(ev, JSON_FLAGS);
+        if (errno == ENOMEM)
+            data = NULL;
         if (type && data && asprintf(&s, "event: %s\ndata: %s\n\n", type, data) < 0)
             s = NULL;
         json_object_put(ev);
@@ -922,8 +942,9 @@ static char *whole_body(const mock_script *sc)
         rc |= usage ? put(root, "usage", usage) : -1;
     }
     rc |= put(root, "content", content);
+    errno = 0;
     const char *s = rc == 0 ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
-    char *copy = s ? strdup(s) : NULL;
+    char *copy = s && errno != ENOMEM ? strdup(s) : NULL; /* see add_event */
     json_object_put(root);
     return copy;
 }
@@ -1070,7 +1091,9 @@ static char *normalize_args(const char *text, size_t len)
     json_object *o = json_parse_strict(text, len);
     if (!o)
         return NULL;
-    char *s = strdup(json_object_to_json_string_ext(o, JSON_FLAGS));
+    errno = 0;
+    const char *printed = json_object_to_json_string_ext(o, JSON_FLAGS);
+    char *s = printed && errno != ENOMEM ? strdup(printed) : NULL; /* see add_event */
     json_object_put(o);
     return s;
 }

@@ -1459,7 +1459,7 @@ static int chat_encode(const oa_instance *in, const seam_request *req, int strea
     size_t n_stop = seam_request_stop_count(req);
     if (n_stop > 0 && !xai_reasoning) {
         json_object *stops = json_object_new_array();
-        for (size_t i = 0; i < n_stop; i++)
+        for (size_t i = 0; stops && i < n_stop; i++)
             json_object_array_add(stops, json_object_new_string(seam_request_stop(req, i)));
         json_object_object_add(body, "stop", stops);
     }
@@ -1469,7 +1469,8 @@ static int chat_encode(const oa_instance *in, const seam_request *req, int strea
         int usage = in->stream_usage >= 0 ? in->stream_usage : (f & PF_STREAM_USAGE) != 0;
         if (usage) {
             json_object *so = json_object_new_object();
-            json_object_object_add(so, "include_usage", json_object_new_boolean(1));
+            if (so) /* json-c asserts on a NULL object; the core sees errno */
+                json_object_object_add(so, "include_usage", json_object_new_boolean(1));
             json_object_object_add(body, "stream_options", so);
         }
     }
@@ -1851,7 +1852,8 @@ static void oa_decoder_free(void *decoder)
         sb_free(&d->tools[i].args);
     }
     free(d->tools);
-    json_tokener_free(d->tok);
+    if (d->tok) /* json-c 0.16 dereferences a NULL tokener */
+        json_tokener_free(d->tok);
     sb_free(&d->think_hold);
     sb_free(&d->scratch);
     jscan_buf_free(&d->scan);

@@ -469,7 +469,8 @@ void oa_resp_decoder_free(void *decoder)
         sb_free(&d->items[i].args);
     }
     free(d->items);
-    json_tokener_free(d->tok);
+    if (d->tok) /* json-c 0.16 dereferences a NULL tokener */
+        json_tokener_free(d->tok);
     free(d);
 }
 
