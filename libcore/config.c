@@ -481,9 +481,41 @@ static json_object *setting_to_json(const config_setting_t *s)
     }
 }
 
+/* Every string under `s` is UTF-8. The file's text is, but a \xNN escape can
+ * still make bytes that are not, and json-c would copy them into options_json
+ * unchecked: the error would come later, from a plugin, with no file:line. */
+static int options_utf8(loader *ld, const config_setting_t *s, const char *path)
+{
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_STRING) {
+        const char *v = config_setting_get_string(s);
+        for (size_t i = 0, n = v ? strlen(v) : 0; i < n;) {
+            size_t u = utf8_len((const unsigned char *)v + i, n - i);
+            if (!u)
+                return fail_setting(ld, s, "%s is not valid UTF-8 (a \\x escape?)", path);
+            i += u;
+        }
+        return SEAM_OK;
+    }
+    if (t != CONFIG_TYPE_GROUP && t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return SEAM_OK;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
+        char mpath[PATH_MAX_LEN + 16];
+        const char *name = config_setting_name(m);
+        if (name)
+            join_path(mpath, path, name);
+        else
+            snprintf(mpath, sizeof mpath, "%.*s[%d]", PATH_MAX_LEN, path, i);
+        if (options_utf8(ld, m, mpath) != SEAM_OK)
+            return ld->status;
+    }
+    return SEAM_OK;
+}
+
 static int load_options(loader *ld, const config_setting_t *s, const char *path, char **out)
 {
-    if (expect_group(ld, s, path) != SEAM_OK)
+    if (expect_group(ld, s, path) != SEAM_OK || options_utf8(ld, s, path) != SEAM_OK)
         return ld->status;
     json_object *obj = setting_to_json(s);
     if (!obj)
