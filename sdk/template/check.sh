@@ -18,8 +18,8 @@ SEAM=${SEAM:-seam}
 here=$(cd "$(dirname "$0")" && pwd)
 [ -f "$here/hello.so" ] || { echo "check.sh: build hello.so first (make)" >&2; exit 2; }
 
-# Beside the plugin, not under /tmp: seam refuses a plugin below any directory
-# that others can write, /tmp included (see seam-plugin(7)).
+# Beside the plugin, on a path seam trusts: it refuses a plugin below a
+# directory that others can write (see seam-plugin(7)).
 tmp=$(mktemp -d "$here/.check.XXXXXX") || exit 2
 server_pid=
 cleanup() {
