@@ -18,6 +18,10 @@ if ! ${CC:-clang} -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p"
     echo "fuzz/smoke.sh: clang with libFuzzer and the sanitizers is not available: skipped"
     exit 77
 fi
+# A fixed seed: the smoke is a regression check that CI can repeat, and the
+# long runs (doc/reliability.md) are where new inputs are explored.
+FUZZ_FLAGS="-seed=1 ${FUZZ_FLAGS:-}"
+export FUZZ_FLAGS
 status=0
 "$here/run.sh" "$build" "$secs" || status=$?
 # The scanner against the json-c path, a fixed number of inputs per codec.

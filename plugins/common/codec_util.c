@@ -104,20 +104,24 @@ static int json_space(char c)
 }
 
 /* Members and array elements in text[0..len) (one JSON value, already parsed
- * whole), or SIZE_MAX when nested deeper than counted. */
+ * whole), or SIZE_MAX when nested deeper than counted or not read the way
+ * json-c read it. json-c also takes 'single-quoted' strings and comments: the
+ * quotes are followed here; a comment may miscount, which only costs the
+ * second parse below. */
 static size_t count_slots(const char *text, size_t len)
 {
     enum { DEPTH = 128 };
     char kind[DEPTH];    /* '{' or '[' per open container */
     char filled[DEPTH];  /* an array has an element */
-    int depth = 0, in_string = 0;
+    int depth = 0;
+    char in_string = 0; /* the quote that opened it */
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
         if (in_string) {
             if (c == '\\')
                 i++;
-            else if (c == '"')
+            else if (c == in_string)
                 in_string = 0;
             continue;
         }
@@ -127,15 +131,18 @@ static size_t count_slots(const char *text, size_t len)
             filled[depth - 1] = 1;
             n++;
         }
-        if (c == '"')
-            in_string = 1;
+        if (c == '"' || c == '\'')
+            in_string = c;
         else if (c == '{' || c == '[') {
             if (depth == DEPTH)
                 return SIZE_MAX;
             kind[depth] = c;
             filled[depth++] = 0;
-        } else if (c == '}' || c == ']')
+        } else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return SIZE_MAX;
             depth--;
+        }
         else if (c == ':' && depth > 0 && kind[depth - 1] == '{')
             n++;
         else if (c == ',' && depth > 0 && kind[depth - 1] == '[')
