@@ -52,8 +52,11 @@ char *seam_json_quote(const char *text)
 
 int seam_tool_output_json(seam_tool_output *out, const char *json)
 {
-    if (!out || !json || !seam_json_is_valid(json, 0))
+    if (!out || !json)
         return SEAM_ERR_INVALID;
+    int rc = seam_json_check(json, 0);
+    if (rc != SEAM_OK)
+        return rc;
     char *copy = strdup(json);
     if (!copy)
         return SEAM_ERR_NOMEM;
@@ -152,8 +155,9 @@ int seam_toolset_add(seam_toolset *ts, const char *name, const char *description
 {
     if (!ts || !name || !*name || find_tool(ts, name))
         return SEAM_ERR_INVALID;
-    if (parameters_json && !seam_json_is_valid(parameters_json, 1))
-        return SEAM_ERR_INVALID;
+    int rc = parameters_json ? seam_json_check(parameters_json, 1) : SEAM_OK;
+    if (rc != SEAM_OK)
+        return rc;
     if (ts->n == ts->cap) {
         size_t cap = ts->cap ? ts->cap * 2 : 8;
         tool_entry *v = realloc(ts->v, cap * sizeof *v);
@@ -166,7 +170,7 @@ int seam_toolset_add(seam_toolset *ts, const char *name, const char *description
      * definition invalid rather than a check that never runs. */
     seam_compiled_schema *compiled = NULL;
     if (parameters_json) {
-        int rc = seam_compiled_schema_new(parameters_json, &compiled, NULL, 0);
+        rc = seam_compiled_schema_new(parameters_json, &compiled, NULL, 0);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -250,20 +254,18 @@ int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts)
     seam_tool_fn fn = NULL;
     void *ud = NULL;
     const seam_compiled_schema *schema = NULL;
-    if (!seam_toolset_find(ts, job->name, &fn, &ud, &schema)) {
-        seam_tool_job_fail(job, "Unknown tool: %s", job->name ? job->name : "(unnamed)");
-        return 0;
-    }
+    if (!seam_toolset_find(ts, job->name, &fn, &ud, &schema))
+        return seam_tool_job_fail(job, "Unknown tool: %s", job->name ? job->name : "(unnamed)");
     if (!fn)
         return 1;
     if (schema) {
         char why[512];
         int rc = seam_compiled_schema_validate(schema, job->args_json ? job->args_json : "{}", why,
                                                sizeof why);
-        if (rc != SEAM_OK) {
-            seam_tool_job_fail(job, "Invalid arguments for tool %s: %s", job->name, why);
-            return 0;
-        }
+        if (rc == SEAM_ERR_NOMEM)
+            return rc;
+        if (rc != SEAM_OK)
+            return seam_tool_job_fail(job, "Invalid arguments for tool %s: %s", job->name, why);
     }
     job->fn = fn;
     job->ud = ud;
@@ -1018,16 +1020,23 @@ static int finish_turn(engine *e, seam_result *res)
     seam_tool_job *jobs = calloc(st->n_calls, sizeof *jobs);
     if (!jobs)
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
-    int passive = 0;
-    for (size_t i = 0; i < st->n_calls; i++) {
+    int passive = 0, prep = 0;
+    for (size_t i = 0; prep >= 0 && i < st->n_calls; i++) {
         const seam_part *p = st->calls[i];
         jobs[i].id = seam_part_tool_call_id(p);
         jobs[i].name = seam_part_tool_name(p);
         jobs[i].args_json = seam_part_args_json(p);
         int defined_by_request = request_defines_tool(e->conv, jobs[i].name) &&
                                  !seam_toolset_find(e->tools, jobs[i].name, NULL, NULL, NULL);
-        if (defined_by_request || seam_tool_job_prepare(&jobs[i], e->tools))
+        prep = defined_by_request ? 1 : seam_tool_job_prepare(&jobs[i], e->tools);
+        if (prep > 0)
             passive = 1;
+    }
+    if (prep < 0) {
+        for (size_t i = 0; i < st->n_calls; i++)
+            seam_tool_job_release(&jobs[i]);
+        free(jobs);
+        return engine_fail(e, prep, NULL);
     }
     if (passive) {
         /* The turn's results go back together, and the caller owns some of

@@ -272,7 +272,10 @@ static int session_create(seam_client *client, const seam_session_options *opts,
         }
         o.chain = name;
     }
-    if (o.provider_flags_json && !seam_json_is_valid(o.provider_flags_json, 1)) {
+    int jrc = o.provider_flags_json ? seam_json_check(o.provider_flags_json, 1) : SEAM_OK;
+    if (jrc == SEAM_ERR_NOMEM)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    if (jrc != SEAM_OK) {
         seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "provider flags are not a JSON object");
         return SEAM_ERR_INVALID;
     }
