@@ -92,6 +92,9 @@ int seam_json_parse(const char *text, int flags, int max_depth, struct json_obje
 /* Strict, UTF-8-validated JSON (and, when want_object, a JSON object):
  * SEAM_OK, SEAM_ERR_INVALID or SEAM_ERR_NOMEM. */
 int seam_json_check(const char *text, int want_object);
+/* o printed by json-c (flags: JSON_C_TO_STRING_*), malloc'ed; NULL when memory
+ * ran out (json-c's printer would otherwise return a text short a piece). */
+char *seam_json_print(struct json_object *o, int flags);
 /* seam_json_check() == SEAM_OK: for checks (the fuzzers', the tests') where
  * running out of memory cannot be taken for a verdict on the text. */
 int seam_json_is_valid(const char *text, int want_object);

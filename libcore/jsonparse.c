@@ -332,6 +332,23 @@ int seam_json_check(const char *text, int want_object)
     return rc;
 }
 
+char *seam_json_print(json_object *o, int flags)
+{
+    /* json-c 0.16's printer ignores a failed growth of its buffer: the text
+     * comes back short a piece. A failed allocation sets errno, which the
+     * printer does not otherwise touch; and the text must still hold every
+     * value of the tree. */
+    int saved = errno;
+    errno = 0;
+    const char *text = json_object_to_json_string_ext(o, flags);
+    int lost = errno == ENOMEM;
+    errno = saved;
+    size_t n;
+    if (!text || lost || !seam_json_scan(text, 0, INT32_MAX, &n, NULL) || n != count_built(o))
+        return NULL;
+    return seam_strdup(text);
+}
+
 int seam_json_is_valid(const char *text, int want_object)
 {
     return seam_json_check(text, want_object) == SEAM_OK;

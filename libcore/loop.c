@@ -37,6 +37,7 @@ struct seam_tool_output {
     int can_pause;
     int paused;
     char *prompt;
+    int nomem;         /* a setter ran out of memory: the run ends so */
 };
 
 char *seam_json_quote(const char *text)
@@ -44,8 +45,7 @@ char *seam_json_quote(const char *text)
     json_object *s = json_object_new_string(text ? text : "");
     if (!s)
         return NULL;
-    char *q = seam_strdup(
-        json_object_to_json_string_ext(s, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    char *q = seam_json_print(s, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     json_object_put(s);
     return q;
 }
@@ -55,11 +55,13 @@ int seam_tool_output_json(seam_tool_output *out, const char *json)
     if (!out || !json)
         return SEAM_ERR_INVALID;
     int rc = seam_json_check(json, 0);
+    char *copy = rc == SEAM_OK ? strdup(json) : NULL;
+    if (rc == SEAM_OK && !copy)
+        rc = SEAM_ERR_NOMEM;
+    if (rc == SEAM_ERR_NOMEM)
+        out->nomem = 1;
     if (rc != SEAM_OK)
         return rc;
-    char *copy = strdup(json);
-    if (!copy)
-        return SEAM_ERR_NOMEM;
     free(out->json);
     out->json = copy;
     return SEAM_OK;
@@ -71,7 +73,7 @@ int seam_tool_output_text(seam_tool_output *out, const char *text)
         return SEAM_ERR_INVALID;
     char *q = seam_json_quote(text);
     if (!q)
-        return SEAM_ERR_NOMEM;
+        return out->nomem = 1, SEAM_ERR_NOMEM;
     free(out->json);
     out->json = q;
     return SEAM_OK;
@@ -88,7 +90,7 @@ int seam_tool_output_error(seam_tool_output *out, const char *fmt, ...)
     va_end(ap);
     out->is_error = 1;
     if (n < 0)
-        return SEAM_ERR_NOMEM;
+        return out->nomem = 1, SEAM_ERR_NOMEM;
     free(out->error);
     out->error = msg;
     return SEAM_OK;
@@ -100,7 +102,7 @@ int seam_tool_output_pause(seam_tool_output *out, const char *prompt)
         return SEAM_ERR_INVALID;
     char *p = NULL;
     if (prompt && !(p = strdup(prompt)))
-        return SEAM_ERR_NOMEM;
+        return out->nomem = 1, SEAM_ERR_NOMEM;
     free(out->prompt);
     out->prompt = p;
     out->paused = 1;
@@ -305,7 +307,11 @@ static void run_job(runner *r, seam_tool_job *j)
     j->started_ms = seam_now_ms();
     int rc = j->fn(j->ud, &call, &out);
     j->finished_ms = seam_now_ms();
-    if (out.paused && rc == SEAM_OK && !out.is_error) {
+    if (rc == SEAM_ERR_NOMEM || out.nomem) {
+        /* No result: seam_tools_run reports the run out of memory rather
+         * than hand the model an error it did not cause. */
+        j->is_error = 1;
+    } else if (out.paused && rc == SEAM_OK && !out.is_error) {
         j->paused = 1;
         j->pause_prompt = out.prompt;
         out.prompt = NULL;
@@ -1216,15 +1222,29 @@ static int engine_next(engine *e, const seam_chunk **chunk, seam_error *err)
                 e->cur_content = 1;
                 watchdog_disarm(e->wd);
             }
-            seam_result_add_chunk(e->acc, c);
-            e->chunk_step = e->gen->n_steps;
-            *chunk = c;
-            return 1;
+            /* A chunk the accumulator could not keep for want of memory
+             * would make the turn's record (and the next request) differ
+             * from what was streamed: the run ends instead. A malformed
+             * chunk (SEAM_ERR_INVALID) is the provider's, kept as far as it
+             * goes. */
+            if (seam_result_add_chunk(e->acc, c) != SEAM_ERR_NOMEM) {
+                e->chunk_step = e->gen->n_steps;
+                *chunk = c;
+                return 1;
+            }
+            rc = SEAM_ERR_NOMEM;
         }
         int fired = watchdog_stop(e->wd);
         e->wd = NULL;
         const seam_result *theirs = seam_stream_result(e->cur);
-        seam_result_set_origin(e->acc, seam_result_provider(theirs), seam_result_model(theirs));
+        if (seam_result_set_origin(e->acc, seam_result_provider(theirs), seam_result_model(theirs)) ==
+                SEAM_ERR_NOMEM &&
+            rc == SEAM_OK)
+            rc = SEAM_ERR_NOMEM;
+        if (rc == SEAM_ERR_NOMEM) {
+            seam_error_clear(&x);
+            seam_error_set(&x, SEAM_ERROR_UNKNOWN, "out of memory");
+        }
         if (seam_result_incomplete(theirs))
             seam_result_set_incomplete(e->acc, 1);
         seam_stream_free(e->cur);

@@ -1,0 +1,274 @@
+/* test_json_oom.c — running out of memory while JSON is parsed is never taken
+ * for invalid JSON (libcore/jsonparse.c) nor for a value failing its schema
+ * (libcore/jsonschema.c): each allocation of a parse or a validation is made
+ * to fail in turn, and every answer must be the undisturbed one or
+ * SEAM_ERR_NOMEM. Also the scanner behind that verdict against json-c itself.
+ *
+ * The failing allocator is this program's own malloc, calloc and realloc,
+ * which interpose json-c's and libc's calls as the torture shim does
+ * (tests/torture/failmalloc.c) but only around the call under test, so the
+ * test needs no LD_PRELOAD. A sanitizer build replaces the allocator itself:
+ * the test is skipped there. */
+#include "config.h"
+#include "internal.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+#ifndef SANITIZED
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+
+static long countdown = -1; /* allocations left before the failing one; -1: none fails */
+static int failed;          /* the armed failure happened */
+
+static int should_fail(void)
+{
+    if (countdown < 0)
+        return 0;
+    if (countdown-- > 0)
+        return 0;
+    countdown = -1;
+    failed = 1;
+    errno = ENOMEM;
+    return 1;
+}
+
+void *malloc(size_t n)
+{
+    return should_fail() ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    return should_fail() ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    return should_fail() ? NULL : __libc_realloc(p, n);
+}
+
+/* Arms the k-th allocation from now (0-based) to fail. */
+static void fail_at(long k)
+{
+    failed = 0;
+    countdown = k;
+}
+
+static void disarm(void)
+{
+    countdown = -1;
+}
+
+/* Well-formed texts exercising every allocation json-c makes: objects and
+ * their keys, arrays and their growth, strings long enough to grow the
+ * tokener's buffer, numbers, nesting. */
+static const char *const valid_texts[] = {
+    "{}",
+    "{\"a\":1}",
+    "{\"path\":\"/etc/hosts\",\"lines\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,"
+    "22,23,24,25,26,27,28,29,30,31,32,33,34],\"flags\":{\"follow\":true,\"limit\":null,"
+    "\"ratio\":0.5},\"note\":\"a string long enough to make the tokener's print buffer grow "
+    "more than once, twice, three times over: 0123456789abcdef0123456789abcdef\"}",
+    "{\"nested\":[[[{\"x\":[\"y\",{\"z\":-1.5e3}]}]]],\"dup\":1,\"dup\":2}",
+};
+
+/* ---- seam_json_check and seam_json_parse under every allocation failure ---------------- */
+
+static void test_check_never_invalid_for_lack_of_memory(void)
+{
+    for (size_t t = 0; t < sizeof valid_texts / sizeof valid_texts[0]; t++) {
+        const char *text = valid_texts[t];
+        json_object *want = NULL;
+        CU_ASSERT_EQUAL_FATAL(seam_json_parse(text, JSON_TOKENER_STRICT, 512, &want), SEAM_OK);
+        char *want_text = strdup(json_object_to_json_string(want));
+        long points = 0;
+        for (long k = 0;; k++) {
+            fail_at(k);
+            int rc = seam_json_check(text, 1);
+            int hit = failed;
+            disarm();
+            if (!hit)
+                break;
+            points++;
+            CU_ASSERT(rc == SEAM_OK || rc == SEAM_ERR_NOMEM);
+            if (rc != SEAM_OK && rc != SEAM_ERR_NOMEM)
+                fprintf(stderr, "\ntext %zu: allocation %ld failed, check gave %d\n", t, k, rc);
+        }
+        CU_ASSERT(points > 0);
+        /* A successful parse under a failed allocation must hold the whole
+         * text (json-c drops members silently). */
+        for (long k = 0;; k++) {
+            json_object *got = NULL;
+            fail_at(k);
+            int rc = seam_json_parse(text, JSON_TOKENER_STRICT, 512, &got);
+            int hit = failed;
+            disarm();
+            if (!hit) {
+                json_object_put(got);
+                break;
+            }
+            CU_ASSERT(rc == SEAM_OK || rc == SEAM_ERR_NOMEM);
+            if (rc == SEAM_OK) {
+                const char *s = json_object_to_json_string(got);
+                CU_ASSERT_STRING_EQUAL(s ? s : "(null)", want_text);
+                if (!s || strcmp(s, want_text) != 0)
+                    fprintf(stderr, "\ntext %zu: allocation %ld failed, parse gave %s\n", t, k,
+                            s ? s : "(null)");
+            } else
+                CU_ASSERT_PTR_NULL(got);
+            json_object_put(got);
+        }
+        free(want_text);
+        json_object_put(want);
+    }
+}
+
+static void test_invalid_text_stays_invalid(void)
+{
+    static const char *const texts[] = { "{\"a\":1,}", "[1 2]", "{\"a\":\"unterminated", "{} x" };
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        CU_ASSERT_EQUAL(seam_json_check(texts[t], 0), SEAM_ERR_INVALID);
+        for (long k = 0;; k++) {
+            fail_at(k);
+            int rc = seam_json_check(texts[t], 0);
+            int hit = failed;
+            disarm();
+            if (!hit)
+                break;
+            /* Invalid either way; out of memory only when the tokener
+             * itself could not be made. */
+            CU_ASSERT(rc == SEAM_ERR_INVALID || rc == SEAM_ERR_NOMEM);
+        }
+    }
+}
+
+/* ---- the schema validator ----------------------------------------------------------- */
+
+static void test_schema_verdict_or_nomem(void)
+{
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"minLength\":1},"
+        "\"lines\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},"
+        "\"mode\":{\"enum\":[\"r\",\"w\"]}},\"required\":[\"path\",\"lines\"],"
+        "\"additionalProperties\":false}";
+    static const struct {
+        const char *value;
+        int verdict;
+    } cases[] = {
+        { "{\"path\":\"/etc/hosts\",\"lines\":[1,2,3,4,5,6,7,8,9,10],\"mode\":\"r\"}", SEAM_OK },
+        { "{\"path\":\"/etc/hosts\",\"lines\":[1,2,\"three\"]}", SEAM_ERR_INVALID },
+        { "{\"path\":\"/etc/hosts\"}", SEAM_ERR_INVALID },
+        { "{\"path\":\"x\",\"lines\":[],\"other\":1}", SEAM_ERR_INVALID },
+        { "not json", SEAM_ERR_INVALID },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char msg[256];
+        CU_ASSERT_EQUAL(seam_schema_validate(schema, cases[c].value, msg, sizeof msg),
+                        cases[c].verdict);
+        long points = 0;
+        for (long k = 0;; k++) {
+            fail_at(k);
+            int rc = seam_schema_validate(schema, cases[c].value, msg, sizeof msg);
+            int hit = failed;
+            disarm();
+            if (!hit)
+                break;
+            points++;
+            CU_ASSERT(rc == cases[c].verdict || rc == SEAM_ERR_NOMEM);
+            if (rc != cases[c].verdict && rc != SEAM_ERR_NOMEM)
+                fprintf(stderr, "\ncase %zu: allocation %ld failed, validation gave %d (%s)\n", c,
+                        k, rc, msg);
+            if (rc == SEAM_ERR_NOMEM)
+                CU_ASSERT_STRING_EQUAL(msg, "out of memory");
+        }
+        CU_ASSERT(points > 0);
+    }
+}
+#endif /* !SANITIZED */
+
+/* ---- the scanner against json-c ------------------------------------------------------- */
+
+/* json-c's own verdict, strict, at a given nesting limit. */
+static int jsonc_accepts(const char *text, int utf8, int depth)
+{
+    json_tokener *tok = json_tokener_new_ex(depth);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | (utf8 ? JSON_TOKENER_VALIDATE_UTF8 : 0));
+    json_object *o = json_tokener_parse_ex(tok, text, (int)strlen(text) + 1);
+    int ok = json_tokener_get_error(tok) == json_tokener_success;
+    json_object_put(o);
+    json_tokener_free(tok);
+    return ok;
+}
+
+static void test_scanner_never_more_lenient_than_jsonc(void)
+{
+    /* What the scanner accepts, json-c must accept (else a text json-c
+     * refuses would be blamed on memory); json-c's leniencies (NaN, "1.",
+     * overlong UTF-8) the scanner may refuse. */
+    static const struct {
+        const char *text;
+        int scan;
+    } table[] = {
+        { "{}", 1 }, { " 1 ", 1 }, { "-0", 1 }, { "-1.5e-3", 1 }, { "1E+2", 1 },
+        { "true", 1 }, { "null", 1 }, { "\"\\u00e9\\n\\/\"", 1 }, { "\"\xc3\xa9\"", 1 },
+        { "\"a\tb\"", 1 }, { "[[],{},[{\"a\":[]}]]", 1 }, { "99999999999999999999999", 1 },
+        { "", 0 }, { "  ", 0 }, { "{", 0 }, { "01", 0 }, { "1.", 0 }, { "1e", 0 }, { "-", 0 },
+        { "NaN", 0 }, { "tru", 0 }, { "True", 0 }, { "[1,]", 0 }, { "{\"a\":1,}", 0 },
+        { "[1 2]", 0 }, { "{} x", 0 }, { "\"\\x\"", 0 }, { "\"\\u12\"", 0 }, { "\"\xc3\"", 0 },
+        { "\"\xed\xa0\x80\"", 0 }, { "\"\xc0\x80\"", 0 }, { "\"\xf4\x90\x80\x80\"", 0 },
+        { "\xef\xbb\xbf{}", 0 }, { "{\"a\" 1}", 0 }, { "{1:2}", 0 }, { "'a'", 0 },
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        int got = seam_json_scan(table[i].text, 1, 512, NULL, NULL);
+        CU_ASSERT_EQUAL(got, table[i].scan);
+        if (got != table[i].scan)
+            fprintf(stderr, "\nscan(\"%s\") gave %d\n", table[i].text, got);
+        if (got)
+            CU_ASSERT(jsonc_accepts(table[i].text, 1, 512));
+    }
+    /* The nesting limit is json-c's own, at every depth. */
+    static const char *const nests[] = { "1", "[]", "[1]", "[[]]", "[[1]]", "[[[]]]",
+                                         "{\"a\":{}}", "{\"a\":[1]}", "{\"a\":{\"b\":1}}" };
+    for (int depth = 1; depth <= 4; depth++)
+        for (size_t i = 0; i < sizeof nests / sizeof nests[0]; i++)
+            CU_ASSERT_EQUAL(seam_json_scan(nests[i], 0, depth, NULL, NULL),
+                            jsonc_accepts(nests[i], 0, depth));
+    size_t n = 0;
+    char top = 0;
+    CU_ASSERT(seam_json_scan(" {\"a\":[1,null,{\"b\":\"c\"}],\"d\":{}}", 1, 512, &n, &top));
+    CU_ASSERT_EQUAL(n, 7); /* the object, the array, 1, null, {b}, "c", {} */
+    CU_ASSERT_EQUAL(top, '{');
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("json_oom", NULL, NULL);
+    CU_add_test(s, "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc);
+#ifndef SANITIZED
+    CU_add_test(s, "check never invalid for lack of memory", test_check_never_invalid_for_lack_of_memory);
+    CU_add_test(s, "invalid text stays invalid", test_invalid_text_stays_invalid);
+    CU_add_test(s, "schema verdict or out of memory", test_schema_verdict_or_nomem);
+#endif
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failures ? 1 : 0;
+}
