@@ -33,6 +33,7 @@ typedef struct {
     int validate_utf8;
     int max_depth;
     size_t n_values;
+    size_t n_bytes; /* of the strings (keys too), decoded as json-c decodes */
 } scan;
 
 static void skip_space(scan *s)
@@ -44,6 +45,20 @@ static void skip_space(scan *s)
 static int is_hex(unsigned char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The code unit of a \uXXXX at p (p at the backslash), or -1. */
+static long hex4(const unsigned char *p)
+{
+    if (p[0] != '\\' || p[1] != 'u')
+        return -1;
+    long v = 0;
+    for (int i = 2; i < 6; i++) {
+        if (!is_hex(p[i]))
+            return -1;
+        v = v * 16 + (p[i] <= '9' ? p[i] - '0' : (p[i] | 0x20) - 'a' + 10);
+    }
+    return v;
 }
 
 /* One UTF-8 sequence of RFC 3629 (no overlong form, no surrogate, at most
@@ -95,19 +110,32 @@ static int scan_string(scan *s)
         if (c == '\\') {
             c = s->p[1];
             if (c == 'u') {
-                for (int i = 2; i < 6; i++)
-                    if (!is_hex(s->p[i]))
-                        return 0;
+                long u = hex4(s->p);
+                if (u < 0)
+                    return 0;
                 s->p += 6;
+                long lo = u >= 0xD800 && u <= 0xDBFF ? hex4(s->p) : -1;
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    s->p += 6; /* a pair: one 4-byte character */
+                    s->n_bytes += 4;
+                } else {
+                    /* A lone surrogate becomes U+FFFD. */
+                    s->n_bytes += u < 0x80 ? 1 : u < 0x800 ? 2 : 3;
+                }
             } else if (c && strchr("\"\\/bfnrt", c)) {
                 s->p += 2;
+                s->n_bytes++;
             } else
                 return 0;
         } else if (c >= 0x80 && s->validate_utf8) {
+            const unsigned char *at = s->p;
             if (!scan_utf8(s))
                 return 0;
-        } else
+            s->n_bytes += (size_t)(s->p - at);
+        } else {
             s->p++;
+            s->n_bytes++;
+        }
     }
 }
 
@@ -216,8 +244,9 @@ static int scan_value(scan *s, int level)
     }
 }
 
-int seam_json_scan(const char *text, int validate_utf8, int max_depth, size_t *n_values,
-                   char *top)
+/* seam_json_scan, also counting the strings' decoded bytes. */
+static int scan_text(const char *text, int validate_utf8, int max_depth, size_t *n_values,
+                     size_t *n_bytes, char *top)
 {
     if (!text)
         return 0;
@@ -232,29 +261,55 @@ int seam_json_scan(const char *text, int validate_utf8, int max_depth, size_t *n
         return 0;
     if (n_values)
         *n_values = s.n_values;
+    if (n_bytes)
+        *n_bytes = s.n_bytes;
     if (top)
         *top = first;
     return 1;
 }
 
+int seam_json_scan(const char *text, int validate_utf8, int max_depth, size_t *n_values,
+                   char *top)
+{
+    return scan_text(text, validate_utf8, max_depth, n_values, NULL, top);
+}
+
 /* ---- json-c, checked ------------------------------------------------------------------ */
 
-/* The values of a tree as the scanner counts them: json-c's null is NULL. */
-static size_t count_built(json_object *o)
+/* What a tree holds, as the scanner counts it in the text. */
+typedef struct {
+    size_t values, bytes;
+} tally;
+
+/* json-c's null is NULL. */
+static void count_built(json_object *o, tally *t)
 {
-    size_t n = 1;
+    t->values++;
     if (json_object_is_type(o, json_type_object)) {
         json_object_object_foreach(o, key, child)
         {
-            (void)key;
-            n += count_built(child);
+            t->bytes += strlen(key);
+            count_built(child, t);
         }
     } else if (json_object_is_type(o, json_type_array)) {
         size_t len = json_object_array_length(o);
         for (size_t i = 0; i < len; i++)
-            n += count_built(json_object_array_get_idx(o, i));
+            count_built(json_object_array_get_idx(o, i), t);
+    } else if (json_object_is_type(o, json_type_string)) {
+        t->bytes += (size_t)json_object_get_string_len(o);
     }
-    return n;
+}
+
+static tally tally_of(json_object *o)
+{
+    tally t = { 0, 0 };
+    count_built(o, &t);
+    return t;
+}
+
+static int same_tally(tally a, tally b)
+{
+    return a.values == b.values && a.bytes == b.bytes;
 }
 
 /* One json-c parse; *jerr is the tokener's verdict (-1: no tokener). */
@@ -293,23 +348,24 @@ int seam_json_parse(const char *text, int flags, int max_depth, json_object **ou
     json_object *o = parse_once(text, len, flags, max_depth, &jerr);
     int lost = errno == ENOMEM;
     errno = saved;
-    size_t want;
+    tally want;
     char top;
     if (jerr != (int)json_tokener_success || (!o && !lost)) {
         /* A failure, or a NULL that only the text null may give. */
-        if (!seam_json_scan(text, validate_utf8, max_depth, &want, &top))
+        if (!scan_text(text, validate_utf8, max_depth, &want.values, &want.bytes, &top))
             return jerr == -1 ? SEAM_ERR_NOMEM : SEAM_ERR_INVALID;
         if (jerr == (int)json_tokener_success && top == 'n')
             return SEAM_OK; /* the literal null */
         return SEAM_ERR_NOMEM;
     }
-    if (!lost && seam_json_scan(text, validate_utf8, max_depth, &want, &top) &&
-        count_built(o) != want) {
-        /* Fewer values than the text holds: a repeated member name, or one
+    if (!lost && scan_text(text, validate_utf8, max_depth, &want.values, &want.bytes, &top) &&
+        !same_tally(tally_of(o), want)) {
+        /* Fewer values or string bytes than the text holds: a repeated
+         * member name (or a text json-c decodes its own way), or a piece
          * dropped for want of memory, which a second parse tells apart. */
         errno = 0;
         json_object *again = parse_once(text, len, flags, max_depth, &jerr);
-        lost = !again || errno == ENOMEM || count_built(again) != count_built(o);
+        lost = !again || errno == ENOMEM || !same_tally(tally_of(again), tally_of(o));
         errno = saved;
         json_object_put(again);
     }
@@ -336,15 +392,17 @@ char *seam_json_print(json_object *o, int flags)
 {
     /* json-c 0.16's printer ignores a failed growth of its buffer: the text
      * comes back short a piece. A failed allocation sets errno, which the
-     * printer does not otherwise touch; and the text must still hold every
-     * value of the tree. */
+     * printer does not otherwise touch; and a text the scanner reads must
+     * hold every value and string byte of the tree (one it does not read, a
+     * NaN json-c let in, is left to errno). */
     int saved = errno;
     errno = 0;
     const char *text = json_object_to_json_string_ext(o, flags);
     int lost = errno == ENOMEM;
     errno = saved;
-    size_t n;
-    if (!text || lost || !seam_json_scan(text, 0, INT32_MAX, &n, NULL) || n != count_built(o))
+    tally t;
+    if (!text || lost ||
+        (scan_text(text, 0, INT32_MAX, &t.values, &t.bytes, NULL) && !same_tally(t, tally_of(o))))
         return NULL;
     return seam_strdup(text);
 }

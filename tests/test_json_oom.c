@@ -116,6 +116,18 @@ static const char *const valid_texts[] = {
     "\"ratio\":0.5},\"note\":\"a string long enough to make the tokener's print buffer grow "
     "more than once, twice, three times over: 0123456789abcdef0123456789abcdef\"}",
     "{\"nested\":[[[{\"x\":[\"y\",{\"z\":-1.5e3}]}]]],\"dup\":1,\"dup\":2}",
+    /* The torture run's tool-loop mock options, as the conf loader prints them. */
+    "{\"chunks\":3,\"usage\":{\"input_tokens\":10,\"output_tokens\":5},\"replies\":[{\"reply\":"
+    "\"Let me compute.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":"
+    "\"{\\\"a\\\": 2, \\\"b\\\": 3}\"},{\"id\":\"c2\",\"name\":\"fail\",\"args\":"
+    "\"{\\\"why\\\": \\\"test\\\"}\"}]},{}]}",
+    /* Many short members: the printer's buffer grows inside keys and numbers. */
+    "{\"k0\":0,\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,"
+    "\"k9\":9,\"k10\":10,\"k11\":11,\"k12\":12,\"k13\":13,\"k14\":14,\"k15\":15,\"k16\":16,"
+    "\"k17\":17,\"k18\":18,\"k19\":19,\"k20\":20,\"k21\":21,\"k22\":22,\"k23\":23}",
+    /* A long string, then an integer (json-c clears errno reading it). */
+    "{\"note\":\"a string long enough to make the tokener's print buffer grow more than once, "
+    "twice, three times over: 0123456789abcdef0123456789abcdef0123456789\",\"n\":1}",
 };
 
 typedef struct {
@@ -177,6 +189,45 @@ static void test_valid_text_never_invalid_for_lack_of_memory(void)
             fprintf(stderr, "\ntext %zu: check gave %d invalid, parse %d invalid %d wrong\n", t,
                     c[GAVE_INVALID], p[GAVE_INVALID], p[GAVE_WRONG]);
         json_object_put(want);
+    }
+}
+
+typedef struct {
+    const char *text;
+    const char *want;
+} print_case;
+
+/* seam_json_print gives the whole text or NULL, never a text short a piece
+ * (json-c's printer skips what it cannot append). */
+static int print_tree(const void *arg)
+{
+    const print_case *pc = arg;
+    /* A fresh tree (json-c keeps a printed tree's buffer), built with the
+     * armed failure held back: only the printing is under test. */
+    long armed = countdown;
+    countdown = -1;
+    json_object *tree = json_tokener_parse(pc->text);
+    countdown = armed;
+    char *s = seam_json_print(tree, JSON_C_TO_STRING_PLAIN);
+    int g = !s ? GAVE_NOMEM : strcmp(s, pc->want) == 0 ? GAVE_OK : GAVE_WRONG;
+    free(s);
+    json_object_put(tree);
+    return g;
+}
+
+static void test_print_whole_or_nothing(void)
+{
+    for (size_t t = 0; t < sizeof valid_texts / sizeof valid_texts[0]; t++) {
+        json_object *tree = json_tokener_parse(valid_texts[t]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(tree);
+        print_case pc = { valid_texts[t], json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PLAIN) };
+        int c[GAVE_OTHER + 2] = { 0 };
+        every_point(print_tree, &pc, c);
+        CU_ASSERT(c[GAVE_NOMEM] > 0);
+        CU_ASSERT_EQUAL(c[GAVE_WRONG], 0);
+        if (c[GAVE_WRONG])
+            fprintf(stderr, "\ntext %zu: %d points printed it short\n", t, c[GAVE_WRONG]);
+        json_object_put(tree);
     }
 }
 
@@ -306,6 +357,7 @@ int main(void)
     CU_add_test(s, "valid text never invalid for lack of memory",
                 test_valid_text_never_invalid_for_lack_of_memory);
     CU_add_test(s, "invalid text stays invalid", test_invalid_text_stays_invalid);
+    CU_add_test(s, "print whole or nothing", test_print_whole_or_nothing);
     CU_add_test(s, "schema verdict or out of memory", test_schema_verdict_or_nomem);
 #endif
     CU_basic_set_mode(CU_BRM_VERBOSE);
