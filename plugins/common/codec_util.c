@@ -134,8 +134,12 @@ static size_t count_slots(const char *text, size_t len)
                 return SIZE_MAX;
             kind[depth] = c;
             filled[depth++] = 0;
-        } else if (c == '}' || c == ']')
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            /* depth 0: a bracket inside a 'single-quoted' string, which
+             * json-c's lenient mode accepts and this count does not follow
+             * (a count that is off only costs the second parse). */
             depth--;
+        }
         else if (c == ':' && depth > 0 && kind[depth - 1] == '{')
             n++;
         else if (c == ',' && depth > 0 && kind[depth - 1] == '[')
