@@ -34,6 +34,28 @@ static void add_string_or_null(json_object *obj, const char *key, const char *s)
     json_object_object_add(obj, key, s ? json_object_new_string(s) : NULL);
 }
 
+/* json_tokener_parse_verbose, held to account for memory: json-c 0.16 drops a
+ * member or an element whose allocation fails and still "succeeds", and clears
+ * errno for every integer it reads, so a failed allocation may leave no trace.
+ * The text is parsed twice: two trees that differ (or one parse failing) mean
+ * an allocation failed in one of them, and the line would be left short. */
+static json_object *parse_checked(const char *text, enum json_tokener_error *jerr)
+{
+    int saved = errno;
+    errno = 0;
+    json_object *v = json_tokener_parse_verbose(text, jerr);
+    int lost = errno == ENOMEM;
+    enum json_tokener_error jerr2 = json_tokener_success;
+    json_object *again = json_tokener_parse_verbose(text, &jerr2);
+    if (errno == ENOMEM || jerr2 != *jerr || !json_object_equal(v, again))
+        lost = 1;
+    json_object_put(again);
+    if (lost)
+        failed = 1;
+    errno = saved;
+    return v;
+}
+
 /* Parses JSON text coming from the library (tool arguments, tool results). The
  * library hands over valid JSON; should it not, the text is kept as a string
  * rather than dropped, so nothing the provider said is lost. */
@@ -42,12 +64,7 @@ static json_object *parse_json_text(const char *text)
     if (!text)
         return NULL;
     enum json_tokener_error jerr = json_tokener_success;
-    int saved = errno;
-    errno = 0;
-    json_object *v = json_tokener_parse_verbose(text, &jerr);
-    if (errno == ENOMEM) /* not a text that does not parse: a line left short */
-        failed = 1;
-    errno = saved;
+    json_object *v = parse_checked(text, &jerr);
     if (jerr != json_tokener_success)
         return json_object_new_string(text);
     return v;
@@ -60,12 +77,7 @@ static json_object *parse_args_object(const char *args_json)
     json_object *v = NULL;
     if (args_json && *args_json) {
         enum json_tokener_error jerr = json_tokener_success;
-        int saved = errno;
-        errno = 0;
-        v = json_tokener_parse_verbose(args_json, &jerr);
-        if (errno == ENOMEM) /* see parse_json_text */
-            failed = 1;
-        errno = saved;
+        v = parse_checked(args_json, &jerr);
         if (jerr != json_tokener_success)
             v = NULL;
     }
@@ -403,8 +415,10 @@ int json_out_generation(FILE *out, const seam_generation *g, const json_attempts
         return -1;
     errno = 0;
     json_object *o = result_object(last, attempts);
-    if (!o)
+    if (!o) {
+        failed = 1;
         return -1;
+    }
     /* The run's cost is every turn's: the last turn's usage is in its step. */
     json_object_object_add(o, "usage", usage_object(seam_generation_usage(g)));
     json_object *steps = json_object_new_array();

@@ -479,8 +479,9 @@ static int run_command_tool(void *ud, const seam_tool_call *call, seam_tool_outp
         stop_command(pid, &status, exited);
 
     if (stdout_buf.failed || stderr_tail.failed) {
+        /* Not a result for the model: the run ends out of memory. */
         seam_tool_output_error(out, "tool %s: out of memory reading its output", tool->name);
-        rc = 1;
+        rc = SEAM_ERR_NOMEM;
     } else if (end == COMMAND_TIMED_OUT) {
         char head[160];
         snprintf(head, sizeof head, "command timed out after %lld ms", (long long)timeout_ms);
@@ -524,13 +525,13 @@ static int run_command_tool(void *ud, const seam_tool_call *call, seam_tool_outp
                 text[--n] = '\0';
             if (n && text[n - 1] == '\r')
                 text[--n] = '\0';
-            rc = seam_tool_output_text(out, text) == SEAM_OK ? SEAM_OK : 1;
+            rc = seam_tool_output_text(out, text);
         }
     }
     if (msg.len && !msg.failed)
         seam_tool_output_error(out, "%s", msg.data);
     else if (msg.failed)
-        seam_tool_output_error(out, "tool %s failed", tool->name);
+        rc = SEAM_ERR_NOMEM;
 
 done:
     close_fd(&in[0]);

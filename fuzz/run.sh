@@ -86,7 +86,7 @@ build_decode() { # target
     options='{}'
     [ "$1" = openai-responses ] && options='{"api":"responses"}'
     set --
-    for f in util error message request result sse http; do set -- "$@" "$src/libcore/$f.c"; done
+    for f in util error jsonparse message request result sse http; do set -- "$@" "$src/libcore/$f.c"; done
     # The plugin's other files (the harness includes its main one) and the
     # helpers every plugin shares.
     for f in "$src/plugins/$p"/*.c; do
@@ -117,7 +117,7 @@ for target in $targets; do
         # A lower match limit: the same paths, at a far higher rate.
         # shellcheck disable=SC2086
         $CC $CFLAGS -DSEAM_SCHEMA_MATCH_LIMIT=10000 -fsanitize=fuzzer $SAN \
-            "$src/fuzz/fuzz_jsonschema.c" "$src/libcore/jsonschema.c" "$src/libcore/util.c" \
+            "$src/fuzz/fuzz_jsonschema.c" "$src/libcore/jsonschema.c" "$src/libcore/jsonparse.c" "$src/libcore/util.c" \
             "$src/libcore/error.c" $LIBS -o "$bin" ;;
     encode | conf | sse | headers)
         [ -n "$built_core" ] || { core_archive; built_core=1; }

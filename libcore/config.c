@@ -520,9 +520,7 @@ static int load_options(loader *ld, const config_setting_t *s, const char *path,
     json_object *obj = setting_to_json(s);
     if (!obj)
         return fail_nomem(ld);
-    const char *text =
-        json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    char *copy = text ? strdup(text) : NULL;
+    char *copy = seam_json_print(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     json_object_put(obj);
     if (!copy)
         return fail_nomem(ld);

@@ -514,18 +514,26 @@ static int run_tools(seam_run *r)
         seam_tool_fn fn = NULL;
         const seam_compiled_schema *schema = NULL;
         int defined = seam_toolset_find(ex->tools, j->name, &fn, NULL, &schema);
+        int prep = SEAM_OK;
         if (h) {
             char why[512];
-            if (schema && seam_compiled_schema_validate(schema, j->args_json, why, sizeof why) != SEAM_OK) {
-                seam_tool_job_fail(j, "Invalid arguments for tool %s: %s", j->name, why);
-            } else {
+            prep = schema ? seam_compiled_schema_validate(schema, j->args_json, why, sizeof why)
+                          : SEAM_OK;
+            if (prep == SEAM_ERR_INVALID) {
+                prep = seam_tool_job_fail(j, "Invalid arguments for tool %s: %s", j->name, why);
+            } else if (prep == SEAM_OK) {
                 j->fn = h->handle;
                 j->ud = h->ud;
             }
         } else if (defined && !fn) {
-            seam_tool_job_fail(j, "no handler for tool %s", j->name);
+            prep = seam_tool_job_fail(j, "no handler for tool %s", j->name);
         } else {
-            seam_tool_job_prepare(j, ex->tools);
+            prep = seam_tool_job_prepare(j, ex->tools);
+        }
+        if (prep == SEAM_ERR_NOMEM) {
+            /* Running out of memory is not a verdict on the arguments. */
+            seam_error_set(&x, SEAM_ERROR_UNKNOWN, "out of memory");
+            return run_fail(r, SEAM_ERR_NOMEM, &x, r->iteration - 1);
         }
     }
     int rc = seam_tools_run(r->jobs, r->n_calls, ex->max_parallel, r->cancel, 0,

@@ -79,8 +79,30 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
-/* 1 when text parses as JSON (and, when want_object, is a JSON object). */
+/* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
+
+/* The nesting limit of JSON seam takes from callers: deep enough for any real
+ * JSON Schema; json-c's default of 32 is not. */
+#define SEAM_JSON_MAX_DEPTH 512
+struct json_object;
+/* Parses text with json-c (flags: JSON_TOKENER_*) into *out (caller puts it;
+ * NULL for the literal null). SEAM_OK, SEAM_ERR_INVALID when text is not JSON,
+ * SEAM_ERR_NOMEM when memory ran out (never reported as invalid). */
+int seam_json_parse(const char *text, int flags, int max_depth, struct json_object **out);
+/* Strict, UTF-8-validated JSON (and, when want_object, a JSON object):
+ * SEAM_OK, SEAM_ERR_INVALID or SEAM_ERR_NOMEM. */
+int seam_json_check(const char *text, int want_object);
+/* o printed by json-c (flags: JSON_C_TO_STRING_*), malloc'ed; NULL when memory
+ * ran out (json-c's printer would otherwise return a text short a piece). */
+char *seam_json_print(struct json_object *o, int flags);
+/* seam_json_check() == SEAM_OK: for checks (the fuzzers', the tests') where
+ * running out of memory cannot be taken for a verdict on the text. */
 int seam_json_is_valid(const char *text, int want_object);
+/* The allocation-free RFC 8259 scanner behind them: 1 when text is one JSON
+ * value nested less than max_depth deep; *n_values counts its values and *top
+ * is its first character (either may be NULL). */
+int seam_json_scan(const char *text, int validate_utf8, int max_depth, size_t *n_values,
+                   char *top);
 
 /* What the accumulator (result.c) and strip_reasoning need beyond the public
  * message API. Each acts on part i of msg and returns SEAM_OK, SEAM_ERR_NOMEM or
@@ -371,7 +393,9 @@ int seam_tool_job_fail(seam_tool_job *job, const char *fmt, ...)
 #endif
     ;
 /* Resolves a job against ts: unknown tool and arguments failing the schema
- * become error results; 1 when the tool is passive (nothing set). */
+ * become error results; 1 when the tool is passive (nothing set), 0 when
+ * resolved, SEAM_ERR_NOMEM when memory ran out (checking the arguments or
+ * writing the error result): never an "invalid arguments" result then. */
 int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts);
 /* Runs the jobs on up to max_parallel worker threads (0: one per job) and joins
  * every worker. A cancel of `cancel` or the monotonic deadline_ms (0: none)

@@ -142,37 +142,12 @@ static void path_pop(vctx *c, size_t old)
 
 /* ---- JSON helpers -------------------------------------------------------------------- */
 
-static json_object *parse_json(const char *text)
+/* Strict JSON (no UTF-8 check: a schema's or a value's bytes are taken as
+ * json-c takes them). SEAM_OK (*out NULL for the literal null),
+ * SEAM_ERR_INVALID or SEAM_ERR_NOMEM. */
+static int parse_json(const char *text, json_object **out)
 {
-    if (!text)
-        return NULL;
-    size_t len = strlen(text);
-    if (len >= INT32_MAX)
-        return NULL;
-    json_tokener *tok = json_tokener_new_ex(JSON_PARSE_DEPTH);
-    if (!tok)
-        return NULL;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    json_object *o = json_tokener_parse_ex(tok, text, (int)len + 1);
-    if (json_tokener_get_error(tok) != json_tokener_success) {
-        json_object_put(o);
-        o = NULL;
-    }
-    json_tokener_free(tok);
-    return o;
-}
-
-/* 1 when text is the JSON literal null (json-c represents null as NULL). */
-static int is_null_text(const char *text)
-{
-    while (text && (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r'))
-        text++;
-    if (!text || strncmp(text, "null", 4) != 0)
-        return 0;
-    for (text += 4; *text; text++)
-        if (*text != ' ' && *text != '\t' && *text != '\n' && *text != '\r')
-            return 0;
-    return 1;
+    return seam_json_parse(text, JSON_TOKENER_STRICT, JSON_PARSE_DEPTH, out);
 }
 
 static int is_number(json_object *o)
@@ -1265,13 +1240,14 @@ int seam_compiled_schema_new(const char *schema_json, seam_compiled_schema **out
         set_msg(msg, msgsize, "invalid argument");
         return SEAM_ERR_INVALID;
     }
-    json_object *schema = parse_json(schema_json);
-    if (!schema && !is_null_text(schema_json)) {
-        set_msg(msg, msgsize, "invalid schema: not JSON");
-        return SEAM_ERR_INVALID;
+    json_object *schema;
+    int rc = parse_json(schema_json, &schema);
+    if (rc != SEAM_OK) {
+        set_msg(msg, msgsize, rc == SEAM_ERR_NOMEM ? "out of memory" : "invalid schema: not JSON");
+        return rc;
     }
     seam_compiled_schema *cs = calloc(1, sizeof *cs);
-    int rc = cs ? pattern_set_init(&cs->patterns, SCHEMA_PATTERN_BUDGET) : SEAM_ERR_NOMEM;
+    rc = cs ? pattern_set_init(&cs->patterns, SCHEMA_PATTERN_BUDGET) : SEAM_ERR_NOMEM;
     if (rc == SEAM_OK && !(cs->text = strdup(schema_json)))
         rc = SEAM_ERR_NOMEM;
     if (rc == SEAM_OK)
@@ -1308,14 +1284,18 @@ int seam_compiled_schema_validate(const seam_compiled_schema *cs, const char *in
     /* Parsed per validation, not kept: json-c caches printed text inside
      * objects (json_object_to_json_string), so one tree shared by concurrent
      * validations would be written from several threads. */
-    json_object *schema = parse_json(cs->text);
-    if (!schema && !is_null_text(cs->text))
-        return SEAM_ERR_NOMEM; /* it parsed when compiled */
-    json_object *inst = parse_json(instance_json);
-    if (!inst && !is_null_text(instance_json)) {
+    json_object *schema, *inst;
+    int rc = parse_json(cs->text, &schema);
+    if (rc != SEAM_OK) {
+        /* It parsed when compiled: only memory can fail it now. */
+        set_msg(msg, msgsize, "out of memory");
+        return SEAM_ERR_NOMEM;
+    }
+    rc = parse_json(instance_json, &inst);
+    if (rc != SEAM_OK) {
         json_object_put(schema);
-        set_msg(msg, msgsize, "the value is not JSON");
-        return SEAM_ERR_INVALID;
+        set_msg(msg, msgsize, rc == SEAM_ERR_NOMEM ? "out of memory" : "the value is not JSON");
+        return rc;
     }
     vctx c = { .root = schema, .msg = msg, .msgsize = msgsize, .patterns = &cs->patterns,
                .steps_left = STEPS_BASE + STEPS_PER_BYTE * (uint64_t)strlen(instance_json) };

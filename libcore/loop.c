@@ -37,6 +37,7 @@ struct seam_tool_output {
     int can_pause;
     int paused;
     char *prompt;
+    int nomem;         /* a setter ran out of memory: the run ends so */
 };
 
 char *seam_json_quote(const char *text)
@@ -44,19 +45,23 @@ char *seam_json_quote(const char *text)
     json_object *s = json_object_new_string(text ? text : "");
     if (!s)
         return NULL;
-    char *q = seam_strdup(
-        json_object_to_json_string_ext(s, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    char *q = seam_json_print(s, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     json_object_put(s);
     return q;
 }
 
 int seam_tool_output_json(seam_tool_output *out, const char *json)
 {
-    if (!out || !json || !seam_json_is_valid(json, 0))
+    if (!out || !json)
         return SEAM_ERR_INVALID;
-    char *copy = strdup(json);
-    if (!copy)
-        return SEAM_ERR_NOMEM;
+    int rc = seam_json_check(json, 0);
+    char *copy = rc == SEAM_OK ? strdup(json) : NULL;
+    if (rc == SEAM_OK && !copy)
+        rc = SEAM_ERR_NOMEM;
+    if (rc == SEAM_ERR_NOMEM)
+        out->nomem = 1;
+    if (rc != SEAM_OK)
+        return rc;
     free(out->json);
     out->json = copy;
     return SEAM_OK;
@@ -68,7 +73,7 @@ int seam_tool_output_text(seam_tool_output *out, const char *text)
         return SEAM_ERR_INVALID;
     char *q = seam_json_quote(text);
     if (!q)
-        return SEAM_ERR_NOMEM;
+        return out->nomem = 1, SEAM_ERR_NOMEM;
     free(out->json);
     out->json = q;
     return SEAM_OK;
@@ -85,7 +90,7 @@ int seam_tool_output_error(seam_tool_output *out, const char *fmt, ...)
     va_end(ap);
     out->is_error = 1;
     if (n < 0)
-        return SEAM_ERR_NOMEM;
+        return out->nomem = 1, SEAM_ERR_NOMEM;
     free(out->error);
     out->error = msg;
     return SEAM_OK;
@@ -97,7 +102,7 @@ int seam_tool_output_pause(seam_tool_output *out, const char *prompt)
         return SEAM_ERR_INVALID;
     char *p = NULL;
     if (prompt && !(p = strdup(prompt)))
-        return SEAM_ERR_NOMEM;
+        return out->nomem = 1, SEAM_ERR_NOMEM;
     free(out->prompt);
     out->prompt = p;
     out->paused = 1;
@@ -152,8 +157,9 @@ int seam_toolset_add(seam_toolset *ts, const char *name, const char *description
 {
     if (!ts || !name || !*name || find_tool(ts, name))
         return SEAM_ERR_INVALID;
-    if (parameters_json && !seam_json_is_valid(parameters_json, 1))
-        return SEAM_ERR_INVALID;
+    int rc = parameters_json ? seam_json_check(parameters_json, 1) : SEAM_OK;
+    if (rc != SEAM_OK)
+        return rc;
     if (ts->n == ts->cap) {
         size_t cap = ts->cap ? ts->cap * 2 : 8;
         tool_entry *v = realloc(ts->v, cap * sizeof *v);
@@ -166,7 +172,7 @@ int seam_toolset_add(seam_toolset *ts, const char *name, const char *description
      * definition invalid rather than a check that never runs. */
     seam_compiled_schema *compiled = NULL;
     if (parameters_json) {
-        int rc = seam_compiled_schema_new(parameters_json, &compiled, NULL, 0);
+        rc = seam_compiled_schema_new(parameters_json, &compiled, NULL, 0);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -250,20 +256,18 @@ int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts)
     seam_tool_fn fn = NULL;
     void *ud = NULL;
     const seam_compiled_schema *schema = NULL;
-    if (!seam_toolset_find(ts, job->name, &fn, &ud, &schema)) {
-        seam_tool_job_fail(job, "Unknown tool: %s", job->name ? job->name : "(unnamed)");
-        return 0;
-    }
+    if (!seam_toolset_find(ts, job->name, &fn, &ud, &schema))
+        return seam_tool_job_fail(job, "Unknown tool: %s", job->name ? job->name : "(unnamed)");
     if (!fn)
         return 1;
     if (schema) {
         char why[512];
         int rc = seam_compiled_schema_validate(schema, job->args_json ? job->args_json : "{}", why,
                                                sizeof why);
-        if (rc != SEAM_OK) {
-            seam_tool_job_fail(job, "Invalid arguments for tool %s: %s", job->name, why);
-            return 0;
-        }
+        if (rc == SEAM_ERR_NOMEM)
+            return rc;
+        if (rc != SEAM_OK)
+            return seam_tool_job_fail(job, "Invalid arguments for tool %s: %s", job->name, why);
     }
     job->fn = fn;
     job->ud = ud;
@@ -303,7 +307,11 @@ static void run_job(runner *r, seam_tool_job *j)
     j->started_ms = seam_now_ms();
     int rc = j->fn(j->ud, &call, &out);
     j->finished_ms = seam_now_ms();
-    if (out.paused && rc == SEAM_OK && !out.is_error) {
+    if (rc == SEAM_ERR_NOMEM || out.nomem) {
+        /* No result: seam_tools_run reports the run out of memory rather
+         * than hand the model an error it did not cause. */
+        j->is_error = 1;
+    } else if (out.paused && rc == SEAM_OK && !out.is_error) {
         j->paused = 1;
         j->pause_prompt = out.prompt;
         out.prompt = NULL;
@@ -1018,16 +1026,23 @@ static int finish_turn(engine *e, seam_result *res)
     seam_tool_job *jobs = calloc(st->n_calls, sizeof *jobs);
     if (!jobs)
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
-    int passive = 0;
-    for (size_t i = 0; i < st->n_calls; i++) {
+    int passive = 0, prep = 0;
+    for (size_t i = 0; prep >= 0 && i < st->n_calls; i++) {
         const seam_part *p = st->calls[i];
         jobs[i].id = seam_part_tool_call_id(p);
         jobs[i].name = seam_part_tool_name(p);
         jobs[i].args_json = seam_part_args_json(p);
         int defined_by_request = request_defines_tool(e->conv, jobs[i].name) &&
                                  !seam_toolset_find(e->tools, jobs[i].name, NULL, NULL, NULL);
-        if (defined_by_request || seam_tool_job_prepare(&jobs[i], e->tools))
+        prep = defined_by_request ? 1 : seam_tool_job_prepare(&jobs[i], e->tools);
+        if (prep > 0)
             passive = 1;
+    }
+    if (prep < 0) {
+        for (size_t i = 0; i < st->n_calls; i++)
+            seam_tool_job_release(&jobs[i]);
+        free(jobs);
+        return engine_fail(e, prep, NULL);
     }
     if (passive) {
         /* The turn's results go back together, and the caller owns some of
@@ -1207,15 +1222,29 @@ static int engine_next(engine *e, const seam_chunk **chunk, seam_error *err)
                 e->cur_content = 1;
                 watchdog_disarm(e->wd);
             }
-            seam_result_add_chunk(e->acc, c);
-            e->chunk_step = e->gen->n_steps;
-            *chunk = c;
-            return 1;
+            /* A chunk the accumulator could not keep for want of memory
+             * would make the turn's record (and the next request) differ
+             * from what was streamed: the run ends instead. A malformed
+             * chunk (SEAM_ERR_INVALID) is the provider's, kept as far as it
+             * goes. */
+            if (seam_result_add_chunk(e->acc, c) != SEAM_ERR_NOMEM) {
+                e->chunk_step = e->gen->n_steps;
+                *chunk = c;
+                return 1;
+            }
+            rc = SEAM_ERR_NOMEM;
         }
         int fired = watchdog_stop(e->wd);
         e->wd = NULL;
         const seam_result *theirs = seam_stream_result(e->cur);
-        seam_result_set_origin(e->acc, seam_result_provider(theirs), seam_result_model(theirs));
+        if (seam_result_set_origin(e->acc, seam_result_provider(theirs), seam_result_model(theirs)) ==
+                SEAM_ERR_NOMEM &&
+            rc == SEAM_OK)
+            rc = SEAM_ERR_NOMEM;
+        if (rc == SEAM_ERR_NOMEM) {
+            seam_error_clear(&x);
+            seam_error_set(&x, SEAM_ERROR_UNKNOWN, "out of memory");
+        }
         if (seam_result_incomplete(theirs))
             seam_result_set_incomplete(e->acc, 1);
         seam_stream_free(e->cur);

@@ -1,16 +1,12 @@
 /* message.c — seam_message and seam_part: messages of content parts (text,
  * reasoning, tool_call, tool_result, media), their accessors, deep copies, the
- * part mutators the result accumulator builds with, and seam_json_is_valid()
- * (the json-c check every JSON-text argument of the seam types goes through). */
+ * part mutators the result accumulator builds with. Every JSON-text argument
+ * goes through seam_json_check() (jsonparse.c). */
 #include "config.h"
 #include "internal.h"
 
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Deep enough for any real JSON Schema; json-c's default of 32 is not. */
-#define JSON_MAX_DEPTH 512
 
 struct seam_part {
     seam_part_type type;
@@ -38,28 +34,6 @@ struct seam_message {
     size_t n_text_parts;
     seam_buf joined_text;
 };
-
-int seam_json_is_valid(const char *text, int want_object)
-{
-    if (!text)
-        return 0;
-    size_t len = strlen(text);
-    if (len >= INT32_MAX)
-        return 0;
-    struct json_tokener *tok = json_tokener_new_ex(JSON_MAX_DEPTH);
-    if (!tok)
-        return 0;
-    /* Strict: no trailing garbage, no bare words; the terminating NUL is passed
-     * so that a top-level number is known to be complete. */
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    json_object *value = json_tokener_parse_ex(tok, text, (int)len + 1);
-    int ok = json_tokener_get_error(tok) == json_tokener_success;
-    if (ok && want_object)
-        ok = json_object_is_type(value, json_type_object);
-    json_object_put(value);
-    json_tokener_free(tok);
-    return ok;
-}
 
 /* ---- parts ------------------------------------------------------------------ */
 
@@ -251,20 +225,27 @@ int seam_message_add_reasoning(seam_message *msg, const char *text, const char *
     return push_part(msg, p);
 }
 
-/* NULL or "" mean the empty object; anything else must be a JSON object. */
-static const char *normalize_args(const char *args_json)
+/* NULL or "" mean the empty object; anything else must be a JSON object.
+ * SEAM_OK, SEAM_ERR_INVALID or SEAM_ERR_NOMEM (running out of memory while
+ * parsing is not bad arguments). */
+static int normalize_args(const char *args_json, const char **out)
 {
+    *out = "{}";
     if (!args_json || !*args_json)
-        return "{}";
-    return seam_json_is_valid(args_json, 1) ? args_json : NULL;
+        return SEAM_OK;
+    *out = args_json;
+    return seam_json_check(args_json, 1);
 }
 
 int seam_message_add_tool_call(seam_message *msg, const char *id, const char *name,
                                const char *args_json)
 {
-    const char *args = normalize_args(args_json);
-    if (!msg || !id || !name || !args)
+    if (!msg || !id || !name)
         return SEAM_ERR_INVALID;
+    const char *args;
+    int rc = normalize_args(args_json, &args);
+    if (rc != SEAM_OK)
+        return rc;
     seam_part *p = part_new(SEAM_PART_TOOL_CALL);
     if (!p || !copy_field(&p->id, id) || !copy_field(&p->name, name) ||
         !copy_field(&p->json, args)) {
@@ -277,8 +258,11 @@ int seam_message_add_tool_call(seam_message *msg, const char *id, const char *na
 int seam_message_add_tool_result(seam_message *msg, const char *tool_call_id, const char *name,
                                  const char *result_json, int is_error)
 {
-    if (!msg || !tool_call_id || !seam_json_is_valid(result_json, 0))
+    if (!msg || !tool_call_id || !result_json)
         return SEAM_ERR_INVALID;
+    int rc = seam_json_check(result_json, 0);
+    if (rc != SEAM_OK)
+        return rc;
     seam_part *p = part_new(SEAM_PART_TOOL_RESULT);
     if (!p || !copy_field(&p->id, tool_call_id) || !copy_field(&p->name, name) ||
         !copy_field(&p->json, result_json)) {
@@ -386,9 +370,12 @@ int seam_message_set_part_signature(seam_message *msg, size_t i, const char *sig
 int seam_message_set_part_args(seam_message *msg, size_t i, const char *args_json)
 {
     seam_part *p = part_at(msg, i);
-    const char *args = normalize_args(args_json);
-    if (!p || p->type != SEAM_PART_TOOL_CALL || !args)
+    if (!p || p->type != SEAM_PART_TOOL_CALL)
         return SEAM_ERR_INVALID;
+    const char *args;
+    int rc = normalize_args(args_json, &args);
+    if (rc != SEAM_OK)
+        return rc;
     char *copy = seam_strdup(args);
     if (!copy)
         return SEAM_ERR_NOMEM;

@@ -207,8 +207,9 @@ int seam_request_add_tool(seam_request *req, const char *name, const char *descr
 {
     if (!req || !name || !*name)
         return SEAM_ERR_INVALID;
-    if (parameters_json && !seam_json_is_valid(parameters_json, 1))
-        return SEAM_ERR_INVALID;
+    int rc = parameters_json ? seam_json_check(parameters_json, 1) : SEAM_OK;
+    if (rc != SEAM_OK)
+        return rc;
     /* Every provider refuses two tools of one name: refuse it here, named. */
     for (size_t i = 0; i < req->n_tools; i++)
         if (strcmp(req->tools[i].name, name) == 0)
@@ -299,8 +300,11 @@ int seam_request_set_response_format(seam_request *req, seam_response_format fmt
         req->format = fmt;
         return SEAM_OK;
     }
-    if (fmt != SEAM_FORMAT_JSON || (schema_json && !seam_json_is_valid(schema_json, 1)))
+    if (fmt != SEAM_FORMAT_JSON)
         return SEAM_ERR_INVALID;
+    int rc = schema_json ? seam_json_check(schema_json, 1) : SEAM_OK;
+    if (rc != SEAM_OK)
+        return rc;
     char *name_copy = seam_strdup(name ? name : DEFAULT_FORMAT_NAME);
     char *schema_copy = seam_strdup(schema_json ? schema_json : DEFAULT_FORMAT_SCHEMA);
     if (!name_copy || !schema_copy) {
@@ -319,8 +323,11 @@ int seam_request_set_response_format(seam_request *req, seam_response_format fmt
 
 int seam_request_set_provider_options(seam_request *req, const char *options_json)
 {
-    if (!req || (options_json && !seam_json_is_valid(options_json, 1)))
+    if (!req)
         return SEAM_ERR_INVALID;
+    int rc = options_json ? seam_json_check(options_json, 1) : SEAM_OK;
+    if (rc != SEAM_OK)
+        return rc;
     return replace_string(&req->provider_options, options_json);
 }
 

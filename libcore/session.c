@@ -106,8 +106,11 @@ static int merge_object(json_object *obj, const char *over)
 {
     if (!over || !*over)
         return SEAM_OK;
-    json_object *o = json_tokener_parse(over);
-    if (!o || !json_object_is_type(o, json_type_object)) {
+    json_object *o;
+    int rc = seam_json_parse(over, JSON_TOKENER_STRICT, SEAM_JSON_MAX_DEPTH, &o);
+    if (rc != SEAM_OK)
+        return rc;
+    if (!json_object_is_type(o, json_type_object)) {
         json_object_put(o);
         return SEAM_ERR_INVALID;
     }
@@ -152,9 +155,12 @@ static int apply_provider_options(const seam_session *s, const seam_send_options
     if (rc == SEAM_OK && cache_value &&
         json_object_object_add(obj, "cache_strategy", json_object_new_string(cache_value)) != 0)
         rc = SEAM_ERR_NOMEM;
+    char *text = NULL;
+    if (rc == SEAM_OK && !(text = seam_json_print(obj, JSON_C_TO_STRING_PLAIN)))
+        rc = SEAM_ERR_NOMEM;
     if (rc == SEAM_OK)
-        rc = seam_request_set_provider_options(
-            req, json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
+        rc = seam_request_set_provider_options(req, text);
+    free(text);
     json_object_put(obj);
     if (rc == SEAM_ERR_INVALID)
         seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "provider flags are not a JSON object");
@@ -272,7 +278,10 @@ static int session_create(seam_client *client, const seam_session_options *opts,
         }
         o.chain = name;
     }
-    if (o.provider_flags_json && !seam_json_is_valid(o.provider_flags_json, 1)) {
+    int jrc = o.provider_flags_json ? seam_json_check(o.provider_flags_json, 1) : SEAM_OK;
+    if (jrc == SEAM_ERR_NOMEM)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    if (jrc != SEAM_OK) {
         seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "provider flags are not a JSON object");
         return SEAM_ERR_INVALID;
     }

@@ -922,6 +922,39 @@ static void test_error_results(void)
     seam_toolset_free(ts);
 }
 
+/* A tool that ran out of memory: not an error for the model to cope with
+ * (the run used to go on with "tool oom failed" and end in a success), the
+ * run ends with SEAM_ERR_NOMEM. */
+static int tool_out_of_memory(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    (void)call;
+    seam_tool_output_error(out, "could not allocate");
+    return SEAM_ERR_NOMEM;
+}
+
+static void test_tool_out_of_memory_ends_the_run(void)
+{
+    seam_toolset *ts = tools_with_add();
+    seam_toolset_add(ts, "oom", "runs out of memory", NULL, tool_out_of_memory, NULL);
+    seam_request *req = scripted(
+        "try", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
+               "{\"id\":\"m1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}},"
+               "{\"id\":\"m2\",\"name\":\"oom\"}]},"
+               "{\"reply\":\"coping\"}]}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_NOMEM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "out of memory"));
+    CU_ASSERT(g == NULL || strcmp(seam_generation_text(g), "coping") != 0);
+    seam_generation_free(g);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
 /* A tool without a schema gets whatever arguments the model sent. */
 static void test_no_schema_no_validation(void)
 {
@@ -1258,6 +1291,7 @@ int main(void)
     CU_add_test(s, "zero rounds disables", test_zero_rounds_disables);
     CU_add_test(s, "parallel calls overlap", test_parallel_calls_overlap);
     CU_add_test(s, "error results", test_error_results);
+    CU_add_test(s, "tool out of memory ends the run", test_tool_out_of_memory_ends_the_run);
     CU_add_test(s, "no schema, no validation", test_no_schema_no_validation);
     CU_add_test(s, "steps carry usage", test_steps_carry_usage);
     CU_add_test(s, "on_step observer", test_on_step_observer);

@@ -75,7 +75,8 @@ SEAM_EXPORT int seam_tool_output_pause(seam_tool_output *out, const char *prompt
 /* An active tool's callback. Returns SEAM_OK, or any non-zero value for a
  * failure: the model then gets an is_error result carrying the message given to
  * seam_tool_output_error (or "tool NAME failed"). Nothing set on success sends
- * JSON null. Runs on a worker thread. */
+ * JSON null. SEAM_ERR_NOMEM, returned or met by a seam_tool_output_* call, ends
+ * the run out of memory instead. Runs on a worker thread. */
 typedef int (*seam_tool_fn)(void *ud, const seam_tool_call *call, seam_tool_output *out);
 
 /* A set of tools offered to the model. Read-only once built: one set may serve

@@ -142,8 +142,7 @@ static size_t count_slots(const char *text, size_t len)
             if (depth == 0)
                 return SIZE_MAX;
             depth--;
-        }
-        else if (c == ':' && depth > 0 && kind[depth - 1] == '{')
+        } else if (c == ':' && depth > 0 && kind[depth - 1] == '{')
             n++;
         else if (c == ',' && depth > 0 && kind[depth - 1] == '[')
             n++;

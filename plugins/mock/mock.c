@@ -623,17 +623,28 @@ static int parse_usage(json_object *script, mock_script *sc, int64_t input_defau
 
 /* The effective script of this turn: the top-level keys, with the entry of
  * `replies` for this turn laid over them. Returns a new object. */
+/* A member that could not be added would leave the script short of a
+ * setting, and the mock would answer with its default instead: out of memory. */
+static int script_add(json_object *script, const char *key, json_object *val)
+{
+    json_object_get(val);
+    if (json_object_object_add(script, key, val) == 0)
+        return 1;
+    json_object_put(val);
+    return 0;
+}
+
+/* NULL with err set: the replies are malformed, or memory ran out. */
 static json_object *script_for_turn(json_object *options, size_t turn, seam_error *err)
 {
     json_object *script = json_object_new_object();
-    if (!script)
-        return NULL;
+    int ok = script != NULL;
     json_object_object_foreach(options, key, val) {
-        if (strcmp(key, "replies") != 0)
-            json_object_object_add(script, key, json_object_get(val));
+        if (ok && strcmp(key, "replies") != 0)
+            ok = script_add(script, key, val);
     }
     json_object *replies = jget(options, "replies");
-    if (replies) {
+    if (ok && replies) {
         size_t n = json_object_is_type(replies, json_type_array)
                        ? json_object_array_length(replies) : 0;
         json_object *entry = n ? json_object_array_get_idx(replies, turn < n ? turn : n - 1) : NULL;
@@ -642,8 +653,15 @@ static json_object *script_for_turn(json_object *options, size_t turn, seam_erro
             bad_option(err, "replies", "a non-empty list of objects");
             return NULL;
         }
-        json_object_object_foreach(entry, ekey, eval)
-            json_object_object_add(script, ekey, json_object_get(eval));
+        json_object_object_foreach(entry, ekey, eval) {
+            if (ok)
+                ok = script_add(script, ekey, eval);
+        }
+    }
+    if (!ok) {
+        json_object_put(script);
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "mock: out of memory");
+        return NULL;
     }
     return script;
 }
@@ -1007,7 +1025,10 @@ static int mock_serve(void *instance, const seam_http_request *hr, seam_served *
                               ? script_for_turn(options, turn, err)
                               : json_object_new_object();
     mock_script sc = { 0 };
-    int rc = script ? read_script(request, script, turn, &sc, err) : SEAM_ERR_INVALID;
+    int rc = script ? read_script(request, script, turn, &sc, err)
+             : err->kind == SEAM_ERROR_BAD_REQUEST ? SEAM_ERR_INVALID : SEAM_ERR_NOMEM;
+    if (!script && rc == SEAM_ERR_NOMEM)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "mock: out of memory");
     piece_list l = { 0 };
 
     if (rc == SEAM_OK && sc.error_status) {

@@ -346,7 +346,7 @@ def main():
     ap.add_argument("--gdb", action="store_true", help="run the --points under gdb: the failed allocation's backtrace, then the crash's")
     ap.add_argument("--tolerate-wrong", action="append", default=[], metavar="SCENARIO",
                     help="wrong successes of SCENARIO are reported but do not fail the run "
-                         "(known and open: doc/reliability.md)")
+                         "(for a known, open defect while it is being fixed)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
 
