@@ -692,6 +692,42 @@ static void test_stream_first_content_and_idle_timeouts(void)
     seam_request_free(req);
 }
 
+/* Content due right at the first-content deadline races the watchdog. Either
+ * side may win, but the run must be consistent: content and success, or the
+ * timeout with no content handed out before it. Statistical: with the race
+ * open (main before this fix) about 4 in 10 runs caught it under load. */
+static void test_first_content_at_the_deadline(void)
+{
+    seam_request *req = scripted("hi", "{\"reply\":\"one two\",\"chunks\":2,\"delay_ms\":3}");
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.first_content_timeout_ms = 4;
+    int ok = 0, timeouts = 0, content_then_timeout = 0, other = 0;
+    for (int i = 0; i < 300; i++) {
+        seam_loop_stream *s = NULL;
+        seam_error err;
+        seam_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+        const seam_chunk *c;
+        int rc, content = 0;
+        while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+            content += c->type != SEAM_CHUNK_STOP && c->type != SEAM_CHUNK_ERROR;
+        if (rc == 0 && content > 0)
+            ok++;
+        else if (rc == SEAM_ERR_PROVIDER && err.kind == SEAM_ERROR_TIMEOUT && strstr(err.message, "first-content"))
+            content ? content_then_timeout++ : timeouts++;
+        else
+            other++;
+        seam_loop_stream_free(s);
+    }
+    if (content_then_timeout || other)
+        fprintf(stderr, "\nat the deadline: %d ok, %d timeouts, %d content then timeout, %d other\n", ok,
+                timeouts, content_then_timeout, other);
+    CU_ASSERT_EQUAL(content_then_timeout, 0);
+    CU_ASSERT_EQUAL(other, 0);
+    seam_request_free(req);
+}
+
 /* ---- tools --------------------------------------------------------------------------------------- */
 
 static const char add_once_script[] =
@@ -1257,6 +1293,7 @@ int main(void)
     CU_add_test(s, "total timeout", test_total_timeout);
     CU_add_test(s, "deadline during tools", test_deadline_during_tools);
     CU_add_test(s, "first-content and idle timeouts", test_stream_first_content_and_idle_timeouts);
+    CU_add_test(s, "first content at the deadline", test_first_content_at_the_deadline);
     CU_add_test(s, "active tools loop", test_active_tools_loop);
     CU_add_test(s, "passive tools return calls", test_passive_tools_return_calls);
     CU_add_test(s, "max rounds", test_max_rounds);
