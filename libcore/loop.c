@@ -652,26 +652,30 @@ static void *watchdog_main(void *arg)
 {
     watchdog *w = arg;
     for (;;) {
+        /* Deciding to fire and firing happen under the mutex, so a disarm either
+         * comes first (no fire) or sees timed_out set (it reports it). */
         pthread_mutex_lock(&w->mu);
-        int quit = w->quit;
-        int64_t deadline = w->deadline_ms;
-        pthread_mutex_unlock(&w->mu);
-        if (quit)
+        if (w->quit) {
+            pthread_mutex_unlock(&w->mu);
             break;
+        }
         if (seam_cancel_triggered(w->user)) {
             seam_cancel_trigger(w->token);
+            pthread_mutex_unlock(&w->mu);
             break;
         }
         int timeout = -1;
-        if (deadline > 0) {
-            int64_t left = deadline - seam_now_ms();
+        if (w->deadline_ms > 0) {
+            int64_t left = w->deadline_ms - seam_now_ms();
             if (left <= 0) {
                 atomic_store(&w->timed_out, 1);
                 seam_cancel_trigger(w->token);
+                pthread_mutex_unlock(&w->mu);
                 break;
             }
             timeout = left > 1000000 ? 1000000 : (int)left;
         }
+        pthread_mutex_unlock(&w->mu);
         struct pollfd pfd[2] = { { w->wake[0], POLLIN, 0 }, { seam_cancel_fd(w->user), POLLIN, 0 } };
         if (poll(pfd, 2, timeout) > 0 && (pfd[0].revents & POLLIN)) {
             char buf[16];
@@ -720,15 +724,20 @@ static watchdog *watchdog_start(seam_cancel *user, int64_t deadline_ms)
     return w;
 }
 
-/* Content arrived: no deadline any more (the caller's cancel is still watched). */
-static void watchdog_disarm(watchdog *w)
+/* Content arrived: no deadline any more (the caller's cancel is still watched).
+ * Returns 1 when the deadline had already fired: the turn is being cancelled
+ * and that content came too late. */
+static int watchdog_disarm(watchdog *w)
 {
     if (!w)
-        return;
+        return 0;
     pthread_mutex_lock(&w->mu);
-    w->deadline_ms = 0;
+    int fired = atomic_load(&w->timed_out);
+    if (!fired)
+        w->deadline_ms = 0;
     pthread_mutex_unlock(&w->mu);
     watchdog_poke(w);
+    return fired;
 }
 
 /* Stops and frees; returns 1 when it fired on its deadline. */
@@ -1217,22 +1226,31 @@ static int engine_next(engine *e, const seam_chunk **chunk, seam_error *err)
         seam_error x;
         seam_error_clear(&x);
         int rc = seam_stream_next(e->cur, &c, &x);
+        int late = 0;
         if (rc == 1) {
             if (!e->cur_content && is_content_chunk(c->type)) {
                 e->cur_content = 1;
-                watchdog_disarm(e->wd);
+                late = watchdog_disarm(e->wd);
             }
-            /* A chunk the accumulator could not keep for want of memory
-             * would make the turn's record (and the next request) differ
-             * from what was streamed: the run ends instead. A malformed
-             * chunk (SEAM_ERR_INVALID) is the provider's, kept as far as it
-             * goes. */
-            if (seam_result_add_chunk(e->acc, c) != SEAM_ERR_NOMEM) {
+            if (late) {
+                /* The deadline fired before this first content reached the
+                 * caller, and the transfer is already being cancelled: end the
+                 * turn as the timeout it is, rather than hand out content and
+                 * then report that none came. */
+                seam_error_clear(&x);
+                seam_error_set(&x, SEAM_ERROR_CANCELLED, "cancelled");
+                rc = SEAM_ERR_PROVIDER;
+            } else if (seam_result_add_chunk(e->acc, c) != SEAM_ERR_NOMEM) {
+                /* A chunk the accumulator could not keep for want of memory
+                 * would make the turn's record (and the next request) differ
+                 * from what was streamed: the run ends instead. A malformed
+                 * chunk (SEAM_ERR_INVALID) is the provider's, kept as far as it
+                 * goes. */
                 e->chunk_step = e->gen->n_steps;
                 *chunk = c;
                 return 1;
-            }
-            rc = SEAM_ERR_NOMEM;
+            } else
+                rc = SEAM_ERR_NOMEM;
         }
         int fired = watchdog_stop(e->wd);
         e->wd = NULL;
