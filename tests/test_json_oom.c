@@ -37,7 +37,9 @@ extern void *__libc_realloc(void *, size_t);
 /* Seen by json-c and libc, despite -fvisibility=hidden. */
 #define EXPORT __attribute__((visibility("default")))
 
-static long countdown = -1; /* allocations left before the failing one; -1: none fails */
+/* volatile: GCC knows malloc as a builtin that reads no global of ours, and
+ * would drop a store to countdown just before a direct call to it. */
+static volatile long countdown = -1; /* allocations left before the failing one; -1: none fails */
 static int failed;          /* the armed failure happened */
 
 static int should_fail(void)
@@ -72,6 +74,21 @@ static void fail_at(long k)
 {
     failed = 0;
     countdown = k;
+}
+
+/* 1 when this program's allocator really is the one called. valgrind, like
+ * a sanitizer, puts its own in place of it, and then no failure can be
+ * injected: the tests that need one are skipped rather than failed. */
+static int injection_works(void)
+{
+    fail_at(0);
+    void *volatile p = malloc(16);
+    countdown = -1;
+    if (p) {
+        free(p);
+        return 0;
+    }
+    return 1;
 }
 
 /* What one point gave (a child's exit status). */
@@ -354,11 +371,15 @@ int main(void)
     CU_pSuite s = CU_add_suite("json_oom", NULL, NULL);
     CU_add_test(s, "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc);
 #ifndef SANITIZED
-    CU_add_test(s, "valid text never invalid for lack of memory",
-                test_valid_text_never_invalid_for_lack_of_memory);
-    CU_add_test(s, "invalid text stays invalid", test_invalid_text_stays_invalid);
-    CU_add_test(s, "print whole or nothing", test_print_whole_or_nothing);
-    CU_add_test(s, "schema verdict or out of memory", test_schema_verdict_or_nomem);
+    if (injection_works()) {
+        CU_add_test(s, "valid text never invalid for lack of memory",
+                    test_valid_text_never_invalid_for_lack_of_memory);
+        CU_add_test(s, "invalid text stays invalid", test_invalid_text_stays_invalid);
+        CU_add_test(s, "print whole or nothing", test_print_whole_or_nothing);
+        CU_add_test(s, "schema verdict or out of memory", test_schema_verdict_or_nomem);
+    } else
+        printf("test_json_oom: this program's allocator was replaced (valgrind?): "
+               "the allocation-failure tests are skipped\n");
 #endif
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
