@@ -29,8 +29,12 @@
 
 /* Room for a usual delta's strings inside the chunk itself. */
 #define CHUNK_INLINE 96
-/* Chunks come in slabs of this many. */
-#define SLAB_CHUNKS 64
+/* Chunks come in slabs: the first of SLAB_FIRST, each next one twice as
+ * large up to SLAB_MAX. A paced stream (one event per read) never needs more
+ * than the first, and a transfer's first slab is most of what its queue
+ * costs when thousands of streams are open at once. */
+#define SLAB_FIRST 4
+#define SLAB_MAX 64
 
 typedef struct owned_chunk {
     seam_chunk c;
@@ -45,12 +49,13 @@ typedef struct owned_chunk {
 /* Chunks live in slabs owned by the transfer and are recycled through a spare
  * list: a chunk handed out goes back to it at the next call. One drive of
  * libcurl can bring hundreds of events at once, queued together and handed
- * out one by one; a slab serves SLAB_CHUNKS of them, so even then a stream
- * allocates once per SLAB_CHUNKS events, and once its queue has been as deep
- * as it gets, never. */
+ * out one by one; slabs grow to SLAB_MAX chunks, so even then a stream
+ * allocates about once per SLAB_MAX events, and once its queue has been as
+ * deep as it gets, never. */
 typedef struct chunk_slab {
     struct chunk_slab *next;
-    owned_chunk items[SLAB_CHUNKS];
+    size_t n;
+    owned_chunk items[];
 } chunk_slab;
 
 struct seam_transfer {
@@ -66,6 +71,7 @@ struct seam_transfer {
     owned_chunk *current;
     owned_chunk *spare; /* a list through next_spare */
     chunk_slab *slabs;
+    size_t slab_next;   /* chunks in the next slab (0: SLAB_FIRST) */
 
     int started;
     int finished;
@@ -103,13 +109,16 @@ static void chunk_release(seam_transfer *t, owned_chunk *o)
 static owned_chunk *chunk_take(seam_transfer *t)
 {
     if (!t->spare) {
-        chunk_slab *sl = malloc(sizeof *sl);
+        size_t n = t->slab_next ? t->slab_next : SLAB_FIRST;
+        chunk_slab *sl = malloc(sizeof *sl + n * sizeof sl->items[0]);
         if (!sl)
             return NULL;
         sl->next = t->slabs;
+        sl->n = n;
         t->slabs = sl;
-        for (size_t i = 0; i < SLAB_CHUNKS; i++) {
-            owned_chunk *o = &sl->items[SLAB_CHUNKS - 1 - i];
+        t->slab_next = n * 2 > SLAB_MAX ? SLAB_MAX : n * 2;
+        for (size_t i = 0; i < n; i++) {
+            owned_chunk *o = &sl->items[n - 1 - i];
             o->err = NULL;
             o->big = NULL;
             o->big_cap = 0;
@@ -126,7 +135,7 @@ static void slabs_free(seam_transfer *t)
     while (t->slabs) {
         chunk_slab *sl = t->slabs;
         t->slabs = sl->next;
-        for (size_t i = 0; i < SLAB_CHUNKS; i++) {
+        for (size_t i = 0; i < sl->n; i++) {
             free(sl->items[i].err);
             free(sl->items[i].big);
         }
