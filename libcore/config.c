@@ -817,16 +817,55 @@ static int load_providers(loader *ld, const config_setting_t *s)
 
 static const char entry_keys[] = "provider, model, max_attempts, backoff";
 static const char backoff_keys[] = "base_ms, max_ms, jitter";
+/* A name a setting may list, and the bit it sets. */
+typedef struct name_bit {
+    const char *name;
+    uint32_t bit;
+} name_bit;
+
+/* An array or list of names, each one of names[0..n), ORed into *bits. An
+ * unknown name is refused as "PATH[i]: <before>"NAME"<after> (expected one of:
+ * the names in order)". */
+static int read_name_bits(loader *ld, const config_setting_t *s, const char *path,
+                          const char *array_what, const name_bit *names, size_t n,
+                          const char *before, const char *after, uint32_t *bits)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, array_what);
+    *bits = 0;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        char epath[PATH_MAX_LEN + 16];
+        snprintf(epath, sizeof epath, "%s[%d]", path, i);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING)
+            return fail_type(ld, e, epath, "a string");
+        const char *v = config_setting_get_string(e);
+        uint32_t bit = 0;
+        for (size_t k = 0; k < n; k++)
+            if (v && strcmp(v, names[k].name) == 0)
+                bit = names[k].bit;
+        if (!bit) {
+            char expected[512] = "";
+            for (size_t k = 0; k < n; k++) {
+                size_t used = strlen(expected);
+                snprintf(expected + used, sizeof expected - used, "%s%s", k ? ", " : "", names[k].name);
+            }
+            return fail_setting(ld, e, "%s: %s\"%s\"%s (expected one of: %s)", epath, before,
+                                v ? v : "", after, expected);
+        }
+        *bits |= bit;
+    }
+    return SEAM_OK;
+}
+
 static const char chain_keys[] =
     "entries, retry_after_cap_ms, cooldown_ms, context_overflow_fallback, content_filter_fallback, "
     "failover_on";
 
 /* The fatal error classes a chain may opt into failing over on. The retryable
  * ones (rate_limit, overloaded, timeout, transport) fail over already. */
-static const struct {
-    const char *name;
-    unsigned bit;
-} failover_names[] = {
+static const name_bit failover_names[] = {
     {"auth", SEAM_FAILOVER_KIND(SEAM_ERROR_AUTH)},
     {"quota", SEAM_FAILOVER_QUOTA},
     {"model_not_found", SEAM_FAILOVER_KIND(SEAM_ERROR_MODEL_NOT_FOUND)},
@@ -839,30 +878,12 @@ static const struct {
 static int load_failover_on(loader *ld, seam_conf_chain *ch, const config_setting_t *s,
                             const char *path)
 {
-    int t = config_setting_type(s);
-    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, path, "an array of error kinds [ \"auth\", ... ]");
-    ch->failover_on = 0;
-    for (int i = 0; i < config_setting_length(s); i++) {
-        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-        char epath[PATH_MAX_LEN + 16];
-        snprintf(epath, sizeof epath, "%s[%d]", path, i);
-        if (config_setting_type(e) != CONFIG_TYPE_STRING)
-            return fail_type(ld, e, epath, "a string");
-        const char *v = config_setting_get_string(e);
-        unsigned bit = 0;
-        for (size_t k = 0; k < sizeof failover_names / sizeof failover_names[0]; k++)
-            if (v && strcmp(v, failover_names[k].name) == 0)
-                bit = failover_names[k].bit;
-        if (!bit)
-            return fail_setting(ld, e,
-                                "%s: \"%s\" is not an error kind failover_on takes (expected "
-                                "one of: auth, quota, model_not_found, bad_request, "
-                                "context_overflow, content_filter, unknown)",
-                                epath, v ? v : "");
-        ch->failover_on |= bit;
-    }
-    return SEAM_OK;
+    uint32_t bits = 0;
+    int rc = read_name_bits(ld, s, path, "an array of error kinds [ \"auth\", ... ]", failover_names,
+                            sizeof failover_names / sizeof failover_names[0], "",
+                            " is not an error kind failover_on takes", &bits);
+    ch->failover_on = rc == SEAM_OK ? bits : 0;
+    return rc;
 }
 
 static int load_backoff(loader *ld, seam_conf_backoff *b, const config_setting_t *s,
@@ -1207,10 +1228,7 @@ static const char model_keys[] =
     "id, provider, context_window, max_output_tokens, capabilities, price";
 static const char price_keys[] = "input, output, cache_read, cache_write";
 
-static const struct {
-    const char *name;
-    uint32_t bit;
-} capability_names[] = {
+static const name_bit capability_names[] = {
     {"tools", SEAM_CAP_TOOLS},
     {"streaming", SEAM_CAP_STREAMING},
     {"parallel_tool_calls", SEAM_CAP_PARALLEL_TOOL_CALLS},
@@ -1225,31 +1243,15 @@ static const struct {
 static int load_capabilities(loader *ld, seam_conf_model *m, const config_setting_t *s,
                              const char *path)
 {
-    int t = config_setting_type(s);
-    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, path, "an array of capability names [ \"tools\", ... ]");
-    m->has_capabilities = 1;
-    m->capabilities = 0;
-    for (int i = 0; i < config_setting_length(s); i++) {
-        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-        char epath[PATH_MAX_LEN + 16];
-        snprintf(epath, sizeof epath, "%s[%d]", path, i);
-        if (config_setting_type(e) != CONFIG_TYPE_STRING)
-            return fail_type(ld, e, epath, "a string");
-        const char *v = config_setting_get_string(e);
-        uint32_t bit = 0;
-        for (size_t k = 0; k < sizeof capability_names / sizeof capability_names[0]; k++)
-            if (v && strcmp(v, capability_names[k].name) == 0)
-                bit = capability_names[k].bit;
-        if (!bit)
-            return fail_setting(ld, e,
-                                "%s: unknown capability \"%s\" (expected one of: tools, streaming, "
-                                "parallel_tool_calls, vision, audio_input, pdf_input, prompt_cache, "
-                                "reasoning, structured_output)",
-                                epath, v ? v : "");
-        m->capabilities |= bit;
+    uint32_t bits = 0;
+    int rc = read_name_bits(ld, s, path, "an array of capability names [ \"tools\", ... ]",
+                            capability_names, sizeof capability_names / sizeof capability_names[0],
+                            "unknown capability ", "", &bits);
+    if (rc == SEAM_OK) {
+        m->has_capabilities = 1;
+        m->capabilities = bits;
     }
-    return SEAM_OK;
+    return rc;
 }
 
 static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s, const char *path)
