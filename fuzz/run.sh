@@ -14,7 +14,10 @@
 # Needs clang and libclang-rt (Debian: clang, libclang-rt-14-dev) and a
 # configured build dir for config.h. Extra libFuzzer flags come from
 # $FUZZ_FLAGS (e.g. FUZZ_FLAGS=-runs=10000000 for a long run; FUZZ_RUNS=N is
-# short for FUZZ_FLAGS=-runs=N).
+# short for FUZZ_FLAGS=-runs=N). $FUZZ_SAN replaces the sanitizers and
+# $FUZZ_OPT the optimisation level, for a long run that wants throughput
+# (e.g. FUZZ_SAN="-fsanitize=undefined -fno-sanitize-recover=undefined"
+# FUZZ_OPT=-O2, then replay its corpus with the default ASan build).
 # Everything built or found goes to BUILD_DIR/fuzz-out: fuzz_TARGET,
 # corpus_TARGET, TARGET.log, crash_TARGET_*.
 # Usage: fuzz/run.sh BUILD_DIR [SECONDS] [TARGET...]
@@ -27,8 +30,8 @@ targets=${*:-openai openai-responses anthropic gemini mock encode conf sse heade
 out=$build/fuzz-out
 mkdir -p "$out"
 CC=${CC:-clang}
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-CFLAGS="-g -O1 -std=c11 -D_GNU_SOURCE -DSEAM_BUILDING_LIBRARY -I$build -I$src/libcore -I$src/sdk \
+SAN=${FUZZ_SAN:-"-fsanitize=address,undefined -fno-sanitize-recover=undefined"}
+CFLAGS="-g ${FUZZ_OPT:--O1} -std=c11 -D_GNU_SOURCE -DSEAM_BUILDING_LIBRARY -I$build -I$src/libcore -I$src/sdk \
 $(pkg-config --cflags json-c libcurl libconfig libpcre2-8)"
 # Nothing installed on this machine may leak into a run: no plugin directory,
 # no installed conf, no installed model catalog.
@@ -87,15 +90,12 @@ build_decode() { # target
     [ "$1" = openai-responses ] && options='{"api":"responses"}'
     set --
     for f in util error jsonparse message request result sse http; do set -- "$@" "$src/libcore/$f.c"; done
-    # The plugin's other files (the harness includes its main one) and the
-    # helpers every plugin shares.
-    for f in "$src/plugins/$p"/*.c; do
-        [ "$f" = "$src/plugins/$p/$p.c" ] || set -- "$@" "$f"
-    done
+    # Every file of the plugin and the helpers every plugin shares.
+    for f in "$src/plugins/$p"/*.c; do set -- "$@" "$f"; done
     set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c"
     # shellcheck disable=SC2086
     $CC $CFLAGS -fsanitize=fuzzer $SAN \
-        -DPLUGIN_SOURCE="\"$src/plugins/$p/$p.c\"" -DPLUGIN_OPTIONS="$(printf '%s' "$options" | sed 's/"/\\"/g; s/^/"/; s/$/"/')" \
+        -DPLUGIN_OPTIONS="$(printf '%s' "$options" | sed 's/"/\\"/g; s/^/"/; s/$/"/')" \
         "$src/fuzz/fuzz_decode.c" "$@" $(pkg-config --libs json-c libcurl) -lm -o "$bin"
 }
 
