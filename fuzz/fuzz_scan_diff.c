@@ -4,7 +4,8 @@
  * scanner on and one with it forced off (jscan_disabled), so that every event
  * of the second takes the json-c path. Each event's status, error and chunks
  * are written down for both, and the harness aborts at the first difference.
- * Built by fuzz/scan_diff.sh with -DPLUGIN_SOURCE="…/openai.c" etc. */
+ * Built by fuzz/scan_diff.sh with -DPLUGIN_SOURCE="…/openai.c" (a codec in
+ * one file) or every file of its folder and -DPLUGIN_INTERNAL="…/internal.h". */
 #include "config.h"
 
 #include <stdint.h>
@@ -15,7 +16,12 @@
 #include "internal.h"
 #include "transport.h"
 
+#ifdef PLUGIN_SOURCE
 #include PLUGIN_SOURCE
+#else
+int seam_plugin_init(seam_registrar *r);
+#include PLUGIN_INTERNAL
+#endif
 
 #include "../plugins/common/json_scan.h"
 

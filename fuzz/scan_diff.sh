@@ -24,16 +24,23 @@ for p in $plugins; do
     bin=$out/fuzz_scan_$p
     set --
     for f in $core; do set -- "$@" "$src/libcore/$f.c"; done
-    for f in "$src/plugins/$p"/*.c; do
-        [ "$f" = "$src/plugins/$p/$p.c" ] || set -- "$@" "$f"
-    done
-    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c"
     def=
     [ "$p" = gemini ] && def=-DFUZZ_GEMINI
+    if [ -f "$src/plugins/$p/$p.c" ]; then
+        # A codec in one file: the harness includes it, to reach its decoder.
+        for f in "$src/plugins/$p"/*.c; do
+            [ "$f" = "$src/plugins/$p/$p.c" ] || set -- "$@" "$f"
+        done
+        def="$def -DPLUGIN_SOURCE=\"$src/plugins/$p/$p.c\""
+    else
+        # A codec split by role: every file linked, its internal header included.
+        for f in "$src/plugins/$p"/*.c; do set -- "$@" "$f"; done
+        def="$def -DPLUGIN_INTERNAL=\"$src/plugins/$p/internal.h\""
+    fi
+    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c"
     clang -g -O1 -std=c11 -D_GNU_SOURCE -DSEAM_BUILDING_LIBRARY $def \
         -fsanitize="${SANITIZE:-fuzzer,address,undefined}" -fno-sanitize-recover=undefined \
         -I"$build" -I"$src/libcore" -I"$src/sdk" $(pkg-config --cflags json-c libcurl) \
-        -DPLUGIN_SOURCE="\"$src/plugins/$p/$p.c\"" \
         "$src/fuzz/fuzz_scan_diff.c" "$@" $(pkg-config --libs json-c libcurl) -lm -o "$bin"
     corpus=$out/corpus_scan_$p
     mkdir -p "$corpus"
