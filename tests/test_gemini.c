@@ -1285,7 +1285,7 @@ static void test_thinking_levels_per_family(void)
         {"gemini-3-pro-preview", 2000, "LOW"},
         {"gemini-4-argon", 3000, "LOW"},
         {"gemini-4-argon", 100000, "HIGH"},
-        {"gemini-4-hydrogen", 100000, "XHIGH"},
+        {"gemini-4-hydrogen", 100000, "HIGH"}, /* XHIGH is not a ThinkingLevel */
         {"models/gemini-4-hydrogen", 8000, "MEDIUM"},
         {"gemini-2.5-flash", 5000, NULL},
         {"gemini-2.5-pro", 128, NULL},
@@ -1345,6 +1345,58 @@ static void test_thinking_levels_per_family(void)
     CHECK_JSON(jpath(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"STRING\"},"
                "\"thinkingConfig\":{\"thinkingBudget\":2048,\"includeThoughts\":true}}");
+    json_object_put(body);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* Every thinkingLevel sent is one of the values @google/genai 3.1.0's
+ * ThinkingLevel accepts (MINIMAL, LOW, MEDIUM, HIGH): the largest budget on
+ * every family with levels, Gemini 4 Hydrogen included, is HIGH at most. A
+ * caller who wants another value names it in the thinkingConfig option. */
+static void test_thinking_level_within_sdk_values(void)
+{
+    static const char *const models[] = {
+        "gemini-4-hydrogen", "gemini-4-argon", "gemini-4-x", "gemini-3.8-flash",
+        "gemini-3.5-flash-lite", "gemini-3.1-pro", "gemini-3-flash", "gemini-3-pro-preview",
+    };
+    static const int64_t budgets[] = { 1, 2000, 8000, 20000, 65536, 1000000, INT64_MAX };
+    seam_request *req = user_request("Think hard.");
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+        for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+            seam_request_set_reasoning_budget(req, budgets[b]);
+            fake_server_push_json(server, 200,
+                                  "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                                  "\"finishReason\":\"STOP\"}]}",
+                                  NULL);
+            outcome o = run_model(req, 0, models[m]);
+            CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+            json_object *body = request_body(last_request());
+            const char *level =
+                json_object_get_string(jpath(body, "generationConfig.thinkingConfig.thinkingLevel"));
+            int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
+                                  !strcmp(level, "MEDIUM") || !strcmp(level, "HIGH"));
+            if (!known)
+                fprintf(stderr, "\n%s, budget %lld: thinkingLevel %s\n", models[m],
+                        (long long)budgets[b], level ? level : "(none)");
+            CU_ASSERT_TRUE(known);
+            json_object_put(body);
+            outcome_free(&o);
+        }
+    }
+
+    /* The option still sends what the caller names, as it does any member. */
+    seam_request_set_reasoning_budget(req, 100000);
+    seam_request_set_provider_options(req, "{\"thinkingConfig\":{\"thinkingLevel\":\"XHIGH\"}}");
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                          "\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run_model(req, 0, "gemini-4-hydrogen");
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    json_object *body = request_body(last_request());
+    CHECK_JSON(jpath(body, "generationConfig.thinkingConfig"),
+               "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -1637,6 +1689,7 @@ int main(void)
     CU_add_test(s, "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation);
     CU_add_test(s, "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request);
     CU_add_test(s, "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family);
+    CU_add_test(s, "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values);
     CU_add_test(s, "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls);
     CU_add_test(s, "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn);
     CU_add_test(s, "capabilities per family", test_capabilities_per_family);

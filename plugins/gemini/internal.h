@@ -119,13 +119,13 @@ static inline int nomem(seam_error *err)
 
 /* ==== model families (models.c) ============================================= */
 
-/* thinkingLevel values (Gemini 3 and later), as bits of model_family.levels. */
+/* thinkingLevel values (Gemini 3 and later), as bits of model_family.levels:
+ * the values of ThinkingLevel in @google/genai 3.1.0, in order. */
 enum {
     LEVEL_MINIMAL = 1u << 0,
     LEVEL_LOW = 1u << 1,
     LEVEL_MEDIUM = 1u << 2,
     LEVEL_HIGH = 1u << 3,
-    LEVEL_XHIGH = 1u << 4,
 };
 #define LEVELS_LMH (LEVEL_LOW | LEVEL_MEDIUM | LEVEL_HIGH)
 #define LEVELS_MLMH (LEVEL_MINIMAL | LEVELS_LMH)

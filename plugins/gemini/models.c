@@ -12,7 +12,11 @@
  *    with both is refused with a 400). The seam's budget is mapped to a level
  *    the family has (gemini_thinking_level_for_budget): gemini-4-argon LOW/MEDIUM/
  *    HIGH ("latest-model", "Developer's guide to Gemini 4 Argon");
- *    gemini-4-hydrogen adds XHIGH ("Developer's guide to Gemini 4 Hydrogen");
+ *    gemini-4-hydrogen the same: its guide ("Developer's guide to Gemini 4
+ *    Hydrogen") also names an XHIGH, but ThinkingLevel in @google/genai 3.1.0
+ *    and the API reference's thinkingConfig have MINIMAL, LOW, MEDIUM and
+ *    HIGH only, so HIGH is the top level sent to any family (the
+ *    thinkingConfig option can still name another value);
  *    gemini-3.8-flash and 3.7-flash LOW/MEDIUM/HIGH, no MINIMAL
  *    ("Developer's guide to Gemini 3.8 Flash"); gemini-3.5-flash-lite and
  *    3.5-flash MINIMAL..HIGH ("Gemini 3.5 Flash-Lite" model page, "Developer's
@@ -59,7 +63,7 @@
  * comment ("Gemini 3 and later"). */
 static const model_family model_families[] = {
     {"gemini-4-argon", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH, 32768, 0},
-    {"gemini-4-hydrogen", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH | LEVEL_XHIGH, 32768, 0},
+    {"gemini-4-hydrogen", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH, 32768, 0},
     {"gemini-4", 1, 1, 1, 0, 1, 1048576, 65536, LEVELS_LMH, 32768, 0},
     {"gemini-3.8-flash", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_LMH, 0, 0},
     {"gemini-3.7-flash", 1, 1, 1, 1, 1, 1048576, 65536, LEVELS_LMH, 0, 0},
@@ -96,14 +100,16 @@ const model_family *gemini_find_family(const char *model)
 
 /* A reasoning budget in tokens as the family's thinkingLevel. The same split as
  * the other plugins' effort levels (below 4096 tokens low, below 16384 medium,
- * else high), with below 1024 minimal and from 65536 (more than one request's
- * whole output) xhigh. A level the family lacks becomes the next one up that it
- * has (more thinking than asked, never less), else the highest it has. */
+ * else high), with below 1024 minimal. HIGH is the top: the values of
+ * ThinkingLevel in @google/genai 3.1.0 end there, and a body with another
+ * fails the SDK's types (see the file comment). A level the family lacks
+ * becomes the next one up that it has (more thinking than asked, never less),
+ * else the highest it has. */
 const char *gemini_thinking_level_for_budget(int64_t budget, unsigned levels)
 {
-    static const char *const names[] = {"MINIMAL", "LOW", "MEDIUM", "HIGH", "XHIGH"};
-    int want = budget < 1024 ? 0 : budget < 4096 ? 1 : budget < 16384 ? 2 : budget < 65536 ? 3 : 4;
-    for (int i = want; i < 5; i++)
+    static const char *const names[] = {"MINIMAL", "LOW", "MEDIUM", "HIGH"};
+    int want = budget < 1024 ? 0 : budget < 4096 ? 1 : budget < 16384 ? 2 : 3;
+    for (int i = want; i < 4; i++)
         if (levels & (1u << i))
             return names[i];
     for (int i = want; i-- > 0;)
