@@ -17,37 +17,6 @@
 #include "cli.h"
 #include "json_out.h"
 
-/* Reads all of stdin (the prompt); NULL on a read error. */
-static char *read_stdin(void)
-{
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (cap - len < 2) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return NULL;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, stdin);
-        len += got;
-        if (got == 0) {
-            if (ferror(stdin)) {
-                free(buf);
-                return NULL;
-            }
-            break;
-        }
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
 /* Joins the positional words into one prompt (so `seam chat hello there` works). */
 static char *join_words(int n, char **words)
 {
@@ -73,6 +42,73 @@ static int is_blank(const char *s)
             return 0;
     return 1;
 }
+
+/* Reads all of stdin (the prompt); NULL on a read error. read(2), not stdio:
+ * on a terminal, Ctrl-D after some text of a line hands that text over
+ * without a newline, and that is the end of the input (stdio would wait for
+ * a second Ctrl-D). */
+static char *read_stdin(void)
+{
+    int tty = isatty(STDIN_FILENO);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        if (cap - len < 2) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                return NULL;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t want = cap - len - 1;
+        ssize_t got = read(STDIN_FILENO, buf + len, want);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+        if (tty && (size_t)got < want && buf[len - 1] != '\n')
+            break; /* Ctrl-D ended a line that had text */
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* stdin as the context of the prompt in words: "STDIN\n\nWORDS"; words alone
+ * when stdin is a terminal or holds nothing. NULL when out of memory or
+ * stdin cannot be read. */
+static char *context_and_words(char *words)
+{
+    if (!words || isatty(STDIN_FILENO))
+        return words;
+    char *context = read_stdin();
+    if (!context) {
+        free(words);
+        return NULL;
+    }
+    size_t n = strlen(context);
+    while (n && (context[n - 1] == '\n' || context[n - 1] == '\r'))
+        context[--n] = '\0';
+    char *joined = NULL;
+    if (n == 0 || is_blank(context)) {
+        joined = words;
+        words = NULL;
+    } else if ((joined = malloc(n + strlen(words) + 3)) != NULL) {
+        sprintf(joined, "%s\n\n%s", context, words);
+    }
+    free(context);
+    free(words);
+    return joined;
+}
+
 
 
 /* Looks the --tools names up in the conf and builds the toolset. On a name the
@@ -271,7 +307,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
 
     char *prompt;
     if (o.nwords > 0) {
-        prompt = join_words(o.nwords, o.words);
+        prompt = context_and_words(join_words(o.nwords, o.words));
     } else {
         if (isatty(STDIN_FILENO))
             fputs("seam: reading the prompt from stdin (end with Ctrl-D)\n", stderr);

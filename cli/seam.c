@@ -5,10 +5,14 @@
  * codes are 0 ok, 1 provider error, 2 usage or conf error, 130 interrupted. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <seam/seam.h>
 
@@ -176,7 +180,51 @@ static void print_version(void)
     printf("seam %s (libseam %s)\n", PACKAGE_VERSION, seam_version());
 }
 
+/* A standard descriptor the caller closed is held by /dev/null opened for the
+ * other direction: nothing we open later (a conf, a socket) may become our
+ * stdout, and a write to it fails (EBADF) instead of vanishing. */
+static void hold_closed_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int held = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (held >= 0 && held != fd) {
+            dup2(held, fd);
+            close(held);
+        }
+    }
+}
+
+/* The answer must not be lost silently: a write error on stdout (a full
+ * disk, a closed stdout) is reported and fails the command. A reader that
+ * went away (`| head -1`) ends us quietly, as it ends any filter: by SIGPIPE,
+ * even when our parent left it ignored. */
+static int finish_stdout(int code)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (!failed)
+        return code;
+    if (e == EPIPE) {
+        signal(SIGPIPE, SIG_DFL);
+        raise(SIGPIPE);
+        return code ? code : EXIT_PROVIDER;
+    }
+    say("cannot write the output: %s", e ? strerror(e) : "write error");
+    return code ? code : EXIT_PROVIDER;
+}
+
+static int run_command(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    hold_closed_std_fds();
+    return finish_stdout(run_command(argc, argv));
+}
+
+static int run_command(int argc, char **argv)
 {
     const char *conf = NULL;
     int i = 1;
