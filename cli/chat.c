@@ -222,6 +222,10 @@ static int parse_chat_args(int argc, char **argv, chat_options *o)
             o->json = 1;
             continue;
         }
+        if (strcmp(a, "--no-mock") == 0) {
+            o->no_mock = 1;
+            continue;
+        }
         if (strcmp(a, "--no-stream") == 0) {
             o->no_stream = 1;
             continue;
@@ -340,6 +344,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         free(o.tool_names);
         return code;
     }
+    o.client = client;
     /* -v: what `seam config check` would warn about (plain HTTP to a remote
      * host, an inline key in a readable file, ...), once, before the call. */
     if (o.verbose && seam_client_conf_path(client)) {
@@ -369,6 +374,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
     call.model = o.model;
     call.cancel = cancel;
     call.on_attempt = on_attempt;
+    call.skip_plugins = o.no_mock ? "mock" : NULL;
     call.ud = &o;
     if (o.json && !(o.attempts = json_attempts_new())) {
         say("out of memory");
@@ -399,5 +405,6 @@ out:
     seam_client_free(client);
     free(prompt);
     free(o.tool_names);
+    free(o.skipped);
     return code;
 }

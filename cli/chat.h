@@ -21,6 +21,13 @@ typedef struct chat_options {
     json_attempts *attempts; /* --json: the result line's "attempts" */
     int nwords;
     char **words;
+    seam_client *client;     /* borrowed */
+    int no_mock;             /* --no-mock: the offline mock may not answer */
+    /* What on_attempt saw of the chain: entries skipped ("  PROVIDER: why"
+     * lines, for the note when the mock answers), and whether any entry was
+     * tried or skipped for a reason other than the conf (for the exit code). */
+    char *skipped;
+    int tried, skipped_runtime;
 } chat_options;
 
 /* SIGINT cancels the running call: on with its token, off after it. */

@@ -169,12 +169,66 @@ static void print_attempt(const seam_attempt *a)
     fputc('\n', stderr);
 }
 
+/* Appends "seam: skipped PROVIDER: why" (or "seam: PROVIDER failed: why") to
+ * o->skipped (best effort). */
+static void keep_skipped(chat_options *o, const seam_attempt *a)
+{
+    int skipped = a->outcome == SEAM_ATTEMPT_SKIPPED;
+    const char *why = a->error && a->error->message[0] ? a->error->message : "skipped";
+    size_t old = o->skipped ? strlen(o->skipped) : 0;
+    size_t add = strlen(a->provider) + strlen(why) + 32;
+    char *grown = realloc(o->skipped, old + add);
+    if (!grown)
+        return;
+    snprintf(grown + old, add, skipped ? "seam: skipped %s: %s\n" : "seam: %s failed: %s\n",
+             a->provider, why);
+    o->skipped = grown;
+}
+
 void on_attempt(void *ud, const seam_attempt *a)
 {
-    const chat_options *o = ud;
+    chat_options *o = ud;
     if (o->verbose)
         print_attempt(a);
     json_attempts_add(o->attempts, a);
+    if (a->outcome == SEAM_ATTEMPT_FAILED)
+        keep_skipped(o, a);
+    if (a->outcome != SEAM_ATTEMPT_SKIPPED) {
+        o->tried = 1;
+    } else {
+        keep_skipped(o, a);
+        /* A missing credential is set-up, as a missing provider or plugin is;
+         * a cooldown or a rate-limit wait is not. */
+        if (!a->error || (a->error->kind != SEAM_ERROR_CONF && a->error->kind != SEAM_ERROR_AUTH))
+            o->skipped_runtime = 1;
+    }
+}
+
+/* 1 when the configured provider `name` is served by the offline mock plugin. */
+static int is_offline_mock(seam_client *client, const char *name)
+{
+    for (size_t i = 0; name && i < seam_client_provider_count(client); i++) {
+        seam_provider_info p;
+        memset(&p, 0, sizeof p);
+        if (seam_client_provider_at(client, i, &p) == SEAM_OK && strcmp(p.name, name) == 0)
+            return p.plugin && strcmp(p.plugin, "mock") == 0;
+    }
+    return 0;
+}
+
+/* The offline mock's canned answer must never pass for a model's: after it,
+ * stderr says so, and names the providers that were skipped and why. */
+static void mark_mock_answer(const chat_options *o, const char *provider)
+{
+    if (!is_offline_mock(o->client, provider))
+        return;
+    end_text_line();
+    if (o->skipped && !o->verbose)
+        fputs(o->skipped, stderr);
+    fprintf(stderr, "seam: this answer is the canned reply of the offline mock (provider %s), "
+                    "not a model's; set an API key (see `seam providers`) or pass --no-mock "
+                    "to fail instead\n",
+            provider);
 }
 
 /* Text mode shows a tool call on stderr: stdout carries the answer's text only. */
@@ -184,11 +238,15 @@ static void print_tool_call_note(const char *name, const char *args_json)
             args_json && *args_json ? args_json : "{}");
 }
 
-/* The exit code for a failed call. */
-static int failure_exit_code(int status, const seam_error *err)
+/* The exit code for a failed call: 2 for a usage or conf error, and for a
+ * chain none of whose entries could be tried for a reason of the set-up
+ * (provider not defined, plugin not installed, credential not set). */
+static int failure_exit_code(const chat_options *o, int status, const seam_error *err)
 {
     if (err->kind == SEAM_ERROR_CANCELLED)
         return EXIT_INTERRUPTED;
+    if (o->skipped && !o->tried && !o->skipped_runtime)
+        return EXIT_USAGE;
     if (err->kind == SEAM_ERROR_CONF || status == SEAM_ERR_CONF || status == SEAM_ERR_NOT_FOUND ||
         status == SEAM_ERR_INVALID || status == SEAM_ERR_NO_CREDENTIAL)
         return EXIT_USAGE;
@@ -223,6 +281,9 @@ static int report_failure(const chat_options *o, int status, seam_error *err,
                           seam_cancel *cancel)
 {
     settle_error(err, status, cancel);
+    /* The final error is the last attempt's: say what became of the others. */
+    if (o->tried && o->skipped && !o->verbose && err->kind != SEAM_ERROR_CANCELLED)
+        fputs(o->skipped, stderr);
     if (o->json) {
         json_out_error(stdout, err);
     } else if (err->kind == SEAM_ERROR_CANCELLED) {
@@ -230,7 +291,7 @@ static int report_failure(const chat_options *o, int status, seam_error *err,
     } else {
         print_error(err);
     }
-    return failure_exit_code(status, err);
+    return failure_exit_code(o, status, err);
 }
 
 int chat_blocking(const chat_options *o, seam_client *client, const seam_request *req,
@@ -244,6 +305,7 @@ int chat_blocking(const chat_options *o, seam_client *client, const seam_request
         seam_result_free(res);
         return report_failure(o, rc != SEAM_OK ? rc : SEAM_ERR_PROVIDER, &err, cancel);
     }
+    mark_mock_answer(o, seam_result_provider(res));
     if (o->json) {
         json_out_result_with(stdout, res, o->attempts);
     } else {
@@ -454,6 +516,7 @@ int chat_streaming(const chat_options *o, seam_client *client, const seam_reques
         code = report_failure(o, status, &err, cancel);
     } else {
         const seam_result *res = seam_stream_result(s);
+        mark_mock_answer(o, seam_result_provider(res));
         if (o->json)
             json_out_result_with(stdout, res, o->attempts);
         else
@@ -501,6 +564,8 @@ static void on_step_notes(void *ud, const seam_step *st, size_t index)
  * (usage summed over the turns; provider and model of the last one). */
 static void finish_tools_run(const chat_options *o, const seam_generation *g)
 {
+    const seam_result *answer = seam_generation_response(g);
+    mark_mock_answer(o, answer ? seam_result_provider(answer) : NULL);
     if (o->json) {
         json_out_generation(stdout, g, o->attempts);
         return;

@@ -42,6 +42,7 @@ const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      --no-mock           never answer from the offline mock: fail instead\n"
     "      --tools T,...       offer the model the conf's command tools T (see\n"
     "                          seam.conf(5), `tools`): each call runs the tool's\n"
     "                          command (arguments as JSON on stdin, its stdout the\n"
@@ -68,7 +69,9 @@ const char *const help_text =
     "  -V, --version   versions of seam and libseam\n"
     "\n"
     "Environment: SEAM_CONF, SEAM_PLUGIN_PATH (colon-separated plugin directories).\n"
-    "Exit status: 0 ok, 1 provider error, 2 usage or conf error, 130 interrupted.\n";
+    "Exit status: 0 ok, 1 provider error or output not written, 2 usage or conf\n"
+    "error (also a chain whose every entry lacked a key, plugin or provider),\n"
+    "130 interrupted.\n";
 
 /* ---- messages ------------------------------------------------------------- */
 

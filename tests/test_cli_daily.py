@@ -291,6 +291,63 @@ def test_ctrl_d_once():
     fake.stop()
 
 
+def mock_conf(name, fake):
+    return write(name, """plugin_path = [ "%s" ];
+providers = {
+  real = { plugin = "openai"; base_url = "%s"; api_key_env = "SEAM_TEST_UNSET_KEY"; };
+  mock = { plugin = "mock"; };
+  broken = { plugin = "openai"; base_url = "%s"; api_key_env = "SEAM_TEST_FAKE_KEY"; };
+  absent = { plugin = "no-such-plugin"; };
+};
+chains = {
+  default = ( { provider = "real"; model = "m"; max_attempts = 1; },
+              { provider = "mock"; model = "mock"; max_attempts = 1; } );
+  nokey = ( { provider = "real"; model = "m"; max_attempts = 1; } );
+  noplugin = ( { provider = "absent"; model = "m"; max_attempts = 1; },
+               { provider = "undefined"; model = "m"; max_attempts = 1; } );
+  failing = ( { provider = "real"; model = "m"; max_attempts = 1; },
+              { provider = "broken"; model = "m"; max_attempts = 1; } );
+};
+""" % (PLUGINS, fake.url, fake.url))
+
+
+def test_mock_marked():
+    fake = Fake("mockmark", sse=sse_text("never"))
+    conf = mock_conf("mock.conf", fake)
+    rc, out, err = run(["--conf", conf, "chat", "hello"])
+    check(rc == 0 and "mock" in out, "the mock answers the default chain", out + err)
+    check("seam: skipped real: environment variable SEAM_TEST_UNSET_KEY is not set" in err,
+          "stderr names the skipped provider and why", err)
+    check("offline mock" in err and "not a model" in err,
+          "stderr marks the answer as the offline mock's", err)
+    rc, out, err = run(["--conf", conf, "chat", "--no-mock", "hello"])
+    check(rc != 0 and out == "", "--no-mock: fails instead (exit %d), no answer" % rc, out + err)
+    check("SEAM_TEST_UNSET_KEY" in err, "--no-mock: says why the real provider was skipped", err)
+    rc, out, err = run(["--conf", conf, "chat", "--json", "hello"])
+    check(rc == 0 and "offline mock" in err, "--json: the mark on stderr too", err)
+    fake.stop()
+
+
+def test_exit_code_conf_skips():
+    fake = Fake("skips", "--status", "500", "--json-body", '{"error":{"message":"boom"}}')
+    conf = mock_conf("skips.conf", fake)
+    rc, out, err = run(["--conf", conf, "chat", "--chain", "nokey", "hello"])
+    check(rc == 2, "a chain skipped for want of a key: exit 2 (was %d)" % rc, err)
+    rc, out, err = run(["--conf", conf, "chat", "--chain", "noplugin", "hello"])
+    check(rc == 2, "a chain skipped for a missing plugin or provider: exit 2 (was %d)" % rc, err)
+    rc, out, err = run(["--conf", conf, "chat", "--chain", "failing", "hello"])
+    check(rc == 1, "a chain whose tried entry failed: exit 1 (was %d)" % rc, err)
+    check("seam: skipped real:" in err, "...and the skipped entry is named", err)
+    with open(os.path.join(TOP_SRC, "doc/seam.1")) as f:
+        man = f.read()
+    section = man[man.find(".SH EXIT STATUS"):]
+    section = section[:section.find(".SH", 4)]
+    two = section[section.find(".B 2"):]
+    check("skipped" in two and "credential" in two,
+          "seam(1): exit status 2 covers a chain skipped for a conf reason", section)
+    fake.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
