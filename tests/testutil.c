@@ -203,6 +203,15 @@ const char *tu_plugin_dir(void)
 #endif
 }
 
+const char *tu_test_plugin_dir(void)
+{
+#ifdef TOP_BUILDDIR
+    return TOP_BUILDDIR "/tests/plugins/.libs";
+#else
+    return "tests/plugins/.libs";
+#endif
+}
+
 /* ---- running a command ----------------------------------------------------------- */
 
 static int append(char **buf, size_t *len, const char *data, size_t n)

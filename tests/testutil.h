@@ -15,7 +15,7 @@
 
 /* ---- the program (tu_suite.c) ------------------------------------------------- */
 
-/* One test, and a suite of them; a table ends with { NULL, NULL }. */
+/* One test, and a suite of them; a table of tests ends with { NULL, NULL }. */
 typedef struct tu_test {
     const char *name;
     void (*run)(void);
@@ -23,12 +23,16 @@ typedef struct tu_test {
 typedef struct tu_suite {
     const char *name;
     const tu_test *tests;
+    int (*init)(void);       /* may be NULL: before the suite, 0 on success */
+    int (*clean)(void);      /* may be NULL: after it */
+    void (*setup)(void);     /* may be NULL: before each test */
+    void (*teardown)(void);  /* may be NULL: after each test */
 } tu_suite;
 
-/* Runs the suites (a table ending with { NULL, NULL }) in CUnit's verbose
+/* Runs the suites (a table ending with { .name = NULL }) in CUnit's verbose
  * mode, then everything registered with tu_at_end, last registered first.
- * Returns the exit status for main: 0 when every assertion held, 1 when one
- * failed, 2 when CUnit could not start. */
+ * Returns the exit status for main: 0 when every test ran and every assertion
+ * held, 1 otherwise, 2 when CUnit could not start. */
 int tu_run_suites(const tu_suite *suites);
 /* tu_run_suites for a program of one suite. */
 int tu_run_suite(const char *name, const tu_test *tests);
@@ -43,8 +47,9 @@ int64_t tu_now_ms(void);
  * NULL (said on stderr) on failure. */
 fake_server *tu_server_start(void);
 
-/* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];` (and
- * `model_catalog = "";` unless conf_text names a catalog) followed by conf_text
+/* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];`
+ * (unless conf_text names its own) and `model_catalog = "";` (unless conf_text
+ * names a catalog) followed by conf_text
  * to a conf file in a fresh temp dir, and creates the client with
  * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
  * removed by tu_client_free. */
@@ -136,6 +141,9 @@ int tu_copy_file(const char *from, const char *to);
 /* The directory holding the built provider plugins ($SEAM_TEST_PLUGIN_DIR, else
  * TOP_BUILDDIR "/plugins/.libs"). Borrowed. */
 const char *tu_plugin_dir(void);
+/* The directory holding the test plugins (tests/plugins: testwire, testecho,
+ * the broken ones), TOP_BUILDDIR "/tests/plugins/.libs". Borrowed. */
+const char *tu_test_plugin_dir(void);
 
 /* Runs `sh -c cmd`, capturing stdout and stderr (malloc'ed, NUL-terminated; pass
  * NULL to discard). Returns the exit status (or 128+signal, -1 on failure). */

@@ -69,8 +69,12 @@ seam_client *tu_client(const char *conf_text, seam_error *err)
     seam_client *client = NULL;
     if (!conf_path || !quoted ||
         /* No model catalog unless the test names one: an installed
-         * models.conf must not add costs a test does not expect. */
-        asprintf(&text, "plugin_path = [ %s ];\n%s%s\n", quoted,
+         * models.conf must not add costs a test does not expect. A test
+         * that names its own plugin dirs (a test plugin) gets only those. */
+        asprintf(&text, "%s%s%s%s%s\n",
+                 conf_text && strstr(conf_text, "plugin_path") ? "" : "plugin_path = [ ",
+                 conf_text && strstr(conf_text, "plugin_path") ? "" : quoted,
+                 conf_text && strstr(conf_text, "plugin_path") ? "" : " ];\n",
                  conf_text && strstr(conf_text, "model_catalog") ? "" : "model_catalog = \"\";\n",
                  conf_text ? conf_text : "") < 0) {
         text = NULL;

@@ -48,32 +48,34 @@ int tu_run_suites(const tu_suite *suites)
         run_at_ends();
         return 2;
     }
+    unsigned listed = 0;
     for (const tu_suite *s = suites; s->name; s++) {
-        CU_pSuite cs = CU_add_suite(s->name, NULL, NULL);
-        if (!cs) {
+        CU_pSuite cs = CU_add_suite_with_setup_and_teardown(s->name, s->init, s->clean, s->setup,
+                                                            s->teardown);
+        int ok = cs != NULL;
+        for (const tu_test *t = s->tests; ok && t->name; t++, listed++)
+            ok = CU_add_test(cs, t->name, t->run) != NULL;
+        if (!ok) {
             CU_cleanup_registry();
             run_at_ends();
             return 2;
         }
-        for (const tu_test *t = s->tests; t->name; t++)
-            if (!CU_add_test(cs, t->name, t->run)) {
-                CU_cleanup_registry();
-                run_at_ends();
-                return 2;
-            }
     }
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
-    /* A test that aborted on a fatal assertion counts as well as a failed check. */
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    /* A test stopped by a fatal assertion, a suite whose set-up failed and a
+     * test that never ran fail the program as a failed check does. */
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed() +
+                      CU_get_number_of_suites_failed();
+    unsigned ran = CU_get_number_of_tests_run();
     CU_cleanup_registry();
     run_at_ends();
-    return failed ? 1 : 0;
+    return failed || ran != listed ? 1 : 0;
 }
 
 int tu_run_suite(const char *name, const tu_test *tests)
 {
-    const tu_suite suites[] = { { name, tests }, { NULL, NULL } };
+    const tu_suite suites[] = { { .name = name, .tests = tests }, { .name = NULL } };
     return tu_run_suites(suites);
 }
 
