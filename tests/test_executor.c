@@ -613,7 +613,7 @@ static void test_doc_example(void)
 
 int main(void)
 {
-    client = tu_clientf("providers = {\n"
+    client = tu_client_at_end(tu_clientf("providers = {\n"
                         "  m1 = { plugin = \"mock\"; };\n"
                         "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
                         "};\n"
@@ -623,7 +623,7 @@ int main(void)
                         "};\n"
                         "roles = { assistant = \"default\"; planner = \"second\"; };\n"
                         /* $1 per million input tokens, $2 per million output tokens */
-                        "models = ( { id = \"mock-1\"; price = { input = 100000000L; output = 200000000L; }; } );\n");
+                        "models = ( { id = \"mock-1\"; price = { input = 100000000L; output = 200000000L; }; } );\n"));
     if (!client)
         return 1;
     static const tu_test tests[] = {
@@ -639,7 +639,5 @@ int main(void)
         { "doc example", test_doc_example },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("executor", tests);
-    tu_client_free(client);
-    return rc;
+    return tu_run_suite("executor", tests);
 }

@@ -1588,10 +1588,10 @@ static void test_error_event_in_stream(void)
 int main(void)
 {
     server = tu_server_start();
-    client = server ? tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+    client = server ? tu_client_at_end(tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
                                  "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
                                  "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
-                                 fake_server_url(server))
+                                 fake_server_url(server)))
                     : NULL;
     if (!client)
         return 1;
@@ -1618,7 +1618,5 @@ int main(void)
         { "error event in a stream", test_error_event_in_stream },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("gemini", tests);
-    tu_client_free(client);
-    return rc;
+    return tu_run_suite("gemini", tests);
 }

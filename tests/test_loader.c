@@ -685,6 +685,7 @@ int main(void)
     tmp = tu_mkdtemp_private();
     if (!tmp)
         return 1;
+    tu_rm_rf_at_end(tmp);
     static const tu_test tests[] = {
         { "good and bad plugins side by side", test_good_and_bad_side_by_side },
         { "unsafe directory refused", test_unsafe_dir },
@@ -698,8 +699,5 @@ int main(void)
         { "first use out of descriptors, then again", test_first_use_out_of_descriptors },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("loader", tests);
-    tu_rm_rf(tmp);
-    free(tmp);
-    return rc;
+    return tu_run_suite("loader", tests);
 }

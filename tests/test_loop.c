@@ -1283,14 +1283,14 @@ static void test_wire_multimodal(void)
 
 int main(void)
 {
-    mock = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
-                      "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n");
+    mock = tu_client_at_end(tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                      "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"));
     srv = tu_server_start();
     if (!mock || !srv)
         return 1;
-    oa = tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
+    oa = tu_client_at_end(tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
                             "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-                            fake_server_url(srv));
+                            fake_server_url(srv)));
     static const tu_test tests[] = {
         { "prompt", test_prompt },
         { "messages", test_messages },
@@ -1322,8 +1322,5 @@ int main(void)
         { "wire: multimodal", test_wire_multimodal },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("loop", tests);
-    tu_client_free(oa);
-    tu_client_free(mock);
-    return rc;
+    return tu_run_suite("loop", tests);
 }

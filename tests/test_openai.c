@@ -1673,7 +1673,7 @@ static void test_helpers(void)
 int main(void)
 {
     srv = tu_server_start();
-    client = srv ? make_client() : NULL;
+    client = srv ? tu_client_at_end(make_client()) : NULL;
     if (!client)
         return 1;
     static const tu_test tests[] = {
@@ -1704,7 +1704,5 @@ int main(void)
         { "unit: helpers", test_helpers },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("openai", tests);
-    tu_client_free(client);
-    return rc;
+    return tu_run_suite("openai", tests);
 }

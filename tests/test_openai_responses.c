@@ -694,7 +694,7 @@ static void test_errors(void)
 int main(void)
 {
     srv = tu_server_start();
-    client = srv ? make_client() : NULL;
+    client = srv ? tu_client_at_end(make_client()) : NULL;
     if (!client)
         return 1;
     static const tu_test tests[] = {
@@ -708,7 +708,5 @@ int main(void)
         { "errors: in-stream, HTTP, whole bodies", test_errors },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("openai responses", tests);
-    tu_client_free(client);
-    return rc;
+    return tu_run_suite("openai responses", tests);
 }

@@ -529,7 +529,7 @@ static void test_wire_credential_refresh(void)
 
 int main(void)
 {
-    mock = tu_clientf("providers = {\n"
+    mock = tu_client_at_end(tu_clientf("providers = {\n"
                       "  m1 = { plugin = \"mock\"; options = { reply = \"from m1\"; }; };\n"
                       "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
                       "};\n"
@@ -537,18 +537,18 @@ int main(void)
                       "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
                       "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
                       "};\n"
-                      "roles = { assistant = \"default\"; planner = \"second\"; };\n");
+                      "roles = { assistant = \"default\"; planner = \"second\"; };\n"));
     srv = tu_server_start();
     if (!mock || !srv)
         return 1;
     setenv("SEAM_TEST_SESSION_KEY", "key-old", 1);
-    oa = tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; "
+    oa = tu_client_at_end(tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; "
                             "api_key_env = \"SEAM_TEST_SESSION_KEY\"; }; };\n"
                             "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-                            fake_server_url(srv));
-    an = tu_client_if_built("providers = { a = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k-an\"; }; };\n"
+                            fake_server_url(srv)));
+    an = tu_client_at_end(tu_client_if_built("providers = { a = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k-an\"; }; };\n"
                             "chains = { default = ( { provider = \"a\"; model = \"claude-sonnet-4-5\"; } ); };\n",
-                            fake_server_url(srv));
+                            fake_server_url(srv)));
     static const tu_test tests[] = {
         { "history", test_history },
         { "wire: cache strategy reaches the plugin", test_wire_cache_strategy },
@@ -562,9 +562,5 @@ int main(void)
         { "wire: credential refresh", test_wire_credential_refresh },
         { NULL, NULL },
     };
-    int rc = tu_run_suite("session", tests);
-    tu_client_free(oa);
-    tu_client_free(an);
-    tu_client_free(mock);
-    return rc;
+    return tu_run_suite("session", tests);
 }

@@ -58,14 +58,18 @@ static void remove_dir(void *dir)
     free(dir);
 }
 
+void tu_rm_rf_at_end(char *path)
+{
+    if (path)
+        tu_at_end(remove_dir, path);
+}
+
 const char *tu_dir(void)
 {
     static char *dir;
     if (!dir) {
         dir = tu_mkdtemp();
-        if (!dir)
-            return NULL;
-        tu_at_end(remove_dir, dir);
+        tu_rm_rf_at_end(dir);
     }
     return dir;
 }

@@ -55,6 +55,9 @@ fake_server *tu_server_start(void);
  * removed by tu_client_free. */
 seam_client *tu_client(const char *conf_text, seam_error *err);
 void tu_client_free(seam_client *c);
+/* c, freed by tu_client_free when the suites end (a client the whole program
+ * shares); NULL stays NULL. */
+seam_client *tu_client_at_end(seam_client *c);
 /* tu_client of printf-formatted conf text; NULL (the error on stderr) on failure. */
 seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* tu_clientf for the wire tests of a plugin the build may leave out: NULL as
@@ -129,6 +132,8 @@ char *tu_mkdtemp_private(void);
 const char *tu_dir(void);
 /* Removes a directory tree (best effort). */
 void tu_rm_rf(const char *path);
+/* Removes the tree and frees the malloc'ed path when the suites end. */
+void tu_rm_rf_at_end(char *path);
 /* dir + "/" + name, malloc'ed. */
 char *tu_path(const char *dir, const char *name);
 /* Writes text to path (mode 0600); 0 on success. */

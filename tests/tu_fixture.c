@@ -138,6 +138,18 @@ void tu_client_free(seam_client *c)
     }
 }
 
+static void free_client(void *c)
+{
+    tu_client_free(c);
+}
+
+seam_client *tu_client_at_end(seam_client *c)
+{
+    if (c)
+        tu_at_end(free_client, c);
+    return c;
+}
+
 static seam_client *client_vf(const char *fmt, va_list ap)
 {
     char *conf = NULL;
