@@ -24,36 +24,6 @@
 static fake_server *server;
 static seam_client *client;
 
-/* ---- helpers ------------------------------------------------------------------------ */
-
-static int init_suite(void)
-{
-    server = fake_server_start();
-    if (!server)
-        return -1;
-    char conf[1024];
-    snprintf(conf, sizeof conf,
-             "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
-             "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
-             "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
-             fake_server_url(server));
-    seam_error err;
-    seam_error_clear(&err);
-    client = tu_client(conf, &err);
-    if (!client) {
-        fprintf(stderr, "tu_client: %s\n", err.message);
-        return -1;
-    }
-    return 0;
-}
-
-static int clean_suite(void)
-{
-    tu_client_free(client);
-    fake_server_stop(server);
-    return 0;
-}
-
 static seam_call_options call_options(void)
 {
     seam_call_options o;
@@ -1669,35 +1639,37 @@ static void test_error_event_in_stream(void)
 
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    CU_pSuite s = CU_add_suite("gemini", init_suite, clean_suite);
-    if (!s)
-        return 2;
-    CU_add_test(s, "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire);
-    CU_add_test(s, "stream: cut at every byte (CRLF)", test_stream_cut_everywhere);
-    CU_add_test(s, "stream: usage after finish, no finish", test_stream_usage_after_finish);
-    CU_add_test(s, "stream: absurd usage counts are bounded", test_usage_absurd_counts);
-    CU_add_test(s, "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt);
-    CU_add_test(s, "whole response equals stream", test_whole_response_equals_stream);
-    CU_add_test(s, "encode: conversation, media, generation config", test_encode_conversation);
-    CU_add_test(s, "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape);
-    CU_add_test(s, "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options);
-    CU_add_test(s, "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take);
-    CU_add_test(s, "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids);
-    CU_add_test(s, "thought signatures replayed", test_signature_replay_shapes);
-    CU_add_test(s, "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation);
-    CU_add_test(s, "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request);
-    CU_add_test(s, "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family);
-    CU_add_test(s, "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values);
-    CU_add_test(s, "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls);
-    CU_add_test(s, "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn);
-    CU_add_test(s, "capabilities per family", test_capabilities_per_family);
-    CU_add_test(s, "error table", test_error_table);
-    CU_add_test(s, "error event in a stream", test_error_event_in_stream);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    server = tu_server_start();
+    client = server ? tu_client_at_end(tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+                                 "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
+                                 "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
+                                 fake_server_url(server)))
+                    : NULL;
+    if (!client)
+        return 1;
+    static const tu_test tests[] = {
+        { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
+        { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
+        { "stream: usage after finish, no finish", test_stream_usage_after_finish },
+        { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+        { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
+        { "whole response equals stream", test_whole_response_equals_stream },
+        { "encode: conversation, media, generation config", test_encode_conversation },
+        { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
+        { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
+        { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
+        { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
+        { "thought signatures replayed", test_signature_replay_shapes },
+        { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
+        { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
+        { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
+        { "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values },
+        { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
+        { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
+        { "capabilities per family", test_capabilities_per_family },
+        { "error table", test_error_table },
+        { "error event in a stream", test_error_event_in_stream },
+        { NULL, NULL },
+    };
+    return tu_run_suite("gemini", tests);
 }
