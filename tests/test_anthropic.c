@@ -2127,6 +2127,52 @@ static void stop_server(void)
     srv = NULL;
 }
 
+/* anthropic_version 2026-10-21 removed the sampling parameters (its SDK types
+ * have no temperature, top_p or top_k, and the API answers them with a 400
+ * even at their defaults): none is sent at that version or a later one, on a
+ * model that takes them at 2023-06-01, where they are still sent. */
+static void test_version_2026_10_21_drops_sampling(void)
+{
+    static const struct {
+        const char *conf, *req_options;
+        int sampling;
+    } cases[] = {
+        { "anthropic_version = \"2026-10-21\"; top_k = 5; top_p = 0.9;", NULL, 0 },
+        { "anthropic_version = \"2027-03-01\"; top_k = 5; top_p = 0.9;", NULL, 0 },
+        { "top_k = 5; top_p = 0.9;", "{\"anthropic_version\":\"2026-10-21\"}", 0 },
+        { "top_k = 5; top_p = 0.9;", NULL, 1 }, /* the default, 2023-06-01 */
+        { "anthropic_version = \"2023-06-01\"; top_k = 5; top_p = 0.9;", NULL, 1 },
+        { "anthropic_version = \"2026-10-20\"; top_k = 5; top_p = 0.9;", NULL, 1 },
+        { "anthropic_version = \"2026-10-21\"; top_k = 5; top_p = 0.9;",
+          "{\"anthropic_version\":\"2023-06-01\"}", 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_client *c = client_with(cases[i].conf, NULL);
+        seam_request *req = user_request("q");
+        seam_request_set_temperature(req, 0.7);
+        if (cases[i].req_options)
+            seam_request_set_provider_options(req, cases[i].req_options);
+        json_object *body = encode_with(c, req, "claude-sonnet-4-5");
+        if ((get(body, "temperature") != NULL) != cases[i].sampling)
+            fprintf(stderr, "\ncase %zu: %s\n", i, json_object_to_json_string(body));
+        if (cases[i].sampling) {
+            CU_ASSERT(json_matches(get(body, "temperature"), "0.7"));
+            CU_ASSERT(json_matches(get(body, "top_p"), "0.9"));
+            CU_ASSERT(json_matches(get(body, "top_k"), "5"));
+        } else {
+            CU_ASSERT_PTR_NULL(get(body, "temperature"));
+            CU_ASSERT_PTR_NULL(get(body, "top_p"));
+            CU_ASSERT_PTR_NULL(get(body, "top_k"));
+        }
+        /* The rest of the request is as it was. */
+        CU_ASSERT(json_matches(get(body, "messages"),
+                               "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"q\"}]}]"));
+        json_object_put(body);
+        seam_request_free(req);
+        tu_client_free(c);
+    }
+}
+
 int main(void)
 {
     static const tu_test tests[] = {
@@ -2160,6 +2206,7 @@ int main(void)
         { "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools },
         { "claude 5.5 json answer", test_claude55_json_answer },
         { "claude 5.5 decode", test_claude55_decode },
+        { "anthropic_version 2026-10-21 drops sampling", test_version_2026_10_21_drops_sampling },
         { NULL, NULL },
     };
     static const tu_suite suites[] = {
