@@ -10,8 +10,9 @@
  *
  * The codec's internal tables (capability flags per model family and their conf
  * overrides, OpenAI's model rules and effort ladder, duration parsing, key
- * scrubbing) are unit tested by including the plugin's sources: they are
- * internal and no core API reads them. The Responses API codec has its own
+ * scrubbing) are unit tested by building the plugin's sources into this
+ * program and including its internal.h: they are internal and no core API
+ * reads them. The Responses API codec has its own
  * test program, test_openai_responses. */
 #include "config.h"
 
@@ -25,8 +26,7 @@
 #include "testutil.h"
 #include <seam/seam.h>
 
-#include "../plugins/openai/openai.c"
-#include "../plugins/openai/openai_responses.c"
+#include "../plugins/openai/internal.h"
 
 #define KEY "sk-test-secret-123"
 
@@ -1471,21 +1471,21 @@ static void test_mistral_tool_ids(void)
     free(body);
 
     /* unit: what Mistral accepts, and a short id never takes one already used */
-    CU_ASSERT_TRUE(mistral_id_ok("AbC123xyZ"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC123xy"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC123xyZ0"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC_23xyZ"));
-    CU_ASSERT_FALSE(mistral_id_ok(""));
+    CU_ASSERT_TRUE(oa_mistral_id_ok("AbC123xyZ"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC123xy"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC123xyZ0"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC_23xyZ"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok(""));
     char taken[10];
-    short_id("call_1", 0, taken);
-    id_map m = {0};
-    id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
-    const char *w = wire_id(&m, "call_1");
+    oa_short_id("call_1", 0, taken);
+    oa_id_map m = {0};
+    oa_id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
+    const char *w = oa_wire_id(&m, "call_1");
     CU_ASSERT_TRUE(valid_mistral_id(w));
     CU_ASSERT_STRING_NOT_EQUAL(w, taken);
-    CU_ASSERT_PTR_EQUAL(wire_id(&m, "call_1"), w); /* the same id, the same short id */
-    CU_ASSERT_STRING_EQUAL(wire_id(NULL, "call_1"), "call_1");
-    CU_ASSERT_STRING_EQUAL(wire_id(&m, taken), taken);
+    CU_ASSERT_PTR_EQUAL(oa_wire_id(&m, "call_1"), w); /* the same id, the same short id */
+    CU_ASSERT_STRING_EQUAL(oa_wire_id(NULL, "call_1"), "call_1");
+    CU_ASSERT_STRING_EQUAL(oa_wire_id(&m, taken), taken);
     free(m.items);
 }
 
@@ -1873,24 +1873,24 @@ static void test_model_rules(void)
 
 static void test_helpers(void)
 {
-    CU_ASSERT_EQUAL(parse_duration_ms("6m0s"), 360000);
-    CU_ASSERT_EQUAL(parse_duration_ms("20ms"), 20);
-    CU_ASSERT_EQUAL(parse_duration_ms("1.5s"), 1500);
-    CU_ASSERT_EQUAL(parse_duration_ms("1h2m3s"), 3723000);
-    CU_ASSERT_EQUAL(parse_duration_ms("2"), 2000);
-    CU_ASSERT_EQUAL(parse_duration_ms("soon"), -1);
-    CU_ASSERT_EQUAL(parse_duration_ms(""), -1);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("6m0s"), 360000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("20ms"), 20);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("1.5s"), 1500);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("1h2m3s"), 3723000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("2"), 2000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("soon"), -1);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms(""), -1);
 
     char s[200] = "Incorrect API key provided: sk-proj-abc***xyz. See docs; also gsk_1234567890abcdef, not task-sk-x.";
-    scrub_keys(s);
+    oa_scrub_keys(s);
     CU_ASSERT_STRING_EQUAL(s, "Incorrect API key provided: <redacted>. See docs; also <redacted>, not task-sk-x.");
 
-    CU_ASSERT_EQUAL(map_finish("stop"), SEAM_STOP_STOP);
-    CU_ASSERT_EQUAL(map_finish("length"), SEAM_STOP_LENGTH);
-    CU_ASSERT_EQUAL(map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
-    CU_ASSERT_EQUAL(map_finish("function_call"), SEAM_STOP_TOOL_USE);
-    CU_ASSERT_EQUAL(map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
-    CU_ASSERT_EQUAL(map_finish("error"), SEAM_STOP_ERROR);
+    CU_ASSERT_EQUAL(oa_map_finish("stop"), SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(oa_map_finish("length"), SEAM_STOP_LENGTH);
+    CU_ASSERT_EQUAL(oa_map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(oa_map_finish("function_call"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(oa_map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_EQUAL(oa_map_finish("error"), SEAM_STOP_ERROR);
 }
 
 int main(void)
