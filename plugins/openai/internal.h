@@ -317,8 +317,10 @@ int oa_resp_decode_response(const oa_instance *in, const seam_request *req, cons
                             size_t len, seam_emitter *out, seam_error *err);
 
 /* Reasoning signatures handed out by the Responses codec: "openai:" + the
- * reasoning item's encrypted_content (base64 has no ':'). Only signatures with
- * this tag are replayed, without it: another provider's reasoning is dropped. */
+ * reasoning item's id + ":" + its encrypted_content (an id with a ':' is left
+ * out, and so is the ':' after it). Only signatures with this tag and an id
+ * are replayed: another provider's reasoning is dropped, and so is one signed
+ * without an id (the spec's ReasoningItem requires one). */
 #define OA_SIGNATURE_TAG "openai:"
 
 #endif /* SEAM_OPENAI_INTERNAL_H */

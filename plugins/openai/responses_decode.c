@@ -323,8 +323,18 @@ static int rs_item_done(rs_decoder *d, rs_item *it, json_object *item, seam_emit
         if (!it->text_seen && (rc = rs_reasoning_texts(d, it, item, em)) != SEAM_OK)
             return rc;
         const char *enc = jstr(item, "encrypted_content");
+        /* The item's id goes into the signature, to be replayed with it: the
+         * spec's input ReasoningItem requires one. An id that would not parse
+         * back (empty, or with the separator) is left out. */
+        const char *rid = jstr(item, "id");
+        if (!rid || !*rid)
+            rid = it->item_id;
+        if (rid && (!*rid || strchr(rid, ':')))
+            rid = NULL;
         strbuf sig = {0};
-        if (enc && *enc && (sb_puts(&sig, OA_SIGNATURE_TAG) || sb_puts(&sig, enc))) {
+        if (enc && *enc &&
+            (sb_puts(&sig, OA_SIGNATURE_TAG) || (rid && (sb_puts(&sig, rid) || sb_puts(&sig, ":"))) ||
+             sb_puts(&sig, enc))) {
             sb_free(&sig);
             return SEAM_ERR_NOMEM;
         }

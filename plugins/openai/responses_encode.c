@@ -18,13 +18,16 @@
  *     output}) and reasoning items ({summary, encrypted_content}).
  *   - Stateless: every request is sent with store:false, and for reasoning
  *     models include:["reasoning.encrypted_content"], so each reasoning item
- *     comes back with its encrypted content, which seam keeps as the reasoning
- *     part's signature (tagged "openai:", see OA_SIGNATURE_TAG) and sends back
- *     in the next turn's input. Items are replayed without their server ids:
- *     with store:false the server has nothing to look an id up in (OpenAI's
- *     Codex CLI serializes its replayed items the same way), and encrypted
- *     content carries what the model needs. Reasoning from another provider, or
- *     without a signature, is not sent.
+ *     comes back with its encrypted content, which seam keeps, with the
+ *     item's id, as the reasoning part's signature (tagged "openai:", see
+ *     OA_SIGNATURE_TAG) and sends back in the next turn's input as {type:
+ *     "reasoning", id, summary, encrypted_content}: the API reference's input
+ *     ReasoningItem requires id (and summary). Messages and function calls
+ *     are replayed without their server ids (optional there): with store:false
+ *     the server has nothing to look an id up in, and encrypted content carries
+ *     what the model needs. Reasoning from another provider, without a
+ *     signature, or signed without an id (a signature from an older seam) is
+ *     not sent: an item the spec calls invalid is left out rather than sent.
  *   - function tools are {type:"function", name, description, parameters,
  *     strict:false}: the Responses API makes functions strict by default,
  *     which only a schema written for it satisfies.
@@ -147,12 +150,18 @@ static int rs_flush_text(strbuf *text, int *has_text, json_object *input)
 }
 
 /* A reasoning part this codec handed out, as the reasoning item to replay;
- * NULL for any other reasoning (another provider's, or unsigned). */
+ * NULL for any other reasoning (another provider's, or unsigned), and for a
+ * signature without the item's id (one from before ids were kept): the spec's
+ * ReasoningItem requires an id, and an item without one is not sent rather
+ * than sent invalid. */
 static json_object *rs_reasoning_item(const seam_part *p)
 {
     const char *sig = seam_part_signature(p);
     size_t tag = strlen(OA_SIGNATURE_TAG);
     if (!sig || strncmp(sig, OA_SIGNATURE_TAG, tag) != 0 || !sig[tag] || seam_part_redacted(p))
+        return NULL;
+    const char *colon = strchr(sig + tag, ':');
+    if (!colon || colon == sig + tag || !colon[1])
         return NULL;
     json_object *summary = json_object_new_array();
     const char *text = seam_part_text(p);
@@ -164,8 +173,9 @@ static json_object *rs_reasoning_item(const seam_part *p)
     }
     json_object *r = json_object_new_object();
     json_object_object_add(r, "type", json_object_new_string("reasoning"));
+    json_object_object_add(r, "id", json_object_new_string_len(sig + tag, (int)(colon - sig - tag)));
     json_object_object_add(r, "summary", summary);
-    json_object_object_add(r, "encrypted_content", json_object_new_string(sig + tag));
+    json_object_object_add(r, "encrypted_content", json_object_new_string(colon + 1));
     return r;
 }
 
