@@ -732,6 +732,55 @@ static void test_current_families(void)
     free(body);
 }
 
+/* OpenAI's reasoning families take no stop sequences: the API reference's
+ * `stop` is "not supported with latest reasoning models o3 and o4-mini", and
+ * the gpt-5 family answers 400 "Unsupported parameter: 'stop'" (gpt-5, -mini,
+ * -nano, 5.1, 5.2, even at their default effort "none"). Chat models keep it. */
+static void test_stop_reasoning_models(void)
+{
+    static const struct {
+        const char *provider, *model;
+        int stop;
+    } cases[] = {
+        {"oap", "o3", 0},          {"oap", "o4-mini", 0},      {"oap", "o3-mini", 0},
+        {"oap", "o1", 0},          {"oap", "codex-mini-latest", 0},
+        {"oap", "gpt-5", 0},       {"oap", "gpt-5-mini", 0},   {"oap", "gpt-5-nano", 0},
+        {"oap", "gpt-5.1", 0},     {"oap", "gpt-5.2", 0},      {"oap", "gpt-5.4", 0},
+        {"oap", "gpt-5.6-sol", 0}, {"oap", "gpt-6-luna", 0},
+        {"oap", "gpt-4o", 1},      {"oap", "gpt-4.1-mini", 1}, {"oap", "gpt-5-chat-latest", 1},
+        /* another vendor's o3 on another server: not OpenAI's rules */
+        {"ol", "o3", 1},
+    };
+    char *body = sse(1, text_lines);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_request *req = simple_request("hi");
+        seam_request_add_stop(req, "END");
+        fake_server_push_sse(srv, body, 0);
+        stream_run r = run_stream(cases[i].provider, cases[i].model, req);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = last_body();
+        if (has(b, "stop") != cases[i].stop)
+            fprintf(stderr, "\n%s: stop %s\n", cases[i].model, cases[i].stop ? "missing" : "sent");
+        CU_ASSERT_EQUAL(has(b, "stop"), cases[i].stop);
+        json_object_put(b);
+        free(r.summary);
+        seam_request_free(req);
+    }
+    /* with tools and effort "none" too (gpt-6-luna, gpt-5.4) */
+    seam_request *req = simple_request("hi");
+    seam_request_add_stop(req, "END");
+    seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
+    fake_server_push_sse(srv, body, 0);
+    stream_run r = run_stream("oap", "gpt-6-luna", req);
+    json_object *b = last_body();
+    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "none");
+    CU_ASSERT_FALSE(has(b, "stop"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
 static void test_profiles(void)
 {
     char *body = sse(1, text_lines);
@@ -1914,6 +1963,7 @@ int main(void)
     CU_add_test(s, "wire: tool choice variants", test_tool_choice_variants);
     CU_add_test(s, "wire: reasoning families", test_reasoning_families);
     CU_add_test(s, "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families);
+    CU_add_test(s, "wire: no stop for OpenAI's reasoning models", test_stop_reasoning_models);
     CU_add_test(s, "wire: profiles", test_profiles);
     CU_add_test(s, "wire: request options merged", test_request_options_merge);
     CU_add_test(s, "decode: absurd usage counts are bounded", test_usage_absurd_counts);

@@ -438,7 +438,13 @@ int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
                            model, in->name);
     const char *openai_effort = openai_effort_of(&rules, req);
     int reasoning_model = rules.reasoning;
-    int xai_reasoning = (f & PF_XAI) && xai_reasoning_model(model);
+    /* No stop sequences for xAI's reasoning models (refused) nor for OpenAI's
+     * reasoning families, whatever the effort: the API reference has `stop`
+     * "not supported with latest reasoning models o3 and o4-mini", and gpt-5,
+     * -mini, -nano, 5.1 and 5.2 answer 400 "Unsupported parameter: 'stop'"
+     * even at effort "none". Dropped without a word: a plugin has no warning
+     * channel, and the documentation says so (doc/providers.md). */
+    int no_stop = ((f & PF_XAI) && xai_reasoning_model(model)) || reasoning_model;
     /* OpenAI's reasoning models refuse the sampling parameters unless the effort
      * is "none"; deepseek-reasoner ignores them (documented as not supported):
      * they are not sent rather than silently dropped there. */
@@ -484,7 +490,7 @@ int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
                                json_object_new_int64(max_tokens));
     }
     size_t n_stop = seam_request_stop_count(req);
-    if (n_stop > 0 && !xai_reasoning) {
+    if (n_stop > 0 && !no_stop) {
         json_object *stops = json_object_new_array();
         for (size_t i = 0; stops && i < n_stop; i++)
             json_object_array_add(stops, json_object_new_string(seam_request_stop(req, i)));

@@ -13,7 +13,8 @@
  *               families (o1, o3, o4, codex-mini, gpt-5 and gpt-5.x except the
  *               -chat models, gpt-6.x) `max_completion_tokens` instead of
  *               `max_tokens`, the system prompt as a `developer` message, no
- *               `temperature` (refused unless the effort is "none"). From
+ *               `temperature` (refused unless the effort is "none"), no `stop`
+ *               (refused whatever the effort, see encode.c). From
  *               gpt-5.4 on, function tools on Chat Completions need
  *               `reasoning_effort: "none"`: a request with tools gets "none"
  *               (its reasoning budget cannot apply, and temperature is sent),
