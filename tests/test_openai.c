@@ -838,11 +838,12 @@ static void test_profiles(void)
     json_object_put(b);
     free(r.summary);
 
-    /* openrouter: reasoning.max_tokens */
+    /* openrouter: reasoning.effort from the budget (see test_openrouter_reasoning) */
     fake_server_push_sse(srv, body, 0);
     r = run_stream("orr", "deepseek/deepseek-r1", req);
     b = last_body();
-    CU_ASSERT_EQUAL(int_at(b, "reasoning.max_tokens"), 2000);
+    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning.effort"), "low");
+    CU_ASSERT_FALSE(has(b, "reasoning.max_tokens"));
     CU_ASSERT_STRING_EQUAL(str_at(b, "stop.0"), "###");
     json_object_put(b);
     free(r.summary);
@@ -1345,6 +1346,47 @@ static void test_think_tags_edges(void)
 
 /* ---- the reasoning budget on each wire ------------------------------------------ */
 
+/* OpenRouter: @openrouter/sdk 1.3.19's ChatRequestReasoning has effort and
+ * summary only (no max_tokens), so a budget goes as reasoning.effort on the
+ * ladder low < 4096 <= medium < 16384 <= high < 32768 <= xhigh. */
+static void test_openrouter_reasoning(void)
+{
+    static const struct {
+        int64_t budget;
+        const char *reasoning; /* the whole reasoning object, NULL: absent */
+    } cases[] = {
+        {1, "{\"effort\":\"low\"}"},        {4095, "{\"effort\":\"low\"}"},
+        {4096, "{\"effort\":\"medium\"}"},  {16383, "{\"effort\":\"medium\"}"},
+        {16384, "{\"effort\":\"high\"}"},   {32767, "{\"effort\":\"high\"}"},
+        {32768, "{\"effort\":\"xhigh\"}"},  {1000000, "{\"effort\":\"xhigh\"}"},
+        {0, NULL},
+    };
+    static const char *const models[] = {"anthropic/claude-sonnet-4", "openai/o3", "deepseek/deepseek-r1"};
+    char *body = sse(1, text_lines);
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            fake_server_push_sse(srv, body, 0);
+            seam_request *req = simple_request("think");
+            seam_request_set_reasoning_budget(req, cases[i].budget);
+            stream_run r = run_stream("orr", models[m], req);
+            CU_ASSERT_EQUAL(r.status, SEAM_OK);
+            json_object *b = last_body();
+            json_object *want = cases[i].reasoning ? json_tokener_parse(cases[i].reasoning) : NULL;
+            int ok = cases[i].reasoning ? json_object_equal(want, at(b, "reasoning")) : !has(b, "reasoning");
+            ok = ok && !has(b, "reasoning_effort");
+            if (!ok)
+                fprintf(stderr, "\nopenrouter %s budget %" PRId64 ": %s\n", models[m], cases[i].budget,
+                        fake_server_request_body(srv, fake_server_request_count(srv) - 1));
+            CU_ASSERT_TRUE(ok);
+            json_object_put(want);
+            json_object_put(b);
+            free(r.summary);
+            seam_request_free(req);
+        }
+    free(body);
+}
+
+
 static void test_reasoning_budget_wires(void)
 {
     static const struct {
@@ -1393,7 +1435,6 @@ static void test_reasoning_budget_wires(void)
         {"xa", "grok-4.3", 8192, "medium", NULL, NULL},
         {"xa", "grok-4", 8192, NULL, NULL, NULL},
         {"xa", "grok-4-fast-reasoning", 8192, NULL, NULL, NULL},
-        {"orr", "anthropic/claude-sonnet-4", 3000, NULL, NULL, "reasoning.max_tokens"},
         {"ol", "qwen3:8b", 20000, "high", NULL, NULL},
         {"vl", "Qwen/Qwen3-8B", 3000, NULL, NULL, "thinking_token_budget"},
         {"vl", "Qwen/Qwen3-8B", 0, NULL, NULL, NULL},
@@ -1411,7 +1452,7 @@ static void test_reasoning_budget_wires(void)
         int ok = (cases[i].effort ? effort && strcmp(effort, cases[i].effort) == 0 : !effort) &&
                  (cases[i].format ? format && strcmp(format, cases[i].format) == 0 : !format) &&
                  (cases[i].int_path ? int_at(b, cases[i].int_path) == cases[i].budget : 1) &&
-                 has(b, "reasoning") == (cases[i].int_path && !strcmp(cases[i].int_path, "reasoning.max_tokens")) &&
+                 !has(b, "reasoning") &&
                  has(b, "thinking_token_budget") == (cases[i].int_path && !strcmp(cases[i].int_path, "thinking_token_budget")) &&
                  !has(b, "think") && !has(b, "thinking");
         if (!ok)
@@ -1976,6 +2017,7 @@ int main(void)
     CU_add_test(s, "decode: <think> tags, edges and profiles", test_think_tags_edges);
     CU_add_test(s, "decode: one tokener per decoder", test_tokener_reuse);
     CU_add_test(s, "wire: reasoning budget per server", test_reasoning_budget_wires);
+    CU_add_test(s, "wire: openrouter reasoning effort from a budget", test_openrouter_reasoning);
     CU_add_test(s, "wire: mistral tool call ids", test_mistral_tool_ids);
     CU_add_test(s, "errors: classification table", test_error_table);
     CU_add_test(s, "errors: unreachable server", test_unreachable_server);

@@ -26,7 +26,10 @@
  *   xai         grok-3-mini: `reasoning_effort` low/high (two levels);
  *               grok-4.3: `reasoning_effort` (three levels). grok-3, grok-4 and
  *               grok-4-fast refuse the field: nothing.
- *   openrouter  `reasoning: {max_tokens: budget}`.
+ *   openrouter  `reasoning: {effort}` on the ladder of oa_effort_for_budget()
+ *               up to xhigh (low < 4096 <= medium < 16384 <= high < 32768 <=
+ *               xhigh): @openrouter/sdk 1.3.19's request type has effort and
+ *               summary only, no max_tokens.
  *   ollama      `reasoning_effort` (three levels): its /v1 endpoint maps it to
  *               thinking; the native `think` field is not read there.
  *   vllm        `thinking_token_budget: budget` (the server must run with
@@ -405,8 +408,12 @@ static void encode_reasoning(const oa_instance *in, const char *model, const cha
             effort = effort_for_budget(budget, 0);
         break;
     case RW_OPENROUTER: {
+        /* reasoning.effort, not reasoning.max_tokens: @openrouter/sdk 1.3.19's
+         * ChatRequestReasoning has effort and summary only. Its effort values
+         * run none..max; "max" is left out, as on OpenAI's Chat Completions. */
         json_object *r = json_object_new_object();
-        json_object_object_add(r, "max_tokens", json_object_new_int64(budget));
+        json_object_object_add(r, "effort", json_object_new_string(oa_effort_for_budget(
+                                                EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH, budget, 0)));
         json_object_object_add(body, "reasoning", r);
         break;
     }

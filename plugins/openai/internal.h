@@ -64,7 +64,7 @@ typedef enum reasoning_wire {
                     * reasoning_format parsed; qwq, r1 distills: reasoning_format */
     RW_MISTRAL,    /* reasoning_effort "high" on the adjustable models */
     RW_XAI,        /* reasoning_effort: grok-3-mini low/high, grok-4.3 low/medium/high */
-    RW_OPENROUTER, /* reasoning: {max_tokens} */
+    RW_OPENROUTER, /* reasoning: {effort} low..xhigh */
     RW_OLLAMA,     /* reasoning_effort low/medium/high */
     RW_VLLM        /* thinking_token_budget */
 } reasoning_wire;
