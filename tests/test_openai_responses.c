@@ -118,13 +118,13 @@ static const char *const mixed_events[] = {
 
 static const char mixed_summary[] =
     "{\"text\":\"Checking Par\xc3\xads.\",\"reasoning\":\"**Plan** check the weather.\\n\\nThen answer.\","
-    "\"signatures\":[\"openai:gAAAAABenc_1-xyz==\"],\"tool_calls\":["
+    "\"signatures\":[\"openai:rs_1:gAAAAABenc_1-xyz==\"],\"tool_calls\":["
     "{\"id\":\"call_a\",\"name\":\"get_weather\",\"args\":{\"city\":\"Par\xc3\xads\"}},"
     "{\"id\":\"call_b\",\"name\":\"noop\",\"args\":{}}],\"stop\":\"tool_use\","
     "\"usage\":{\"in\":20,\"out\":50,\"cache_read\":100,\"reasoning\":20}}";
 
 static const char mixed_log[] =
-    "RS(rs_1) RD RE(rs_1,openai:gAAAAABenc_1-xyz==) TD TS(call_a,get_weather) TS(call_b,noop) "
+    "RS(rs_1) RD RE(rs_1,openai:rs_1:gAAAAABenc_1-xyz==) TD TS(call_a,get_weather) TS(call_b,noop) "
     "TE(call_a,{\"city\":\"Par\xc3\xads\"}) TE(call_b,{}) STOP(tool_use)";
 
 /* ---- encode ------------------------------------------------------------------ */
@@ -141,7 +141,9 @@ static void test_wire_gpt62_tools(void)
     seam_request_set_system(req, "You are terse.");
     seam_request_add_user_text(req, "Weather in Paris?");
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_reasoning(a, "Need weather.", "openai:gAAAAABprev==", 0);
+    seam_message_add_reasoning(a, "Need weather.", "openai:rs_prev:gAAAAABprev==", 0);
+    /* signed by an older seam, without the item's id: not sent (id is required) */
+    seam_message_add_reasoning(a, "older thoughts", "openai:gAAAAABold==", 0);
     seam_message_add_reasoning(a, "another provider's thoughts", "EqQBCkgIAhABGAIiQ", 0);
     seam_message_add_reasoning(a, "unsigned thoughts", NULL, 0);
     seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
@@ -164,7 +166,7 @@ static void test_wire_gpt62_tools(void)
     CU_ASSERT_TRUE(tu_last_body_is(srv, 
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
-        "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
+        "{\"type\":\"reasoning\",\"id\":\"rs_prev\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
         "\"encrypted_content\":\"gAAAAABprev==\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"{\\\"temp\\\":21}\"}],"
@@ -400,7 +402,8 @@ static void test_whole_equals_stream(void)
 }
 
 /* The answer's reasoning goes back on the next turn as a reasoning item with
- * its encrypted content; the calls as function_call items with their call_id. */
+ * its id (the spec's ReasoningItem requires one) and its encrypted content;
+ * the calls as function_call items with their call_id. */
 static void test_reasoning_replayed(void)
 {
     char *body = sse(mixed_events);
@@ -425,7 +428,7 @@ static void test_reasoning_replayed(void)
     json_object *b = tu_last_body(srv);
     json_object *want = json_tokener_parse(
         "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
-        "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
+        "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
         "\"encrypted_content\":\"gAAAAABenc_1-xyz==\"},"
         "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Checking Par\\u00eds.\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Par\\u00eds\\\"}\"},"
@@ -522,8 +525,14 @@ static void test_decode_variants(void)
           "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]",
           ",\"usage\":{\"input_tokens\":9,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":70,\"output_tokens_details\":{\"reasoning_tokens\":64}}") "}",
           NULL},
-         "{\"text\":\"4\",\"reasoning\":\"\",\"signatures\":[\"openai:gAAAAB7\"],\"tool_calls\":[],\"stop\":\"stop\","
+         "{\"text\":\"4\",\"reasoning\":\"\",\"signatures\":[\"openai:rs_7:gAAAAB7\"],\"tool_calls\":[],\"stop\":\"stop\","
          "\"usage\":{\"in\":9,\"out\":70,\"cache_read\":0,\"reasoning\":64}}"},
+        {"a reasoning item without an id: its signature has none, so it is not replayed",
+         {"{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"type\":\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAAAB8\"}}",
+          MSG_ADDED(1), TEXT_DELTA(1, "5"), MSG_DONE(1, "5"),
+          "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]", "") "}",
+          NULL},
+         "{\"text\":\"5\",\"reasoning\":\"\",\"signatures\":[\"openai:gAAAAB8\"],\"tool_calls\":[],\"stop\":\"stop\",\"usage\":{}}"},
         {"a summary part whose deltas never came; a call whose name came only whole",
          {"{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"rs_0\",\"type\":\"reasoning\",\"summary\":[]}}",
           "{\"type\":\"response.reasoning_summary_text.delta\",\"item_id\":\"rs_0\",\"output_index\":0,\"summary_index\":0,\"delta\":\"A\"}",
@@ -533,7 +542,7 @@ static void test_decode_variants(void)
           "{\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"id\":\"fc_1\",\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"g\",\"arguments\":\"{}\"}}",
           "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]", "") "}",
           NULL},
-         "{\"text\":\"\",\"reasoning\":\"A\\n\\nB\",\"signatures\":[\"openai:e\"],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"g\",\"args\":{}}],"
+         "{\"text\":\"\",\"reasoning\":\"A\\n\\nB\",\"signatures\":[\"openai:rs_0:e\"],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"g\",\"args\":{}}],"
          "\"stop\":\"tool_use\",\"usage\":{}}"},
     };
     seam_request *req = tu_user_request("x");
