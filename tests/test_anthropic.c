@@ -2127,44 +2127,46 @@ static void stop_server(void)
     srv = NULL;
 }
 
+static const tu_test tests[] = {
+    { "text stream and wire", test_text_stream_and_wire },
+    { "thinking and tools stream", test_thinking_and_tools_stream },
+    { "whole response equals stream", test_whole_response_equals_stream },
+    { "cut at every byte", test_cut_at_every_byte },
+    { "clean end without message_stop", test_clean_end_without_message_stop },
+    { "server tools", test_server_tools },
+    { "message_start with content", test_message_start_with_content },
+    { "two messages in one stream", test_two_messages_in_one_stream },
+    { "mcp and unknown blocks", test_mcp_and_unknown_blocks },
+    { "redacted thinking round trip", test_redacted_thinking_round_trip },
+    { "overloaded event after message_start", test_overloaded_event_after_message_start },
+    { "error table", test_error_table },
+    { "encode golden", test_encode_golden },
+    { "tool choice mapping", test_tool_choice_mapping },
+    { "thinking encode", test_thinking_encode },
+    { "thinking round trip with signature", test_thinking_round_trip_with_signature },
+    { "cache auto", test_cache_auto },
+    { "headers from options", test_headers_from_options },
+    { "structured output", test_structured_output },
+    { "model defaults and capabilities", test_model_defaults_and_capabilities },
+    { "context window capability", test_context_window_capability },
+    { "stop reasons", test_stop_reasons },
+    { "bad options", test_bad_options },
+    { "claude 5 capabilities", test_claude5_capabilities },
+    { "opus 5.5 golden", test_opus55_golden },
+    { "forced tool rules", test_forced_tool_rules },
+    { "claude 5 thinking", test_claude5_thinking },
+    { "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools },
+    { "claude 5.5 json answer", test_claude55_json_answer },
+    { "claude 5.5 decode", test_claude55_decode },
+    { NULL, NULL },
+};
+
+static const tu_suite suites[] = {
+    { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
+    { .name = NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "text stream and wire", test_text_stream_and_wire },
-        { "thinking and tools stream", test_thinking_and_tools_stream },
-        { "whole response equals stream", test_whole_response_equals_stream },
-        { "cut at every byte", test_cut_at_every_byte },
-        { "clean end without message_stop", test_clean_end_without_message_stop },
-        { "server tools", test_server_tools },
-        { "message_start with content", test_message_start_with_content },
-        { "two messages in one stream", test_two_messages_in_one_stream },
-        { "mcp and unknown blocks", test_mcp_and_unknown_blocks },
-        { "redacted thinking round trip", test_redacted_thinking_round_trip },
-        { "overloaded event after message_start", test_overloaded_event_after_message_start },
-        { "error table", test_error_table },
-        { "encode golden", test_encode_golden },
-        { "tool choice mapping", test_tool_choice_mapping },
-        { "thinking encode", test_thinking_encode },
-        { "thinking round trip with signature", test_thinking_round_trip_with_signature },
-        { "cache auto", test_cache_auto },
-        { "headers from options", test_headers_from_options },
-        { "structured output", test_structured_output },
-        { "model defaults and capabilities", test_model_defaults_and_capabilities },
-        { "context window capability", test_context_window_capability },
-        { "stop reasons", test_stop_reasons },
-        { "bad options", test_bad_options },
-        { "claude 5 capabilities", test_claude5_capabilities },
-        { "opus 5.5 golden", test_opus55_golden },
-        { "forced tool rules", test_forced_tool_rules },
-        { "claude 5 thinking", test_claude5_thinking },
-        { "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools },
-        { "claude 5.5 json answer", test_claude55_json_answer },
-        { "claude 5.5 decode", test_claude55_decode },
-        { NULL, NULL },
-    };
-    static const tu_suite suites[] = {
-        { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
-        { .name = NULL },
-    };
     return tu_run_suites(suites);
 }

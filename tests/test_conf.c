@@ -1223,7 +1223,6 @@ static void test_tools_errors(void)
     remove_tree(dir);
 }
 
-
 /* ---- issue 11: ranges, hostile files, key commands ------------------------------------------------ */
 
 /* Each numeric key at both ends of its documented range and one step past
@@ -1460,13 +1459,6 @@ static size_t read_pids(const char *file, pid_t *pids, size_t max)
     return n;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void test_key_command_timeout_ends_its_group(void)
 {
     char *dir = make_temp_dir();
@@ -1478,9 +1470,9 @@ static void test_key_command_timeout_ends_its_group(void)
     p.api_key_command_timeout_ms = 300;
     char *key = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
-    int64_t took = now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 300 ms (api_key_command_timeout_ms)");
     CU_ASSERT(took >= 300 && took < 900);
@@ -1502,9 +1494,9 @@ static void test_key_command_timeout_ends_its_group(void)
     /* The provider's own timeout_ms caps the command's. */
     p.api_key_command_timeout_ms = 3600000;
     p.timeout_ms = 200;
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
-    CU_ASSERT(now_ms() - t0 < 900);
+    CU_ASSERT(tu_now_ms() - t0 < 900);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 200 ms (api_key_command_timeout_ms)");
     n = read_pids(pidfile, pids, 4);
@@ -1534,7 +1526,7 @@ static void *cancel_when_running(void *arg)
     for (int k = 0; k < 1000 && read_pids(job->pidfile, pids, 2) < 2; k++)
         usleep(10000);
     usleep(50000);
-    job->fired_ms = now_ms();
+    job->fired_ms = tu_now_ms();
     seam_cancel_trigger(job->cancel);
     return NULL;
 }
@@ -1556,7 +1548,7 @@ static void test_key_command_cancel(void)
     seam_error err;
     seam_error_clear(&err);
     int rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
-    int64_t returned_ms = now_ms();
+    int64_t returned_ms = tu_now_ms();
     pthread_join(th, NULL);
     CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
@@ -1621,39 +1613,40 @@ static void test_new_provider_and_chain_keys(void)
                  "2: providers.p.ca_file must be a non-empty string");
 }
 
+static const tu_test tests[] = {
+    { "good conf: every key and default", test_good_conf_every_key },
+    { "empty and NULL conf", test_empty_and_null_conf },
+    { "relative conf path", test_relative_conf_path },
+    { "conf.d merged in name order", test_conf_d_merge_in_name_order },
+    { "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files },
+    { "syntax error: FILE:LINE", test_syntax_error_has_file_and_line },
+    { "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected },
+    { "int and int64", test_integers_accept_int_and_int64 },
+    { "unknown keys", test_unknown_keys },
+    { "unknown references", test_unknown_references },
+    { "options as JSON", test_options_to_json },
+    { "discovery order", test_discovery_order },
+    { "inline api_key warning", test_inline_key_warning },
+    { "conf errors never hold the key", test_conf_errors_never_hold_the_key },
+    { "credential: env", test_credential_env },
+    { "credential: file", test_credential_file },
+    { "credential: command", test_credential_command },
+    { "credential: inline, none, preference", test_credential_inline_none_and_preference },
+    { "credential: api_key_file from a conf", test_credential_from_loaded_conf },
+    { "credential: api_key_env fallbacks", test_credential_env_fallbacks },
+    { "tools: every key", test_tools_every_key },
+    { "tools: errors with FILE:LINE", test_tools_errors },
+    { "every number has a range", test_every_number_has_a_range },
+    { "integer literals never truncated", test_integer_literals_never_truncated },
+    { "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include },
+    { "non-regular files refused", test_non_regular_files_refused },
+    { "key command: timeout ends its group", test_key_command_timeout_ends_its_group },
+    { "key command: cancel", test_key_command_cancel },
+    { "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "good conf: every key and default", test_good_conf_every_key },
-        { "empty and NULL conf", test_empty_and_null_conf },
-        { "relative conf path", test_relative_conf_path },
-        { "conf.d merged in name order", test_conf_d_merge_in_name_order },
-        { "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files },
-        { "syntax error: FILE:LINE", test_syntax_error_has_file_and_line },
-        { "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected },
-        { "int and int64", test_integers_accept_int_and_int64 },
-        { "unknown keys", test_unknown_keys },
-        { "unknown references", test_unknown_references },
-        { "options as JSON", test_options_to_json },
-        { "discovery order", test_discovery_order },
-        { "inline api_key warning", test_inline_key_warning },
-        { "conf errors never hold the key", test_conf_errors_never_hold_the_key },
-        { "credential: env", test_credential_env },
-        { "credential: file", test_credential_file },
-        { "credential: command", test_credential_command },
-        { "credential: inline, none, preference", test_credential_inline_none_and_preference },
-        { "credential: api_key_file from a conf", test_credential_from_loaded_conf },
-        { "credential: api_key_env fallbacks", test_credential_env_fallbacks },
-        { "tools: every key", test_tools_every_key },
-        { "tools: errors with FILE:LINE", test_tools_errors },
-        { "every number has a range", test_every_number_has_a_range },
-        { "integer literals never truncated", test_integer_literals_never_truncated },
-        { "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include },
-        { "non-regular files refused", test_non_regular_files_refused },
-        { "key command: timeout ends its group", test_key_command_timeout_ends_its_group },
-        { "key command: cancel", test_key_command_cancel },
-        { "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys },
-        { NULL, NULL },
-    };
-    return tu_run_suite("conf", tests);
+    return tu_run_suite("conf", tests, NULL);
 }

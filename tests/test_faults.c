@@ -226,13 +226,6 @@ static const scenario scenarios[] = {
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The first run of FRAGMENT or more key characters found in text, or NULL. */
 static const char *key_fragment_in(const char *text)
 {
@@ -543,7 +536,7 @@ static void run_cell(const plugin_def *p, const scenario *sc)
     o.ud = &ob;
 
     char textbuf[8192] = "", chunk_errors[2048] = "";
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     seam_stream *s = NULL;
     int status = seam_stream_open(c, req, &o, &s, &err);
     const char *provider = "";
@@ -569,7 +562,7 @@ static void run_cell(const plugin_def *p, const scenario *sc)
             snprintf(chunk_errors + used, sizeof chunk_errors - used, "%s|%s\n", re->message, re->code);
         }
     }
-    int64_t elapsed = now_ms() - t0;
+    int64_t elapsed = tu_now_ms() - t0;
     char on_provider[64];
     snprintf(on_provider, sizeof on_provider, "%s", provider);
 
@@ -826,17 +819,19 @@ static int init(void)
     return 0;
 }
 
+static const tu_test tests[] = {
+    { "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix },
+    { "decoder_new returning NULL is named, not out of memory", test_decoder_new_null },
+    { "out of file descriptors is a resource error", test_emfile_is_a_resource_error },
+    { NULL, NULL },
+};
+
+static const tu_suite suites[] = {
+    { .name = "faults", .tests = tests, .init = init },
+    { .name = NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix },
-        { "decoder_new returning NULL is named, not out of memory", test_decoder_new_null },
-        { "out of file descriptors is a resource error", test_emfile_is_a_resource_error },
-        { NULL, NULL },
-    };
-    static const tu_suite suites[] = {
-        { .name = "faults", .tests = tests, .init = init },
-        { .name = NULL },
-    };
     return tu_run_suites(suites);
 }

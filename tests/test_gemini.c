@@ -24,6 +24,19 @@
 static fake_server *server;
 static seam_client *client;
 
+static int start(void)
+{
+    server = tu_server_start();
+    if (!server)
+        return -1;
+    client = tu_client_at_end(tu_clientf(
+        "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+        "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
+        "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
+        fake_server_url(server)));
+    return client ? 0 : -1;
+}
+
 static seam_call_options call_options(void)
 {
     seam_call_options o;
@@ -1585,38 +1598,31 @@ static void test_error_event_in_stream(void)
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
+    { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
+    { "stream: usage after finish, no finish", test_stream_usage_after_finish },
+    { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
+    { "whole response equals stream", test_whole_response_equals_stream },
+    { "encode: conversation, media, generation config", test_encode_conversation },
+    { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
+    { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
+    { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
+    { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
+    { "thought signatures replayed", test_signature_replay_shapes },
+    { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
+    { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
+    { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
+    { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
+    { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
+    { "capabilities per family", test_capabilities_per_family },
+    { "error table", test_error_table },
+    { "error event in a stream", test_error_event_in_stream },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    server = tu_server_start();
-    client = server ? tu_client_at_end(tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
-                                 "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
-                                 "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
-                                 fake_server_url(server)))
-                    : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
-        { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
-        { "stream: usage after finish, no finish", test_stream_usage_after_finish },
-        { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
-        { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
-        { "whole response equals stream", test_whole_response_equals_stream },
-        { "encode: conversation, media, generation config", test_encode_conversation },
-        { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
-        { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
-        { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
-        { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
-        { "thought signatures replayed", test_signature_replay_shapes },
-        { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
-        { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
-        { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
-        { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
-        { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
-        { "capabilities per family", test_capabilities_per_family },
-        { "error table", test_error_table },
-        { "error event in a stream", test_error_event_in_stream },
-        { NULL, NULL },
-    };
-    return tu_run_suite("gemini", tests);
+    return tu_run_suite("gemini", tests, start);
 }

@@ -366,26 +366,30 @@ static void test_scanner_never_more_lenient_than_jsonc(void)
     CU_ASSERT_EQUAL(top, '{');
 }
 
+/* all[1..]: allocation failures, which need this program's own allocator. */
+static const tu_test all[] = {
+    { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
+    { "valid text never invalid for lack of memory", test_valid_text_never_invalid_for_lack_of_memory },
+    { "invalid text stays invalid", test_invalid_text_stays_invalid },
+    { "print whole or nothing", test_print_whole_or_nothing },
+    { "schema verdict or out of memory", test_schema_verdict_or_nomem },
+    { NULL, NULL },
+};
+
+static const tu_test no_injection[] = {
+    { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test all[] = {
-        { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
-        { "valid text never invalid for lack of memory", test_valid_text_never_invalid_for_lack_of_memory },
-        { "invalid text stays invalid", test_invalid_text_stays_invalid },
-        { "print whole or nothing", test_print_whole_or_nothing },
-        { "schema verdict or out of memory", test_schema_verdict_or_nomem },
-        { NULL, NULL },
-    };
-    /* all[1..]: allocation failures, which need this program's allocator. */
-    static const tu_test no_injection[] = {
-        { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
-        { NULL, NULL },
-    };
 #ifndef SANITIZED
     if (injection_works())
-        return tu_run_suite("json_oom", all);
+        return tu_run_suite("json_oom", all, NULL);
     printf("test_json_oom: this program's allocator was replaced (valgrind?): "
            "the allocation-failure tests are skipped\n");
+#else
+    (void)all;
 #endif
-    return tu_run_suite("json_oom", no_injection);
+    return tu_run_suite("json_oom", no_injection, NULL);
 }

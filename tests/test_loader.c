@@ -29,6 +29,13 @@
 
 static char *tmp;
 
+static int start(void)
+{
+    tmp = tu_mkdtemp_private();
+    tu_rm_rf_at_end(tmp);
+    return tmp ? 0 : -1;
+}
+
 static char *test_plugin(const char *name)
 {
     char p[4096];
@@ -680,24 +687,21 @@ static void test_first_use_out_of_descriptors(void)
     free(dir);
 }
 
+static const tu_test tests[] = {
+    { "good and bad plugins side by side", test_good_and_bad_side_by_side },
+    { "unsafe directory refused", test_unsafe_dir },
+    { "SEAM_PLUGIN_PATH before plugin_path", test_plugin_path_env_order },
+    { "broken conf", test_broken_conf },
+    { "broken files refused, plugins loaded lazily", test_broken_files_and_lazy_loading },
+    { "ABI read before any constructor runs", test_abi_read_before_constructors },
+    { "untrusted paths refused", test_untrusted_paths },
+    { "hard link refused", test_hard_link },
+    { "concurrent first use", test_concurrent_first_use },
+    { "first use out of descriptors, then again", test_first_use_out_of_descriptors },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    tmp = tu_mkdtemp_private();
-    if (!tmp)
-        return 1;
-    tu_rm_rf_at_end(tmp);
-    static const tu_test tests[] = {
-        { "good and bad plugins side by side", test_good_and_bad_side_by_side },
-        { "unsafe directory refused", test_unsafe_dir },
-        { "SEAM_PLUGIN_PATH before plugin_path", test_plugin_path_env_order },
-        { "broken conf", test_broken_conf },
-        { "broken files refused, plugins loaded lazily", test_broken_files_and_lazy_loading },
-        { "ABI read before any constructor runs", test_abi_read_before_constructors },
-        { "untrusted paths refused", test_untrusted_paths },
-        { "hard link refused", test_hard_link },
-        { "concurrent first use", test_concurrent_first_use },
-        { "first use out of descriptors, then again", test_first_use_out_of_descriptors },
-        { NULL, NULL },
-    };
-    return tu_run_suite("loader", tests);
+    return tu_run_suite("loader", tests, start);
 }

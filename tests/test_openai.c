@@ -59,6 +59,13 @@ static seam_client *make_client(void)
         url, url, url, url, url, url, url, url, url, url, url, url, url);
 }
 
+static int start(void)
+{
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(make_client()) : NULL;
+    return client ? 0 : -1;
+}
+
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
  * when done is set. */
 static char *sse(int done, const char *const *lines)
@@ -1670,39 +1677,36 @@ static void test_helpers(void)
     CU_ASSERT_EQUAL(map_finish("error"), SEAM_STOP_ERROR);
 }
 
+static const tu_test tests[] = {
+    { "wire: basic streamed request", test_wire_basic_stream },
+    { "wire: exact body", test_wire_exact_body },
+    { "wire: conversation, tools, media, json schema", test_wire_conversation },
+    { "wire: tool choice variants", test_tool_choice_variants },
+    { "wire: reasoning families", test_reasoning_families },
+    { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
+    { "wire: profiles", test_profiles },
+    { "wire: request options merged", test_request_options_merge },
+    { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "wire: media", test_media_refused },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: server variants", test_decode_variants },
+    { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
+    { "decode: <think> tags split at every byte", test_think_tags_split },
+    { "decode: <think> tags, edges and profiles", test_think_tags_edges },
+    { "decode: one tokener per decoder", test_tokener_reuse },
+    { "wire: reasoning budget per server", test_reasoning_budget_wires },
+    { "wire: mistral tool call ids", test_mistral_tool_ids },
+    { "errors: classification table", test_error_table },
+    { "errors: unreachable server", test_unreachable_server },
+    { "unit: profile inference and options", test_profile_inference },
+    { "unit: capabilities", test_capabilities },
+    { "unit: OpenAI model rules and the endpoint", test_model_rules },
+    { "unit: helpers", test_helpers },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "wire: basic streamed request", test_wire_basic_stream },
-        { "wire: exact body", test_wire_exact_body },
-        { "wire: conversation, tools, media, json schema", test_wire_conversation },
-        { "wire: tool choice variants", test_tool_choice_variants },
-        { "wire: reasoning families", test_reasoning_families },
-        { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
-        { "wire: profiles", test_profiles },
-        { "wire: request options merged", test_request_options_merge },
-        { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
-        { "wire: media", test_media_refused },
-        { "decode: split at every byte", test_decode_split_everywhere },
-        { "decode: whole equals stream", test_whole_equals_stream },
-        { "decode: server variants", test_decode_variants },
-        { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
-        { "decode: <think> tags split at every byte", test_think_tags_split },
-        { "decode: <think> tags, edges and profiles", test_think_tags_edges },
-        { "decode: one tokener per decoder", test_tokener_reuse },
-        { "wire: reasoning budget per server", test_reasoning_budget_wires },
-        { "wire: mistral tool call ids", test_mistral_tool_ids },
-        { "errors: classification table", test_error_table },
-        { "errors: unreachable server", test_unreachable_server },
-        { "unit: profile inference and options", test_profile_inference },
-        { "unit: capabilities", test_capabilities },
-        { "unit: OpenAI model rules and the endpoint", test_model_rules },
-        { "unit: helpers", test_helpers },
-        { NULL, NULL },
-    };
-    return tu_run_suite("openai", tests);
+    return tu_run_suite("openai", tests, start);
 }

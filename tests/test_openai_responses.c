@@ -40,6 +40,13 @@ static seam_client *make_client(void)
         url, url, url, url);
 }
 
+static int start(void)
+{
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(make_client()) : NULL;
+    return client ? 0 : -1;
+}
+
 /* An SSE body of Responses events (NULL-terminated), each as
  * "event: <its type>\ndata: <it>\n\n", as the API frames them. */
 static char *sse(const char *const *events)
@@ -691,22 +698,19 @@ static void test_errors(void)
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
+    { "wire: conversation, media, structured output", test_wire_conversation },
+    { "wire: reasoning, include and sampling per model", test_wire_options },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
+    { "decode: variants", test_decode_variants },
+    { "errors: in-stream, HTTP, whole bodies", test_errors },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
-        { "wire: conversation, media, structured output", test_wire_conversation },
-        { "wire: reasoning, include and sampling per model", test_wire_options },
-        { "decode: split at every byte", test_decode_split_everywhere },
-        { "decode: whole equals stream", test_whole_equals_stream },
-        { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
-        { "decode: variants", test_decode_variants },
-        { "errors: in-stream, HTTP, whole bodies", test_errors },
-        { NULL, NULL },
-    };
-    return tu_run_suite("openai responses", tests);
+    return tu_run_suite("openai responses", tests, start);
 }

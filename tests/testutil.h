@@ -34,8 +34,9 @@ typedef struct tu_suite {
  * Returns the exit status for main: 0 when every test ran and every assertion
  * held, 1 otherwise, 2 when CUnit could not start. */
 int tu_run_suites(const tu_suite *suites);
-/* tu_run_suites for a program of one suite. */
-int tu_run_suite(const char *name, const tu_test *tests);
+/* tu_run_suites for a program of one suite; init (may be NULL) makes what
+ * the tests share (servers, clients), returning 0, or -1 to fail the program. */
+int tu_run_suite(const char *name, const tu_test *tests, int (*init)(void));
 /* fn(arg) once the suites have run (or right away when out of memory). */
 void tu_at_end(void (*fn)(void *), void *arg);
 /* Milliseconds of the monotonic clock. */
