@@ -33,10 +33,10 @@ static int start(void)
     srv = tu_server_start();
     if (!mock || !srv)
         return -1;
-    oa = tu_client_at_end(tu_client_if_built(
+    oa = tu_client_at_end(tu_if_built(tu_clientf(
         "providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
         "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-        fake_server_url(srv)));
+        fake_server_url(srv))));
     return 0;
 }
 

@@ -643,13 +643,7 @@ static void test_errors(void)
     free(r.summary);
 
     /* HTTP errors from /responses: the chat table */
-    static const struct {
-        int status;
-        const char *body, *headers;
-        seam_error_kind kind;
-        int retryable;
-        const char *code;
-    } http[] = {
+    static const tu_http_error http[] = {
         {400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":\"context_length_exceeded\"}}",
          NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded"},
         {400, "{\"error\":{\"message\":\"Unsupported value: 'reasoning.effort' does not support 'none' with this model.\",\"type\":\"invalid_request_error\",\"param\":\"reasoning.effort\",\"code\":\"unsupported_value\"}}",

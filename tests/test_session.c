@@ -40,15 +40,15 @@ static int start(void)
     if (!mock || !srv)
         return -1;
     setenv("SEAM_TEST_SESSION_KEY", "key-old", 1);
-    oa = tu_client_at_end(tu_client_if_built(
+    oa = tu_client_at_end(tu_if_built(tu_clientf(
         "providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; "
         "api_key_env = \"SEAM_TEST_SESSION_KEY\"; }; };\n"
         "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-        fake_server_url(srv)));
-    an = tu_client_at_end(tu_client_if_built(
+        fake_server_url(srv))));
+    an = tu_client_at_end(tu_if_built(tu_clientf(
         "providers = { a = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k-an\"; }; };\n"
         "chains = { default = ( { provider = \"a\"; model = \"claude-sonnet-4-5\"; } ); };\n",
-        fake_server_url(srv)));
+        fake_server_url(srv))));
     return 0;
 }
 

@@ -61,9 +61,9 @@ void tu_client_free(seam_client *c);
 seam_client *tu_client_at_end(seam_client *c);
 /* tu_client of printf-formatted conf text; NULL (the error on stderr) on failure. */
 seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* tu_clientf for the wire tests of a plugin the build may leave out: NULL as
- * well, with a note on stderr, when the first provider's plugin is not loaded. */
-seam_client *tu_client_if_built(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For the wire tests of a plugin the build may leave out: c, or NULL (c freed,
+ * a note on stderr) when its first provider's plugin is not loaded. */
+seam_client *tu_if_built(seam_client *c);
 
 /* ---- what the server received (tu_wire.c) ------------------------------------ */
 
@@ -87,6 +87,17 @@ int tu_json_equal(json_object *got, const char *want_text);
 /* Strings equal, neither NULL; both printed with file:line when not. */
 int tu_str_eq(const char *got, const char *want, const char *file, int line);
 #define TU_STR_EQ(got, want) tu_str_eq((got), (want), __FILE__, __LINE__)
+
+/* An HTTP error answer of the fake server, and what the core must make of it
+ * (a table of them is a codec's error table). */
+typedef struct tu_http_error {
+    int status;
+    const char *body;
+    const char *headers;      /* extra header lines, each ending "\r\n"; may be NULL */
+    seam_error_kind kind;
+    int retryable;
+    const char *code;
+} tu_http_error;
 
 /* ---- calls run to the end (tu_stream.c) ------------------------------------------ */
 

@@ -150,10 +150,14 @@ seam_client *tu_client_at_end(seam_client *c)
     return c;
 }
 
-static seam_client *client_vf(const char *fmt, va_list ap)
+seam_client *tu_clientf(const char *fmt, ...)
 {
     char *conf = NULL;
-    if (vasprintf(&conf, fmt, ap) < 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&conf, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
         fprintf(stderr, "tu_clientf: out of memory\n");
         return NULL;
     }
@@ -166,21 +170,8 @@ static seam_client *client_vf(const char *fmt, va_list ap)
     return c;
 }
 
-seam_client *tu_clientf(const char *fmt, ...)
+seam_client *tu_if_built(seam_client *c)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    seam_client *c = client_vf(fmt, ap);
-    va_end(ap);
-    return c;
-}
-
-seam_client *tu_client_if_built(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    seam_client *c = client_vf(fmt, ap);
-    va_end(ap);
     seam_provider_info info = { 0 };
     if (c && (seam_client_provider_at(c, 0, &info) != SEAM_OK || !info.plugin_loaded)) {
         fprintf(stderr, "the %s plugin is not built: its wire tests are skipped\n",
