@@ -751,33 +751,16 @@ static void test_emfile_is_a_resource_error(void)
              "                 { provider = \"backup\"; model = \"m\"; } ); };\n",
              fake_server_url(srv), key);
     seam_client *c = client_from(conf);
-    struct rlimit old;
-    CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
     /* Fill the table up to a low limit. */
-    int highest = dup(0);
-    close(highest);
-    struct rlimit low = old;
-    low.rlim_cur = (rlim_t)highest + 16;
-    if (low.rlim_cur > old.rlim_cur)
-        low.rlim_cur = old.rlim_cur;
-    CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
-    int fds[64], n = 0;
-    while (n < 64) {
-        int fd = dup(0);
-        if (fd < 0)
-            break;
-        fds[n++] = fd;
-    }
-    int exhausted = errno == EMFILE;
+    tu_fds_jam jam;
+    tu_fds_use_up(&jam, 16);
     seam_error err;
     seam_error_clear(&err);
     char text[256];
     const char *provider = "";
     int status = stream_chain(c, &err, text, sizeof text, &provider);
-    while (n > 0)
-        close(fds[--n]);
-    setrlimit(RLIMIT_NOFILE, &old);
-    CU_ASSERT_TRUE(exhausted);
+    tu_fds_give_back(&jam);
+    CU_ASSERT_TRUE(jam.exhausted);
     CU_ASSERT_NOT_EQUAL(status, SEAM_OK);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_RESOURCE);
     CU_ASSERT_FALSE(err.retryable);

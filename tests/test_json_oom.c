@@ -23,15 +23,8 @@
 
 #include "testutil.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 
-#ifndef SANITIZED
+#if !TU_SANITIZED
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -310,7 +303,7 @@ static void test_schema_verdict_or_nomem(void)
                     c[other], c[GAVE_OTHER]);
     }
 }
-#endif /* !SANITIZED */
+#endif /* !TU_SANITIZED */
 
 /* ---- the scanner against json-c ------------------------------------------------------- */
 
@@ -383,7 +376,7 @@ static const tu_test no_injection[] = {
 
 int main(void)
 {
-#ifndef SANITIZED
+#if !TU_SANITIZED
     if (injection_works())
         return tu_run_suite("json_oom", all, NULL);
     printf("test_json_oom: this program's allocator was replaced (valgrind?): "

@@ -17,17 +17,6 @@
 #include <seam/seam.h>
 #include "testutil.h"
 
-/* ASan reserves terabytes of address space: no RLIMIT_AS under it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 static char msg[512];
 
@@ -260,7 +249,7 @@ static int within_limits(int (*fn)(void))
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-#if !SANITIZED
+#if !TU_SANITIZED /* ASan reserves terabytes of address space: no RLIMIT_AS under it */
         struct rlimit rl = { (rlim_t)256 << 20, (rlim_t)256 << 20 };
         setrlimit(RLIMIT_AS, &rl);
 #endif

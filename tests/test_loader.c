@@ -655,27 +655,11 @@ static void test_first_use_out_of_descriptors(void)
     seam_error err;
     seam_client *c = client_with(dir, "providers = { m = { plugin = \"mock\"; }; };\n", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    struct rlimit old;
-    CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
-    int highest = dup(0);
-    close(highest);
-    struct rlimit low = old;
-    low.rlim_cur = (rlim_t)highest + 8;
-    if (low.rlim_cur > old.rlim_cur)
-        low.rlim_cur = old.rlim_cur;
-    CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
-    int fds[64], n = 0;
-    while (n < 64) {
-        int fd = dup(0);
-        if (fd < 0)
-            break;
-        fds[n++] = fd;
-    }
+    tu_fds_jam jam;
+    tu_fds_use_up(&jam, 8);
     seam_capabilities caps = { .size = sizeof caps };
     int rc = seam_client_capabilities(c, "m", "mock-1", &caps, &err);
-    while (n > 0)
-        close(fds[--n]);
-    setrlimit(RLIMIT_NOFILE, &old);
+    tu_fds_give_back(&jam);
     CU_ASSERT_NOT_EQUAL(rc, SEAM_OK);
     rc = seam_client_capabilities(c, "m", "mock-1", &caps, &err);
     CU_ASSERT_EQUAL(rc, SEAM_OK);

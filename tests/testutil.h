@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <json-c/json.h>
 #include <seam/seam.h>
 
@@ -41,6 +42,34 @@ int tu_run_suite(const char *name, const tu_test *tests, int (*init)(void));
 void tu_at_end(void (*fn)(void *), void *arg);
 /* Milliseconds of the monotonic clock. */
 int64_t tu_now_ms(void);
+
+/* 1 in a build with AddressSanitizer, which replaces the allocator and
+ * reserves terabytes of address space (no RLIMIT_AS, no allocation failures
+ * injected by the test); else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_SANITIZED 1
+#endif
+#endif
+#ifndef TU_SANITIZED
+#define TU_SANITIZED 0
+#endif
+
+/* ---- out of descriptors (tu_limits.c) --------------------------------------------- */
+
+typedef struct tu_fds_jam {
+    struct rlimit old;
+    int fds[64];
+    int n;
+    int exhausted; /* the last dup failed with EMFILE */
+} tu_fds_jam;
+/* Lowers the soft descriptor limit to `spare` above the lowest free one and
+ * takes descriptors until none is left (fatal assertions on the limits). */
+void tu_fds_use_up(tu_fds_jam *j, int spare);
+/* Closes them and puts the limit back. */
+void tu_fds_give_back(tu_fds_jam *j);
 
 /* ---- servers and clients (tu_fixture.c) ---------------------------------------- */
 
