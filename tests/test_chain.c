@@ -86,32 +86,10 @@ static void sleeps_reset(void)
 
 /* ---- clients ------------------------------------------------------------------------ */
 
-/* The conf text with every "@URL@" replaced by the fake server's URL and
- * "@TMP@" by the test's temp dir. */
-static char *expand(const char *text)
-{
-    const char *url = fake_server_url(srv);
-    size_t cap = strlen(text) * 4 + 4096;
-    char *out = calloc(1, cap);
-    size_t used = 0;
-    for (const char *p = text; *p && used + 512 < cap;) {
-        if (strncmp(p, "@URL@", 5) == 0) {
-            used += (size_t)snprintf(out + used, cap - used, "%s", url);
-            p += 5;
-        } else if (strncmp(p, "@TMP@", 5) == 0) {
-            used += (size_t)snprintf(out + used, cap - used, "%s", tmpdir);
-            p += 5;
-        } else {
-            out[used++] = *p++;
-        }
-    }
-    return out;
-}
-
 /* A client on conf_text (plus the plugin dirs of the build), on the injected clock. */
 static seam_client *client_of(const char *conf_text)
 {
-    char *body = expand(conf_text);
+    char *body = tu_expand(srv, conf_text);
     /* The real plugins first: tests/plugins also holds a duplicate "mock". */
     seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
                                 tu_test_plugin_dir(), body);

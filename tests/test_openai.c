@@ -34,35 +34,30 @@ static fake_server *srv;
 static seam_client *client;
 
 /* Every provider the tests use, all pointed at the fake server. */
-static seam_client *make_client(void)
-{
-    const char *url = fake_server_url(srv);
-    return tu_clientf(
-        "providers = {\n"
-        "  oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  ds = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
-        "  mi = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
-        "  gq = { plugin = \"openai\"; base_url = \"%s/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
-        "  xa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
-        "  orr = { plugin = \"openai\"; base_url = \"%s/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
-        "  ol = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; }; };\n"
-        "  olnt = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  vl = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; }; };\n"
-        "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
-        "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
-        "  oachat = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
-        "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
-        "};\n",
-        url, url, url, url, url, url, url, url, url, url, url, url, url);
-}
+static const char providers[] =
+    "providers = {\n"
+    "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  ds = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
+    "  mi = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
+    "  gq = { plugin = \"openai\"; base_url = \"@URL@/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
+    "  xa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
+    "  orr = { plugin = \"openai\"; base_url = \"@URL@/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
+    "  ol = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; }; };\n"
+    "  olnt = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  vl = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; }; };\n"
+    "  fixed = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
+    "  badprofile = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
+    "  oachat = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
+    "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
+    "};\n";
 
 static int start(void)
 {
     srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
     return client ? 0 : -1;
 }
 
@@ -807,10 +802,7 @@ static void test_decode_variants(void)
             fake_server_push_sse(srv, body, split);
             tu_call r = tu_run_stream(client, "oa", "m", req, 0);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);

@@ -25,25 +25,21 @@ static seam_client *client;
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static seam_client *make_client(void)
-{
-    const char *url = fake_server_url(srv);
-    return tu_clientf(
-        "providers = {\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  rs = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  rsq = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
-        "  vr = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
-        "};\n",
-        url, url, url, url);
-}
+/* Every provider the tests use, all pointed at the fake server. */
+static const char providers[] =
+    "providers = {\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  rs = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  rsq = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
+    "  vr = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
+    "};\n";
 
 static int start(void)
 {
     srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
     return client ? 0 : -1;
 }
 
@@ -550,10 +546,7 @@ static void test_decode_variants(void)
             fake_server_push_sse(srv, body, split);
             tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);

@@ -90,6 +90,11 @@ void tu_client_free(seam_client *c);
 seam_client *tu_client_at_end(seam_client *c);
 /* tu_client of printf-formatted conf text; NULL (the error on stderr) on failure. */
 seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* text with every "@URL@" replaced by the server's URL and every "@TMP@" by
+ * tu_dir(). Malloc'ed; NULL when out of memory. */
+char *tu_expand(fake_server *srv, const char *text);
+/* tu_client of tu_expand(srv, conf_text); NULL (the error on stderr) on failure. */
+seam_client *tu_client_on(fake_server *srv, const char *conf_text);
 /* For the wire tests of a plugin the build may leave out: c, or NULL (c freed,
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);
@@ -159,6 +164,9 @@ tu_call tu_run_stream(seam_client *client, const char *provider, const char *mod
                      const seam_request *req, unsigned flags);
 tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
                        const seam_request *req, unsigned flags);
+/* The call's summary is want; else what, the call's status and both
+ * summaries are printed. */
+int tu_summary_is(const tu_call *r, const char *want, const char *what);
 
 /* ---- files and commands (testutil.c) ------------------------------------------- */
 

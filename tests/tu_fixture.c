@@ -170,6 +170,39 @@ seam_client *tu_clientf(const char *fmt, ...)
     return c;
 }
 
+char *tu_expand(fake_server *srv, const char *text)
+{
+    const char *url = srv ? fake_server_url(srv) : "";
+    const char *dir = strstr(text, "@TMP@") ? tu_dir() : "";
+    if (!dir)
+        dir = "";
+    size_t cap = strlen(text) + 1, n = 0;
+    for (const char *p = text; (p = strchr(p, '@')); p++)
+        cap += strlen(url) + strlen(dir);
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        const char *with = strncmp(p, "@URL@", 5) == 0 ? url : strncmp(p, "@TMP@", 5) == 0 ? dir : NULL;
+        if (with) {
+            n += (size_t)snprintf(out + n, cap - n, "%s", with);
+            p += 5;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+seam_client *tu_client_on(fake_server *srv, const char *conf_text)
+{
+    char *text = tu_expand(srv, conf_text);
+    seam_client *c = text ? tu_clientf("%s", text) : NULL;
+    free(text);
+    return c;
+}
+
 seam_client *tu_if_built(seam_client *c)
 {
     seam_provider_info info = { 0 };

@@ -172,3 +172,12 @@ tu_call tu_run_generate(seam_client *client, const char *provider, const char *m
 {
     return run_call(client, provider, model, req, flags, 0);
 }
+
+int tu_summary_is(const tu_call *r, const char *want, const char *what)
+{
+    if (r->summary && strcmp(r->summary, want) == 0)
+        return 1;
+    fprintf(stderr, "\n%s: status %d (%s)\n     got %s\nexpected %s\n", what, r->status, r->err.message,
+            r->summary ? r->summary : "(none)", want);
+    return 0;
+}
