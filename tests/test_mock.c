@@ -44,16 +44,9 @@ extern char **environ;
  * (libconfig syntax), and a default chain over it. */
 static seam_client *mock_client(const char *options)
 {
-    char conf[8192];
-    snprintf(conf, sizeof conf,
-             "providers = { m = { plugin = \"mock\"; options = { %s }; }; };\n"
-             "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n",
-             options ? options : "");
-    seam_error err;
-    seam_error_clear(&err);
-    seam_client *c = tu_client(conf, &err);
-    if (!c)
-        fprintf(stderr, "tu_client: %s\n", err.message);
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; options = { %s }; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n",
+                                options ? options : "");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
