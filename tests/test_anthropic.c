@@ -382,6 +382,19 @@ static seam_request *user_request(const char *text)
     return r;
 }
 
+/* Streams transcript (split bytes a write) as the answer of "claude" with
+ * model to the question "q", on a client of its own. */
+static void stream_question(const char *model, const char *transcript, size_t split, summary *s)
+{
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = tu_call_opts("claude", model);
+    push_stream(transcript, split);
+    run_stream(c, req, &o, s);
+    seam_request_free(req);
+    tu_client_free(c);
+}
+
 static void summaries_equal(const summary *a, const summary *b)
 {
     CU_ASSERT(a->status == SEAM_OK && b->status == SEAM_OK);
@@ -647,12 +660,8 @@ static void test_server_tools(void)
 
 static void test_message_start_with_content(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-6");
-    push_stream(T_PREPOPULATED, 0);
     summary s;
-    run_stream(c, req, &o, &s);
+    stream_question("claude-sonnet-4-6", T_PREPOPULATED, 0, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
     CU_ASSERT(TU_STR_EQ(s.results[0].id, "srvtoolu_9"));
@@ -664,18 +673,12 @@ static void test_message_start_with_content(void)
     CU_ASSERT_EQUAL(s.calls[0].provider_executed, 0); /* the client runs it */
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
 }
 
 static void test_two_messages_in_one_stream(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_TWO_MESSAGES, 1);
     summary s;
-    run_stream(c, req, &o, &s);
+    stream_question("claude-sonnet-4-5", T_TWO_MESSAGES, 1, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT(TU_STR_EQ(s.reasoning, "first second"));
     CU_ASSERT_EQUAL(s.n_reasoning, 2);
@@ -687,18 +690,12 @@ static void test_two_messages_in_one_stream(void)
     CU_ASSERT_EQUAL(s.usage.input_tokens, 900);
     CU_ASSERT_EQUAL(s.usage.output_tokens, 9);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
 }
 
 static void test_mcp_and_unknown_blocks(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_MCP_UNKNOWN, 4);
     summary s;
-    run_stream(c, req, &o, &s);
+    stream_question("claude-sonnet-4-5", T_MCP_UNKNOWN, 4, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT(TU_STR_EQ(s.text, "Echoed."));
     CU_ASSERT_EQUAL(s.n_calls, 0);
@@ -714,8 +711,6 @@ static void test_mcp_and_unknown_blocks(void)
                                     s.chunk_count[SEAM_CHUNK_TOOL_RESULT] +
                                     s.chunk_count[SEAM_CHUNK_STOP]);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
 }
 
 static void test_redacted_thinking_round_trip(void)
