@@ -417,7 +417,7 @@ static void test_current_families(void)
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/v1/chat/completions");
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":500,"
         "\"reasoning_effort\":\"high\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
@@ -429,7 +429,7 @@ static void test_current_families(void)
     fake_server_push_sse(srv, body, 0);
     r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],"
         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","

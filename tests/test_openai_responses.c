@@ -164,7 +164,7 @@ static void test_wire_gpt62_tools(void)
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "text/event-stream"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Content-Type"), "application/json"));
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
         "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
@@ -225,7 +225,7 @@ static void test_wire_conversation(void)
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4.1\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":["
         "{\"type\":\"input_text\",\"text\":\"What is in these, and the weather?\"},"
