@@ -2,7 +2,34 @@
  * of tests run under CUnit), fake servers and temp dirs released when the
  * suites end, clients made from conf text, what the server received (bodies
  * as JSON, headers, golden comparison), streams run to the end with their
- * chunks collected, files, and running a command. */
+ * chunks collected, files, and running a command.
+ *
+ * A test program is its tests, then:
+ *
+ *     static fake_server *srv;
+ *     static seam_client *client;
+ *
+ *     static int start(void)  // the suite's init: what every test shares
+ *     {
+ *         srv = tu_server_start();
+ *         client = srv ? tu_client_at_end(tu_client_on(srv,
+ *             "providers = { p = { plugin = \"openai\"; base_url = \"@URL@/v1\"; }; };\n"))
+ *                      : NULL;
+ *         return client ? 0 : -1;
+ *     }
+ *
+ *     static const tu_test tests[] = {
+ *         { "wire: basic request", test_wire_basic },
+ *         { NULL, NULL },
+ *     };
+ *
+ *     int main(void)
+ *     {
+ *         return tu_run_suite("name", tests, start);
+ *     }
+ *
+ * and in Makefile.am its _LDADD is $(TEST_LDADD). The shell tests have
+ * tests/testlib.sh. */
 #ifndef SEAM_TESTUTIL_H
 #define SEAM_TESTUTIL_H
 
@@ -79,10 +106,9 @@ fake_server *tu_server_start(void);
 
 /* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];`
  * (unless conf_text names its own) and `model_catalog = "";` (unless conf_text
- * names a catalog) followed by conf_text
- * to a conf file in a fresh temp dir, and creates the client with
- * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
- * removed by tu_client_free. */
+ * names a catalog) followed by conf_text to a conf file in a fresh temp dir,
+ * and creates the client with no_default_plugin_dirs = 1. NULL (err filled)
+ * on failure. The temp dir is removed by tu_client_free. */
 seam_client *tu_client(const char *conf_text, seam_error *err);
 void tu_client_free(seam_client *c);
 /* c, freed by tu_client_free when the suites end (a client the whole program
@@ -151,8 +177,8 @@ char *tu_summary(const seam_result *res, unsigned flags);
  * else the chunk type's name; tool-call deltas are not logged. */
 void tu_log_chunk(char *log, size_t size, const seam_chunk *c, unsigned flags);
 
-/* A call run to its end. */
-typedef struct tu_run {
+/* A call run to its end; the caller frees summary and message. */
+typedef struct tu_call {
     int status;            /* seam_generate's, or the last seam_stream_next's */
     seam_error err;
     char *summary;         /* tu_summary of the result (malloc'ed), NULL without one */
@@ -161,9 +187,9 @@ typedef struct tu_run {
     seam_message *message; /* with TU_KEEP_MESSAGE: the answer (owned) */
 } tu_call;
 tu_call tu_run_stream(seam_client *client, const char *provider, const char *model,
-                     const seam_request *req, unsigned flags);
+                      const seam_request *req, unsigned flags);
 tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
-                       const seam_request *req, unsigned flags);
+                        const seam_request *req, unsigned flags);
 /* The call's summary is want; else what, the call's status and both
  * summaries are printed. */
 int tu_summary_is(const tu_call *r, const char *want, const char *what);
