@@ -34,29 +34,31 @@ static fake_server *srv;
 static seam_client *client;
 
 /* Every provider the tests use, all pointed at the fake server. */
-static seam_client *make_client(void)
+static const char providers[] =
+    "providers = {\n"
+    "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  ds = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
+    "  mi = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
+    "  gq = { plugin = \"openai\"; base_url = \"@URL@/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
+    "  xa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
+    "  orr = { plugin = \"openai\"; base_url = \"@URL@/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
+    "  ol = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; }; };\n"
+    "  olnt = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  vl = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; }; };\n"
+    "  fixed = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
+    "  badprofile = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
+    "  oachat = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
+    "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
+    "};\n";
+
+static int start(void)
 {
-    const char *url = fake_server_url(srv);
-    return tu_clientf(
-        "providers = {\n"
-        "  oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  ds = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
-        "  mi = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
-        "  gq = { plugin = \"openai\"; base_url = \"%s/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
-        "  xa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
-        "  orr = { plugin = \"openai\"; base_url = \"%s/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
-        "  ol = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; }; };\n"
-        "  olnt = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  vl = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; }; };\n"
-        "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
-        "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
-        "  oachat = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
-        "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
-        "};\n",
-        url, url, url, url, url, url, url, url, url, url, url, url, url);
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
+    return client ? 0 : -1;
 }
 
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
@@ -415,7 +417,7 @@ static void test_current_families(void)
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/v1/chat/completions");
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":500,"
         "\"reasoning_effort\":\"high\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
@@ -427,7 +429,7 @@ static void test_current_families(void)
     fake_server_push_sse(srv, body, 0);
     r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],"
         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
@@ -850,10 +852,7 @@ static void test_decode_variants(void)
             fake_server_push_sse(srv, body, split);
             tu_call r = tu_run_stream(client, "oa", "m", req, 0);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);
@@ -1760,41 +1759,38 @@ static void test_helpers(void)
     CU_ASSERT_EQUAL(oa_map_finish("error"), SEAM_STOP_ERROR);
 }
 
+static const tu_test tests[] = {
+    { "wire: basic streamed request", test_wire_basic_stream },
+    { "wire: exact body", test_wire_exact_body },
+    { "wire: conversation, tools, media, json schema", test_wire_conversation },
+    { "wire: tool choice variants", test_tool_choice_variants },
+    { "wire: reasoning families", test_reasoning_families },
+    { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
+    { "wire: no stop for OpenAI's reasoning models", test_stop_reasoning_models },
+    { "wire: profiles", test_profiles },
+    { "wire: request options merged", test_request_options_merge },
+    { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "wire: media", test_media_refused },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: server variants", test_decode_variants },
+    { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
+    { "decode: <think> tags split at every byte", test_think_tags_split },
+    { "decode: <think> tags, edges and profiles", test_think_tags_edges },
+    { "decode: one tokener per decoder", test_tokener_reuse },
+    { "wire: reasoning budget per server", test_reasoning_budget_wires },
+    { "wire: openrouter reasoning effort from a budget", test_openrouter_reasoning },
+    { "wire: mistral tool call ids", test_mistral_tool_ids },
+    { "errors: classification table", test_error_table },
+    { "errors: unreachable server", test_unreachable_server },
+    { "unit: profile inference and options", test_profile_inference },
+    { "unit: capabilities", test_capabilities },
+    { "unit: OpenAI model rules and the endpoint", test_model_rules },
+    { "unit: helpers", test_helpers },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "wire: basic streamed request", test_wire_basic_stream },
-        { "wire: exact body", test_wire_exact_body },
-        { "wire: conversation, tools, media, json schema", test_wire_conversation },
-        { "wire: tool choice variants", test_tool_choice_variants },
-        { "wire: reasoning families", test_reasoning_families },
-        { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
-        { "wire: no stop for OpenAI's reasoning models", test_stop_reasoning_models },
-        { "wire: profiles", test_profiles },
-        { "wire: request options merged", test_request_options_merge },
-        { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
-        { "wire: media", test_media_refused },
-        { "decode: split at every byte", test_decode_split_everywhere },
-        { "decode: whole equals stream", test_whole_equals_stream },
-        { "decode: server variants", test_decode_variants },
-        { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
-        { "decode: <think> tags split at every byte", test_think_tags_split },
-        { "decode: <think> tags, edges and profiles", test_think_tags_edges },
-        { "decode: one tokener per decoder", test_tokener_reuse },
-        { "wire: reasoning budget per server", test_reasoning_budget_wires },
-        { "wire: openrouter reasoning effort from a budget", test_openrouter_reasoning },
-        { "wire: mistral tool call ids", test_mistral_tool_ids },
-        { "errors: classification table", test_error_table },
-        { "errors: unreachable server", test_unreachable_server },
-        { "unit: profile inference and options", test_profile_inference },
-        { "unit: capabilities", test_capabilities },
-        { "unit: OpenAI model rules and the endpoint", test_model_rules },
-        { "unit: helpers", test_helpers },
-        { NULL, NULL },
-    };
-    return tu_run_suite("openai", tests);
+    return tu_run_suite("openai", tests, start);
 }

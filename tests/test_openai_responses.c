@@ -25,19 +25,22 @@ static seam_client *client;
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static seam_client *make_client(void)
+/* Every provider the tests use, all pointed at the fake server. */
+static const char providers[] =
+    "providers = {\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  rs = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  rsq = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
+    "  vr = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
+    "};\n";
+
+static int start(void)
 {
-    const char *url = fake_server_url(srv);
-    return tu_clientf(
-        "providers = {\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  rs = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  rsq = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
-        "  vr = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
-        "};\n",
-        url, url, url, url);
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
+    return client ? 0 : -1;
 }
 
 /* An SSE body of Responses events (NULL-terminated), each as
@@ -163,7 +166,7 @@ static void test_wire_gpt62_tools(void)
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "text/event-stream"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Content-Type"), "application/json"));
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
         "{\"type\":\"reasoning\",\"id\":\"rs_prev\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
@@ -224,7 +227,7 @@ static void test_wire_conversation(void)
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4.1\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":["
         "{\"type\":\"input_text\",\"text\":\"What is in these, and the weather?\"},"
@@ -552,10 +555,7 @@ static void test_decode_variants(void)
             fake_server_push_sse(srv, body, split);
             tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);
@@ -645,13 +645,7 @@ static void test_errors(void)
     free(r.summary);
 
     /* HTTP errors from /responses: the chat table */
-    static const struct {
-        int status;
-        const char *body, *headers;
-        seam_error_kind kind;
-        int retryable;
-        const char *code;
-    } http[] = {
+    static const tu_http_error http[] = {
         {400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":\"context_length_exceeded\"}}",
          NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded"},
         {400, "{\"error\":{\"message\":\"Unsupported value: 'reasoning.effort' does not support 'none' with this model.\",\"type\":\"invalid_request_error\",\"param\":\"reasoning.effort\",\"code\":\"unsupported_value\"}}",
@@ -700,22 +694,19 @@ static void test_errors(void)
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
+    { "wire: conversation, media, structured output", test_wire_conversation },
+    { "wire: reasoning, include and sampling per model", test_wire_options },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
+    { "decode: variants", test_decode_variants },
+    { "errors: in-stream, HTTP, whole bodies", test_errors },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
-        { "wire: conversation, media, structured output", test_wire_conversation },
-        { "wire: reasoning, include and sampling per model", test_wire_options },
-        { "decode: split at every byte", test_decode_split_everywhere },
-        { "decode: whole equals stream", test_whole_equals_stream },
-        { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
-        { "decode: variants", test_decode_variants },
-        { "errors: in-stream, HTTP, whole bodies", test_errors },
-        { NULL, NULL },
-    };
-    return tu_run_suite("openai responses", tests);
+    return tu_run_suite("openai responses", tests, start);
 }
