@@ -348,6 +348,55 @@ def test_exit_code_conf_skips():
     fake.stop()
 
 
+def test_user_conf_overlays_system():
+    fake = Fake("overlay", sse=sse_text("From the packaged provider."))
+    # The system conf: the shipped seam.conf and conf.d/, plus a package's
+    # drop-in defining the provider `packaged` (here, the fake server).
+    etc = path("etc/seam")
+    os.makedirs(os.path.join(etc, "conf.d"))
+    shutil.copy(os.path.join(TOP_SRC, "conf/seam.conf"), etc)
+    for f in os.listdir(os.path.join(TOP_SRC, "conf/conf.d")):
+        shutil.copy(os.path.join(TOP_SRC, "conf/conf.d", f), os.path.join(etc, "conf.d"))
+    write("etc/seam/conf.d/50-packaged.conf", """plugin_path = [ "%s" ];
+providers = {
+  packaged = { plugin = "openai"; base_url = "%s"; api_key_env = "SEAM_TEST_FAKE_KEY"; };
+};
+""" % (PLUGINS, fake.url))
+    home = path("overlay-home")
+    # The personal conf holds only a chain, and replaces the shipped `mock`.
+    user = write("overlay-home/.config/seam/seam.conf", """chains = {
+  mine = ( { provider = "packaged"; model = "fake-model"; max_attempts = 1; } );
+};
+providers = {
+  mock = { plugin = "mock"; options = { reply = "personal mock"; }; };
+};
+""")
+    env = env_for(home, SEAM_SYSTEM_CONF=os.path.join(etc, "seam.conf"))
+    rc, out, err = run(["chat", "--chain", "mine", "hello"], env=env)
+    check(rc == 0 and "From the packaged provider." in out,
+          "a personal conf with only a chain reaches a provider of the system conf.d/", out + err)
+    check(len(fake.requests(1)) == 1, "...the request arrived")
+    rc, out, err = run(["providers"], env=env)
+    for name in ("openai", "anthropic", "gemini", "packaged", "mock"):
+        check(("  %s: plugin" % name) in out, "providers: the personal conf still sees %s" % name,
+              out + err)
+    rc, out, err = run(["config", "show"], env=env)
+    check(rc == 0, "config show: exit 0", err)
+    line = [l for l in out.splitlines() if l.startswith("  packaged = ")]
+    check(line and line[0].endswith("# %s/conf.d/50-packaged.conf:3" % etc),
+          "config show: a provider with the file:line it came from", out)
+    line = [l for l in out.splitlines() if l.startswith("  mock = ")]
+    check(line and line[0].endswith("# %s:5" % user) and "personal mock" in line[0],
+          "config show: the personal definition replaces the system one", out)
+    line = [l for l in out.splitlines() if l.startswith("  mine = ")]
+    check(line and line[0].endswith("# %s:2" % user), "config show: the personal chain", out)
+    check("SEAM_TEST_FAKE_KEY" in out and SECRET not in out, "config show: no credential", out)
+    # An explicit conf is read alone.
+    rc, out, err = run(["--conf", user, "chat", "--chain", "mine", "hello"], env=env)
+    check(rc == 2, "--conf FILE is a whole conf of its own (exit %d)" % rc, err)
+    fake.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]

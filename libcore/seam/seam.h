@@ -143,6 +143,15 @@ SEAM_EXPORT int seam_conf_check(const char *path,
                                 void (*warn)(void *ud, const char *text), void *ud,
                                 seam_error *err);
 
+/* Writes the conf seam would use for path (NULL: the default search, where a
+ * personal conf overlays the system conf and its conf.d/), merged, as conf
+ * text: one call of line(ud, text) per line, each definition (provider,
+ * chain, role, tool, model entry of the conf) ending with "  # FILE:LINE",
+ * where it came from. No credential is ever written. Returns SEAM_OK, or
+ * SEAM_ERR_CONF / SEAM_ERR_NOMEM with err filled. */
+SEAM_EXPORT int seam_conf_show(const char *path, void (*line)(void *ud, const char *text),
+                               void *ud, seam_error *err);
+
 /* ---- calls: generate and stream ------------------------------------------ */
 
 /* Attempt reports: every attempt of a call, in order. */
