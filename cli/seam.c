@@ -26,6 +26,7 @@ const char *const help_text =
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
     "  seam [--conf FILE] config check|show [FILE]\n"
+    "  seam [--conf FILE] models [--json]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -63,6 +64,9 @@ const char *const help_text =
     "  config show [FILE]\n"
     "              the merged conf (a personal conf overlays the system conf and\n"
     "              its conf.d/), each definition with the FILE:LINE it came from\n"
+    "  models      the model catalog: provider, context window, prices per million\n"
+    "              tokens (in/out), capabilities, and the configured provider\n"
+    "              that serves each model and whether its credential is set\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -269,6 +273,7 @@ static int run_command(int argc, char **argv)
         {"plugins", cmd_plugins},
         {"providers", cmd_providers},
         {"config", cmd_config},
+        {"models", cmd_models},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

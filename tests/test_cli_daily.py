@@ -397,6 +397,77 @@ providers = {
     fake.stop()
 
 
+def test_model_alone():
+    fake = Fake("model", sse=sse_text("Hi from the catalog's provider."))
+    catalog = write("catalog.conf", """models = (
+  { id = "cat-model-1"; provider = "openai"; context_window = 1000;
+    capabilities = [ "tools", "streaming" ];
+    price = { input = 100000000L; output = 200000000L; }; }
+);
+""")
+    conf = fake_conf("model.conf", fake, 'model_catalog = "%s";\n' % catalog)
+    rc, out, err = run(["--conf", conf, "chat", "-m", "cat-model-1", "hi"])
+    reqs = fake.requests(1)
+    check(rc == 0 and "catalog's provider" in out, "-m MODEL alone: answered (exit %d)" % rc, err)
+    check(reqs and reqs[-1].get("model") == "cat-model-1",
+          "-m MODEL alone reaches the catalog's provider with that model", reqs)
+    rc, out, err = run(["--conf", conf, "chat", "--model", "unknown-model", "hi"])
+    check(rc == 2 and "unknown-model" in err, "a model nobody serves: usage error naming it", err)
+    rc, out, err = run(["--conf", conf, "models"])
+    check(rc == 0 and "cat-model-1" in out and "fake (credential set)" in out and "$1.00/$2.00" in out,
+          "seam models: the model, its price and the configured provider", out + err)
+    rc, out, err = run(["--conf", conf, "models", "--json"])
+    rows = [json.loads(l) for l in out.splitlines() if l.strip()]
+    check(rows and rows[0]["id"] == "cat-model-1" and rows[0]["configured_as"] == "fake"
+          and rows[0]["has_credential"] is True and rows[0]["capabilities"] == ["tools", "streaming"]
+          and rows[0]["price"] == {"input": 100000000, "output": 200000000},
+          "seam models --json", out + err)
+    fake.stop()
+
+
+PNG_1PX = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+CAPABLE = """models = ( { id = "fake-model"; provider = "fake";
+  capabilities = [ "tools", "streaming", "vision", "reasoning", "structured_output" ]; } );
+"""
+
+
+def test_request_options():
+    fake = Fake("opts", sse=sse_text('{"answer": 42}'))
+    conf = fake_conf("opts.conf", fake, CAPABLE)
+    img = path("pixel.png")
+    with open(img, "wb") as f:
+        f.write(PNG_1PX)
+    schema = '{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"]}'
+    rc, out, err = run(["--conf", conf, "chat", "-s", "Be terse.", "--temperature", "0.25",
+                        "--max-tokens", "42", "--stop", "END", "--stop", "XX", "--schema", schema,
+                        "-a", img, "What is it?"])
+    reqs = fake.requests(1)
+    body = reqs[-1] if reqs else {}
+    check(rc == 0, "per-request options: exit 0 (the answer matches the schema)", err)
+    check(messages_text(body)[:1] == [("system", "Be terse.")], "-s: the system prompt", body)
+    check(body.get("temperature") == 0.25, "--temperature", body)
+    check(42 in (body.get("max_tokens"), body.get("max_completion_tokens")), "--max-tokens", body)
+    check(body.get("stop") == ["END", "XX"], "--stop, repeated", body)
+    rf = body.get("response_format") or {}
+    check(rf.get("type") == "json_schema", "--schema: structured output asked for", body)
+    user = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    parts = user[-1].get("content") if user else None
+    check(isinstance(parts, list) and any(p.get("type") == "image_url" for p in parts),
+          "-a FILE: the image is sent", parts)
+    bad = Fake("optsbad", sse=sse_text("not json"))
+    rc, out, err = run(["--conf", fake_conf("optsbad.conf", bad, CAPABLE), "chat", "--schema", schema, "q"])
+    check(rc == 1 and "does not match --schema" in err, "--schema: an answer that does not match fails", err)
+    rc, out, err = run(["--conf", conf, "chat", "--temperature", "hot", "q"])
+    check(rc == 2, "--temperature: a bad value is a usage error", err)
+    rc, out, err = run(["--conf", conf, "chat", "--reasoning", "high", "q"])
+    check(rc == 0, "--reasoning LEVEL accepted", err)
+    fake.stop()
+    bad.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
