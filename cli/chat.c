@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <seam/seam.h>
@@ -16,6 +17,7 @@
 #include "chat.h"
 #include "cli.h"
 #include "json_out.h"
+#include "logs.h"
 
 /* Joins the positional words into one prompt (so `seam chat hello there` works). */
 static char *join_words(int n, char **words)
@@ -247,6 +249,41 @@ int chat_resolve_model(chat_options *o)
     return EXIT_OK;
 }
 
+static int64_t now_ms(int clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* -c / --cid: the conversation to continue, its turns put into req (and its
+ * system prompt kept unless -s gives one); otherwise a new conversation id.
+ * Returns EXIT_OK or an exit code after saying why. */
+int chat_open_conversation(chat_options *o, chat_log *log, seam_request *req, char cid[48],
+                           char **system)
+{
+    *system = NULL;
+    if (!o->continue_last && !o->cid) {
+        chat_log_new_cid(cid);
+        return EXIT_OK;
+    }
+    if (!log)
+        return usage_error("chat: %s needs the conversation log%s", o->cid ? "--cid" : "-c",
+                           chat_log_available() ? "" : " (this seam was built without SQLite)");
+    if (o->cid)
+        snprintf(cid, 48, "%s", o->cid);
+    else if (!chat_log_last_cid(log, cid))
+        return usage_error("chat: -c: no logged conversation to continue");
+    int n = chat_log_load(log, cid, req, system);
+    if (n < 0)
+        return EXIT_PROVIDER;
+    if (n == 0)
+        return usage_error("chat: --cid %s: no such conversation in the log", cid);
+    if (!o->system)
+        o->system = *system;
+    return EXIT_OK;
+}
+
 int cmd_chat(const char *global_conf, int argc, char **argv)
 {
     chat_options o;
@@ -305,22 +342,38 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
 
     seam_request *req = NULL;
     seam_cancel *cancel = NULL;
+    chat_log *log = NULL;
+    char cid[48] = "", *logged_system = NULL;
     if ((code = chat_resolve_model(&o)) != EXIT_OK)
         goto out;
     if (o.tool_names && (code = build_toolset(&o, client, &toolset, &tools)) != EXIT_OK)
         goto out;
     req = seam_request_new();
     cancel = seam_cancel_new();
-    if (!req || !cancel || seam_request_add_user_text(req, prompt) != SEAM_OK) {
+    if (!req || !cancel) {
+        say("out of memory");
+        code = EXIT_PROVIDER;
+        goto out;
+    }
+    if (chat_log_wanted(&o, client) || o.continue_last || o.cid)
+        log = chat_log_open();
+    if ((code = chat_open_conversation(&o, log, req, cid, &logged_system)) != EXIT_OK)
+        goto out;
+    if (seam_request_add_user_text(req, prompt) != SEAM_OK) {
         say("out of memory");
         code = EXIT_PROVIDER;
         goto out;
     }
     if ((code = apply_request_options(&o, req)) != EXIT_OK)
         goto out;
+    int64_t started = now_ms(CLOCK_REALTIME), t0 = now_ms(CLOCK_MONOTONIC);
     code = chat_turn(&o, req, toolset, cancel);
+    if (code == EXIT_OK && o.answer && log && chat_log_wanted(&o, client))
+        chat_log_add(log, cid, &o, prompt, started, now_ms(CLOCK_MONOTONIC) - t0);
 
 out:
+    chat_log_close(log);
+    free(logged_system);
     json_attempts_free(o.attempts);
     chat_forget_answer(&o);
     seam_cancel_free(cancel);

@@ -74,6 +74,11 @@ int chat_turn(chat_options *o, seam_request *req, const seam_toolset *ts, seam_c
  * or EXIT_USAGE after saying no provider serves it. */
 int chat_resolve_model(chat_options *o);
 
+struct chat_log;
+/* -c / --cid: the conversation to continue put into req (chat.c). */
+int chat_open_conversation(chat_options *o, struct chat_log *log, seam_request *req,
+                           char cid[48], char **system);
+
 /* Forgets the last turn's answer (chat_run.c). */
 void chat_forget_answer(chat_options *o);
 

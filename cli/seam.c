@@ -27,6 +27,7 @@ const char *const help_text =
     "  seam [--conf FILE] providers\n"
     "  seam [--conf FILE] config check|show [FILE]\n"
     "  seam [--conf FILE] models [--json]\n"
+    "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -67,6 +68,8 @@ const char *const help_text =
     "  models      the model catalog: provider, context window, prices per million\n"
     "              tokens (in/out), capabilities, and the configured provider\n"
     "              that serves each model and whether its credential is set\n"
+    "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
+    "              of one conversation (--cid), or matching TEXT (-q)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -274,6 +277,7 @@ static int run_command(int argc, char **argv)
         {"providers", cmd_providers},
         {"config", cmd_config},
         {"models", cmd_models},
+        {"logs", cmd_logs},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

@@ -1188,6 +1188,36 @@ static int load_chains(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
+/* ---- cli: the seam command's own settings ------------------------------------ */
+
+/* The `cli` group is the seam command's (conversation logs, model aliases,
+ * templates): kept as JSON for it and not interpreted here. A later file's
+ * members replace an earlier file's of the same name, so a personal conf
+ * overlays the system one member by member. */
+static int load_cli(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "cli") != SEAM_OK || options_utf8(ld, s, "cli") != SEAM_OK)
+        return ld->status;
+    json_object *add = setting_to_json(s);
+    json_object *have = ld->conf->cli_json ? json_tokener_parse(ld->conf->cli_json)
+                                           : json_object_new_object();
+    if (!add || !have) {
+        json_object_put(add);
+        json_object_put(have);
+        return fail_nomem(ld);
+    }
+    json_object_object_foreach(add, key, val)
+        json_object_object_add(have, key, json_object_get(val));
+    char *copy = seam_json_print(have, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    json_object_put(add);
+    json_object_put(have);
+    if (!copy)
+        return fail_nomem(ld);
+    free(ld->conf->cli_json);
+    ld->conf->cli_json = copy;
+    return SEAM_OK;
+}
+
 /* ---- roles ------------------------------------------------------------------------------------------ */
 
 static int load_roles(loader *ld, const config_setting_t *s)
@@ -1813,9 +1843,11 @@ static int load_file(loader *ld, const char *file)
             load_model_catalog_key(ld, s);
         else if (strcmp(key, "tools") == 0)
             load_tools(ld, s);
+        else if (strcmp(key, "cli") == 0)
+            load_cli(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools)", key);
+                                "chains, roles, models, model_catalog, tools, cli)", key);
     }
     config_destroy(&cf);
     return ld->status;
@@ -2049,6 +2081,7 @@ void seam_conf_free(seam_conf *conf)
     free(conf->models);
     free(conf->model_catalog);
     free(conf->base_path);
+    free(conf->cli_json);
     for (size_t i = 0; i < conf->n_chains; i++)
         free_chain(&conf->chains[i]);
     free(conf->chains);

@@ -270,6 +270,7 @@ typedef struct seam_conf_tool {
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
     char *base_path;        /* the system conf path overlays, NULL when none */
+    char *cli_json;         /* the `cli` group as a JSON object, NULL when absent */
     char **plugin_path;
     size_t n_plugin_path;
     seam_conf_provider *providers;

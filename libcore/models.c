@@ -1,7 +1,8 @@
 /* models.c — the model catalog as an application sees it: each model the
  * conf's `models` entries and the shipped catalog (conf/models.conf) know,
  * with its provider, context window, capabilities and prices, for
- * `seam models` and for picking a provider from a model id alone. The
+ * `seam models` and for picking a provider from a model id alone; and the
+ * conf's `cli` group, where the seam command keeps its model aliases. The
  * catalog is read by config.c; what a model costs a call is catalog.c's. */
 #include "config.h"
 #include "client.h"
@@ -9,6 +10,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+const char *seam_client_cli_settings(const seam_client *c)
+{
+    return c && c->conf->cli_json ? c->conf->cli_json : "{}";
+}
 
 size_t seam_client_model_count(const seam_client *c)
 {

@@ -468,6 +468,55 @@ def test_request_options():
     bad.stop()
 
 
+def test_logs_and_continue():
+    fake = Fake("logs", sse=sse_text("Answer one."))
+    conf = fake_conf("logs.conf", fake)
+    home = path("logs-home")
+    env = env_for(home)
+    rc, out, err = run(["--conf", conf, "chat", "-s", "Be brief.", "first question"], env=env)
+    check(rc == 0, "logged chat: exit 0", err)
+    db = os.path.join(home, ".local/share/seam/logs.db")
+    check(os.path.exists(db) and (os.stat(db).st_mode & 0o777) == 0o600,
+          "the log is $XDG_DATA_HOME/seam/logs.db, mode 0600")
+    rc, out, err = run(["--conf", conf, "chat", "-c", "second question"], env=env)
+    reqs = fake.requests(2)
+    msgs = messages_text(reqs[-1]) if len(reqs) == 2 else []
+    check(msgs == [("system", "Be brief."), ("user", "first question"),
+                   ("assistant", "Answer one."), ("user", "second question")],
+          "-c continues the logged conversation (its turns and system prompt sent)", msgs)
+    rc, out, err = run(["logs", "--json", "-n", "0"], env=env)
+    rows = [json.loads(l) for l in out.splitlines() if l.strip()]
+    check(rc == 0 and len(rows) == 2, "seam logs --json: both exchanges", out + err)
+    if len(rows) == 2:
+        r = rows[0]
+        check(r["prompt"] == "first question" and r["answer"] == "Answer one."
+              and r["provider"] == "fake" and r["model"] == "fake-model"
+              and r["usage"].get("input_tokens") == 5 and r["usage"].get("output_tokens") == 3
+              and "duration_ms" in r, "a log row: prompt, answer, provider, model, usage, duration", r)
+        check(rows[0]["cid"] == rows[1]["cid"], "-c: the same conversation id", rows)
+        cid = rows[0]["cid"]
+        rc, out, err = run(["--conf", conf, "chat", "--cid", cid, "third"], env=env)
+        reqs = fake.requests(3)
+        check(len(reqs) == 3 and len(reqs[-1]["messages"]) == 6, "--cid ID continues that conversation",
+              reqs[-1:] if reqs else reqs)
+        rc, out, err = run(["logs", "--cid", cid, "-n", "0"], env=env)
+        check(out.count("> ") == 3 and "> third" in out, "seam logs --cid: its exchanges", out)
+    rc, out, err = run(["logs", "-q", "second", "--json"], env=env)
+    check(len(out.splitlines()) == 1 and "second question" in out, "seam logs -q TEXT", out)
+    rc, out, err = run(["logs", "-n", "1", "--json"], env=env)
+    check(len(out.splitlines()) == 1 and '"third"' in out, "seam logs -n 1: the newest", out)
+    run(["--conf", conf, "chat", "--no-log", "unlogged one"], env=env)
+    off = fake_conf("logs-off.conf", fake, "cli = { log = false; };\n")
+    run(["--conf", off, "chat", "unlogged two"], env=env)
+    rc, out, err = run(["logs", "-n", "0"], env=env)
+    check("unlogged" not in out, "--no-log and cli.log = false keep an exchange out of the log", out)
+    with open(db, "rb") as f:
+        check(SECRET.encode() not in f.read(), "the log holds no credential")
+    rc, out, err = run(["--conf", conf, "chat", "--cid", "no-such-cid", "x"], env=env)
+    check(rc == 2, "--cid of an unknown conversation: usage error", err)
+    fake.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]

@@ -117,6 +117,10 @@ typedef struct seam_model_info {
     int line;
 } seam_model_info;
 SEAM_EXPORT size_t seam_client_model_count(const seam_client *client);
+/* The conf's `cli` group (the seam command's own settings: conversation log,
+ * model aliases, templates; see seam.conf(5)) as JSON object text, "{}" when
+ * the conf has none. The library does not interpret it. Borrowed. */
+SEAM_EXPORT const char *seam_client_cli_settings(const seam_client *client);
 /* Model i; SEAM_ERR_INVALID past the end or with info->size too small. */
 SEAM_EXPORT int seam_client_model_at(const seam_client *client, size_t i, seam_model_info *info);
 
