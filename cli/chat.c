@@ -296,8 +296,12 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc; /* < 0: --help */
     }
 
-    char *prompt;
-    if (o.nwords > 0) {
+    /* On a terminal with no prompt: a conversation. */
+    int interactive = o.nwords == 0 && !o.json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    char *prompt = NULL;
+    if (interactive) {
+        prompt = strdup("");
+    } else if (o.nwords > 0) {
         prompt = context_and_words(join_words(o.nwords, o.words));
     } else {
         if (isatty(STDIN_FILENO))
@@ -313,7 +317,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         chat_options_free(&o);
         return EXIT_USAGE;
     }
-    if (is_blank(prompt)) {
+    if (!interactive && is_blank(prompt)) {
         free(prompt);
         chat_options_free(&o);
         return usage_error("chat: empty prompt");
@@ -348,6 +352,10 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         goto out;
     if (o.tool_names && (code = build_toolset(&o, client, &toolset, &tools)) != EXIT_OK)
         goto out;
+    if (interactive) {
+        code = chat_repl(&o, toolset);
+        goto out;
+    }
     req = seam_request_new();
     cancel = seam_cancel_new();
     if (!req || !cancel) {

@@ -51,6 +51,7 @@ typedef struct chat_options {
     seam_message *answer;    /* a copy of the answer's message */
     seam_usage usage;        /* the whole turn's (every attempt, every tool round) */
     char *answer_provider, *answer_model;
+    char *repl_model, *repl_system; /* set by /model and /system (repl.c) */
 } chat_options;
 
 /* Parses `seam chat`'s arguments (getopt_long; options before the prompt).
@@ -78,6 +79,10 @@ struct chat_log;
 /* -c / --cid: the conversation to continue put into req (chat.c). */
 int chat_open_conversation(chat_options *o, struct chat_log *log, seam_request *req,
                            char cid[48], char **system);
+
+/* The interactive conversation (repl.c): o's client open, ts its tools (may
+ * be NULL). Returns the exit code. */
+int chat_repl(chat_options *o, const seam_toolset *ts);
 
 /* Forgets the last turn's answer (chat_run.c). */
 void chat_forget_answer(chat_options *o);

@@ -379,4 +379,6 @@ void chat_options_free(chat_options *o)
     free(o->schema_json);
     free(o->tool_names);
     free(o->skipped);
+    free(o->repl_model);
+    free(o->repl_system);
 }

@@ -517,6 +517,80 @@ def test_logs_and_continue():
     fake.stop()
 
 
+def test_interactive():
+    fake = Fake("repl", sse=sse_text("Answer one."))
+    conf = fake_conf("repl.conf", fake)
+    home = path("repl-home")
+    env = env_for(home, TERM="dumb")
+    t = Pty(["--conf", conf, "chat"], env=env)
+    check(t.expect("> "), "interactive: a prompt on a terminal", text(t.seen))
+    t.send("first turn\r")
+    check(t.expect("Answer one."), "interactive: the first answer", text(t.seen))
+    t.expect("> ")
+    t.send("second turn\r")
+    t.expect("Answer one.\r\n", timeout=5)
+    reqs = fake.requests(2)
+    msgs = messages_text(reqs[-1]) if len(reqs) == 2 else []
+    check(msgs == [("user", "first turn"), ("assistant", "Answer one."), ("user", "second turn")],
+          "interactive: the second turn's request carries the first turn", reqs)
+    t.expect("> ")
+    t.send("/system Be brief.\r")
+    t.expect("system prompt set")
+    t.send("/save %s\r" % path("saved.md"))
+    t.expect("saved the conversation")
+    t.send("/clear\r")
+    t.expect("a new conversation")
+    t.send("after clear\r")
+    t.expect("Answer one.", timeout=5)
+    reqs = fake.requests(3)
+    check(len(reqs) == 3 and messages_text(reqs[-1]) == [("system", "Be brief."), ("user", "after clear")],
+          "interactive: /system sets the system prompt, /clear forgets the turns",
+          reqs[-1:] if reqs else reqs)
+    t.send("/exit\r")
+    code = t.wait(5)
+    check(code == 0, "interactive: /exit leaves with 0 (exit %s)" % code, text(t.seen))
+    try:
+        with open(path("saved.md")) as f:
+            saved = f.read()
+    except OSError:
+        saved = ""
+    check("## user\n\nfirst turn" in saved and "## assistant\n\nAnswer one." in saved,
+          "interactive: /save writes the conversation", saved)
+    hist = os.path.join(home, ".local/state/seam/history")
+    check(os.path.exists(hist) and (os.stat(hist).st_mode & 0o777) == 0o600
+          and "first" in open(hist).read(), "interactive: a private history file", hist)
+    # -c continues the conversation logged from the terminal.
+    rc, out, err = run(["--conf", conf, "chat", "-c", "one more"], env=env)
+    reqs = fake.requests(4)
+    check(len(reqs) == 4 and messages_text(reqs[-1])[-2:] == [("assistant", "Answer one."),
+                                                               ("user", "one more")]
+          and ("user", "after clear") in messages_text(reqs[-1]),
+          "-c continues the conversation logged interactively", reqs[-1:] if reqs else reqs)
+    fake.stop()
+
+
+def test_interactive_ctrl_c_and_ctrl_d():
+    slow = Fake("slow", "--split", "40", "--delay", "100",
+                sse=sse_text(*["tick %d " % i for i in range(100)]))
+    conf = fake_conf("slow.conf", slow)
+    t = Pty(["--conf", conf, "chat"], env=env_for(path("slow-home"), TERM="dumb"))
+    t.expect("> ")
+    t.send("go\r")
+    check(t.expect("tick 1 "), "interactive: a slow answer streams", text(t.seen))
+    os.kill(t.pid, signal.SIGINT)  # as the terminal's Ctrl-C does, to the foreground process
+    check(t.expect("cancelled"), "Ctrl-C stops the answer", text(t.seen))
+    check(t.expect("> "), "...and the conversation goes on", text(t.seen))
+    alive = os.waitpid(t.pid, os.WNOHANG)[0] == 0
+    check(alive, "Ctrl-C does not end the program")
+    os.kill(t.pid, signal.SIGINT)  # Ctrl-C at the prompt: nothing
+    time.sleep(0.2)
+    check(os.waitpid(t.pid, os.WNOHANG)[0] == 0, "Ctrl-C at the prompt does not leave")
+    t.send(b"\x04")
+    code = t.wait(5)
+    check(code == 0, "Ctrl-D leaves (exit %s)" % code, text(t.seen))
+    slow.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
