@@ -25,7 +25,9 @@ const char *const help_text =
     "                          [--json] [--no-stream] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
-    "  seam [--conf FILE] config check [FILE]\n"
+    "  seam [--conf FILE] config check|show [FILE]\n"
+    "  seam [--conf FILE] models [--json]\n"
+    "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -60,6 +62,14 @@ const char *const help_text =
     "              and chains\n"
     "  config check [FILE]\n"
     "              check a conf file (default: the conf seam would use)\n"
+    "  config show [FILE]\n"
+    "              the merged conf (a personal conf overlays the system conf and\n"
+    "              its conf.d/), each definition with the FILE:LINE it came from\n"
+    "  models      the model catalog: provider, context window, prices per million\n"
+    "              tokens (in/out), capabilities, and the configured provider\n"
+    "              that serves each model and whether its credential is set\n"
+    "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
+    "              of one conversation (--cid), or matching TEXT (-q)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -266,6 +276,8 @@ static int run_command(int argc, char **argv)
         {"plugins", cmd_plugins},
         {"providers", cmd_providers},
         {"config", cmd_config},
+        {"models", cmd_models},
+        {"logs", cmd_logs},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)
