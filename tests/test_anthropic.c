@@ -2084,19 +2084,19 @@ static void test_version_2026_10_21_drops_sampling(void)
         if (cases[i].req_options)
             seam_request_set_provider_options(req, cases[i].req_options);
         json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-        if ((get(body, "temperature") != NULL) != cases[i].sampling)
+        if ((tu_json_at(body, "temperature") != NULL) != cases[i].sampling)
             fprintf(stderr, "\ncase %zu: %s\n", i, json_object_to_json_string(body));
         if (cases[i].sampling) {
-            CU_ASSERT(json_matches(get(body, "temperature"), "0.7"));
-            CU_ASSERT(json_matches(get(body, "top_p"), "0.9"));
-            CU_ASSERT(json_matches(get(body, "top_k"), "5"));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.7"));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "top_p"), "0.9"));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "top_k"), "5"));
         } else {
-            CU_ASSERT_PTR_NULL(get(body, "temperature"));
-            CU_ASSERT_PTR_NULL(get(body, "top_p"));
-            CU_ASSERT_PTR_NULL(get(body, "top_k"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "temperature"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "top_p"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "top_k"));
         }
         /* The rest of the request is as it was. */
-        CU_ASSERT(json_matches(get(body, "messages"),
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "messages"),
                                "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"q\"}]}]"));
         json_object_put(body);
         seam_request_free(req);
