@@ -44,7 +44,7 @@ static const char *const help_text =
     "                          [--tools T,...] [--max-tool-rounds N]\n"
     "                          [--json] [--no-stream] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
-    "  seam [--conf FILE] providers\n"
+    "  seam [--conf FILE] providers [-v]   (-v: the shared cooldowns and leases)\n"
     "  seam [--conf FILE] config check [FILE]\n"
     "  seam help | --help | --version\n"
     "\n"
@@ -1519,8 +1519,27 @@ static int cmd_plugins(const char *conf, int argc, char **argv)
     return EXIT_OK;
 }
 
+/* providers -v: where the shared state lives and what it holds now. */
+static void print_state_entry(void *ud, const seam_state_entry *e)
+{
+    (void)ud;
+    if (e->session)
+        printf("  lease: %s session %s on key %d, %lld s left\n", e->provider, e->session, e->key,
+               (long long)(e->left_ms + 999) / 1000);
+    else
+        printf("  %s: %s key %d, %lld s left\n", e->kind, e->provider, e->key,
+               (long long)(e->left_ms + 999) / 1000);
+}
+
 static int cmd_providers(const char *conf, int argc, char **argv)
 {
+    int verbose = 0, kept = 0;
+    for (int i = 0; i < argc; i++) /* -v is this command's own option */
+        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+            verbose = 1;
+        else
+            argv[kept++] = argv[i];
+    argc = kept;
     int rc = parse_simple_args("providers", argc, argv, &conf);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -1578,6 +1597,12 @@ static int cmd_providers(const char *conf, int argc, char **argv)
         if (seam_client_role_at(client, r, &role, &chain) == SEAM_OK)
             printf("  %s = %s\n", role, chain);
     }
+    char store[512];
+    int shared = 0;
+    if (verbose && printf("state (cooldowns, guard windows, leases):\n") > 0 &&
+        seam_client_state(client, store, sizeof store, &shared, print_state_entry, NULL, &err) ==
+            SEAM_OK)
+        printf("  store: %s\n", store);
     seam_client_free(client);
     return EXIT_OK;
 }
