@@ -586,6 +586,52 @@ static void test_rate_take_across_processes(void)
     free(conf);
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of n requests through chain p (a pool of two keys, round
+ * robin: one state read and one counter step per request), in microseconds. */
+static long long median_us(const char *conf, int n)
+{
+    seam_client *c = client_from(conf, NULL);
+    long long *t = calloc((size_t)n, sizeof *t);
+    char out[512];
+    for (int i = 0; i < n; i++) {
+        push_ok();
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        ask(c, "p", NULL, out, sizeof out, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        t[i] = (long long)(b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_ll);
+    long long m = t[n / 2];
+    free(t);
+    seam_client_free(c);
+    return m;
+}
+
+/* What the shared store costs a request (printed; doc/scale-out.md quotes it). */
+static void test_cost_per_request(void)
+{
+    setenv("SEAM_R_K1", "key-one", 1);
+    setenv("SEAM_R_K2", "key-two", 1);
+    char *state = redis_state("t6:", NULL);
+    char *shared = write_conf(state);
+    char *local = write_conf(NULL);
+    long long l = median_us(local, 300), r = median_us(shared, 300);
+    fprintf(stderr, "[median request: local state %lld us, redis state %lld us] ", l, r);
+    CU_ASSERT_TRUE(r < l + 20000);
+    free(state);
+    free(shared);
+    free(local);
+    unsetenv("SEAM_R_K1");
+    unsetenv("SEAM_R_K2");
+}
+
 int main(void)
 {
     if (!tu_redis_available()) {
@@ -615,6 +661,7 @@ int main(void)
     CU_add_test(s, "a rate limit across two clients", test_rate_take_across_processes);
     CU_add_test(s, "password, db, and what providers -v shows", test_password_and_listing);
     CU_add_test(s, "redis killed, hung, and back", test_outage_and_return);
+    CU_add_test(s, "what the shared store costs a request", test_cost_per_request);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
