@@ -280,6 +280,15 @@ static int64_t store_now(void *ud)
     return seam_client_now(ud);
 }
 
+/* The store's notices go to whatever log callback the client has when they
+ * happen, so that seam_client_set_log works after the store was made too. */
+static void store_log(void *ud, int level, const char *message)
+{
+    seam_client *c = ud;
+    if (c->log)
+        c->log(c->log_ud, level, message);
+}
+
 seam_state *seam_client_store(seam_client *c)
 {
     seam_state *st = atomic_load_explicit(&c->state, memory_order_acquire);
@@ -288,7 +297,7 @@ seam_state *seam_client_store(seam_client *c)
     pthread_mutex_lock(&c->state_lock);
     st = atomic_load_explicit(&c->state, memory_order_relaxed);
     if (!st) {
-        seam_state_hooks hooks = { store_now, c, c->log, c->log_ud };
+        seam_state_hooks hooks = { store_now, c, store_log, c };
         st = seam_state_new(&c->conf->state, c->reg, &hooks);
         atomic_store_explicit(&c->state, st, memory_order_release);
     }
