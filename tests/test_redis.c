@@ -26,6 +26,13 @@ static fake_server *srv;
 static tu_redis *redis;
 static char *tmpdir;
 static int conf_serial;
+/* Under valgrind (make check-valgrind) everything is ~30 times slower: the
+ * state timeout grows, and so do the hang that must outlast it and the bounds. */
+static int slow;
+#define TIMEOUT_MS (slow ? 1500 : 50)
+/* Where a test is about sharing, not about a slow store: a machine busy
+ * with other work (or a sanitizer build) must not push it onto local state. */
+#define SHARING_TIMEOUT_MS (slow ? 10000 : 2000)
 
 static const char *ok_body = "data: fine\n\nevent: stop\ndata: 3\n\n";
 
@@ -77,14 +84,19 @@ static char *write_conf(const char *state)
 
 /* The state section for the test server, under a prefix of its own so that
  * tests do not see each other's entries. */
-static char *redis_state(const char *prefix, const char *extra)
+static char *redis_state_timeout(const char *prefix, int timeout_ms)
 {
     char *s = malloc(1024);
     snprintf(s, 1024,
              "state = { backend = \"redis\"; host = \"127.0.0.1\"; port = %d; prefix = \"%s\";\n"
-             "          timeout_ms = 50; %s };\n",
-             tu_redis_port(redis), prefix, extra ? extra : "");
+             "          timeout_ms = %d; };\n",
+             tu_redis_port(redis), prefix, timeout_ms);
     return s;
+}
+
+static char *redis_state(const char *prefix)
+{
+    return redis_state_timeout(prefix, SHARING_TIMEOUT_MS);
 }
 
 /* ---- one library process -------------------------------------------------------------- */
@@ -184,7 +196,10 @@ static void child_wait(pid_t pid, int fd, char *out, size_t size)
     close(fd);
     int status = 0;
     waitpid(pid, &status, 0);
-    CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* Under valgrind a forked child reports the parent's threads' buffers
+     * (the fake server's) as lost and exits with valgrind's error status:
+     * what it wrote to the pipe is what counts there. */
+    CU_ASSERT_TRUE(WIFEXITED(status) && (slow || WEXITSTATUS(status) == 0));
 }
 
 static void in_child(child_fn fn, void *arg, char *out, size_t size)
@@ -235,7 +250,7 @@ static const char *auth_of(size_t i)
 
 static void test_shared_cooldown(void)
 {
-    char *state = redis_state("t1:", NULL);
+    char *state = redis_state("t1:");
     char *conf = write_conf(state);
     char *local_conf = write_conf(NULL);
 
@@ -283,7 +298,7 @@ static void test_key_pools_across_processes(void)
 {
     setenv("SEAM_R_K1", "key-one", 1);
     setenv("SEAM_R_K2", "key-two", 1);
-    char *state = redis_state("t2:", NULL);
+    char *state = redis_state("t2:");
     char *conf = write_conf(state);
     char out[4096];
 
@@ -370,7 +385,7 @@ static void spend_child(void *arg, char *out, size_t size)
 
 static void test_budget_across_processes(void)
 {
-    char *state = redis_state("t3:", NULL);
+    char *state = redis_state("t3:");
     char *conf = write_conf(state);
     const int limit = 10;
     for (int i = 0; i < 40; i++)
@@ -419,15 +434,19 @@ static void test_budget_across_processes(void)
 static void *sleep_redis(void *arg)
 {
     (void)arg;
-    char *r = tu_redis_cmd(redis, NULL, "DEBUG SLEEP 1.5");
+    char *r = tu_redis_cmd(redis, NULL, slow ? "DEBUG SLEEP 6" : "DEBUG SLEEP 1.5");
     free(r);
     return NULL;
 }
 
 static void test_outage_and_return(void)
 {
-    char *state = redis_state("t4:", NULL);
+    /* Killed is refused at once: the long timeout keeps a busy machine from
+     * setting the store aside when it is up. The hang below has its own. */
+    char *state = redis_state("t4:");
     char *conf = write_conf(state);
+    char *state50 = redis_state_timeout("t4:", TIMEOUT_MS);
+    char *conf50 = write_conf(state50);
     logbook lb;
     seam_client *c = client_from(conf, &lb);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -462,7 +481,7 @@ static void test_outage_and_return(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, "did not answer"));
     CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, "local state"));
     fprintf(stderr, "[redis down: slowest request %lld ms] ", worst);
-    CU_ASSERT_TRUE(worst < 1000);
+    CU_ASSERT_TRUE(worst < (slow ? 10000 : 1000));
 
     /* Back (empty: no persistence): after the retry interval the store is
      * used again, and said so once. */
@@ -486,22 +505,29 @@ static void test_outage_and_return(void)
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     CU_ASSERT_STRING_EQUAL(path_of(before), "/third/whole");
 
+    seam_client_free(c);
+
     /* Slow: a Redis that hangs (DEBUG SLEEP 1.5 s) holds a request back by
-     * the state timeout (50 ms), not by its hang. */
+     * the state timeout (50 ms), not by its hang, and the request succeeds. */
+    logbook lb50;
+    c = client_from(conf50, &lb50);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     pthread_t th;
     pthread_create(&th, NULL, sleep_redis, NULL);
-    usleep(100 * 1000);
-    before = fake_server_request_count(srv);
+    usleep(slow ? 1000 * 1000 : 100 * 1000);
     push_ok();
-    ask(c, "c", NULL, out, sizeof out, &ms); /* w cools locally; w2 in both stores */
-    CU_ASSERT_STRING_EQUAL(out, "ok w3");
+    ask(c, "d", NULL, out, sizeof out, &ms); /* nothing known locally: w2 serves */
+    CU_ASSERT_STRING_EQUAL(out, "ok w2");
     fprintf(stderr, "[redis hung: request took %lld ms] ", ms);
-    CU_ASSERT_TRUE(ms < 700);
-    CU_ASSERT_EQUAL(lb.lines, 3);
+    CU_ASSERT_TRUE(ms < (slow ? 4500 : 700));
+    CU_ASSERT_EQUAL(lb50.lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(lb50.text, "no answer within the timeout"));
     pthread_join(th, NULL);
     seam_client_free(c);
     free(state);
     free(conf);
+    free(state50);
+    free(conf50);
 }
 
 static void test_password_and_listing(void)
@@ -514,7 +540,7 @@ static void test_password_and_listing(void)
     char state[1024];
     snprintf(state, sizeof state,
              "state = { backend = \"redis\"; port = %d; password_env = \"SEAM_R_REDIS_PW\"; "
-             "db = 3; };\n", tu_redis_port(locked));
+             "db = 3; timeout_ms = %d; };\n", tu_redis_port(locked), SHARING_TIMEOUT_MS);
     char *conf = write_conf(state);
     logbook lb;
     seam_client *c = client_from(conf, &lb);
@@ -568,7 +594,7 @@ static void test_password_and_listing(void)
 
 static void test_rate_take_across_processes(void)
 {
-    char *state = redis_state("t5:", NULL);
+    char *state = redis_state("t5:");
     char *conf = write_conf(state);
     seam_client *a = client_from(conf, NULL);
     seam_client *b = client_from(conf, NULL);
@@ -619,12 +645,12 @@ static void test_cost_per_request(void)
 {
     setenv("SEAM_R_K1", "key-one", 1);
     setenv("SEAM_R_K2", "key-two", 1);
-    char *state = redis_state("t6:", NULL);
+    char *state = redis_state("t6:");
     char *shared = write_conf(state);
     char *local = write_conf(NULL);
     long long l = median_us(local, 300), r = median_us(shared, 300);
     fprintf(stderr, "[median request: local state %lld us, redis state %lld us] ", l, r);
-    CU_ASSERT_TRUE(r < l + 20000);
+    CU_ASSERT_TRUE(slow || r < l + 20000);
     free(state);
     free(shared);
     free(local);
@@ -634,6 +660,7 @@ static void test_cost_per_request(void)
 
 int main(void)
 {
+    slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
     if (!tu_redis_available()) {
         fprintf(stderr, "test_redis: redis-server is not installed: skipped\n");
         return 77;
