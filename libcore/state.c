@@ -549,7 +549,8 @@ static int try_shared(seam_state *st)
 /* Records how the backend answered; says so when that changes. */
 static int shared_answered(seam_state *st, int rc, const seam_error *e)
 {
-    if (rc == SEAM_OK || rc == SEAM_ERR_NOMEM) {
+    /* Out of memory or a name it refused: this process's trouble, not the store's. */
+    if (rc == SEAM_OK || rc == SEAM_ERR_NOMEM || rc == SEAM_ERR_INVALID) {
         if (atomic_exchange(&st->down, 0))
             say(st, SEAM_LOG_INFO, "state: %s answers again: shared state resumes", st->where);
         return rc == SEAM_OK;
