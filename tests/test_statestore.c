@@ -288,6 +288,17 @@ static void test_layer(void)
     seam_state_left(st, names, 1, &left);
     CU_ASSERT_TRUE(left > 85000);
 
+    /* Idle connections the server closed (its `timeout`) are replaced
+     * quietly: not a store that went away. */
+    r = tu_redis_cmd(redis, NULL, "CONFIG SET timeout 1");
+    free(r);
+    usleep(2600 * 1000);
+    r = tu_redis_cmd(redis, NULL, "CONFIG SET timeout 0");
+    free(r);
+    seam_state_hold(st, "cool:q:0", 5000);
+    CU_ASSERT_EQUAL(lb.n, 0);
+    CU_ASSERT_TRUE(pttl("v3:cool:q:0") > 0);
+
     /* A counter refused by its limit. */
     int64_t v = 0;
     CU_ASSERT_EQUAL(seam_state_add(st, "budget:x", 3, -1, 60000, &v), 1);

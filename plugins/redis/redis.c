@@ -58,6 +58,7 @@ typedef struct op {
     rd *r;
     long long deadline;
     redisContext *ctx;
+    int pooled;        /* ctx came from the pool and has not answered in this op yet */
     sigset_t old_mask;
     int had_pipe;
     seam_error *err;
@@ -100,6 +101,8 @@ static int arm(op *o)
     return 1;
 }
 
+static int connect_new(op *o);
+
 static redisReply *command(op *o, int argc, const char **argv, const size_t *lens, const char *what)
 {
     if (!arm(o)) {
@@ -107,6 +110,19 @@ static redisReply *command(op *o, int argc, const char **argv, const size_t *len
         return NULL;
     }
     redisReply *rep = redisCommandArgv(o->ctx, argc, argv, lens);
+    if (!rep && o->pooled && (o->ctx->err == REDIS_ERR_EOF || o->ctx->err == REDIS_ERR_IO) &&
+        errno != EAGAIN && errno != EWOULDBLOCK && now_ms() < o->deadline) {
+        /* An idle connection the server (its `timeout`) or a middlebox closed
+         * meanwhile: the command never reached Redis. One fresh connection,
+         * within the same deadline, before calling the store away. */
+        redisFree(o->ctx);
+        o->ctx = NULL;
+        o->pooled = 0;
+        if (connect_new(o) != SEAM_OK || !arm(o))
+            return NULL;
+        rep = redisCommandArgv(o->ctx, argc, argv, lens);
+    }
+    o->pooled = 0;
     if (!rep) {
         ctx_fail(o, what);
         return NULL;
@@ -126,6 +142,7 @@ static redisReply *command(op *o, int argc, const char **argv, const size_t *len
 static int connect_new(op *o)
 {
     rd *r = o->r;
+    o->pooled = 0;
     long long left = o->deadline - now_ms();
     if (left <= 0)
         return fail(o, SEAM_ERROR_TIMEOUT, "connect", "no answer within the timeout");
@@ -170,8 +187,10 @@ static int begin(op *o, rd *r, seam_error *err)
     if (r->n_idle)
         o->ctx = r->idle[--r->n_idle];
     pthread_mutex_unlock(&r->lock);
-    if (o->ctx)
+    if (o->ctx) {
+        o->pooled = 1;
         return SEAM_OK;
+    }
     return connect_new(o);
 }
 
