@@ -167,6 +167,14 @@ static void print_warning(void *ud, const char *text);
 
 /* Creates the client; on failure reports why and returns the exit code (a conf
  * that cannot be read or parsed is a conf error: 2). */
+/* The library's notices (the shared state store away or back) go to stderr. */
+static void notice(void *ud, int level, const char *message)
+{
+    (void)ud;
+    (void)level;
+    say("%s", message);
+}
+
 static int open_client(const char *conf_path, seam_client **out, seam_error *err)
 {
     seam_client_options opts;
@@ -175,8 +183,10 @@ static int open_client(const char *conf_path, seam_client **out, seam_error *err
     opts.conf_path = conf_path;
     seam_error_clear(err);
     int rc = seam_client_new(&opts, out, err);
-    if (rc == SEAM_OK)
+    if (rc == SEAM_OK) {
+        seam_client_set_log(*out, notice, NULL);
         return EXIT_OK;
+    }
     if (err->kind == SEAM_ERROR_NONE)
         seam_error_set(err, SEAM_ERROR_CONF, "cannot create the client (status %d)", rc);
     say("%s", err->message);
