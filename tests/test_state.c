@@ -313,6 +313,18 @@ static void test_backend_not_installed(void)
     CU_ASSERT_EQUAL(shared, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(store, "local: state backend \"nosuch\" is not installed"));
     seam_client_free(c);
+
+    /* The seam command prints the notice on stderr, the store on stdout. */
+    char *path = conf_file("state = { backend = \"nosuch\"; };\n", 0600);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/cli/seam providers -v --conf %s", TOP_BUILDDIR, path);
+    char *out = NULL, *err = NULL;
+    CU_ASSERT_EQUAL(tu_run(cmd, &out, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "  store: local: state backend \"nosuch\" is not installed"));
+    CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "seam: state backend \"nosuch\" is not installed"));
+    free(out);
+    free(err);
+    free(path);
 }
 
 int main(void)
