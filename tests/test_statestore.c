@@ -233,6 +233,33 @@ static void test_table_timeout(void)
     redis_vt->destroy(b);
 }
 
+static void test_table_unix_socket(void)
+{
+    char *dir = tu_mkdtemp();
+    char *sock = tu_path(dir, "redis.sock");
+    const char *args[] = {"--unixsocket", sock, "--unixsocketperm", "700", NULL};
+    tu_redis *local = tu_redis_start(args);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(local);
+    seam_state_config cfg = { sizeof cfg, NULL, 0, sock, NULL, 0, "v4:", slow ? 10000 : 2000 };
+    seam_error err;
+    seam_error_clear(&err);
+    void *b = redis_vt->create(&cfg, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    char where[512], want[512];
+    redis_vt->describe(b, where, sizeof where);
+    snprintf(want, sizeof want, "redis unix:%s db 0", sock);
+    CU_ASSERT_STRING_EQUAL(where, want);
+    CU_ASSERT_EQUAL(redis_vt->hold(b, "over-the-socket", 9000, &err), SEAM_OK);
+    char *r = tu_redis_cmd(local, NULL, "PTTL v4:over-the-socket");
+    CU_ASSERT_TRUE(r && r[0] == ':' && atoll(r + 1) > 8000);
+    free(r);
+    redis_vt->destroy(b);
+    tu_redis_stop(local);
+    tu_rm_rf(dir);
+    free(sock);
+    free(dir);
+}
+
 /* ---- state.c in front of it ---------------------------------------------------------------- */
 
 typedef struct logbook {
@@ -392,6 +419,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("statestore", NULL, NULL);
     CU_add_test(s, "the redis backend's table", test_table);
     CU_add_test(s, "the redis backend's timeout", test_table_timeout);
+    CU_add_test(s, "the redis backend over a unix socket", test_table_unix_socket);
     CU_add_test(s, "state.c in front of redis", test_layer);
     CU_add_test(s, "a backend that cannot be used", test_layer_without_backend);
     CU_basic_set_mode(CU_BRM_VERBOSE);
