@@ -24,7 +24,7 @@ const char *const help_text =
     "                          [--tools T,...] [--max-tool-rounds N]\n"
     "                          [--json] [--no-stream] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
-    "  seam [--conf FILE] providers\n"
+    "  seam [--conf FILE] providers [-v]   (-v: the shared cooldowns and leases)\n"
     "  seam [--conf FILE] config check|show [FILE]\n"
     "  seam [--conf FILE] models [--json]\n"
     "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
@@ -143,6 +143,14 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
 
 /* ---- the client ------------------------------------------------------------- */
 
+/* The library's notices (the shared state store away or back) go to stderr. */
+static void notice(void *ud, int level, const char *message)
+{
+    (void)ud;
+    (void)level;
+    say("%s", message);
+}
+
 int open_client(const char *conf_path, seam_client **out, seam_error *err)
 {
     seam_client_options opts;
@@ -151,8 +159,10 @@ int open_client(const char *conf_path, seam_client **out, seam_error *err)
     opts.conf_path = conf_path;
     seam_error_clear(err);
     int rc = seam_client_new(&opts, out, err);
-    if (rc == SEAM_OK)
+    if (rc == SEAM_OK) {
+        seam_client_set_log(*out, notice, NULL);
         return EXIT_OK;
+    }
     if (err->kind == SEAM_ERROR_NONE)
         seam_error_set(err, SEAM_ERROR_CONF, "cannot create the client (status %d)", rc);
     say("%s", err->message);

@@ -7,6 +7,7 @@
 #define SEAM_CLIENT_H
 
 #include "registry.h"
+#include "state.h"
 #include "transport.h"
 
 #include <pthread.h>
@@ -21,9 +22,10 @@ typedef struct seam_key {
     int resolved;
     int dead;                 /* rejected by the provider (auth): unused until refreshed */
     int64_t expires_at;       /* 0: does not expire */
-    int64_t cooling_until;    /* after a 429: not used before this */
-    int64_t exhausted_until;  /* rate-limit guard: the window resets at this time */
     unsigned generation;      /* bumped each time the secret changes */
+    /* Its cooldown after a 429 and the rate-limit guard's window live in the
+     * client's state store (keys.c names them), so that processes sharing a
+     * store share them. */
 } seam_key;
 
 typedef struct seam_provider_slot {
@@ -36,8 +38,7 @@ typedef struct seam_provider_slot {
     pthread_mutex_t lock;           /* the key pool below */
     seam_key *keys;                 /* at least one (see seam_key) */
     size_t n_keys;
-    size_t rr_next;                 /* round robin: the next key to try */
-    size_t sticky;                  /* sticky without affinity: the key in use */
+    /* The round-robin position and the sticky key are in the state store too. */
 } seam_provider_slot;
 
 struct seam_client {
@@ -56,7 +57,18 @@ struct seam_client {
     int64_t (*clock_now)(void *ud);
     int (*clock_sleep)(void *ud, int64_t ms, seam_cancel *cancel);
     void *clock_ud;
+    void (*log)(void *ud, int level, const char *message); /* seam_client_set_log */
+    void *log_ud;
+    /* Cooldowns, key leases, the guard's windows, budgets: see
+     * seam_client_store. Made on first need, under state_lock. */
+    _Atomic(seam_state *) state;
+    pthread_mutex_t state_lock;
 };
+
+/* The client's state store (state.h), made on first use (which loads the
+ * state backend plugin the conf names). NULL only when out of memory; the
+ * state functions take NULL as "nothing known". Thread-safe. */
+seam_state *seam_client_store(seam_client *c);
 
 /* The slot of a configured provider, NULL when none. Its plugin is loaded and
  * its instance created on the first call for it (from any thread). */
@@ -84,6 +96,7 @@ void seam_keys_free(seam_provider_slot *s);
 /* A key handed to one attempt. */
 typedef struct seam_key_lease {
     size_t index;
+    int cooling;  /* the store had it cooling when it was handed out (a retry) */
     unsigned generation;
     char *secret; /* private copy (seam_secret_free); NULL for a keyless provider */
 } seam_key_lease;

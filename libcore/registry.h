@@ -26,6 +26,11 @@ void seam_registry_free(seam_registry *r);
 int seam_registry_provider(seam_registry *r, const char *id, const seam_provider_vtable **out,
                            seam_error *err);
 
+/* The state backend registered under id, found and loaded as a provider's
+ * vtable is (the file <id>.so first); same statuses. */
+int seam_registry_state(seam_registry *r, const char *id, const seam_state_vtable **out,
+                        seam_error *err);
+
 /* Every recorded file, each loaded or refused (with its reason): the listing
  * loads what was not loaded yet. Thread-safe; strings borrowed until free. */
 size_t seam_registry_plugin_count(seam_registry *r);
