@@ -248,6 +248,11 @@ int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_erro
     return failed;
 }
 
+int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, size_t size)
+{
+    return c ? seam_registry_refusal(c->reg, plugin, buf, size) : 0;
+}
+
 seam_provider_slot *seam_client_slot(seam_client *c, const char *name)
 {
     if (!c || !name)
