@@ -42,7 +42,7 @@ static const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
-    "                          [--json] [--no-stream] [-v] [PROMPT]\n"
+    "                          [--json] [--no-stream] [--record DIR] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
     "  seam [--conf FILE] config check [FILE]\n"
@@ -62,6 +62,9 @@ static const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      --record DIR        write each exchange with the provider to DIR as a\n"
+    "                          cassette, secrets removed (SEAM_RECORD=DIR; replay\n"
+    "                          with SEAM_REPLAY=DIR, see doc/cassettes.md)\n"
     "      --tools T,...       offer the model the conf's command tools T (see\n"
     "                          seam.conf(5), `tools`): each call runs the tool's\n"
     "                          command (arguments as JSON on stdin, its stdout the\n"
@@ -1288,6 +1291,12 @@ static int parse_chat_args(int argc, char **argv, chat_options *o)
             return -1;
         }
         const char *value = NULL;
+        /* libseam records every exchange under SEAM_RECORD (doc/cassettes.md). */
+        r = option_value(argc, argv, &i, "--record", &value);
+        if (r < 0 || (r > 0 && setenv("SEAM_RECORD", value, 1) != 0))
+            return usage_error("chat: --record needs a directory");
+        if (r > 0)
+            continue;
         r = option_value(argc, argv, &i, "--tools", &value);
         if (r < 0)
             return usage_error("chat: --tools needs a value (tool names, comma-separated)");

@@ -687,6 +687,7 @@ static int start_attempt(seam_stream *s)
             .ca_file = slot->conf->ca_file,
             .ca_path = slot->conf->ca_path,
             .engine = seam_client_engine(s->client),
+            .cassettes = s->client->cassettes,
         };
         s->attempt++;
         if (!s->free_attempt)

@@ -9,6 +9,7 @@
  * share between threads once created. */
 #include "config.h"
 #include "client.h"
+#include "cassette.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -142,6 +143,12 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         return SEAM_ERR_NOMEM;
     }
     init_slots(c);
+    /* Record or replay every network exchange of this client (doc/cassettes.md). */
+    rc = seam_cassettes_from_env(&c->cassettes, err);
+    if (rc != SEAM_OK) {
+        seam_client_free(c);
+        return rc;
+    }
     *out = c;
     return SEAM_OK;
 }
@@ -189,6 +196,7 @@ void seam_client_free(seam_client *c)
         pthread_mutex_destroy(&c->slots[i].lock);
     }
     free(c->slots);
+    seam_cassettes_free(c->cassettes);
     seam_engine_free(c->engine); /* before the share its handles point to */
     if (c->share)
         curl_share_cleanup(c->share);

@@ -56,6 +56,7 @@ struct seam_client {
     int64_t (*clock_now)(void *ud);
     int (*clock_sleep)(void *ud, int64_t ms, seam_cancel *cancel);
     void *clock_ud;
+    struct seam_cassettes *cassettes; /* SEAM_RECORD / SEAM_REPLAY (cassette.c), NULL: none */
 };
 
 /* The slot of a configured provider, NULL when none. Its plugin is loaded and
