@@ -62,9 +62,10 @@ int seam_cassettes_from_env(seam_cassettes **out, seam_error *err)
                        strerror(errno));
         return SEAM_ERR_CONF;
     }
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        seam_error_set(err, SEAM_ERROR_CONF, "%s=%s: not a directory%s%s", is_replay ? "SEAM_REPLAY" : "SEAM_RECORD",
-                       dir, errno ? ": " : "", errno ? strerror(errno) : "");
+    int st_rc = stat(dir, &st);
+    if (st_rc != 0 || !S_ISDIR(st.st_mode)) {
+        seam_error_set(err, SEAM_ERROR_CONF, "%s=%s: %s", is_replay ? "SEAM_REPLAY" : "SEAM_RECORD", dir,
+                       st_rc != 0 ? strerror(errno) : "not a directory");
         return SEAM_ERR_CONF;
     }
     seam_cassettes *d = calloc(1, sizeof *d);
