@@ -772,6 +772,15 @@ static void check_provider(kit *k, const char *id)
         k->srv = NULL;
         return;
     }
+    /* create() with a plain provider conf: the instance every call needs. */
+    seam_capabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.size = sizeof caps;
+    if (seam_client_capabilities(c, "under_test", model, &caps, &err) == SEAM_OK)
+        verdict(1, NULL, "vtable %s: create() accepts a provider conf (capabilities: streaming %u, tools %u, "
+                         "context window %lld)", id, caps.streaming, caps.tools, (long long)caps.context_window);
+    else
+        verdict(0, NULL, "vtable %s: no instance from create() with base_url and api_key: %s", id, err.message);
     if (check_encode(k, c, id, w, model)) {
         skip("corpus, faults %s: the provider answers in-process", id);
         seam_client_free(c);
