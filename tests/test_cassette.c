@@ -264,6 +264,54 @@ static void test_repeated_request_in_order(void)
     free(dir);
 }
 
+/* A whole (not streamed) answer, and an error status, replay too. */
+static void test_whole_answer_and_error(void)
+{
+    char *dir = tu_path(tmpdir, "whole");
+    fake_server *srv = fake_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    const char *json = "{\"id\":\"c9\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
+                       "{\"role\":\"assistant\",\"content\":\"entier\"},\"finish_reason\":\"stop\"}],"
+                       "\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":1,\"total_tokens\":3}}";
+    fake_server_push_json(srv, 200, json, NULL);
+    fake_server_push_json(srv, 429, "{\"error\":{\"message\":\"slow down\",\"type\":\"rate_limit\"}}",
+                          "Retry-After: 7\r\n");
+    char base[128];
+    snprintf(base, sizeof base, "%s/v1", fake_server_url(srv));
+    seam_call_options o = {.size = sizeof o, .provider = "p", .model = "gpt-4o"};
+    seam_result *res[2] = {NULL, NULL};
+    seam_error err[2];
+    int rc[2];
+    for (int replay = 0; replay < 2; replay++) {
+        setenv(replay ? "SEAM_REPLAY" : "SEAM_RECORD", dir, 1);
+        seam_client *c = client_at("openai", base, KEY, NULL);
+        unsetenv(replay ? "SEAM_REPLAY" : "SEAM_RECORD");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        seam_request *req = seam_request_new();
+        seam_request_add_user_text(req, "whole");
+        seam_error scratch;
+        rc[replay] = seam_generate(c, req, &o, &res[replay], &scratch);
+        seam_result_free(res[replay]);
+        res[replay] = NULL;
+        seam_request_free(req);
+        req = seam_request_new();
+        seam_request_add_user_text(req, "refused");
+        seam_error_clear(&err[replay]);
+        CU_ASSERT_NOT_EQUAL(seam_generate(c, req, &o, &res[replay], &err[replay]), SEAM_OK);
+        seam_request_free(req);
+        tu_client_free(c);
+        if (!replay)
+            fake_server_stop(srv);
+    }
+    CU_ASSERT_EQUAL(rc[0], SEAM_OK);
+    CU_ASSERT_EQUAL(rc[1], SEAM_OK);
+    CU_ASSERT_EQUAL(err[1].kind, SEAM_ERROR_RATE_LIMIT);
+    CU_ASSERT_EQUAL(err[1].http_status, 429);
+    CU_ASSERT_EQUAL(err[1].retry_after_ms, 7000);
+    CU_ASSERT_STRING_EQUAL(err[1].message, err[0].message);
+    free(dir);
+}
+
 /* A replay directory that does not exist fails the client, naming it. */
 static void test_bad_directory(void)
 {
@@ -336,6 +384,7 @@ int main(void)
     CU_add_test(s, "a recorded conversation replays with the server stopped", test_conversation_replays);
     CU_add_test(s, "no key in any cassette", test_no_key_in_any_cassette);
     CU_add_test(s, "the same request twice replays in order", test_repeated_request_in_order);
+    CU_add_test(s, "a whole answer and an error status replay", test_whole_answer_and_error);
     CU_add_test(s, "a bad replay directory fails the client", test_bad_directory);
     CU_add_test(s, "seam chat --record, then SEAM_REPLAY", test_cli_record_replay);
     CU_basic_set_mode(CU_BRM_VERBOSE);
