@@ -18,11 +18,11 @@ corpus=${1:-$top_srcdir/tests/corpus}
 KIT=$top_builddir/sdk/check/seam-plugin-check
 PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
 TESTPLUGINS=$top_builddir/tests/plugins/.libs
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-kit.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+. "$top_srcdir/tests/testlib.sh"
+tl_tmpdir "${TMPDIR:-/tmp}/seam-kit.XXXXXX"
+# Each verdict is one check of the tally.
+ok() { checks=$((checks + 1)); echo "ok: $*"; }
+fail() { checks=$((checks + 1)); echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # 1. the in-tree plugins pass
 for p in openai anthropic gemini mock; do
@@ -84,5 +84,4 @@ else
     fail "junk.so: exit $rc"; cat "$tmp/junk.out"
 fi
 
-echo "plugin check: $failures failed"
-[ "$failures" -eq 0 ]
+tl_finish "plugin check"

@@ -17,12 +17,11 @@ export SEAM_PLUGIN_PATH
 
 umask 022
 # Below the build tree: the loader refuses anything below /tmp.
-tmp=$(mktemp -d "$top_builddir/tests/tmp-template.XXXXXX") || exit 99
-chmod 700 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+. "$top_srcdir/tests/testlib.sh"
+tl_tmpdir "$top_builddir/tests/tmp-template.XXXXXX" 700
+# Each verdict is one check of the tally.
+ok() { checks=$((checks + 1)); echo "ok: $*"; }
+fail() { checks=$((checks + 1)); echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # The template's sources with this build's hello.so, newer than hello.c so
 # that make does not rebuild it (no installed SDK is needed: PKG_CONFIG=true).
@@ -103,5 +102,4 @@ else
     echo "skip: cannot give the plugin directory a shared group (not root)"
 fi
 
-echo "template install: $failures failed"
-[ "$failures" -eq 0 ]
+tl_finish "template install"
