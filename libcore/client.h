@@ -63,6 +63,7 @@ struct seam_client {
      * seam_client_store. Made on first need, under state_lock. */
     _Atomic(seam_state *) state;
     pthread_mutex_t state_lock;
+    struct seam_cassettes *cassettes; /* SEAM_RECORD / SEAM_REPLAY (cassette.c), NULL: none */
 };
 
 /* The client's state store (state.h), made on first use (which loads the
@@ -77,6 +78,9 @@ seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
  * loaded for want of descriptors or memory at its last use: vt is NULL, and
  * the next seam_client_slot tries again. 0 otherwise. */
 int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err);
+/* The loader's refusal that explains a missing provider id `plugin`, as
+ * seam_registry_refusal (1: its own file, 2: another file; 0: none). */
+int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, size_t size);
 
 /* The client's engine (NULL when it could not be made); the first call
  * initialises libcurl for this client, its share handle and the engine, so a

@@ -133,6 +133,7 @@ typedef struct seam_transfer_params {
     seam_cancel *cancel;           /* may be NULL */
     seam_engine *engine;           /* the client's; required for network transfers */
     const char *ca_file, *ca_path; /* borrowed; NULL: the system's CAs */
+    struct seam_cassettes *cassettes; /* the client's record/replay deck, NULL: none */
 } seam_transfer_params;
 
 typedef struct seam_transfer seam_transfer;
