@@ -25,7 +25,9 @@
 
 #include <seam/seam.h>
 
+#include "embed.h"
 #include "json_out.h"
+#include "tokens.h"
 
 #ifndef SEAM_CONF_INSTALLED
 #define SEAM_CONF_INSTALLED "/etc/seam/seam.conf"
@@ -46,6 +48,9 @@ static const char *const help_text =
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
     "  seam [--conf FILE] config check [FILE]\n"
+    "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
+    "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
+    "                           [--dimensions N] [--json] [TEXT...]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -79,6 +84,10 @@ static const char *const help_text =
     "              and chains\n"
     "  config check [FILE]\n"
     "              check a conf file (default: the conf seam would use)\n"
+    "  tokens      count a prompt's input tokens for a model: the provider's own\n"
+    "              count where it has one, else an estimate (seam tokens --help)\n"
+    "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
+    "              embedding chain (seam embed --help)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -1717,6 +1726,10 @@ int main(int argc, char **argv)
         return cmd_providers(conf, rest, args);
     if (strcmp(cmd, "config") == 0)
         return cmd_config(conf, rest, args);
+    if (strcmp(cmd, "tokens") == 0)
+        return cmd_tokens(conf, rest, args);
+    if (strcmp(cmd, "embed") == 0)
+        return cmd_embed(conf, rest, args);
     if (strcmp(cmd, "help") == 0) {
         fputs(help_text, stdout);
         return EXIT_OK;
