@@ -216,7 +216,7 @@ static char *conf_quote(const char *s)
     return out;
 }
 
-seam_client *tu_client(const char *conf_text, seam_error *err)
+static seam_client *client_from(const char *conf_text, int test_plugins, seam_error *err)
 {
     char *dir = tu_mkdtemp();
     if (!dir) {
@@ -225,12 +225,22 @@ seam_client *tu_client(const char *conf_text, seam_error *err)
     }
     char *conf_path = tu_path(dir, "seam.conf");
     char *quoted = conf_quote(tu_plugin_dir());
+    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
+#ifdef TOP_BUILDDIR
+    char *tests_dir = conf_quote(TOP_BUILDDIR "/tests/plugins/.libs");
+#else
+    char tests_rel[4096];
+    const char *top = getenv("top_builddir");
+    snprintf(tests_rel, sizeof tests_rel, "%s/tests/plugins/.libs", top && *top ? top : ".");
+    char *tests_dir = conf_quote(tests_rel);
+#endif
     char *text = NULL;
     seam_client *client = NULL;
-    if (!conf_path || !quoted ||
+    if (!conf_path || !quoted || !tests_dir ||
         /* No model catalog unless the test names one: an installed
          * models.conf must not add costs a test does not expect. */
-        asprintf(&text, "plugin_path = [ %s ];\n%s%s\n", quoted,
+        asprintf(&text, "plugin_path = [ %s%s%s ];\n%s%s\n", quoted, test_plugins ? ", " : "",
+                 test_plugins ? tests_dir : "",
                  conf_text && strstr(conf_text, "model_catalog") ? "" : "model_catalog = \"\";\n",
                  conf_text ? conf_text : "") < 0) {
         text = NULL;
@@ -268,8 +278,19 @@ done:
     }
     free(conf_path);
     free(quoted);
+    free(tests_dir);
     free(text);
     return client;
+}
+
+seam_client *tu_client(const char *conf_text, seam_error *err)
+{
+    return client_from(conf_text, 0, err);
+}
+
+seam_client *tu_client_test_plugins(const char *conf_text, seam_error *err)
+{
+    return client_from(conf_text, 1, err);
 }
 
 void tu_client_free(seam_client *c)

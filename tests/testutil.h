@@ -33,6 +33,9 @@ const char *tu_plugin_dir(void);
  * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
  * removed by tu_client_free. */
 seam_client *tu_client(const char *conf_text, seam_error *err);
+/* As tu_client, with the test-only plugins (TOP_BUILDDIR "/tests/plugins/.libs":
+ * testecho, testabi10, ...) searched after the real ones. */
+seam_client *tu_client_test_plugins(const char *conf_text, seam_error *err);
 void tu_client_free(seam_client *c);
 
 /* Runs `sh -c cmd`, capturing stdout and stderr (malloc'ed, NUL-terminated; pass
