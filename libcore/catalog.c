@@ -162,12 +162,12 @@ int seam_catalog_cannot_serve(const seam_client *c, const seam_provider_slot *s,
         return 1;
     }
     if (caps.context_window > 0) {
-        /* The estimate over-counted real prose by up to 43% (doc/tokens.md):
+        /* The estimate over-counted real answers by up to 53% (doc/tokens.md):
          * the entry is skipped only when even the lowest count that estimate
-         * allows is beyond the window, so no request the model could have
-         * served is refused. */
+         * allows (60% of it) is beyond the window, so no request the model
+         * could have served is refused. */
         int64_t estimate = seam_estimate_tokens(req);
-        if (estimate - estimate * 3 / 10 > caps.context_window) {
+        if (estimate - estimate * 4 / 10 > caps.context_window) {
             seam_error_set(why, SEAM_ERROR_CONTEXT_OVERFLOW,
                            "the request (about %lld tokens) exceeds the context window of model "
                            "\"%s\" of provider \"%s\" (%lld tokens)",

@@ -1052,7 +1052,7 @@ static void test_capability_and_context_skips(void)
     seam_request_free(image);
 
     /* The context window: ~100 tokens of input (100 words) do not fit "small"
-     * (50), even at the estimate's lowest reading (70%). */
+     * (50), even at the estimate's lowest reading (60%). */
     seam_request *big = seam_request_new();
     char text[600] = "";
     for (int k = 0; k < 100; k++)
