@@ -6,7 +6,7 @@
  * of `seam chat --json`. Uses only <seam/seam.h>. */
 #include "config.h"
 
-#include "embed.h"
+#include "cli.h"
 #include "json_out.h"
 
 #include <errno.h>
@@ -17,8 +17,6 @@
 #include <sys/types.h>
 
 #include <seam/seam.h>
-
-enum { EXIT_OK = 0, EXIT_PROVIDER = 1, EXIT_USAGE = 2 };
 
 static const char *const embed_help =
     "Usage: seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
@@ -38,43 +36,6 @@ static const char *const embed_help =
     "                       \"dimensions\",\"data\":[{\"index\",\"embedding\"}],\"usage\"}\n"
     "                       or {\"type\":\"error\",...}\n"
     "  -v, --verbose        every attempt of the chain on stderr (skips say why)\n";
-
-static void embed_say(const char *what, const char *detail)
-{
-    fprintf(stderr, "seam: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-}
-
-static void embed_error(const seam_error *err)
-{
-    fputs("seam: ", stderr);
-    if (err->provider[0])
-        fprintf(stderr, "%s: ", err->provider);
-    fprintf(stderr, "%s [%s", err->message[0] ? err->message : "failed",
-            seam_error_kind_name(err->kind));
-    if (err->http_status)
-        fprintf(stderr, ", HTTP %d", err->http_status);
-    if (err->code[0])
-        fprintf(stderr, ", code %s", err->code);
-    fputs("]\n", stderr);
-}
-
-/* "--name VALUE" or "--name=VALUE": 1 with *value, 0 not this option, -1 no value. */
-static int embed_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
 
 static void embed_cost(int64_t microcents, char *buf, size_t size)
 {
@@ -245,11 +206,11 @@ int cmd_embed(const char *conf, int argc, char **argv)
             verbose = 1;
             continue;
         }
-        if ((r = embed_option(argc, argv, &i, "--chain", &v)) ||
-            (r = embed_option(argc, argv, &i, "--provider", &v)) ||
-            (r = embed_option(argc, argv, &i, "--model", &v)) ||
-            (r = embed_option(argc, argv, &i, "-m", &v)) ||
-            (r = embed_option(argc, argv, &i, "--dimensions", &v))) {
+        if ((r = option_value(argc, argv, &i, "--chain", &v)) ||
+            (r = option_value(argc, argv, &i, "--provider", &v)) ||
+            (r = option_value(argc, argv, &i, "--model", &v)) ||
+            (r = option_value(argc, argv, &i, "-m", &v)) ||
+            (r = option_value(argc, argv, &i, "--dimensions", &v))) {
             if (r < 0) {
                 fprintf(stderr, "seam: %s needs a value\nTry 'seam embed --help'.\n", a);
                 return EXIT_USAGE;
@@ -295,8 +256,9 @@ int cmd_embed(const char *conf, int argc, char **argv)
     if (rc == SEAM_OK && dims)
         rc = seam_embed_request_set_dimensions(er, dims);
     if (rc != SEAM_OK) {
-        embed_say(rc == SEAM_ERR_NOMEM ? "out of memory" : "cannot read the input",
-                  dims && rc == SEAM_ERR_INVALID ? "--dimensions is too large" : NULL);
+        say("%s", rc == SEAM_ERR_NOMEM               ? "out of memory"
+                  : dims && rc == SEAM_ERR_INVALID ? "--dimensions is too large"
+                                                   : "cannot read the input");
         seam_embed_request_free(er);
         return rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
     }
@@ -306,15 +268,12 @@ int cmd_embed(const char *conf, int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    seam_client_options co = {.size = sizeof co, .conf_path = conf};
     seam_client *client = NULL;
     seam_error err;
-    seam_error_clear(&err);
-    rc = seam_client_new(&co, &client, &err);
-    if (rc != SEAM_OK) {
-        embed_say(err.message[0] ? err.message : "cannot create the client", NULL);
+    int code = open_client(conf, &client, &err);
+    if (code != EXIT_OK) {
         seam_embed_request_free(er);
-        return rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
+        return code;
     }
     seam_call_options opts;
     memset(&opts, 0, sizeof opts);
@@ -331,12 +290,12 @@ int cmd_embed(const char *conf, int argc, char **argv)
         if (json)
             json_out_error(stdout, &err);
         else
-            embed_error(&err);
+            print_error(&err);
         exit_code = err.kind == SEAM_ERROR_CONF || rc == SEAM_ERR_NOT_FOUND || rc == SEAM_ERR_INVALID
                         ? EXIT_USAGE
                         : EXIT_PROVIDER;
     } else if ((json ? print_json(e) : print_text(e)) != 0) {
-        embed_say("cannot write the output", NULL);
+        say("cannot write the output");
         exit_code = EXIT_PROVIDER;
     }
     seam_embeddings_free(e);

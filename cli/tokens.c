@@ -5,8 +5,8 @@
  * prints one line {"type":"tokens",...} instead. Uses only <seam/seam.h>. */
 #include "config.h"
 
+#include "cli.h"
 #include "json_out.h"
-#include "tokens.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,8 +15,6 @@
 #include <string.h>
 
 #include <seam/seam.h>
-
-enum { EXIT_OK = 0, EXIT_PROVIDER = 1, EXIT_USAGE = 2 };
 
 static const char *const tokens_help =
     "Usage: seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M]\n"
@@ -35,24 +33,6 @@ static const char *const tokens_help =
     "  --json               one line {\"type\":\"tokens\",\"input_tokens\",\"exact\",\n"
     "                       \"provider\",\"model\",\"note\"} or {\"type\":\"error\",...}\n"
     "  -v, --verbose        the count endpoint's attempts on stderr\n";
-
-/* "--name VALUE" or "--name=VALUE": 1 with *value, 0 not this option, -1 no value. */
-static int tokens_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *value = argv[++*i];
-    return 1;
-}
 
 static void tokens_on_attempt(void *ud, const seam_attempt *a)
 {
@@ -161,11 +141,11 @@ int cmd_tokens(const char *conf, int argc, char **argv)
             verbose = 1;
             continue;
         }
-        if ((r = tokens_option(argc, argv, &i, "--chain", &v)) ||
-            (r = tokens_option(argc, argv, &i, "--provider", &v)) ||
-            (r = tokens_option(argc, argv, &i, "--model", &v)) ||
-            (r = tokens_option(argc, argv, &i, "-m", &v)) ||
-            (r = tokens_option(argc, argv, &i, "--system", &v))) {
+        if ((r = option_value(argc, argv, &i, "--chain", &v)) ||
+            (r = option_value(argc, argv, &i, "--provider", &v)) ||
+            (r = option_value(argc, argv, &i, "--model", &v)) ||
+            (r = option_value(argc, argv, &i, "-m", &v)) ||
+            (r = option_value(argc, argv, &i, "--system", &v))) {
             if (r < 0) {
                 fprintf(stderr, "seam: %s needs a value\nTry 'seam tokens --help'.\n", a);
                 return EXIT_USAGE;
@@ -208,15 +188,12 @@ int cmd_tokens(const char *conf, int argc, char **argv)
         return EXIT_PROVIDER;
     }
 
-    seam_client_options co = {.size = sizeof co, .conf_path = conf};
     seam_client *client = NULL;
     seam_error err;
-    seam_error_clear(&err);
-    rc = seam_client_new(&co, &client, &err);
-    if (rc != SEAM_OK) {
-        fprintf(stderr, "seam: %s\n", err.message[0] ? err.message : "cannot create the client");
+    int code = open_client(conf, &client, &err);
+    if (code != EXIT_OK) {
         seam_request_free(req);
-        return rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
+        return code;
     }
     seam_call_options opts;
     memset(&opts, 0, sizeof opts);
@@ -235,8 +212,7 @@ int cmd_tokens(const char *conf, int argc, char **argv)
         if (json)
             json_out_error(stdout, &err);
         else
-            fprintf(stderr, "seam: %s [%s]\n", err.message[0] ? err.message : "failed",
-                    seam_error_kind_name(err.kind));
+            print_error(&err);
         exit_code = rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
     } else if (json) {
         if (print_json(&tc) != 0)

@@ -2129,44 +2129,42 @@ static void stop_server(void)
 
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite suite = CU_add_suite_with_setup_and_teardown("anthropic", NULL, NULL, start_server,
-                                                           stop_server);
-    CU_add_test(suite, "text stream and wire", test_text_stream_and_wire);
-    CU_add_test(suite, "thinking and tools stream", test_thinking_and_tools_stream);
-    CU_add_test(suite, "whole response equals stream", test_whole_response_equals_stream);
-    CU_add_test(suite, "cut at every byte", test_cut_at_every_byte);
-    CU_add_test(suite, "clean end without message_stop", test_clean_end_without_message_stop);
-    CU_add_test(suite, "server tools", test_server_tools);
-    CU_add_test(suite, "message_start with content", test_message_start_with_content);
-    CU_add_test(suite, "two messages in one stream", test_two_messages_in_one_stream);
-    CU_add_test(suite, "mcp and unknown blocks", test_mcp_and_unknown_blocks);
-    CU_add_test(suite, "redacted thinking round trip", test_redacted_thinking_round_trip);
-    CU_add_test(suite, "overloaded event after message_start", test_overloaded_event_after_message_start);
-    CU_add_test(suite, "error table", test_error_table);
-    CU_add_test(suite, "encode golden", test_encode_golden);
-    CU_add_test(suite, "tool choice mapping", test_tool_choice_mapping);
-    CU_add_test(suite, "thinking encode", test_thinking_encode);
-    CU_add_test(suite, "thinking round trip with signature", test_thinking_round_trip_with_signature);
-    CU_add_test(suite, "cache auto", test_cache_auto);
-    CU_add_test(suite, "headers from options", test_headers_from_options);
-    CU_add_test(suite, "structured output", test_structured_output);
-    CU_add_test(suite, "model defaults and capabilities", test_model_defaults_and_capabilities);
-    CU_add_test(suite, "context window capability", test_context_window_capability);
-    CU_add_test(suite, "stop reasons", test_stop_reasons);
-    CU_add_test(suite, "bad options", test_bad_options);
-    CU_add_test(suite, "claude 5 capabilities", test_claude5_capabilities);
-    CU_add_test(suite, "opus 5.5 golden", test_opus55_golden);
-    CU_add_test(suite, "forced tool rules", test_forced_tool_rules);
-    CU_add_test(suite, "claude 5 thinking", test_claude5_thinking);
-    CU_add_test(suite, "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools);
-    CU_add_test(suite, "claude 5.5 json answer", test_claude55_json_answer);
-    CU_add_test(suite, "claude 5.5 decode", test_claude55_decode);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    unsigned run = CU_get_number_of_tests_run();
-    CU_cleanup_registry();
-    return failures || run == 0 ? 1 : 0;
+    static const tu_test tests[] = {
+        { "text stream and wire", test_text_stream_and_wire },
+        { "thinking and tools stream", test_thinking_and_tools_stream },
+        { "whole response equals stream", test_whole_response_equals_stream },
+        { "cut at every byte", test_cut_at_every_byte },
+        { "clean end without message_stop", test_clean_end_without_message_stop },
+        { "server tools", test_server_tools },
+        { "message_start with content", test_message_start_with_content },
+        { "two messages in one stream", test_two_messages_in_one_stream },
+        { "mcp and unknown blocks", test_mcp_and_unknown_blocks },
+        { "redacted thinking round trip", test_redacted_thinking_round_trip },
+        { "overloaded event after message_start", test_overloaded_event_after_message_start },
+        { "error table", test_error_table },
+        { "encode golden", test_encode_golden },
+        { "tool choice mapping", test_tool_choice_mapping },
+        { "thinking encode", test_thinking_encode },
+        { "thinking round trip with signature", test_thinking_round_trip_with_signature },
+        { "cache auto", test_cache_auto },
+        { "headers from options", test_headers_from_options },
+        { "structured output", test_structured_output },
+        { "model defaults and capabilities", test_model_defaults_and_capabilities },
+        { "context window capability", test_context_window_capability },
+        { "stop reasons", test_stop_reasons },
+        { "bad options", test_bad_options },
+        { "claude 5 capabilities", test_claude5_capabilities },
+        { "opus 5.5 golden", test_opus55_golden },
+        { "forced tool rules", test_forced_tool_rules },
+        { "claude 5 thinking", test_claude5_thinking },
+        { "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools },
+        { "claude 5.5 json answer", test_claude55_json_answer },
+        { "claude 5.5 decode", test_claude55_decode },
+        { NULL, NULL },
+    };
+    static const tu_suite suites[] = {
+        { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
+        { .name = NULL },
+    };
+    return tu_run_suites(suites);
 }

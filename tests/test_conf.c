@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 /* ---- helpers ------------------------------------------------------------------- */
 
 static char *make_temp_dir(void)
@@ -1621,43 +1623,37 @@ static void test_new_provider_and_chain_keys(void)
 
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    CU_pSuite s = CU_add_suite("conf", NULL, NULL);
-    if (!s)
-        return 2;
-    CU_add_test(s, "good conf: every key and default", test_good_conf_every_key);
-    CU_add_test(s, "empty and NULL conf", test_empty_and_null_conf);
-    CU_add_test(s, "relative conf path", test_relative_conf_path);
-    CU_add_test(s, "conf.d merged in name order", test_conf_d_merge_in_name_order);
-    CU_add_test(s, "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files);
-    CU_add_test(s, "syntax error: FILE:LINE", test_syntax_error_has_file_and_line);
-    CU_add_test(s, "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected);
-    CU_add_test(s, "int and int64", test_integers_accept_int_and_int64);
-    CU_add_test(s, "unknown keys", test_unknown_keys);
-    CU_add_test(s, "unknown references", test_unknown_references);
-    CU_add_test(s, "options as JSON", test_options_to_json);
-    CU_add_test(s, "discovery order", test_discovery_order);
-    CU_add_test(s, "inline api_key warning", test_inline_key_warning);
-    CU_add_test(s, "conf errors never hold the key", test_conf_errors_never_hold_the_key);
-    CU_add_test(s, "credential: env", test_credential_env);
-    CU_add_test(s, "credential: file", test_credential_file);
-    CU_add_test(s, "credential: command", test_credential_command);
-    CU_add_test(s, "credential: inline, none, preference", test_credential_inline_none_and_preference);
-    CU_add_test(s, "credential: api_key_file from a conf", test_credential_from_loaded_conf);
-    CU_add_test(s, "credential: api_key_env fallbacks", test_credential_env_fallbacks);
-    CU_add_test(s, "tools: every key", test_tools_every_key);
-    CU_add_test(s, "tools: errors with FILE:LINE", test_tools_errors);
-    CU_add_test(s, "every number has a range", test_every_number_has_a_range);
-    CU_add_test(s, "integer literals never truncated", test_integer_literals_never_truncated);
-    CU_add_test(s, "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include);
-    CU_add_test(s, "non-regular files refused", test_non_regular_files_refused);
-    CU_add_test(s, "key command: timeout ends its group", test_key_command_timeout_ends_its_group);
-    CU_add_test(s, "key command: cancel", test_key_command_cancel);
-    CU_add_test(s, "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    static const tu_test tests[] = {
+        { "good conf: every key and default", test_good_conf_every_key },
+        { "empty and NULL conf", test_empty_and_null_conf },
+        { "relative conf path", test_relative_conf_path },
+        { "conf.d merged in name order", test_conf_d_merge_in_name_order },
+        { "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files },
+        { "syntax error: FILE:LINE", test_syntax_error_has_file_and_line },
+        { "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected },
+        { "int and int64", test_integers_accept_int_and_int64 },
+        { "unknown keys", test_unknown_keys },
+        { "unknown references", test_unknown_references },
+        { "options as JSON", test_options_to_json },
+        { "discovery order", test_discovery_order },
+        { "inline api_key warning", test_inline_key_warning },
+        { "conf errors never hold the key", test_conf_errors_never_hold_the_key },
+        { "credential: env", test_credential_env },
+        { "credential: file", test_credential_file },
+        { "credential: command", test_credential_command },
+        { "credential: inline, none, preference", test_credential_inline_none_and_preference },
+        { "credential: api_key_file from a conf", test_credential_from_loaded_conf },
+        { "credential: api_key_env fallbacks", test_credential_env_fallbacks },
+        { "tools: every key", test_tools_every_key },
+        { "tools: errors with FILE:LINE", test_tools_errors },
+        { "every number has a range", test_every_number_has_a_range },
+        { "integer literals never truncated", test_integer_literals_never_truncated },
+        { "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include },
+        { "non-regular files refused", test_non_regular_files_refused },
+        { "key command: timeout ends its group", test_key_command_timeout_ends_its_group },
+        { "key command: cancel", test_key_command_cancel },
+        { "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys },
+        { NULL, NULL },
+    };
+    return tu_run_suite("conf", tests);
 }

@@ -28,11 +28,9 @@
 
 static seam_client *client_for(const char *conf)
 {
-    seam_error err;
-    seam_error_clear(&err);
-    seam_client *c = tu_client_test_plugins(conf, &err);
-    if (!c)
-        fprintf(stderr, "tu_client: %s\n", err.message);
+    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
+    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
+                                tu_test_plugin_dir(), conf);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
@@ -382,27 +380,19 @@ static void test_objects(void)
     CU_ASSERT_EQUAL(seam_embeddings_count(NULL), 0);
 }
 
+static const tu_test tests[] = {
+    {"batch and determinism (mock)", test_batch_and_determinism},
+    {"dimensions", test_dimensions},
+    {"usage and cost", test_usage_and_cost},
+    {"chain skips: models, plugins, ABI 1.0", test_chain_skips},
+    {"a single provider", test_single_provider},
+    {"errors, retries, failover", test_errors_and_failover},
+    {"default chain and arguments", test_default_chain_and_arguments},
+    {"request and result objects", test_objects},
+    {NULL, NULL},
+};
+
 int main(void)
 {
-    setenv("SEAM_TEST_PLUGIN_DIR", TOP_BUILDDIR "/plugins/.libs", 0);
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("embed", NULL, NULL);
-    if (!s) {
-        CU_cleanup_registry();
-        return 1;
-    }
-    CU_add_test(s, "batch and determinism (mock)", test_batch_and_determinism);
-    CU_add_test(s, "dimensions", test_dimensions);
-    CU_add_test(s, "usage and cost", test_usage_and_cost);
-    CU_add_test(s, "chain skips: models, plugins, ABI 1.0", test_chain_skips);
-    CU_add_test(s, "a single provider", test_single_provider);
-    CU_add_test(s, "errors, retries, failover", test_errors_and_failover);
-    CU_add_test(s, "default chain and arguments", test_default_chain_and_arguments);
-    CU_add_test(s, "request and result objects", test_objects);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    return tu_run_suite("embed", tests);
 }

@@ -40,7 +40,7 @@ static int timeout_ms = 4000;
 #define MOCK_REPLY "backup answer"
 
 static fake_server *srv;
-static char *tmpdir;
+static const char *tmpdir;
 static char key[80];      /* AIzaTESTKEY + random: not an sk- key */
 static int refused_port;  /* a port nobody listens on */
 
@@ -799,8 +799,8 @@ static void test_emfile_is_a_resource_error(void)
 
 static int init(void)
 {
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
+    srv = tu_server_start();
+    tmpdir = tu_dir();
     if (!srv || !tmpdir)
         return -1;
     /* A port that was free a moment ago and that nothing listens on. */
@@ -826,25 +826,17 @@ static int init(void)
     return 0;
 }
 
-static int cleanup(void)
-{
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return CU_get_error();
-    CU_pSuite s = CU_add_suite("faults", init, cleanup);
-    CU_add_test(s, "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix);
-    CU_add_test(s, "decoder_new returning NULL is named, not out of memory", test_decoder_new_null);
-    CU_add_test(s, "out of file descriptors is a resource error", test_emfile_is_a_resource_error);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    static const tu_test tests[] = {
+        { "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix },
+        { "decoder_new returning NULL is named, not out of memory", test_decoder_new_null },
+        { "out of file descriptors is a resource error", test_emfile_is_a_resource_error },
+        { NULL, NULL },
+    };
+    static const tu_suite suites[] = {
+        { .name = "faults", .tests = tests, .init = init },
+        { .name = NULL },
+    };
+    return tu_run_suites(suites);
 }

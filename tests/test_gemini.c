@@ -24,36 +24,6 @@
 static fake_server *server;
 static seam_client *client;
 
-/* ---- helpers ------------------------------------------------------------------------ */
-
-static int init_suite(void)
-{
-    server = fake_server_start();
-    if (!server)
-        return -1;
-    char conf[1024];
-    snprintf(conf, sizeof conf,
-             "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
-             "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
-             "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
-             fake_server_url(server));
-    seam_error err;
-    seam_error_clear(&err);
-    client = tu_client(conf, &err);
-    if (!client) {
-        fprintf(stderr, "tu_client: %s\n", err.message);
-        return -1;
-    }
-    return 0;
-}
-
-static int clean_suite(void)
-{
-    tu_client_free(client);
-    fake_server_stop(server);
-    return 0;
-}
-
 static seam_call_options call_options(void)
 {
     seam_call_options o;
@@ -1285,7 +1255,7 @@ static void test_thinking_levels_per_family(void)
         {"gemini-3-pro-preview", 2000, "LOW"},
         {"gemini-4-argon", 3000, "LOW"},
         {"gemini-4-argon", 100000, "HIGH"},
-        {"gemini-4-hydrogen", 100000, "XHIGH"},
+        {"gemini-4-hydrogen", 100000, "HIGH"}, /* XHIGH is not a ThinkingLevel */
         {"models/gemini-4-hydrogen", 8000, "MEDIUM"},
         {"gemini-2.5-flash", 5000, NULL},
         {"gemini-2.5-pro", 128, NULL},
@@ -1345,6 +1315,58 @@ static void test_thinking_levels_per_family(void)
     CHECK_JSON(jpath(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"STRING\"},"
                "\"thinkingConfig\":{\"thinkingBudget\":2048,\"includeThoughts\":true}}");
+    json_object_put(body);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* Every thinkingLevel sent is one of the values @google/genai 3.1.0's
+ * ThinkingLevel accepts (MINIMAL, LOW, MEDIUM, HIGH): the largest budget on
+ * every family with levels, Gemini 4 Hydrogen included, is HIGH at most. A
+ * caller who wants another value names it in the thinkingConfig option. */
+static void test_thinking_level_within_sdk_values(void)
+{
+    static const char *const models[] = {
+        "gemini-4-hydrogen", "gemini-4-argon", "gemini-4-x", "gemini-3.8-flash",
+        "gemini-3.5-flash-lite", "gemini-3.1-pro", "gemini-3-flash", "gemini-3-pro-preview",
+    };
+    static const int64_t budgets[] = { 1, 2000, 8000, 20000, 65536, 1000000, INT64_MAX };
+    seam_request *req = user_request("Think hard.");
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+        for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+            seam_request_set_reasoning_budget(req, budgets[b]);
+            fake_server_push_json(server, 200,
+                                  "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                                  "\"finishReason\":\"STOP\"}]}",
+                                  NULL);
+            outcome o = run_model(req, 0, models[m]);
+            CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+            json_object *body = request_body(last_request());
+            const char *level =
+                json_object_get_string(jpath(body, "generationConfig.thinkingConfig.thinkingLevel"));
+            int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
+                                  !strcmp(level, "MEDIUM") || !strcmp(level, "HIGH"));
+            if (!known)
+                fprintf(stderr, "\n%s, budget %lld: thinkingLevel %s\n", models[m],
+                        (long long)budgets[b], level ? level : "(none)");
+            CU_ASSERT_TRUE(known);
+            json_object_put(body);
+            outcome_free(&o);
+        }
+    }
+
+    /* The option still sends what the caller names, as it does any member. */
+    seam_request_set_reasoning_budget(req, 100000);
+    seam_request_set_provider_options(req, "{\"thinkingConfig\":{\"thinkingLevel\":\"XHIGH\"}}");
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                          "\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run_model(req, 0, "gemini-4-hydrogen");
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    json_object *body = request_body(last_request());
+    CHECK_JSON(jpath(body, "generationConfig.thinkingConfig"),
+               "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -1617,34 +1639,37 @@ static void test_error_event_in_stream(void)
 
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    CU_pSuite s = CU_add_suite("gemini", init_suite, clean_suite);
-    if (!s)
-        return 2;
-    CU_add_test(s, "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire);
-    CU_add_test(s, "stream: cut at every byte (CRLF)", test_stream_cut_everywhere);
-    CU_add_test(s, "stream: usage after finish, no finish", test_stream_usage_after_finish);
-    CU_add_test(s, "stream: absurd usage counts are bounded", test_usage_absurd_counts);
-    CU_add_test(s, "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt);
-    CU_add_test(s, "whole response equals stream", test_whole_response_equals_stream);
-    CU_add_test(s, "encode: conversation, media, generation config", test_encode_conversation);
-    CU_add_test(s, "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape);
-    CU_add_test(s, "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options);
-    CU_add_test(s, "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take);
-    CU_add_test(s, "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids);
-    CU_add_test(s, "thought signatures replayed", test_signature_replay_shapes);
-    CU_add_test(s, "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation);
-    CU_add_test(s, "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request);
-    CU_add_test(s, "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family);
-    CU_add_test(s, "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls);
-    CU_add_test(s, "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn);
-    CU_add_test(s, "capabilities per family", test_capabilities_per_family);
-    CU_add_test(s, "error table", test_error_table);
-    CU_add_test(s, "error event in a stream", test_error_event_in_stream);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    server = tu_server_start();
+    client = server ? tu_client_at_end(tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+                                 "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
+                                 "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
+                                 fake_server_url(server)))
+                    : NULL;
+    if (!client)
+        return 1;
+    static const tu_test tests[] = {
+        { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
+        { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
+        { "stream: usage after finish, no finish", test_stream_usage_after_finish },
+        { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+        { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
+        { "whole response equals stream", test_whole_response_equals_stream },
+        { "encode: conversation, media, generation config", test_encode_conversation },
+        { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
+        { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
+        { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
+        { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
+        { "thought signatures replayed", test_signature_replay_shapes },
+        { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
+        { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
+        { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
+        { "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values },
+        { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
+        { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
+        { "capabilities per family", test_capabilities_per_family },
+        { "error table", test_error_table },
+        { "error event in a stream", test_error_event_in_stream },
+        { NULL, NULL },
+    };
+    return tu_run_suite("gemini", tests);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../plugins/common/json_scan.h"
+#include "testutil.h"
 
 static jscan_buf buf;
 
@@ -148,19 +149,16 @@ static void test_disabled(void)
 
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("json_scan", NULL, NULL);
-    CU_add_test(s, "escapes", test_escapes);
-    CU_add_test(s, "refusals", test_refusals);
-    CU_add_test(s, "skip and depth", test_skip_and_depth);
-    CU_add_test(s, "int bool null", test_int_bool_null);
-    CU_add_test(s, "buffer reuse", test_buffer_reuse);
-    CU_add_test(s, "disabled", test_disabled);
-    CU_basic_set_mode(CU_BRM_SILENT);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
+    static const tu_test tests[] = {
+        { "escapes", test_escapes },
+        { "refusals", test_refusals },
+        { "skip and depth", test_skip_and_depth },
+        { "int bool null", test_int_bool_null },
+        { "buffer reuse", test_buffer_reuse },
+        { "disabled", test_disabled },
+        { NULL, NULL },
+    };
+    int rc = tu_run_suite("json_scan", tests);
     jscan_buf_free(&buf);
-    return failed ? 1 : 0;
+    return rc;
 }

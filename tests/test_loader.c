@@ -687,23 +687,19 @@ int main(void)
     tmp = tu_mkdtemp_private();
     if (!tmp)
         return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("loader", NULL, NULL);
-    CU_add_test(s, "good and bad plugins side by side", test_good_and_bad_side_by_side);
-    CU_add_test(s, "unsafe directory refused", test_unsafe_dir);
-    CU_add_test(s, "SEAM_PLUGIN_PATH before plugin_path", test_plugin_path_env_order);
-    CU_add_test(s, "broken conf", test_broken_conf);
-    CU_add_test(s, "broken files refused, plugins loaded lazily", test_broken_files_and_lazy_loading);
-    CU_add_test(s, "ABI read before any constructor runs", test_abi_read_before_constructors);
-    CU_add_test(s, "untrusted paths refused", test_untrusted_paths);
-    CU_add_test(s, "hard link refused", test_hard_link);
-    CU_add_test(s, "concurrent first use", test_concurrent_first_use);
-    CU_add_test(s, "first use out of descriptors, then again", test_first_use_out_of_descriptors);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_rm_rf(tmp);
-    free(tmp);
-    return failed ? 1 : 0;
+    tu_rm_rf_at_end(tmp);
+    static const tu_test tests[] = {
+        { "good and bad plugins side by side", test_good_and_bad_side_by_side },
+        { "unsafe directory refused", test_unsafe_dir },
+        { "SEAM_PLUGIN_PATH before plugin_path", test_plugin_path_env_order },
+        { "broken conf", test_broken_conf },
+        { "broken files refused, plugins loaded lazily", test_broken_files_and_lazy_loading },
+        { "ABI read before any constructor runs", test_abi_read_before_constructors },
+        { "untrusted paths refused", test_untrusted_paths },
+        { "hard link refused", test_hard_link },
+        { "concurrent first use", test_concurrent_first_use },
+        { "first use out of descriptors, then again", test_first_use_out_of_descriptors },
+        { NULL, NULL },
+    };
+    return tu_run_suite("loader", tests);
 }

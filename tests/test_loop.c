@@ -1283,70 +1283,44 @@ static void test_wire_multimodal(void)
 
 int main(void)
 {
-    seam_error err;
-    seam_error_clear(&err);
-    mock = tu_client("providers = { m = { plugin = \"mock\"; }; };\n"
-                     "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n",
-                     &err);
-    if (!mock) {
-        fprintf(stderr, "mock client: %s\n", err.message);
+    mock = tu_client_at_end(tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                      "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"));
+    srv = tu_server_start();
+    if (!mock || !srv)
         return 1;
-    }
-    srv = fake_server_start();
-    if (!srv) {
-        fprintf(stderr, "cannot start the fake server\n");
-        return 1;
-    }
-    char conf[512];
-    snprintf(conf, sizeof conf,
-             "providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
-             "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-             fake_server_url(srv));
-    oa = tu_client(conf, &err);
-    seam_provider_info info;
-    if (oa && (seam_client_provider_at(oa, 0, &info) != SEAM_OK || !info.plugin_loaded)) {
-        fprintf(stderr, "test_loop: the openai plugin is not built: wire tests skipped\n");
-        tu_client_free(oa);
-        oa = NULL;
-    }
-
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("loop", NULL, NULL);
-    CU_add_test(s, "prompt", test_prompt);
-    CU_add_test(s, "messages", test_messages);
-    CU_add_test(s, "prompt and messages is an error", test_prompt_and_messages_is_an_error);
-    CU_add_test(s, "stream text concatenates", test_stream_text_concatenates);
-    CU_add_test(s, "stream start and finish metadata", test_stream_start_and_finish_metadata);
-    CU_add_test(s, "accumulator equals generate", test_accumulator_equals_generate);
-    CU_add_test(s, "stream with tools", test_stream_with_tools);
-    CU_add_test(s, "abort before start", test_abort_before_start);
-    CU_add_test(s, "abort in flight", test_abort_in_flight);
-    CU_add_test(s, "step timeout", test_step_timeout);
-    CU_add_test(s, "total timeout", test_total_timeout);
-    CU_add_test(s, "deadline during tools", test_deadline_during_tools);
-    CU_add_test(s, "first-content and idle timeouts", test_stream_first_content_and_idle_timeouts);
-    CU_add_test(s, "first content at the deadline", test_first_content_at_the_deadline);
-    CU_add_test(s, "active tools loop", test_active_tools_loop);
-    CU_add_test(s, "passive tools return calls", test_passive_tools_return_calls);
-    CU_add_test(s, "max rounds", test_max_rounds);
-    CU_add_test(s, "zero rounds disables", test_zero_rounds_disables);
-    CU_add_test(s, "parallel calls overlap", test_parallel_calls_overlap);
-    CU_add_test(s, "error results", test_error_results);
-    CU_add_test(s, "tool out of memory ends the run", test_tool_out_of_memory_ends_the_run);
-    CU_add_test(s, "no schema, no validation", test_no_schema_no_validation);
-    CU_add_test(s, "steps carry usage", test_steps_carry_usage);
-    CU_add_test(s, "on_step observer", test_on_step_observer);
-    CU_add_test(s, "toolset api", test_toolset_api);
-    CU_add_test(s, "wire: one continuation request", test_wire_one_continuation_request);
-    CU_add_test(s, "wire: tool_choice modes", test_wire_tool_choice_modes);
-    CU_add_test(s, "wire: multimodal", test_wire_multimodal);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_client_free(oa);
-    tu_client_free(mock);
-    fake_server_stop(srv);
-    return failed ? 1 : 0;
+    oa = tu_client_at_end(tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
+                            "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
+                            fake_server_url(srv)));
+    static const tu_test tests[] = {
+        { "prompt", test_prompt },
+        { "messages", test_messages },
+        { "prompt and messages is an error", test_prompt_and_messages_is_an_error },
+        { "stream text concatenates", test_stream_text_concatenates },
+        { "stream start and finish metadata", test_stream_start_and_finish_metadata },
+        { "accumulator equals generate", test_accumulator_equals_generate },
+        { "stream with tools", test_stream_with_tools },
+        { "abort before start", test_abort_before_start },
+        { "abort in flight", test_abort_in_flight },
+        { "step timeout", test_step_timeout },
+        { "total timeout", test_total_timeout },
+        { "deadline during tools", test_deadline_during_tools },
+        { "first-content and idle timeouts", test_stream_first_content_and_idle_timeouts },
+        { "first content at the deadline", test_first_content_at_the_deadline },
+        { "active tools loop", test_active_tools_loop },
+        { "passive tools return calls", test_passive_tools_return_calls },
+        { "max rounds", test_max_rounds },
+        { "zero rounds disables", test_zero_rounds_disables },
+        { "parallel calls overlap", test_parallel_calls_overlap },
+        { "error results", test_error_results },
+        { "tool out of memory ends the run", test_tool_out_of_memory_ends_the_run },
+        { "no schema, no validation", test_no_schema_no_validation },
+        { "steps carry usage", test_steps_carry_usage },
+        { "on_step observer", test_on_step_observer },
+        { "toolset api", test_toolset_api },
+        { "wire: one continuation request", test_wire_one_continuation_request },
+        { "wire: tool_choice modes", test_wire_tool_choice_modes },
+        { "wire: multimodal", test_wire_multimodal },
+        { NULL, NULL },
+    };
+    return tu_run_suite("loop", tests);
 }

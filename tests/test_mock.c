@@ -982,37 +982,36 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     /* Run by hand from anywhere, the test still finds the plugins it was built with. */
     setenv("SEAM_TEST_PLUGIN_DIR", TOP_BUILDDIR "/plugins/.libs", 0);
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite mock = CU_add_suite("mock", NULL, NULL);
-    CU_pSuite server = CU_add_suite("fakeserver", NULL, NULL);
-    if (!mock || !server) {
-        CU_cleanup_registry();
-        return 1;
-    }
-    CU_add_test(mock, "stream text in N chunks", test_stream_text_chunks);
-    CU_add_test(mock, "UTF-8 pieces", test_stream_utf8_pieces);
-    CU_add_test(mock, "default reply and usage", test_default_reply_and_usage);
-    CU_add_test(mock, "explicit usage", test_explicit_usage);
-    CU_add_test(mock, "reasoning and signature", test_reasoning_and_signature);
-    CU_add_test(mock, "tool calls", test_tool_calls);
-    CU_add_test(mock, "generate equals stream", test_generate_equals_stream);
-    CU_add_test(mock, "HTTP 429 with Retry-After", test_http_error_rate_limit);
-    CU_add_test(mock, "HTTP error classification", test_http_error_classification);
-    CU_add_test(mock, "cut stream", test_cut_stream);
-    CU_add_test(mock, "stream error event", test_stream_error_event);
-    CU_add_test(mock, "replies by turn", test_replies_by_turn);
-    CU_add_test(mock, "request options override conf", test_request_options_override_conf);
-    CU_add_test(mock, "delay and idle timeout", test_delay_and_idle_timeout);
-    CU_add_test(server, "keep-alive, chunked bodies, empty queue", test_fakeserver_keepalive);
-    CU_add_test(server, "split and delay", test_fakeserver_split_and_delay);
-    CU_add_test(server, "cut", test_fakeserver_cut);
-    CU_add_test(server, "client abort and prompt stop", test_fakeserver_abort_and_prompt_stop);
-    CU_add_test(server, "fake-provider program", test_fake_provider_program);
-    CU_add_test(server, "testutil", test_testutil);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    static const tu_test mock_tests[] = {
+        { "stream text in N chunks", test_stream_text_chunks },
+        { "UTF-8 pieces", test_stream_utf8_pieces },
+        { "default reply and usage", test_default_reply_and_usage },
+        { "explicit usage", test_explicit_usage },
+        { "reasoning and signature", test_reasoning_and_signature },
+        { "tool calls", test_tool_calls },
+        { "generate equals stream", test_generate_equals_stream },
+        { "HTTP 429 with Retry-After", test_http_error_rate_limit },
+        { "HTTP error classification", test_http_error_classification },
+        { "cut stream", test_cut_stream },
+        { "stream error event", test_stream_error_event },
+        { "replies by turn", test_replies_by_turn },
+        { "request options override conf", test_request_options_override_conf },
+        { "delay and idle timeout", test_delay_and_idle_timeout },
+        { NULL, NULL },
+    };
+    static const tu_test server_tests[] = {
+        { "keep-alive, chunked bodies, empty queue", test_fakeserver_keepalive },
+        { "split and delay", test_fakeserver_split_and_delay },
+        { "cut", test_fakeserver_cut },
+        { "client abort and prompt stop", test_fakeserver_abort_and_prompt_stop },
+        { "fake-provider program", test_fake_provider_program },
+        { "testutil", test_testutil },
+        { NULL, NULL },
+    };
+    static const tu_suite suites[] = {
+        { .name = "mock", .tests = mock_tests },
+        { .name = "fakeserver", .tests = server_tests },
+        { .name = NULL },
+    };
+    return tu_run_suites(suites);
 }

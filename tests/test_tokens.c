@@ -29,11 +29,9 @@
 
 static seam_client *client_for(const char *conf)
 {
-    seam_error err;
-    seam_error_clear(&err);
-    seam_client *c = tu_client_test_plugins(conf, &err);
-    if (!c)
-        fprintf(stderr, "tu_client: %s\n", err.message);
+    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
+    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
+                                tu_test_plugin_dir(), conf);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
@@ -309,24 +307,16 @@ static void test_count_estimate(void)
     tu_client_free(c);
 }
 
+static const tu_test tests[] = {
+    {"estimate rules", test_estimate_rules},
+    {"context-window skip uses the estimate", test_context_window_uses_the_estimate},
+    {"executor compression uses the estimate", test_executor_uses_the_estimate},
+    {"count endpoint (mock)", test_count_endpoint},
+    {"count falls back to the estimate", test_count_estimate},
+    {NULL, NULL},
+};
+
 int main(void)
 {
-    setenv("SEAM_TEST_PLUGIN_DIR", TOP_BUILDDIR "/plugins/.libs", 0);
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("tokens", NULL, NULL);
-    if (!s) {
-        CU_cleanup_registry();
-        return 1;
-    }
-    CU_add_test(s, "estimate rules", test_estimate_rules);
-    CU_add_test(s, "context-window skip uses the estimate", test_context_window_uses_the_estimate);
-    CU_add_test(s, "executor compression uses the estimate", test_executor_uses_the_estimate);
-    CU_add_test(s, "count endpoint (mock)", test_count_endpoint);
-    CU_add_test(s, "count falls back to the estimate", test_count_estimate);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    return tu_run_suite("tokens", tests);
 }

@@ -1,10 +1,125 @@
-/* testutil.h — small helpers shared by the CUnit tests: temporary directories
- * and files, a client built from conf text, and running a command. */
+/* testutil.h — the harness every CUnit test program uses: its main (a table
+ * of tests run under CUnit), fake servers and temp dirs released when the
+ * suites end, clients made from conf text, what the server received (bodies
+ * as JSON, headers, golden comparison), streams run to the end with their
+ * chunks collected, files, and running a command. */
 #ifndef SEAM_TESTUTIL_H
 #define SEAM_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
 #include <seam/seam.h>
+
+#include "fakeserver.h"
+
+/* ---- the program (tu_suite.c) ------------------------------------------------- */
+
+/* One test, and a suite of them; a table of tests ends with { NULL, NULL }. */
+typedef struct tu_test {
+    const char *name;
+    void (*run)(void);
+} tu_test;
+typedef struct tu_suite {
+    const char *name;
+    const tu_test *tests;
+    int (*init)(void);       /* may be NULL: before the suite, 0 on success */
+    int (*clean)(void);      /* may be NULL: after it */
+    void (*setup)(void);     /* may be NULL: before each test */
+    void (*teardown)(void);  /* may be NULL: after each test */
+} tu_suite;
+
+/* Runs the suites (a table ending with { .name = NULL }) in CUnit's verbose
+ * mode, then everything registered with tu_at_end, last registered first.
+ * Returns the exit status for main: 0 when every test ran and every assertion
+ * held, 1 otherwise, 2 when CUnit could not start. */
+int tu_run_suites(const tu_suite *suites);
+/* tu_run_suites for a program of one suite. */
+int tu_run_suite(const char *name, const tu_test *tests);
+/* fn(arg) once the suites have run (or right away when out of memory). */
+void tu_at_end(void (*fn)(void *), void *arg);
+/* Milliseconds of the monotonic clock. */
+int64_t tu_now_ms(void);
+
+/* ---- servers and clients (tu_fixture.c) ---------------------------------------- */
+
+/* A fake server on an ephemeral 127.0.0.1 port, stopped when the suites end.
+ * NULL (said on stderr) on failure. */
+fake_server *tu_server_start(void);
+
+/* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];`
+ * (unless conf_text names its own) and `model_catalog = "";` (unless conf_text
+ * names a catalog) followed by conf_text
+ * to a conf file in a fresh temp dir, and creates the client with
+ * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
+ * removed by tu_client_free. */
+seam_client *tu_client(const char *conf_text, seam_error *err);
+void tu_client_free(seam_client *c);
+/* c, freed by tu_client_free when the suites end (a client the whole program
+ * shares); NULL stays NULL. */
+seam_client *tu_client_at_end(seam_client *c);
+/* tu_client of printf-formatted conf text; NULL (the error on stderr) on failure. */
+seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* tu_clientf for the wire tests of a plugin the build may leave out: NULL as
+ * well, with a note on stderr, when the first provider's plugin is not loaded. */
+seam_client *tu_client_if_built(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- what the server received (tu_wire.c) ------------------------------------ */
+
+/* The last request's body parsed (caller puts); a fatal assertion without one. */
+json_object *tu_last_body(fake_server *s);
+/* The last request's header `name` (case-insensitive); NULL when absent. Borrowed. */
+const char *tu_last_header(fake_server *s, const char *name);
+/* The last request's path with its query; "" before any request. Borrowed. */
+const char *tu_last_path(fake_server *s);
+/* The last request's body equals the JSON text want (printed with the body when not). */
+int tu_last_body_is(fake_server *s, const char *want_text);
+/* Walks "a.b.0.c" through objects and arrays; NULL when absent (or null). */
+json_object *tu_json_at(json_object *o, const char *path);
+/* Whether the member at path exists (null included). */
+int tu_json_has(json_object *o, const char *path);
+/* The string at path, else "(not a string)"; the integer at path, else -999. */
+const char *tu_json_str(json_object *o, const char *path);
+int64_t tu_json_int(json_object *o, const char *path);
+/* got (may be NULL) equals the JSON text want; both printed when not. */
+int tu_json_equal(json_object *got, const char *want_text);
+/* Strings equal, neither NULL; both printed with file:line when not. */
+int tu_str_eq(const char *got, const char *want, const char *file, int line);
+#define TU_STR_EQ(got, want) tu_str_eq((got), (want), __FILE__, __LINE__)
+
+/* ---- calls run to the end (tu_stream.c) ------------------------------------------ */
+
+/* Flags of the functions below. */
+#define TU_SIGNATURES 1u   /* reasoning signatures in the summary and the chunk log */
+#define TU_KEEP_MESSAGE 2u /* tu_run_stream keeps a copy of the answer */
+
+/* Call options naming one provider and model; a request of one user text. */
+seam_call_options tu_call_opts(const char *provider, const char *model);
+seam_request *tu_user_request(const char *text);
+/* One canonical JSON line of a result: {"text", "reasoning", ["signatures"],
+ * "tool_calls": [{"id","name","args"}], "stop", "usage": {"in","out",
+ * "cache_read","cache_write","reasoning"} (those present)}. Malloc'ed. */
+char *tu_summary(const seam_result *res, unsigned flags);
+/* Appends a chunk to a log of size bytes: "TD " (a run of text deltas once),
+ * "RS(id) ", "RD ", "RE(id) ", "TS(id,name) ", "TE(id,args) ", "STOP(reason)",
+ * else the chunk type's name; tool-call deltas are not logged. */
+void tu_log_chunk(char *log, size_t size, const seam_chunk *c, unsigned flags);
+
+/* A call run to its end. */
+typedef struct tu_run {
+    int status;            /* seam_generate's, or the last seam_stream_next's */
+    seam_error err;
+    char *summary;         /* tu_summary of the result (malloc'ed), NULL without one */
+    char log[8192];        /* tu_log_chunk of every chunk */
+    int incomplete;        /* seam_result_incomplete */
+    seam_message *message; /* with TU_KEEP_MESSAGE: the answer (owned) */
+} tu_call;
+tu_call tu_run_stream(seam_client *client, const char *provider, const char *model,
+                     const seam_request *req, unsigned flags);
+tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
+                       const seam_request *req, unsigned flags);
+
+/* ---- files and commands (testutil.c) ------------------------------------------- */
 
 /* A new 0700 directory under $TMPDIR (or /tmp); malloc'ed path, NULL on failure. */
 char *tu_mkdtemp(void);
@@ -12,8 +127,13 @@ char *tu_mkdtemp(void);
  * (TOP_BUILDDIR "/tests"), since the loader refuses any file below a
  * world-writable directory such as /tmp. malloc'ed path, NULL on failure. */
 char *tu_mkdtemp_private(void);
+/* The program's temp dir (tu_mkdtemp), made on first use and removed when
+ * the suites end. Borrowed; NULL on failure. */
+const char *tu_dir(void);
 /* Removes a directory tree (best effort). */
 void tu_rm_rf(const char *path);
+/* Removes the tree and frees the malloc'ed path when the suites end. */
+void tu_rm_rf_at_end(char *path);
 /* dir + "/" + name, malloc'ed. */
 char *tu_path(const char *dir, const char *name);
 /* Writes text to path (mode 0600); 0 on success. */
@@ -26,17 +146,9 @@ int tu_copy_file(const char *from, const char *to);
 /* The directory holding the built provider plugins ($SEAM_TEST_PLUGIN_DIR, else
  * TOP_BUILDDIR "/plugins/.libs"). Borrowed. */
 const char *tu_plugin_dir(void);
-
-/* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];` (and
- * `model_catalog = "";` unless conf_text names a catalog) followed by conf_text
- * to a conf file in a fresh temp dir, and creates the client with
- * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
- * removed by tu_client_free. */
-seam_client *tu_client(const char *conf_text, seam_error *err);
-/* As tu_client, with the test-only plugins (TOP_BUILDDIR "/tests/plugins/.libs":
- * testecho, testabi10, ...) searched after the real ones. */
-seam_client *tu_client_test_plugins(const char *conf_text, seam_error *err);
-void tu_client_free(seam_client *c);
+/* The directory holding the test plugins (tests/plugins: testwire, testecho,
+ * the broken ones), TOP_BUILDDIR "/tests/plugins/.libs". Borrowed. */
+const char *tu_test_plugin_dir(void);
 
 /* Runs `sh -c cmd`, capturing stdout and stderr (malloc'ed, NUL-terminated; pass
  * NULL to discard). Returns the exit status (or 128+signal, -1 on failure). */

@@ -186,6 +186,9 @@ typedef struct seam_call_options {
     const char *affinity;    /* key_selection = "sticky": calls with the same
                               * affinity (a session id) use the same key of a
                               * provider's pool while it works; may be NULL */
+    const char *skip_plugins;/* comma-separated plugin ids (e.g. "mock"): a chain
+                              * entry whose provider uses one of them is skipped
+                              * as a conf reason; NULL: none */
 } seam_call_options;
 
 /* Blocking call: sends req through the chain and returns the whole result in
