@@ -227,6 +227,35 @@ run embed_nochain "$SEAM" --conf "$tmp/nochain.conf" embed "x"
 expect_rc embed_nochain 2
 expect_grep embed_nochain err 'no chain "embed" for embeddings' 'no embedding chain is a conf error'
 
+# ---- the real codecs, against the fake provider ---------------------------------------------
+if [ -f "$PLUGINS/gemini.so" ] && [ -f "$PLUGINS/anthropic.so" ]; then
+    start_fake gemini_embed --status 200 --json-body '{"embeddings":[{"values":[0.5,-0.25]},{"values":[1,0]}]}'
+    gport=$port
+    start_fake anthropic_count --status 200 --json-body '{"input_tokens":17}'
+    aport=$port
+    cat >"$tmp/wire.conf" <<EOCONF
+plugin_path = [ "$PLUGINS" ];
+model_catalog = "";
+providers = {
+  gm = { plugin = "gemini"; base_url = "http://127.0.0.1:$gport/v1beta"; api_key = "$SECRET"; };
+  an = { plugin = "anthropic"; base_url = "http://127.0.0.1:$aport/v1"; api_key = "$SECRET"; };
+};
+chains = { default = ( { provider = "an"; model = "claude-sonnet-4-5"; } );
+           embed = ( { provider = "an"; model = "claude-sonnet-4-5"; },
+                     { provider = "gm"; model = "gemini-embedding-001"; } ); };
+EOCONF
+    run wire_embed "$SEAM" --conf "$tmp/wire.conf" embed --json -v "one" "two"
+    expect_rc wire_embed 0
+    expect_py wire_embed '(o["provider"], o["model"], o["dimensions"], [d["embedding"] for d in o["data"]])' \
+        "('gm', 'gemini-embedding-001', 2, [[0.5, -0.25], [1, 0]])"
+    expect_grep wire_embed err 'attempt 1 an claude-sonnet-4-5: skipped: bad_request: provider "an" (plugin anthropic) has no embeddings' 'anthropic is skipped for embeddings'
+    run wire_tokens "$SEAM" --conf "$tmp/wire.conf" tokens --json "How many?"
+    expect_rc wire_tokens 0
+    expect_py wire_tokens '(o["input_tokens"], o["exact"], o["provider"])' "(17, True, 'an')"
+else
+    echo "the gemini or anthropic plugin is not built: their CLI checks are skipped"
+fi
+
 # ---- the shipped conf, with no API key: the mock ends the embed chain -------------------------
 run default_embed env SEAM_PLUGIN_PATH="$PLUGINS" "$SEAM" --conf "$top_srcdir/conf/seam.conf" embed "hello"
 expect_rc default_embed 0
