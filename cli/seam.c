@@ -25,7 +25,9 @@ const char *const help_text =
     "                          [--json] [--no-stream] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
-    "  seam [--conf FILE] config check [FILE]\n"
+    "  seam [--conf FILE] config check|show [FILE]\n"
+    "  seam [--conf FILE] models [--json]\n"
+    "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
     "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
     "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
     "                           [--dimensions N] [--json] [TEXT...]\n"
@@ -63,6 +65,14 @@ const char *const help_text =
     "              and chains\n"
     "  config check [FILE]\n"
     "              check a conf file (default: the conf seam would use)\n"
+    "  config show [FILE]\n"
+    "              the merged conf (a personal conf overlays the system conf and\n"
+    "              its conf.d/), each definition with the FILE:LINE it came from\n"
+    "  models      the model catalog: provider, context window, prices per million\n"
+    "              tokens (in/out), capabilities, and the configured provider\n"
+    "              that serves each model and whether its credential is set\n"
+    "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
+    "              of one conversation (--cid), or matching TEXT (-q)\n"
     "  tokens      count a prompt's input tokens for a model: the provider's own\n"
     "              count where it has one, else an estimate (seam tokens --help)\n"
     "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
@@ -273,6 +283,8 @@ static int run_command(int argc, char **argv)
         {"plugins", cmd_plugins},
         {"providers", cmd_providers},
         {"config", cmd_config},
+        {"models", cmd_models},
+        {"logs", cmd_logs},
         {"tokens", cmd_tokens},
         {"embed", cmd_embed},
     };

@@ -18,38 +18,16 @@ SEAM_PLUGIN_PATH=
 export SEAM_PLUGIN_PATH
 SECRET=sk-seamtest-EMBED-4c2a9e7b1d3f5a68
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-cli-embed.XXXXXX") || exit 99
-chmod 700 "$tmp"
+. "$(dirname "$0")/testlib.sh"
 fake_pids=
-cleanup() {
+tl_cleanup() {
     for pid in $fake_pids; do
         kill "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-checks=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-ok() {
-    echo "ok: $*"
-}
-run() {
-    name=$1
-    shift
-    "$@" <"${run_stdin:-/dev/null}" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-    {
-        echo "== $name (exit $rc)"
-        cat "$tmp/$name.out" "$tmp/$name.err"
-    } >>"$tmp/all.log"
-}
+tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-embed.XXXXXX" 700
+run_log=$tmp/all.log
 expect_rc() {
     checks=$((checks + 1))
     if [ "$rc" -eq "$2" ]; then
@@ -271,5 +249,4 @@ else
     ok "no credential in any output"
 fi
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+tl_finish run-cli-embed.sh

@@ -27,6 +27,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@
 #include "internal.h"
 
 #define ANTHROPIC_DEFAULT_VERSION "2023-06-01"
+/* The first anthropic_version without temperature, top_p and top_k. */
+#define SAMPLING_REMOVED_VERSION "2026-10-21"
 /* The API refuses budgets below this. */
 #define THINKING_MIN_BUDGET 1024
 #define THINKING_DEFAULT_BUDGET 4096
@@ -97,6 +100,22 @@ static int bad_request(seam_error *err, const char *fmt, ...)
     return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "anthropic: %s", msg);
 }
 
+/* 1 for anthropic_version 2026-10-21 and later, which removed temperature,
+ * top_p and top_k from the Messages API: its SDK types (Python 2.0.0,
+ * TypeScript 1.0.0) have none of them, and the API answers each with a 400,
+ * "Extra inputs are not permitted", whatever its value or model. The
+ * versions are dates, so a later one compares greater; a value that is not a
+ * date (a proxy's own) keeps the 2023-06-01 rules. */
+static int version_drops_sampling(const char *version)
+{
+    if (!version || strlen(version) != 10)
+        return 0;
+    for (int i = 0; i < 10; i++)
+        if ((i == 4 || i == 7) ? version[i] != '-' : !isdigit((unsigned char)version[i]))
+            return 0;
+    return strcmp(version, SAMPLING_REMOVED_VERSION) >= 0;
+}
+
 int anthropic_make_plan(anthropic *a, const seam_request *req, plan *p, seam_error *err)
 {
     char why[200] = "";
@@ -116,6 +135,7 @@ int anthropic_make_plan(anthropic *a, const seam_request *req, plan *p, seam_err
     if (rc == 0)
         rc = anthropic_model_capabilities(a->options, seam_request_model(req), &p->mi, why, sizeof why);
     p->caps = p->mi.caps;
+    p->sampling = p->mi.sampling && !version_drops_sampling(p->s.version);
     if (rc != 0) {
         anthropic_plan_free(p);
         return rc == SEAM_ERR_NOMEM ? nomem(err) : bad_request(err, "%s", why);
@@ -801,11 +821,12 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
     }
 
     /* Sampling parameters: never to a family that rejects non-default values
-     * (Opus 4.7 and later); with thinking on, temperature and top_k are not
-     * allowed either (top_p is). Both are hints, so they are dropped rather
-     * than fail the request. */
+     * (Opus 4.7 and later) nor at an API version without them (2026-10-21
+     * on); with thinking on, temperature and top_k are not allowed either
+     * (top_p is). All are hints, so they are dropped rather than fail the
+     * request. */
     double temperature;
-    if (!thinking && p->mi.sampling && seam_request_temperature(req, &temperature)) {
+    if (!thinking && p->sampling && seam_request_temperature(req, &temperature)) {
         /* %.15g keeps 0.7 as 0.7 (json-c would print 0.69999999999999996). */
         char num[32];
         if (temperature != temperature || temperature < 0 || temperature > 1e6)
@@ -851,9 +872,9 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
             return nomem(err);
     }
 
-    if ((!thinking && p->mi.sampling && p->s.top_k &&
+    if ((!thinking && p->sampling && p->s.top_k &&
          add_copy(body, "top_k", p->s.top_k) != SEAM_OK) ||
-        (p->mi.sampling && p->s.top_p && add_copy(body, "top_p", p->s.top_p) != SEAM_OK) ||
+        (p->sampling && p->s.top_p && add_copy(body, "top_p", p->s.top_p) != SEAM_OK) ||
         (p->s.metadata && add_copy(body, "metadata", p->s.metadata) != SEAM_OK) ||
         (p->s.service_tier && add_copy(body, "service_tier", p->s.service_tier) != SEAM_OK))
         return nomem(err);

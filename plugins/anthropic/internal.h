@@ -156,6 +156,9 @@ typedef struct plan {
     int between_tools;       /* thinking {between_tools} */
     const char *effort;      /* output_config.effort, NULL: none sent */
     int64_t max_tokens;
+    /* temperature, top_p and top_k may be sent: the model takes them
+     * (mi.sampling) and the API version still has them. */
+    int sampling;
 } plan;
 
 /* Fills p from the conf's options, the request's and the model's family; on

@@ -27,7 +27,8 @@
  *    always asked for that way there. Haiku 5.5, Opus 5, Sonnet 5 and Fable 5
  *    accept forced tools (the call then comes without thinking).
  *  - Sampling: Opus 4.7 and later reject non-default temperature, top_p and
- *    top_k, so none is sent there.
+ *    top_k, so none is sent there (nor to any model at anthropic_version
+ *    2026-10-21 and later, which removed them: encode.c).
  *  - max_tokens: when none is given, the model's limit capped at 16384, or at
  *    64000 at effort xhigh or max (the guides' starting point there).
  *  - Betas those families made the default or never needed (interleaved-

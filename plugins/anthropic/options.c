@@ -6,7 +6,9 @@
  * Options (a request's provider options win over the conf's, key by key,
  * except capabilities, models and a context-1m beta's wider window, which
  * are read from the conf only; doc/providers.md has the full reference):
- *   anthropic_version = "2023-06-01";   the anthropic-version header
+ *   anthropic_version = "2023-06-01";   the anthropic-version header; from
+ *                                       "2026-10-21" on no sampling parameter
+ *                                       is sent (encode.c)
  *   beta = [ "interleaved-thinking-2025-05-14" ];
  *                                       the anthropic-beta header: a list, or one
  *                                       comma-separated string; the conf's and the
