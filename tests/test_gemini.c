@@ -1322,7 +1322,7 @@ static void test_thinking_level_within_sdk_values(void)
             CU_ASSERT_EQUAL(o.rc, SEAM_OK);
             json_object *body = request_body(last_request());
             const char *level =
-                json_object_get_string(jpath(body, "generationConfig.thinkingConfig.thinkingLevel"));
+                json_object_get_string(tu_json_at(body, "generationConfig.thinkingConfig.thinkingLevel"));
             int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
                                   !strcmp(level, "MEDIUM") || !strcmp(level, "HIGH"));
             if (!known)
@@ -1344,7 +1344,7 @@ static void test_thinking_level_within_sdk_values(void)
     outcome o = run_model(req, 0, "gemini-4-hydrogen");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig.thinkingConfig"),
+    CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"),
                "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
     outcome_free(&o);
