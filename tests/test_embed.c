@@ -394,5 +394,5 @@ static const tu_test tests[] = {
 
 int main(void)
 {
-    return tu_run_suite("embed", tests);
+    return tu_run_suite("embed", tests, NULL);
 }

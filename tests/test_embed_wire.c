@@ -250,7 +250,7 @@ static void test_gemini_embed_batch(void)
     CU_ASSERT_EQUAL(fake_server_request_count(server), before);
 }
 
-int main(void)
+static int start(void)
 {
     server = tu_server_start();
     client = server ? tu_client_at_end(tu_clientf(
@@ -264,15 +264,19 @@ int main(void)
                           tu_plugin_dir(), TOP_SRCDIR, fake_server_url(server),
                           fake_server_url(server)))
                     : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        {"anthropic: count_tokens request, answer, errors", test_anthropic_count},
-        {"anthropic: no embeddings", test_anthropic_no_embeddings},
-        {"gemini: countTokens request, answer, errors", test_gemini_count},
-        {"gemini: embedContent, one input", test_gemini_embed_one},
-        {"gemini: batchEmbedContents, order, usage, errors", test_gemini_embed_batch},
-        {NULL, NULL},
-    };
-    return tu_run_suite("embed_wire", tests);
+    return client ? 0 : -1;
+}
+
+static const tu_test tests[] = {
+    {"anthropic: count_tokens request, answer, errors", test_anthropic_count},
+    {"anthropic: no embeddings", test_anthropic_no_embeddings},
+    {"gemini: countTokens request, answer, errors", test_gemini_count},
+    {"gemini: embedContent, one input", test_gemini_embed_one},
+    {"gemini: batchEmbedContents, order, usage, errors", test_gemini_embed_batch},
+    {NULL, NULL},
+};
+
+int main(void)
+{
+    return tu_run_suite("embed_wire", tests, start);
 }

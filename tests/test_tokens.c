@@ -318,5 +318,5 @@ static const tu_test tests[] = {
 
 int main(void)
 {
-    return tu_run_suite("tokens", tests);
+    return tu_run_suite("tokens", tests, NULL);
 }
