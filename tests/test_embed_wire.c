@@ -15,6 +15,15 @@
  *    {"requests":[{"model","content",...}]}, answers {"embedding":{"values"}}
  *    and {"embeddings":[{"values"}]} in request order
  *    (ai.google.dev/api/embeddings).
+ *  - OpenAI, "Create embeddings": POST /v1/embeddings {"model","input":[...],
+ *    "dimensions"}, answer {"object":"list","data":[{"object":"embedding",
+ *    "index","embedding"}],"usage":{"prompt_tokens","total_tokens"}}, the
+ *    embedding a float list or (encoding_format base64) base64 float32
+ *    (developers.openai.com/api/reference/resources/embeddings).
+ *  - OpenAI, "Get input token counts": POST /v1/responses/input_tokens with the
+ *    Responses body's model, input, instructions, tools, tool_choice, reasoning,
+ *    text..., answer {"object":"response.input_tokens","input_tokens":N}
+ *    (developers.openai.com/api/reference/resources/responses/subresources/input_tokens/methods/count).
  */
 #include "config.h"
 
@@ -28,6 +37,7 @@
 
 #define ANT_KEY "sk-ant-wire-test-9f1e2d3c"
 #define GEM_KEY "gm-wire-test-5a6b7c8d"
+#define OAI_KEY "sk-oai-wire-test-1b2c3d4e"
 
 static fake_server *server;
 static seam_client *client;
@@ -250,6 +260,125 @@ static void test_gemini_embed_batch(void)
     CU_ASSERT_EQUAL(fake_server_request_count(server), before);
 }
 
+/* ---- OpenAI and the compatible servers --------------------------------------------- */
+
+static void test_openai_embed(void)
+{
+    /* Out of order on purpose: the index places each vector. */
+    fake_server_push_json(server, 200,
+                          "{\"object\":\"list\",\"data\":["
+                          "{\"object\":\"embedding\",\"index\":1,\"embedding\":[0,1]},"
+                          "{\"object\":\"embedding\",\"index\":0,\"embedding\":[1,0]},"
+                          "{\"object\":\"embedding\",\"index\":2,\"embedding\":[0.5,0.5]}],"
+                          "\"model\":\"text-embedding-3-small\","
+                          "\"usage\":{\"prompt_tokens\":8,\"total_tokens\":8}}",
+                          NULL);
+    seam_error err;
+    seam_embeddings *e = embed3("oai", "text-embedding-3-small", 3, 2, SEAM_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    TU_STR_EQ(tu_last_path(server), "/v1/embeddings");
+    TU_STR_EQ(tu_last_header(server, "authorization"), "Bearer " OAI_KEY);
+    CU_ASSERT(tu_last_body_is(server, "{\"model\":\"text-embedding-3-small\","
+                                      "\"input\":[\"first text\",\"second text\",\"third text\"],"
+                                      "\"dimensions\":2}"));
+    CU_ASSERT_EQUAL(seam_embeddings_vector(e, 0, NULL)[0], 1.0f);
+    CU_ASSERT_EQUAL(seam_embeddings_vector(e, 1, NULL)[1], 1.0f);
+    CU_ASSERT_EQUAL(seam_embeddings_vector(e, 2, NULL)[0], 0.5f);
+    const seam_usage *u = seam_embeddings_usage(e);
+    CU_ASSERT_EQUAL(u->input_tokens, 8);
+    CU_ASSERT_EQUAL(u->cost_microcents, 16); /* 8 tokens x $0.02 / M */
+    TU_STR_EQ(seam_embeddings_model(e), "text-embedding-3-small");
+    seam_embeddings_free(e);
+
+    /* base64 float32 (1.0, -2.0), as encoding_format "base64" answers. */
+    fake_server_push_json(server, 200,
+                          "{\"data\":[{\"index\":0,\"embedding\":\"AACAPwAAAMA=\"}]}", NULL);
+    e = embed3("oai", "text-embedding-3-small", 1, 0, SEAM_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    size_t d = 0;
+    const float *v = seam_embeddings_vector(e, 0, &d);
+    CU_ASSERT_EQUAL(d, 2);
+    CU_ASSERT_EQUAL(v[0], 1.0f);
+    CU_ASSERT_EQUAL(v[1], -2.0f);
+    CU_ASSERT_FALSE(seam_embeddings_usage(e)->present & SEAM_USAGE_INPUT);
+    seam_embeddings_free(e);
+
+    /* An index past the inputs, and an HTTP error, are errors. */
+    fake_server_push_json(server, 200, "{\"data\":[{\"index\":5,\"embedding\":[1]}]}", NULL);
+    e = embed3("oai", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
+    TU_STR_EQ(err.code, "bad_response");
+    fake_server_push_json(server, 401,
+                          "{\"error\":{\"message\":\"Incorrect API key provided\","
+                          "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
+                          NULL);
+    e = embed3("oai", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
+    /* A chat model of OpenAI's does not embed: skipped before any request. */
+    size_t before = fake_server_request_count(server);
+    e = embed3("oai", "gpt-4.1-mini", 1, 0, SEAM_ERR_PROVIDER, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
+    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+}
+
+static void test_compatible_embed(void)
+{
+    /* Mistral names the length output_dimension. */
+    fake_server_push_json(server, 200,
+                          "{\"data\":[{\"index\":0,\"embedding\":[0.1,0.2,0.3]}],"
+                          "\"usage\":{\"prompt_tokens\":2}}",
+                          NULL);
+    seam_error err;
+    seam_embeddings *e = embed3("mis", "mistral-embed", 1, 3, SEAM_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL(e);
+    TU_STR_EQ(tu_last_path(server), "/mistral/embeddings");
+    CU_ASSERT(tu_last_body_is(server, "{\"model\":\"mistral-embed\",\"input\":[\"first text\"],"
+                                      "\"output_dimension\":3}"));
+    seam_embeddings_free(e);
+    /* Ollama: no key, the same wire. */
+    fake_server_push_json(server, 200, "{\"data\":[{\"index\":0,\"embedding\":[1,2]}]}", NULL);
+    e = embed3("oll", "nomic-embed-text", 1, 0, SEAM_OK, &err);
+    CU_ASSERT_PTR_NOT_NULL(e);
+    TU_STR_EQ(tu_last_path(server), "/ollama/embeddings");
+    CU_ASSERT_PTR_NULL(tu_last_header(server, "authorization"));
+    seam_embeddings_free(e);
+    /* DeepSeek has no embeddings: the entry cannot serve, nothing is sent. */
+    size_t before = fake_server_request_count(server);
+    e = embed3("ds", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "has no embeddings endpoint"));
+    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+}
+
+static void test_openai_count(void)
+{
+    fake_server_push_json(server, 200, "{\"object\":\"response.input_tokens\",\"input_tokens\":57}",
+                          NULL);
+    seam_request *req = rich_request("gpt-4.1-mini");
+    seam_error err;
+    seam_token_count tc = count_for("oai", "gpt-4.1-mini", req, &err);
+    CU_ASSERT_EQUAL(tc.exact, 1);
+    CU_ASSERT_EQUAL(tc.input_tokens, 57);
+    TU_STR_EQ(tu_last_path(server), "/v1/responses/input_tokens");
+    TU_STR_EQ(tu_last_header(server, "authorization"), "Bearer " OAI_KEY);
+    json_object *b = tu_last_body(server);
+    TU_STR_EQ(tu_json_str(b, "model"), "gpt-4.1-mini");
+    CU_ASSERT(tu_json_has(b, "input"));
+    TU_STR_EQ(tu_json_str(b, "tools.0.name"), "weather");
+    const char *absent[] = {"stream", "max_output_tokens", "temperature", "store", "include"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        if (tu_json_has(b, absent[i]))
+            fprintf(stderr, "\n  input_tokens body has %s\n", absent[i]);
+        CU_ASSERT_FALSE(tu_json_has(b, absent[i]));
+    }
+    json_object_put(b);
+    /* The compatible servers have no count endpoint: the estimate, nothing sent. */
+    size_t before = fake_server_request_count(server);
+    tc = count_for("oll", "llama3.2", req, &err);
+    CU_ASSERT_EQUAL(tc.exact, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tc.note, "no token count endpoint"));
+    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+    seam_request_free(req);
+}
+
 static int start(void)
 {
     server = tu_server_start();
@@ -260,9 +389,17 @@ static int start(void)
                           "  an = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"" ANT_KEY "\"; };\n"
                           "  gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\"; api_key = \"" GEM_KEY "\";\n"
                           "         options = { taskType = \"SEMANTIC_SIMILARITY\"; }; };\n"
+                          "  oai = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" OAI_KEY "\";\n"
+                          "          options = { profile = \"openai\"; }; };\n"
+                          "  mis = { plugin = \"openai\"; base_url = \"%s/mistral\"; api_key = \"k\";\n"
+                          "          options = { profile = \"mistral\"; }; };\n"
+                          "  oll = { plugin = \"openai\"; base_url = \"%s/ollama\"; options = { profile = \"ollama\"; }; };\n"
+                          "  ds = { plugin = \"openai\"; base_url = \"%s/ds\"; api_key = \"k\";\n"
+                          "         options = { profile = \"deepseek\"; }; };\n"
                           "};\n",
                           tu_plugin_dir(), TOP_SRCDIR, fake_server_url(server),
-                          fake_server_url(server)))
+                          fake_server_url(server), fake_server_url(server), fake_server_url(server),
+                          fake_server_url(server), fake_server_url(server)))
                     : NULL;
     return client ? 0 : -1;
 }
@@ -273,6 +410,9 @@ static const tu_test tests[] = {
     {"gemini: countTokens request, answer, errors", test_gemini_count},
     {"gemini: embedContent, one input", test_gemini_embed_one},
     {"gemini: batchEmbedContents, order, usage, errors", test_gemini_embed_batch},
+    {"openai: embeddings, index order, base64, usage, cost, errors", test_openai_embed},
+    {"compatible servers: mistral, ollama, deepseek", test_compatible_embed},
+    {"openai: responses/input_tokens; none on compatible servers", test_openai_count},
     {NULL, NULL},
 };
 
