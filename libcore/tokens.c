@@ -173,9 +173,18 @@ static int count_decode(void *ud, const seam_provider_vtable *vt, void *instance
     return seam_emit(out, &stop);
 }
 
+/* 1 when the provider's credential is set (any key of its pool), or it
+ * needs none: what seam_client_provider_at reports. */
+static int has_credential(seam_client *c, const seam_provider_slot *s)
+{
+    seam_provider_info info;
+    size_t i = (size_t)(s - c->slots);
+    memset(&info, 0, sizeof info);
+    return seam_client_provider_at(c, i, &info) == SEAM_OK && info.has_credential;
+}
+
 /* The provider and model to count for: opts' provider, else the first entry
- * of the chain seam_generate would use that has a configured provider with its
- * plugin and a model. */
+ * of the chain seam_generate would use that it would reach (see below). */
 static int pick_target(seam_client *c, const seam_request *req, const seam_call_options *opts,
                        const char **provider, const char **model, seam_provider_slot **slot,
                        seam_error *err)
@@ -206,16 +215,23 @@ static int pick_target(seam_client *c, const seam_request *req, const seam_call_
         seam_error_set(err, SEAM_ERROR_CONF, "no chain \"%s\" in the conf", name);
         return SEAM_ERR_NOT_FOUND;
     }
-    for (size_t i = 0; i < ch->n_entries; i++) {
-        const seam_conf_entry *e = &ch->entries[i];
-        const char *m = opt_model ? opt_model : e->model ? e->model : seam_request_model(req);
-        seam_provider_slot *s = seam_client_slot(c, e->provider);
-        if (!s || !s->vt || !s->instance || !m || !*m)
-            continue;
-        *provider = e->provider;
-        *model = m;
-        *slot = s;
-        return SEAM_OK;
+    /* The entry a call would reach: its plugin loaded, a model, and a usable
+     * credential (or none needed); failing that, the first with a plugin and
+     * a model, so that the estimate still answers for a model of the chain. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < ch->n_entries; i++) {
+            const seam_conf_entry *e = &ch->entries[i];
+            const char *m = opt_model ? opt_model : e->model ? e->model : seam_request_model(req);
+            seam_provider_slot *s = seam_client_slot(c, e->provider);
+            if (!s || !s->vt || !s->instance || !m || !*m)
+                continue;
+            if (pass == 0 && !has_credential(c, s))
+                continue;
+            *provider = e->provider;
+            *model = m;
+            *slot = s;
+            return SEAM_OK;
+        }
     }
     seam_error_set(err, SEAM_ERROR_CONF,
                    "no entry of chain \"%s\" has a configured provider with its plugin and a model",

@@ -211,10 +211,14 @@ static void on_attempt(void *ud, const seam_attempt *a)
     "providers = { m = { plugin = \"mock\"; }; ec = { plugin = \"testecho\"; };\n"          \
     "              old = { plugin = \"testabi10\"; };\n"                                   \
     "              down = { plugin = \"mock\"; options = { error_status = 500; }; };\n"     \
-    "              gone = { plugin = \"nosuchplugin\"; }; };\n"                             \
+    "              gone = { plugin = \"nosuchplugin\"; };\n"                                 \
+    "              nokey = { plugin = \"mock\"; api_key_env = \"SEAM_TEST_UNSET_KEY\"; }; };\n" \
     "chains = { default = ( { provider = \"gone\"; model = \"x\"; },\n"                     \
     "                       { provider = \"m\"; model = \"mock-1\"; } );\n"                  \
-    "           echo = ( { provider = \"ec\"; model = \"e-1\"; } ); };\n"
+    "           echo = ( { provider = \"ec\"; model = \"e-1\"; } );\n"                   \
+    "           keyed = ( { provider = \"nokey\"; model = \"k-1\"; },\n"                  \
+    "                     { provider = \"m\"; model = \"mock-3\"; } );\n"                  \
+    "           nokeys = ( { provider = \"nokey\"; model = \"k-1\"; } ); };\n"
 
 static seam_token_count count(seam_client *c, const seam_request *req, const seam_call_options *o,
                               int expect_rc)
@@ -246,6 +250,19 @@ static void test_count_endpoint(void)
     tc = count(c, req, NULL, SEAM_OK);
     CU_ASSERT_EQUAL(tc.exact, 1);
     ASSERT_STR(tc.provider, "m");
+    /* An entry whose key is not set is passed over, as a call would pass it. */
+    unsetenv("SEAM_TEST_UNSET_KEY");
+    seam_call_options ok = {.size = sizeof ok, .chain = "keyed"};
+    tc = count(c, req, &ok, SEAM_OK);
+    TU_STR_EQ(tc.provider, "m");
+    TU_STR_EQ(tc.model, "mock-3");
+    CU_ASSERT_EQUAL(tc.exact, 1);
+    /* ...unless every entry lacks one: the first is estimated for, saying why. */
+    seam_call_options nk = {.size = sizeof nk, .chain = "nokeys"};
+    tc = count(c, req, &nk, SEAM_OK);
+    TU_STR_EQ(tc.provider, "nokey");
+    CU_ASSERT_EQUAL(tc.exact, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tc.note, "the count endpoint failed"));
     /* -m: the model replaces the entry's. */
     seam_call_options om = {.size = sizeof om, .model = "mock-2"};
     tc = count(c, req, &om, SEAM_OK);

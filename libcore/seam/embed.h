@@ -106,7 +106,9 @@ typedef struct seam_token_count {
 /* Counts the input tokens of req for one model: opts->provider with
  * opts->model (or req's model), else the first entry of the chain (as
  * seam_generate picks it: opts->chain, the role "assistant", "default") whose
- * provider is configured with its plugin and a model. The provider's count
+ * provider is configured with its plugin, a model and a credential set (or
+ * none needed); when no entry has a credential, the first with a plugin and a
+ * model. The provider's count
  * endpoint is used where its plugin has one (Anthropic, Gemini, OpenAI's
  * Responses API), with the provider's credential, timeouts and retries;
  * otherwise, or when that call fails (the attempt is reported to
