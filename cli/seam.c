@@ -28,6 +28,9 @@ const char *const help_text =
     "  seam [--conf FILE] config check|show [FILE]\n"
     "  seam [--conf FILE] models [--json]\n"
     "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
+    "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
+    "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
+    "                           [--dimensions N] [--json] [TEXT...]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -73,6 +76,10 @@ const char *const help_text =
     "              that serves each model and whether its credential is set\n"
     "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
     "              of one conversation (--cid), or matching TEXT (-q)\n"
+    "  tokens      count a prompt's input tokens for a model: the provider's own\n"
+    "              count where it has one, else an estimate (seam tokens --help)\n"
+    "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
+    "              embedding chain (seam embed --help)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -291,6 +298,8 @@ static int run_command(int argc, char **argv)
         {"config", cmd_config},
         {"models", cmd_models},
         {"logs", cmd_logs},
+        {"tokens", cmd_tokens},
+        {"embed", cmd_embed},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

@@ -483,8 +483,11 @@ static void on_complete(seam_transfer *t)
             fail_kind(t, SEAM_ERROR_TRANSPORT, "the stream ended before the response was complete");
         return;
     }
-    int rc = t->p.vt->decode_response(t->p.instance, t->p.req, t->body.data ? t->body.data : "",
-                                      t->body.len, &t->emitter, &e);
+    const char *body = t->body.data ? t->body.data : "";
+    int rc = t->p.op_decode ? t->p.op_decode(t->p.op_ud, t->p.vt, t->p.instance, t->p.req, body,
+                                             t->body.len, &t->emitter, &e)
+                            : t->p.vt->decode_response(t->p.instance, t->p.req, body, t->body.len,
+                                                       &t->emitter, &e);
     if (rc != SEAM_OK) {
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the response could not be decoded");
@@ -859,7 +862,8 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     /* json-c keeps a NULL member when a value's allocation failed, and a codec
      * may not check every one: errno is how an incomplete body shows. */
     errno = 0;
-    int rc = p->vt->encode(p->instance, p->req, p->stream, &t->hr, &e);
+    int rc = p->op_encode ? p->op_encode(p->op_ud, p->vt, p->instance, p->req, &t->hr, &e)
+                          : p->vt->encode(p->instance, p->req, p->stream, &t->hr, &e);
     if (rc == SEAM_OK && errno == ENOMEM) {
         rc = SEAM_ERR_NOMEM;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory encoding the request");
