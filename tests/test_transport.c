@@ -518,21 +518,17 @@ static void test_all_skipped(void)
     tu_client_free(c);
 }
 
-typedef struct threaded {
-    seam_client *c;
-    int ok;
-} threaded;
-
-static void *thread_main(void *arg)
+/* Five streams on w2; how many gave the whole text. */
+static int thread_main(seam_client *c)
 {
-    threaded *t = arg;
+    int ok = 0;
     for (int i = 0; i < 5; i++) {
         seam_call_options o = provider_opts("w2");
-        run r = stream_run(t->c, &o);
+        run r = stream_run(c, &o);
         if (r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0)
-            t->ok++;
+            ok++;
     }
-    return NULL;
+    return ok;
 }
 
 static void test_threads_share_client(void)
@@ -542,19 +538,7 @@ static void test_threads_share_client(void)
         fake_response ok = { .body = stream_body, .chunked = 1 };
         fake_server_push(srv, &ok);
     }
-    threaded t[4];
-    pthread_t th[4];
-    for (int i = 0; i < 4; i++) {
-        t[i].c = c;
-        t[i].ok = 0;
-        pthread_create(&th[i], NULL, thread_main, &t[i]);
-    }
-    int total = 0;
-    for (int i = 0; i < 4; i++) {
-        pthread_join(th[i], NULL);
-        total += t[i].ok;
-    }
-    CU_ASSERT_EQUAL(total, 20);
+    CU_ASSERT_EQUAL(tu_on_threads(4, thread_main, c), 20);
     tu_client_free(c);
 }
 

@@ -125,6 +125,10 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text);
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);
 
+/* Runs fn(c) on n threads at once (64 at most) and returns the sum of what
+ * they returned: how many of their calls went as they should. */
+int tu_on_threads(int n, int (*fn)(seam_client *c), seam_client *c);
+
 /* ---- what the server received (tu_wire.c) ------------------------------------ */
 
 /* The last request's body parsed (caller puts); a fatal assertion without one. */
