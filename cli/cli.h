@@ -69,6 +69,7 @@ int cmd_providers(const char *conf, int argc, char **argv);
 int cmd_config(const char *conf, int argc, char **argv);
 int cmd_models(const char *conf, int argc, char **argv);
 int cmd_logs(const char *conf, int argc, char **argv);
+int cmd_keys(const char *conf, int argc, char **argv);
 
 /* The configured provider for a model named alone (`seam chat -m MODEL`): the
  * catalog's provider of that model (one with a credential first), else the

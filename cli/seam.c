@@ -28,6 +28,7 @@ const char *const help_text =
     "  seam [--conf FILE] config check|show [FILE]\n"
     "  seam [--conf FILE] models [--json]\n"
     "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
+    "  seam keys set NAME | keys list\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -70,6 +71,11 @@ const char *const help_text =
     "              that serves each model and whether its credential is set\n"
     "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
     "              of one conversation (--cid), or matching TEXT (-q)\n"
+    "  keys set NAME\n"
+    "              store an API key for provider NAME (read without echo; mode\n"
+    "              0600 in $XDG_CONFIG_HOME/seam/keys/): used when the provider's\n"
+    "              environment variable is not set\n"
+    "  keys list   the names of the stored keys (never the keys)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -278,6 +284,7 @@ static int run_command(int argc, char **argv)
         {"config", cmd_config},
         {"models", cmd_models},
         {"logs", cmd_logs},
+        {"keys", cmd_keys},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

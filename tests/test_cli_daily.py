@@ -591,6 +591,44 @@ def test_interactive_ctrl_c_and_ctrl_d():
     slow.stop()
 
 
+def test_keys():
+    fake = Fake("keys", sse=sse_text("Keyed."))
+    conf = write("keys.conf", """plugin_path = [ "%s" ];
+providers = {
+  keyed = { plugin = "openai"; base_url = "%s"; api_key_env = "SEAM_TEST_KEYED_KEY"; };
+};
+chains = { default = ( { provider = "keyed"; model = "fake-model"; max_attempts = 1; } ); };
+""" % (PLUGINS, fake.url))
+    home = path("keys-home")
+    env = env_for(home)
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env)
+    check(rc == 2, "no key: the chain is skipped for want of one (exit %d)" % rc, err)
+    stored = "sk-seamtest-STORED-0a9b8c7d6e5f"
+    rc, out, err = run(["keys", "set", "keyed"], stdin=(stored + "\n").encode(), env=env)
+    f = os.path.join(home, ".config/seam/keys/keyed")
+    check(rc == 0 and os.path.exists(f) and (os.stat(f).st_mode & 0o777) == 0o600
+          and (os.stat(os.path.dirname(f)).st_mode & 0o777) == 0o700,
+          "keys set: stored mode 0600 in a 0700 folder under $XDG_CONFIG_HOME/seam", err)
+    check(stored not in out + err, "keys set: the key is not echoed", out + err)
+    rc, out, err = run(["keys", "list"], env=env)
+    check(rc == 0 and out == "keyed\n", "keys list: names only", out)
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env)
+    check(rc == 0 and "Keyed." in out, "the stored key is used when the variable is not set", err)
+    rc, out, err = run(["--conf", conf, "providers"], env=env)
+    check("credential env SEAM_TEST_KEYED_KEY (set)" in out, "providers: the credential is set", out)
+    env2 = dict(env, SEAM_TEST_KEYED_KEY="sk-seamtest-FROMENV-1122")
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env2)
+    check(rc == 0, "the environment variable first", err)
+    os.chmod(f, 0o644)
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env)
+    check(rc == 2, "a stored key others can read is not used (exit %d)" % rc, err)
+    rc, out, err = run(["keys", "set", "../evil"], stdin=b"x\n", env=env)
+    check(rc == 2, "keys set: a name is not a path", err)
+    with open(path("all.log")) as log:
+        check(stored not in log.read(), "the stored key never shows in any output")
+    fake.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
