@@ -239,6 +239,7 @@ int chat_turn(chat_options *o, seam_request *req, const seam_toolset *ts, seam_c
 
 int chat_resolve_model(chat_options *o)
 {
+    o->model = chat_alias(o, o->model);
     if (!o->model || o->provider || o->chain)
         return EXIT_OK;
     const char *p = pick_provider(o->client, o->model);
@@ -348,7 +349,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
     seam_cancel *cancel = NULL;
     chat_log *log = NULL;
     char cid[48] = "", *logged_system = NULL;
-    if ((code = chat_resolve_model(&o)) != EXIT_OK)
+    if ((code = chat_apply_template(&o)) != EXIT_OK || (code = chat_resolve_model(&o)) != EXIT_OK)
         goto out;
     if (o.tool_names && (code = build_toolset(&o, client, &toolset, &tools)) != EXIT_OK)
         goto out;

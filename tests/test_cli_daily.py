@@ -629,6 +629,42 @@ chains = { default = ( { provider = "keyed"; model = "fake-model"; max_attempts 
     fake.stop()
 
 
+def test_templates_and_aliases():
+    fake = Fake("tmpl", sse=sse_text("Word."))
+    catalog = write("tmpl-catalog.conf", 'models = ( { id = "cat-model-2"; provider = "openai"; } );\n')
+    conf = fake_conf("tmpl.conf", fake, """model_catalog = "%s";
+cli = {
+  aliases = { fast = "cat-model-2"; };
+  templates = {
+    terse = { system = "Answer in one word."; model = "fast"; temperature = 0.1;
+              max_tokens = 5; stop = [ "." ]; };
+    broken = { sytem = "typo"; };
+  };
+};
+""" % catalog)
+    rc, out, err = run(["--conf", conf, "chat", "-m", "fast", "q"])
+    reqs = fake.requests(1)
+    check(rc == 0 and reqs and reqs[-1].get("model") == "cat-model-2",
+          "-m ALIAS: the conf's alias names the model, the catalog its provider", err)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "terse", "q"])
+    reqs = fake.requests(2)
+    b = reqs[-1] if len(reqs) == 2 else {}
+    check(rc == 0 and messages_text(b)[:1] == [("system", "Answer in one word.")]
+          and b.get("model") == "cat-model-2" and b.get("temperature") == 0.1
+          and b.get("stop") == ["."] and 5 in (b.get("max_tokens"), b.get("max_completion_tokens")),
+          "-t NAME: the template's system, model (through its alias) and options", b)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "terse", "-s", "Mine.", "--temperature", "0.7", "q"])
+    reqs = fake.requests(3)
+    b = reqs[-1] if len(reqs) == 3 else {}
+    check(messages_text(b)[:1] == [("system", "Mine.")] and b.get("temperature") == 0.7,
+          "-t NAME: the command line wins over the template", b)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "nope", "q"])
+    check(rc == 2 and "nope" in err, "-t of an undefined template: usage error", err)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "broken", "q"])
+    check(rc == 2 and "sytem" in err, "a template's unknown setting is named", err)
+    fake.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
