@@ -30,6 +30,15 @@ enum {
 /* The text of `seam --help` (seam.c). */
 extern const char *const help_text;
 
+/* 1 when stderr may be coloured: a terminal (not TERM=dumb) and NO_COLOR
+ * unset or empty (no-color.org). Then cli_style(...) returns the escape
+ * sequence, else "". */
+int cli_color(void);
+#define CLI_DIM "\033[2m"
+#define CLI_BOLD "\033[1m"
+#define CLI_RESET "\033[0m"
+#define cli_style(seq) (cli_color() ? (seq) : "")
+
 /* "seam: MESSAGE" on stderr. */
 void say(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* say, then "Try 'seam --help'."; returns EXIT_USAGE. */

@@ -91,6 +91,16 @@ const char *const help_text =
 
 /* ---- messages ------------------------------------------------------------- */
 
+int cli_color(void)
+{
+    static int color = -1;
+    if (color < 0) {
+        const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+        color = isatty(STDERR_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+    }
+    return color;
+}
+
 void say(const char *fmt, ...)
 {
     va_list ap;

@@ -665,6 +665,58 @@ cli = {
     fake.stop()
 
 
+def test_no_color():
+    fake = Fake("color", sse=sse_text("Colours."))
+    conf = fake_conf("color.conf", fake)
+    # stderr a terminal: the usage line is dimmed ...
+    t = Pty(["--conf", conf, "chat", "hi"], env=env_for(TERM="xterm"))
+    t.wait(10)
+    check(b"\x1b[2mtokens:" in t.seen, "a terminal: the usage line is dimmed", text(t.seen))
+    # ... not with NO_COLOR, nor with TERM=dumb, nor when stderr is not a terminal.
+    t = Pty(["--conf", conf, "chat", "hi"], env=env_for(TERM="xterm", NO_COLOR="1"))
+    t.wait(10)
+    check(b"\x1b[" not in t.seen and b"tokens:" in t.seen, "NO_COLOR: no escape sequence", text(t.seen))
+    t = Pty(["--conf", conf, "chat", "hi"], env=env_for(TERM="dumb"))
+    t.wait(10)
+    check(b"\x1b[" not in t.seen, "TERM=dumb: no escape sequence", text(t.seen))
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env_for(TERM="xterm"))
+    check("\x1b[" not in err + out, "stderr not a terminal: no escape sequence", err)
+    fake.stop()
+
+
+def test_completions():
+    bash = shutil.which("bash")
+    if not bash:
+        print("skip: no bash")
+        return
+    comp = os.path.join(TOP_SRC, "cli/completions/seam")
+    fake = Fake("compl", sse=sse_text("x"))
+    conf = fake_conf("compl.conf", fake)
+
+    def complete(*words):
+        script = ('PATH=%s:$PATH; source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _seam; '
+                  'printf "%%s\\n" "${COMPREPLY[@]}"'
+                  % (os.path.dirname(SEAM), comp, " ".join("'%s'" % w for w in words), len(words) - 1))
+        p = subprocess.run([bash, "-c", script], capture_output=True, env=env_for(SEAM_CONF=conf))
+        return text(p.stdout).split()
+
+    check(complete("seam", "mo") == ["models"], "bash completion: a subcommand", complete("seam", "mo"))
+    check("--temperature" in complete("seam", "chat", "--te"), "bash completion: a chat option")
+    check(complete("seam", "chat", "--chain", "") == ["default"], "bash completion: the conf's chains",
+          complete("seam", "chat", "--chain", ""))
+    check(complete("seam", "keys", "set", "") == ["fake"], "bash completion: provider names for keys set")
+    am = open(os.path.join(TOP_SRC, "Makefile.am")).read()
+    check("dist_bashcompletion_DATA = cli/completions/seam" in am
+          and "dist_zshcompletion_DATA = cli/completions/_seam" in am,
+          "both completions are installed")
+    zsh = shutil.which("zsh")
+    if zsh:
+        p = subprocess.run([zsh, "-n", os.path.join(TOP_SRC, "cli/completions/_seam")],
+                           capture_output=True)
+        check(p.returncode == 0, "zsh completion: parses", text(p.stderr))
+    fake.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
