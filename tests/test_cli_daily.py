@@ -717,6 +717,39 @@ def test_completions():
     fake.stop()
 
 
+def test_exit_codes():
+    """Every exit status seam(1) documents, each produced."""
+    with open(os.path.join(TOP_SRC, "doc/seam.1")) as f:
+        man = f.read()
+    section = man[man.find(".SH EXIT STATUS"):]
+    section = section[:section.find("\n.SH", 4)]
+    lines = section.splitlines()
+    documented = [l[3:].strip() for i, l in enumerate(lines)
+                  if l.startswith(".B ") and i and lines[i - 1] == ".TP"]
+    check(documented == ["0", "1", "2", "130"], "seam(1) documents 0, 1, 2 and 130", documented)
+    ok = Fake("ec-ok", sse=sse_text("fine"))
+    err500 = Fake("ec-500", "--status", "500", "--json-body", '{"error":{"message":"down"}}')
+    slow = Fake("ec-slow", "--split", "40", "--delay", "100", sse=sse_text(*["t%d " % i for i in range(80)]))
+    rc, _, e = run(["--conf", fake_conf("ec-ok.conf", ok), "chat", "hi"])
+    check(rc == 0, "exit 0: an answer", e)
+    rc, _, e = run(["--conf", fake_conf("ec-500.conf", err500), "chat", "hi"])
+    check(rc == 1, "exit 1: a provider error (%d)" % rc, e)
+    rc, _, e = run(["chat", "--frob", "hi"])
+    check(rc == 2, "exit 2: a usage error (%d)" % rc, e)
+    bad = write("ec-bad.conf", "providers = { x = { plugin = 3; }; };\n")
+    rc, _, e = run(["--conf", bad, "chat", "hi"])
+    check(rc == 2, "exit 2: a conf error (%d)" % rc, e)
+    p = subprocess.Popen([SEAM, "--conf", fake_conf("ec-slow.conf", slow), "chat", "hi"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                         env=env_for())
+    first = p.stdout.read(3)
+    p.send_signal(signal.SIGINT)
+    out, e = p.communicate(timeout=10)
+    check(first and p.returncode == 130, "exit 130: interrupted (%s)" % p.returncode, text(e))
+    for f in (ok, err500, slow):
+        f.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]
