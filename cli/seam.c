@@ -20,8 +20,8 @@
 
 const char *const help_text =
     "Usage:\n"
-    "  seam [--conf FILE] chat [--chain C | [--provider P] -m M] [-s S] [-t NAME]\n"
-    "                          [--temperature T] [--max-tokens N] [--stop S]...\n"
+    "  seam [--conf FILE] chat [--chain C | --provider P --model M] [-m M] [-s S]\n"
+    "                          [-t NAME] [--temperature T] [--max-tokens N] [--stop S]...\n"
     "                          [--schema FILE|JSON] [--reasoning LEVEL|N] [-a FILE]...\n"
     "                          [-c | --cid ID] [--no-log] [--no-mock]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
@@ -224,6 +224,19 @@ void print_warning(void *ud, const char *text)
 static void print_version(void)
 {
     printf("seam %s (libseam %s)\n", PACKAGE_VERSION, seam_version());
+    /* What this build of the command can do (configure --without-...). */
+    printf("conversation log: %s; line editing: %s\n",
+#ifdef HAVE_SQLITE
+           "sqlite",
+#else
+           "off",
+#endif
+#ifdef HAVE_LIBEDIT
+           "libedit"
+#else
+           "off"
+#endif
+    );
 }
 
 /* A standard descriptor the caller closed is held by /dev/null opened for the

@@ -468,7 +468,17 @@ def test_request_options():
     bad.stop()
 
 
+def built_with(feature):
+    """Whether `seam --version` says this build has `feature` (sqlite, libedit)."""
+    p = subprocess.run([SEAM, "--version"], capture_output=True)
+    return feature in text(p.stdout)
+
+
 def test_logs_and_continue():
+    if not built_with("sqlite"):
+        rc, out, err = run(["logs"])
+        check(rc == 2 and "without SQLite" in err, "--without-sqlite: seam logs says so", err)
+        return
     fake = Fake("logs", sse=sse_text("Answer one."))
     conf = fake_conf("logs.conf", fake)
     home = path("logs-home")
@@ -557,9 +567,12 @@ def test_interactive():
     check("## user\n\nfirst turn" in saved and "## assistant\n\nAnswer one." in saved,
           "interactive: /save writes the conversation", saved)
     hist = os.path.join(home, ".local/state/seam/history")
-    check(os.path.exists(hist) and (os.stat(hist).st_mode & 0o777) == 0o600
+    check(not built_with("libedit") or os.path.exists(hist) and (os.stat(hist).st_mode & 0o777) == 0o600
           and "first" in open(hist).read(), "interactive: a private history file", hist)
     # -c continues the conversation logged from the terminal.
+    if not built_with("sqlite"):
+        fake.stop()
+        return
     rc, out, err = run(["--conf", conf, "chat", "-c", "one more"], env=env)
     reqs = fake.requests(4)
     check(len(reqs) == 4 and messages_text(reqs[-1])[-2:] == [("assistant", "Answer one."),
