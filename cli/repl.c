@@ -30,6 +30,7 @@
 
 /* ---- reading a line ------------------------------------------------------------- */
 
+#ifdef HAVE_LIBEDIT
 /* $XDG_STATE_HOME/seam/history (default ~/.local/state/seam/history). */
 static int history_path(char *buf, size_t size)
 {
@@ -65,6 +66,7 @@ static void editing_start(void)
     rl_catch_signals = 0;
 #endif
 }
+#endif
 
 static void history_start(void)
 {
