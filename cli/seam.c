@@ -22,9 +22,9 @@ const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
-    "                          [--json] [--no-stream] [-v] [PROMPT]\n"
+    "                          [--json] [--no-stream] [--record DIR] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
-    "  seam [--conf FILE] providers\n"
+    "  seam [--conf FILE] providers [-v]   (-v: the shared cooldowns and leases)\n"
     "  seam [--conf FILE] config check|show [FILE]\n"
     "  seam [--conf FILE] models [--json]\n"
     "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
@@ -47,6 +47,9 @@ const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      --record DIR        write each exchange with the provider to DIR as a\n"
+    "                          cassette, secrets removed (SEAM_RECORD=DIR; replay\n"
+    "                          with SEAM_REPLAY=DIR, see doc/cassettes.md)\n"
     "      --no-mock           never answer from the offline mock: fail instead\n"
     "      --tools T,...       offer the model the conf's command tools T (see\n"
     "                          seam.conf(5), `tools`): each call runs the tool's\n"
@@ -150,6 +153,14 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
 
 /* ---- the client ------------------------------------------------------------- */
 
+/* The library's notices (the shared state store away or back) go to stderr. */
+static void notice(void *ud, int level, const char *message)
+{
+    (void)ud;
+    (void)level;
+    say("%s", message);
+}
+
 int open_client(const char *conf_path, seam_client **out, seam_error *err)
 {
     seam_client_options opts;
@@ -158,8 +169,10 @@ int open_client(const char *conf_path, seam_client **out, seam_error *err)
     opts.conf_path = conf_path;
     seam_error_clear(err);
     int rc = seam_client_new(&opts, out, err);
-    if (rc == SEAM_OK)
+    if (rc == SEAM_OK) {
+        seam_client_set_log(*out, notice, NULL);
         return EXIT_OK;
+    }
     if (err->kind == SEAM_ERROR_NONE)
         seam_error_set(err, SEAM_ERROR_CONF, "cannot create the client (status %d)", rc);
     say("%s", err->message);

@@ -595,7 +595,18 @@ static int start_attempt(seam_stream *s)
                 end_with(s, SEAM_ERR_PROVIDER, &why);
                 return 1;
             }
-            seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
+            /* A file that is there but was refused is not "not installed":
+             * the loader's reason is what the user must act on. */
+            char refusal[sizeof why.message];
+            int refused = seam_client_plugin_refusal(s->client, slot->conf->plugin, refusal, sizeof refusal);
+            if (refused == 1)
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" refused: %s", slot->conf->plugin,
+                               refusal);
+            else if (refused == 2)
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed or was refused: %s",
+                               slot->conf->plugin, refusal);
+            else
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
             skip_entry(s, e, &why, 0);
             continue;
         }
@@ -708,6 +719,7 @@ static int start_attempt(seam_stream *s)
             .ca_file = slot->conf->ca_file,
             .ca_path = slot->conf->ca_path,
             .engine = seam_client_engine(s->client),
+            .cassettes = s->client->cassettes,
             .op_encode = s->op ? s->op->encode : NULL,
             .op_decode = s->op ? s->op->decode : NULL,
             .op_ud = s->op ? s->op->ud : NULL,

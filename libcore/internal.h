@@ -277,6 +277,23 @@ typedef struct seam_conf_tool {
     int line;
 } seam_conf_tool;
 
+/* The `state` section: where cooldowns, key leases, rate-limit windows and
+ * budgets live (state.c). Backend NULL: the in-process store only. */
+typedef struct seam_conf_state {
+    char *backend;          /* NULL for "local"; else a state backend plugin id ("redis") */
+    char *host;             /* NULL: the backend's default */
+    int port;               /* 0: the backend's default */
+    char *socket;           /* a unix socket path, instead of host and port */
+    char *password;         /* inline (discouraged); or one of: */
+    char *password_env;     /* ...an environment variable */
+    char *password_file;    /* ...the first line of a file */
+    int db;
+    char *prefix;           /* NULL: "seam:" */
+    int64_t timeout_ms;     /* 0: 50 */
+    char *file;             /* where the backend was chosen, for messages */
+    int line;
+} seam_conf_state;
+
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
     char *base_path;        /* the system conf path overlays, NULL when none */
@@ -296,6 +313,7 @@ typedef struct seam_conf {
     char *model_catalog;    /* the catalog file read, NULL when none */
     seam_conf_tool *tools;  /* in the order defined (main file, then conf.d/) */
     size_t n_tools;
+    seam_conf_state state;
 } seam_conf;
 
 /* The conf path to use: explicit if non-NULL, else $SEAM_CONF, else
