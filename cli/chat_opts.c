@@ -39,6 +39,7 @@ enum {
     OPT_REASONING,
     OPT_CID,
     OPT_NO_LOG,
+    OPT_RECORD,
 };
 
 static const struct option chat_longopts[] = {
@@ -64,6 +65,7 @@ static const struct option chat_longopts[] = {
     {"continue", no_argument, NULL, 'c'},
     {"cid", required_argument, NULL, OPT_CID},
     {"no-log", no_argument, NULL, OPT_NO_LOG},
+    {"record", required_argument, NULL, OPT_RECORD},
     {NULL, 0, NULL, 0},
 };
 
@@ -194,6 +196,10 @@ int parse_chat_args(int argc, char **argv, chat_options *o)
         case 'c': o->continue_last = 1; break;
         case OPT_CID: o->cid = optarg; break;
         case OPT_NO_LOG: o->no_log = 1; break;
+        case OPT_RECORD: /* libseam records every exchange under SEAM_RECORD (doc/cassettes.md) */
+            if (setenv("SEAM_RECORD", optarg, 1) != 0)
+                return usage_error("chat: out of memory");
+            break;
         case ':':
             return usage_error("chat: %s needs a value", refused_option(args, c, buf));
         default:

@@ -74,5 +74,7 @@ int cmd_logs(const char *conf, int argc, char **argv);
  * catalog's provider of that model (one with a credential first), else the
  * provider of a chain entry naming the model. NULL when none (models_cmd.c). */
 const char *pick_provider(seam_client *client, const char *model);
+int cmd_tokens(const char *conf, int argc, char **argv); /* tokens.c */
+int cmd_embed(const char *conf, int argc, char **argv);  /* embed.c */
 
 #endif /* SEAM_CLI_H */

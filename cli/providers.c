@@ -1,6 +1,6 @@
 /* providers.c — `seam providers`: the conf in use, its providers (plugin,
  * base_url, where the credential comes from, never the credential), chains
- * and roles; with -v, the state store and the cooldowns and leases it holds. */
+ * and roles; with -v, where the shared state lives and what it holds now. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-/* providers -v: where the shared state lives and what it holds now. */
+/* providers -v: one line per cooldown, guard window or session lease. */
 static void print_state_entry(void *ud, const seam_state_entry *e)
 {
     (void)ud;

@@ -22,12 +22,15 @@ const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
-    "                          [--json] [--no-stream] [-v] [PROMPT]\n"
+    "                          [--json] [--no-stream] [--record DIR] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers [-v]   (-v: the shared cooldowns and leases)\n"
     "  seam [--conf FILE] config check|show [FILE]\n"
     "  seam [--conf FILE] models [--json]\n"
     "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
+    "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
+    "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
+    "                           [--dimensions N] [--json] [TEXT...]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -44,6 +47,9 @@ const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      --record DIR        write each exchange with the provider to DIR as a\n"
+    "                          cassette, secrets removed (SEAM_RECORD=DIR; replay\n"
+    "                          with SEAM_REPLAY=DIR, see doc/cassettes.md)\n"
     "      --no-mock           never answer from the offline mock: fail instead\n"
     "      --tools T,...       offer the model the conf's command tools T (see\n"
     "                          seam.conf(5), `tools`): each call runs the tool's\n"
@@ -70,6 +76,10 @@ const char *const help_text =
     "              that serves each model and whether its credential is set\n"
     "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
     "              of one conversation (--cid), or matching TEXT (-q)\n"
+    "  tokens      count a prompt's input tokens for a model: the provider's own\n"
+    "              count where it has one, else an estimate (seam tokens --help)\n"
+    "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
+    "              embedding chain (seam embed --help)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -288,6 +298,8 @@ static int run_command(int argc, char **argv)
         {"config", cmd_config},
         {"models", cmd_models},
         {"logs", cmd_logs},
+        {"tokens", cmd_tokens},
+        {"embed", cmd_embed},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

@@ -9,6 +9,7 @@
  * share between threads once created. */
 #include "config.h"
 #include "client.h"
+#include "cassette.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -136,6 +137,12 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         return SEAM_ERR_NOMEM;
     }
     init_slots(c);
+    /* Record or replay every network exchange of this client (doc/cassettes.md). */
+    rc = seam_cassettes_from_env(&c->cassettes, err);
+    if (rc != SEAM_OK) {
+        seam_client_free(c);
+        return rc;
+    }
     *out = c;
     return SEAM_OK;
 }
@@ -183,6 +190,7 @@ void seam_client_free(seam_client *c)
         pthread_mutex_destroy(&c->slots[i].lock);
     }
     free(c->slots);
+    seam_cassettes_free(c->cassettes);
     seam_state_free(atomic_load(&c->state)); /* before the registry: a backend's code lives there */
     seam_engine_free(c->engine); /* before the share its handles point to */
     if (c->share)
@@ -242,6 +250,11 @@ int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_erro
         *err = s->load_error;
     pthread_mutex_unlock(&c->slots_lock);
     return failed;
+}
+
+int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, size_t size)
+{
+    return c ? seam_registry_refusal(c->reg, plugin, buf, size) : 0;
 }
 
 seam_provider_slot *seam_client_slot(seam_client *c, const char *name)

@@ -63,6 +63,7 @@ struct seam_client {
      * seam_client_store. Made on first need, under state_lock. */
     _Atomic(seam_state *) state;
     pthread_mutex_t state_lock;
+    struct seam_cassettes *cassettes; /* SEAM_RECORD / SEAM_REPLAY (cassette.c), NULL: none */
 };
 
 /* The client's state store (state.h), made on first use (which loads the
@@ -77,6 +78,9 @@ seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
  * loaded for want of descriptors or memory at its last use: vt is NULL, and
  * the next seam_client_slot tries again. 0 otherwise. */
 int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err);
+/* The loader's refusal that explains a missing provider id `plugin`, as
+ * seam_registry_refusal (1: its own file, 2: another file; 0: none). */
+int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, size_t size);
 
 /* The client's engine (NULL when it could not be made); the first call
  * initialises libcurl for this client, its share handle and the engine, so a
@@ -150,16 +154,45 @@ int64_t seam_parse_rfc3339(const char *v);
 const seam_conf_model *seam_catalog_find(const seam_client *c, const seam_provider_slot *s,
                                          const char *model);
 /* Why the model cannot serve req (a capability it lacks, or an input estimate
- * beyond its context window): returns 1 and fills why, else 0. Capabilities
- * come from the user's `models` entry, else the plugin, else the shipped
- * catalog; nothing known means nothing is skipped. */
+ * (seam_estimate_tokens) beyond its context window): returns 1 and fills why,
+ * else 0. Capabilities come from the user's `models` entry, else the plugin,
+ * else the shipped catalog; nothing known means nothing is skipped. */
 int seam_catalog_cannot_serve(const seam_client *c, const seam_provider_slot *s,
                               const char *model, const seam_request *req, seam_error *why);
-/* A rough count of the request's input tokens (text bytes / 4, media not counted). */
-int64_t seam_estimate_input_tokens(const seam_request *req);
+/* Whether model on slot s is an embedding model, from the same sources in the
+ * same order: 1 yes, 0 known not to be, -1 unknown. */
+int seam_catalog_embeds(const seam_client *c, const seam_provider_slot *s, const char *model);
 /* Prices usage against the entry m: sets cost_microcents and its present bit
  * when m is priced and the usage holds any count; leaves them unset otherwise.
  * Returns 1 when priced. */
 int seam_catalog_price(const seam_conf_model *m, seam_usage *usage);
+
+/* ---- call.c: operations other than generation through the chain runner ------ */
+
+/* An operation (embeddings, a token count) run with the chain's policy:
+ * skips, keys, retries, cooldowns, failover, attempt reports, usage priced
+ * per attempt. The transfer is never streamed. */
+typedef struct seam_call_op {
+    /* 1 with why filled when the entry (slot, model) cannot serve the
+     * operation; replaces the catalog's test of a generation request, and
+     * applies to a single-provider call too. May be NULL. */
+    int (*cannot_serve)(void *ud, const seam_client *c, const seam_provider_slot *s,
+                        const char *model, seam_error *why);
+    /* See seam_transfer_params.op_encode / op_decode: req is the call's
+     * request with the entry's model set. */
+    int (*encode)(void *ud, const seam_provider_vtable *vt, void *instance,
+                  const seam_request *req, seam_http_request *out, seam_error *err);
+    int (*decode)(void *ud, const seam_provider_vtable *vt, void *instance,
+                  const seam_request *req, const char *body, size_t len, seam_emitter *out,
+                  seam_error *err);
+    void *ud;
+} seam_call_op;
+
+/* Runs op as seam_generate runs a request: req (messages optional) carries
+ * the model unless the plan gives one. On success *out is the result, whose
+ * usage is the whole call's (priced) and whose origin is the entry that
+ * answered; op's decode kept what it decoded in op->ud. */
+int seam_call_run_op(seam_client *client, const seam_request *req, const seam_call_options *opts,
+                     const seam_call_op *op, seam_result **out, seam_error *err);
 
 #endif

@@ -1570,6 +1570,7 @@ static const name_bit capability_names[] = {
     {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
     {"reasoning", SEAM_CAP_REASONING},
     {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
+    {"embed", SEAM_CAP_EMBED},
 };
 
 static int load_capabilities(loader *ld, seam_conf_model *m, const config_setting_t *s,

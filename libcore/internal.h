@@ -79,6 +79,15 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* ---- tokens.c: the local token estimate (seam_estimate_tokens) ---------------- */
+
+/* Tokens of a text by the estimate's rules (0 for NULL). */
+int64_t seam_tokens_text(const char *text);
+/* Tokens of a message's parts, without the message's own framing. */
+int64_t seam_tokens_parts(const seam_message *m);
+/* Tokens of a message in a request: its parts and its framing. */
+int64_t seam_tokens_message(const seam_message *m);
+
 /* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
 
 /* The nesting limit of JSON seam takes from callers: deep enough for any real
@@ -225,7 +234,8 @@ enum {
     SEAM_CAP_PDF_INPUT = 1u << 5,
     SEAM_CAP_PROMPT_CACHE = 1u << 6,
     SEAM_CAP_REASONING = 1u << 7,
-    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8
+    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8,
+    SEAM_CAP_EMBED = 1u << 9
 };
 
 /* One model of the catalog (the shipped models.conf or a `models` entry of the

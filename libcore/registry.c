@@ -563,6 +563,30 @@ size_t seam_registry_plugin_count(seam_registry *r)
     return n;
 }
 
+int seam_registry_refusal(seam_registry *r, const char *id, char *buf, size_t size)
+{
+    if (!r || !id || !buf || !size)
+        return 0;
+    int found = 0;
+    pthread_mutex_lock(&r->lock);
+    for (size_t i = 0; i < r->n_plugins && found != 1; i++) {
+        const plugin_rec *p = &r->plugins[i];
+        if (!p->tried || p->loaded || !p->reason)
+            continue;
+        if (strcmp(p->stem, id) == 0) {
+            snprintf(buf, size, "%s (%s)", p->reason, p->file);
+            found = 1;
+        } else if (!found) {
+            /* A refused file may be the one that would have registered id
+             * (hello.so registers hello-offline): nothing ran to tell. */
+            snprintf(buf, size, "%s refused: %s", p->file, p->reason);
+            found = 2;
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+    return found;
+}
+
 int seam_registry_plugin_at(seam_registry *r, size_t i, seam_plugin_info *info)
 {
     if (!r || !info)

@@ -1016,11 +1016,12 @@ static void test_capability_and_context_skips(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[1].message, "vision"));
     seam_request_free(image);
 
-    /* The context window: ~60 tokens of input do not fit "small" (50). */
+    /* The context window: ~100 tokens of input (100 words) do not fit "small"
+     * (50), even at the estimate's lowest reading (60%). */
     seam_request *big = seam_request_new();
-    char text[400];
-    memset(text, 'a', 240);
-    text[240] = '\0';
+    char text[600] = "";
+    for (int k = 0; k < 100; k++)
+        strcat(text, "word ");
     seam_request_add_user_text(big, text);
     r = go(c, big, t);
     CU_ASSERT_STRING_EQUAL(r.provider, "ek");

@@ -376,5 +376,6 @@ SEAM_EXPORT void seam_stream_free(seam_stream *s);
 #endif
 
 #include <seam/loop.h>
+#include <seam/embed.h>
 
 #endif /* SEAM_SEAM_H */

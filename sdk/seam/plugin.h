@@ -41,13 +41,14 @@
 #define SEAM_PLUGIN_H
 
 #include <seam/types.h>
+#include <seam/embed.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 0
+#define SEAM_PLUGIN_ABI_MINOR 1 /* 1.1: embed_* and count_tokens_* appended */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -191,6 +192,33 @@ typedef struct seam_provider_vtable {
     /* Optional: answer in-process instead of over the network. */
     int (*serve)(void *instance, const seam_http_request *req, seam_served *out,
                  seam_error *err);
+
+    /* ---- ABI 1.1: appended; a 1.0 plugin's table ends above, so the core
+     * sees NULL for these. ---- */
+
+    /* Optional: embeddings (seam_embed). embed_encode turns er, whose model
+     * the core has set, into the HTTP request of the provider's embedding
+     * endpoint; a provider or model without one fills err (kind bad_request)
+     * and fails, and the chain skips the entry. embed_decode reads the whole
+     * 2xx body into `out`, which expects one vector per input of er:
+     * seam_embeddings_set_vector for each, seam_embeddings_set_usage when the
+     * body reports usage. The core checks that every input got a vector of
+     * one length, and prices the usage. Both or neither. */
+    int (*embed_encode)(void *instance, const seam_embed_request *er, seam_http_request *out,
+                        seam_error *err);
+    int (*embed_decode)(void *instance, const seam_embed_request *er, const char *body,
+                        size_t len, seam_embeddings *out, seam_error *err);
+
+    /* Optional: the provider's own count of a request's input tokens
+     * (seam_count_tokens). encode builds the request to the count endpoint
+     * for req's model, or fails (err filled) when this provider or model has
+     * none: the core then estimates locally. decode reads the 2xx body into
+     * *input_tokens (the whole input: cached tokens included). Both or
+     * neither. */
+    int (*count_tokens_encode)(void *instance, const seam_request *req, seam_http_request *out,
+                               seam_error *err);
+    int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
+                               size_t len, int64_t *input_tokens, seam_error *err);
 } seam_provider_vtable;
 
 /* ---- registration -------------------------------------------------------- */
