@@ -1,8 +1,8 @@
 /* conf_show.c — seam_conf_show: the merged conf a client would use (the
  * system conf, its conf.d/, the personal conf overlaying them), written back
  * as conf text with the FILE:LINE each definition came from, for
- * `seam config show`. A credential is never written: an inline api_key shows
- * as a comment saying it is set. */
+ * `seam config show`. A credential is never written: an inline api_key (or
+ * state password) shows as a comment saying it is set. */
 #include "config.h"
 #include "internal.h"
 
@@ -187,6 +187,25 @@ int seam_conf_show(const char *path, void (*line)(void *ud, const char *text), v
         add_string(&sh, c->model_catalog);
         add(&sh, ";");
         flush(&sh, NULL, 0);
+    }
+    if (c->state.file) {
+        /* The state store (issue 18); an inline password shows as a comment. */
+        const seam_conf_state *st = &c->state;
+        add(&sh, "state = {");
+        add_key(&sh, "backend", st->backend ? st->backend : "local");
+        add_key(&sh, "host", st->host);
+        if (st->port)
+            add(&sh, " port = %d;", st->port);
+        add_key(&sh, "socket", st->socket);
+        add_key(&sh, "password_env", st->password_env);
+        add_key(&sh, "password_file", st->password_file);
+        if (st->db)
+            add(&sh, " db = %d;", st->db);
+        add_key(&sh, "prefix", st->prefix);
+        if (st->timeout_ms)
+            add(&sh, " timeout_ms = %" PRId64 ";", st->timeout_ms);
+        add(&sh, "%s };", st->password ? " /* password: set inline */" : "");
+        flush(&sh, st->file, st->line);
     }
     rc = sh.nomem ? SEAM_ERR_NOMEM : SEAM_OK;
     if (sh.nomem)

@@ -141,7 +141,8 @@ typedef struct loader {
     /* The overlay: while the personal conf is read, the definitions of the
      * system conf (indices below these) may be replaced by name. */
     size_t base_providers, base_chains, base_roles, base_tools, base_models;
-    int state_seen;         /* a `state` section was read (conf->state.file/line say where) */
+    int state_seen;         /* 1: a `state` section was read in this layer (a second is an
+                             * error); 2: the system conf's, which the personal conf replaces */
     int state_keys_given;   /* ...setting more than backend */
 } loader;
 
@@ -182,6 +183,19 @@ static void free_chain(seam_conf_chain *ch)
     free(ch->context_overflow_fallback);
     free(ch->content_filter_fallback);
     free(ch->file);
+}
+
+static void free_state(seam_conf_state *st)
+{
+    free(st->backend);
+    free(st->host);
+    free(st->socket);
+    seam_secret_free(st->password);
+    free(st->password_env);
+    free(st->password_file);
+    free(st->prefix);
+    free(st->file);
+    memset(st, 0, sizeof *st);
 }
 
 static void free_tool(seam_conf_tool *t)
@@ -1381,10 +1395,13 @@ static int load_state(loader *ld, const config_setting_t *s)
     if (expect_group(ld, s, "state") != SEAM_OK)
         return ld->status;
     seam_conf_state *st = &ld->conf->state;
-    if (ld->state_seen)
+    if (ld->state_seen == 1)
         return fail_setting(ld, s, "state is already set in %s:%d (one state section in all "
                                    "files)", st->file, st->line);
+    if (ld->state_seen == 2)
+        free_state(st); /* the personal conf's section replaces the system conf's, whole */
     ld->state_seen = 1;
+    ld->state_keys_given = 0;
     free(st->file);
     if (!(st->file = strdup(setting_file(ld, s))))
         return fail_nomem(ld);
@@ -2191,6 +2208,8 @@ int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, 
         ld.base_roles = conf->n_roles;
         ld.base_tools = conf->n_tools;
         ld.base_models = conf->n_models;
+        if (ld.state_seen)
+            ld.state_seen = 2;
     }
     if (path && ld.status == SEAM_OK) {
         conf->path = strdup(path);
@@ -2241,14 +2260,7 @@ void seam_conf_free(seam_conf *conf)
     free(conf->model_catalog);
     free(conf->base_path);
     free(conf->cli_json);
-    free(conf->state.backend);
-    free(conf->state.host);
-    free(conf->state.socket);
-    seam_secret_free(conf->state.password);
-    free(conf->state.password_env);
-    free(conf->state.password_file);
-    free(conf->state.prefix);
-    free(conf->state.file);
+    free_state(&conf->state);
     for (size_t i = 0; i < conf->n_chains; i++)
         free_chain(&conf->chains[i]);
     free(conf->chains);

@@ -1594,6 +1594,40 @@ static void test_new_provider_and_chain_keys(void)
                  "2: providers.p.ca_file must be a non-empty string");
 }
 
+/* The state section (issue 18) under the overlay: the personal conf's section
+ * replaces the system conf's whole (none of its keys is kept), and within one
+ * layer a second section is an error. */
+static void test_state_overlay(void)
+{
+    char *dir = make_temp_dir();
+    char *base = write_file(dir, "system.conf",
+                            "state = { backend = \"redis\"; host = \"10.0.0.7\"; "
+                            "password_env = \"SYS_PW\"; db = 2; };\n", 0600);
+    char *mine = write_file(dir, "mine.conf", "state = { backend = \"redis\"; port = 6380; };\n", 0600);
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load_overlay(base, mine, &c, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(c->state.backend, "redis");
+    CU_ASSERT_EQUAL(c->state.port, 6380);
+    CU_ASSERT_PTR_NULL(c->state.host);
+    CU_ASSERT_PTR_NULL(c->state.password_env);
+    CU_ASSERT_EQUAL(c->state.db, 0);
+    CU_ASSERT_STRING_EQUAL(c->state.file, mine);
+    seam_conf_free(c);
+    /* A personal conf without one keeps the system conf's. */
+    char *bare = write_file(dir, "bare.conf", "model_catalog = \"\";\n", 0600);
+    c = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load_overlay(base, bare, &c, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(c->state.host, "10.0.0.7");
+    CU_ASSERT_EQUAL(c->state.db, 2);
+    seam_conf_free(c);
+    free(base);
+    free(mine);
+    free(bare);
+    remove_tree(dir);
+}
+
 static const tu_test tests[] = {
     { "good conf: every key and default", test_good_conf_every_key },
     { "empty and NULL conf", test_empty_and_null_conf },
@@ -1624,6 +1658,7 @@ static const tu_test tests[] = {
     { "key command: timeout ends its group", test_key_command_timeout_ends_its_group },
     { "key command: cancel", test_key_command_cancel },
     { "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys },
+    { "state: the personal conf's section replaces the system's", test_state_overlay },
     { NULL, NULL },
 };
 

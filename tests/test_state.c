@@ -139,6 +139,18 @@ static void test_conf_state_section(void)
     CU_ASSERT_EQUAL(w.n, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(w.text, ":1: state sets connection settings but no backend"));
     free(path);
+    /* seam config show writes the section back, never the password. */
+    path = conf_file("state = { backend = \"redis\"; port = 6390; password = \"pw-inline-2\";\n"
+                     "  prefix = \"gw:\"; };\n", 0600);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/cli/seam config show %s", TOP_BUILDDIR, path);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_run(cmd, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "state = { backend = \"redis\"; port = 6390; "
+                                              "prefix = \"gw:\"; /* password: set inline */ };"));
+    CU_ASSERT_PTR_NULL(out && strstr(out, "pw-inline-2") ? "" : NULL);
+    free(out);
+    free(path);
     /* A whole, valid section. */
     path = conf_file("state = { backend = \"redis\"; host = \"10.0.0.7\"; port = 6380; db = 2;\n"
                      "  password_env = \"REDIS_PW\"; prefix = \"gw1:\"; timeout_ms = 20; };\n",
