@@ -26,6 +26,9 @@
 #include <seam/seam.h>
 
 #include "json_out.h"
+#ifdef HAVE_SERVE
+#include "serve/serve.h"
+#endif
 
 #ifndef SEAM_CONF_INSTALLED
 #define SEAM_CONF_INSTALLED "/etc/seam/seam.conf"
@@ -1717,6 +1720,10 @@ int main(int argc, char **argv)
         return cmd_providers(conf, rest, args);
     if (strcmp(cmd, "config") == 0)
         return cmd_config(conf, rest, args);
+#ifdef HAVE_SERVE
+    if (strcmp(cmd, "serve") == 0)
+        return serve_main(conf, rest, args);
+#endif
     if (strcmp(cmd, "help") == 0) {
         fputs(help_text, stdout);
         return EXIT_OK;

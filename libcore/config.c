@@ -1674,9 +1674,11 @@ static int load_file(loader *ld, const char *file)
             load_model_catalog_key(ld, s);
         else if (strcmp(key, "tools") == 0)
             load_tools(ld, s);
+        else if (strcmp(key, "serve") == 0)
+            ; /* the gateway's own section: read and checked by `seam serve` (cli/serve/) */
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools)", key);
+                                "chains, roles, models, model_catalog, tools, serve)", key);
     }
     config_destroy(&cf);
     return ld->status;
