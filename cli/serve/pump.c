@@ -314,8 +314,13 @@ static void *run(void *arg)
                 add_fd(p, &n, extra[i].fd, extra[i].events, NULL);
             if (t >= 0 && (timeout < 0 || t < timeout))
                 timeout = t;
+            /* Every client socket is watched for a hang-up, not only the
+             * suspended ones: MHD notices a peer gone only when a write
+             * fails, which for a slow upstream may be long after. Should MHD
+             * close the fd meanwhile and another connection reuse it, a
+             * hang-up seen there cancels a call already over. */
             pthread_mutex_lock(&c->mu);
-            if (c->suspended && !c->mhd_done && c->fd >= 0)
+            if (!c->mhd_done && c->fd >= 0)
                 add_fd(p, &n, c->fd, POLLRDHUP, c);
             pthread_mutex_unlock(&c->mu);
             link = &c->next;
