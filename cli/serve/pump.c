@@ -149,7 +149,6 @@ static void open_call(serve_call *c)
     o.chain = c->route_chain;
     o.provider = c->route_provider;
     o.model = c->route_model;
-    o.cancel = c->cancel;
     seam_error err;
     seam_error_clear(&err);
     if (seam_stream_open(c->gen->client, c->req, &o, &c->s, &err) != SEAM_OK) {
@@ -368,9 +367,8 @@ static void *run(void *arg)
             if (!c || !(p->pfd[i].revents & (POLLRDHUP | POLLHUP | POLLERR)))
                 continue;
             pthread_mutex_lock(&c->mu);
-            c->client_gone = 1;
+            c->client_gone = 1; /* drive() frees its stream: the transfer ends */
             pthread_mutex_unlock(&c->mu);
-            seam_cancel_trigger(c->cancel);
         }
     }
     pthread_mutex_lock(&p->mu);

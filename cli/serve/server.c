@@ -243,7 +243,7 @@ static enum MHD_Result send_head(serve_call *c)
         return send_buf(c, 200, "application/json", body, body ? len : 0, -1);
     }
     struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, c, reader_free);
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, c, reader_free);
     if (!r)
         return MHD_NO;
     pthread_mutex_lock(&c->mu);
@@ -351,10 +351,6 @@ static enum MHD_Result start(serve_server *srv, serve_call *c)
     if (route_resolve(c->gen->client, c, &e) < 0 ||
         keys_admit(c->gen->keys, c->key_index, c, &e) < 0)
         return send_error(c, &e);
-    if (!(c->cancel = seam_cancel_new())) {
-        serve_err_set(&e, 500, SEAM_ERROR_RESOURCE, "out_of_memory", "out of memory");
-        return send_error(c, &e);
-    }
     pthread_mutex_lock(&c->mu);
     c->phase = CALL_QUEUED;
     c->refs++; /* the pump's */
@@ -413,9 +409,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     pthread_mutex_lock(&c->mu);
     c->mhd_done = 1;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !c->pump_done) {
-        c->client_gone = 1;
-        if (c->cancel)
-            seam_cancel_trigger(c->cancel);
+        c->client_gone = 1; /* the pump frees the stream, which ends the transfer */
     }
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && (c->client_gone || c->stream))
         c->status = 499; /* the client went away */
@@ -520,6 +514,9 @@ serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(sc->threads > 0 ? sc->threads : 2),
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000,
+                              /* MHD's default 32 KiB pool per connection is
+                               * most of what an open stream costs */
+                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
                               MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)4096,
                               MHD_OPTION_NOTIFY_COMPLETED, completed, srv,
