@@ -733,15 +733,18 @@ static void test_keys(void)
 {
     /* sha256("gw-key-alice") and sha256("gw-key-bob") */
     char ha[65], hb[65];
-    FILE *p = popen("printf %s gw-key-alice | sha256sum; printf %s gw-key-bob | sha256sum", "r");
-    CU_ASSERT_FATAL(p && fscanf(p, "%64s %*s %64s", ha, hb) == 2);
+    char hc[65];
+    FILE *p = popen("printf %s gw-key-alice | sha256sum; printf %s gw-key-bob | sha256sum; "
+                    "printf %s gw-key-carol | sha256sum", "r");
+    CU_ASSERT_FATAL(p && fscanf(p, "%64s %*s %64s %*s %64s", ha, hb, hc) == 3);
     pclose(p);
     char extra[1024];
     snprintf(extra, sizeof extra,
              "serve = { keys = {\n"
              "  alice = { sha256 = \"%s\"; models = [ \"default\" ]; requests_per_minute = 2; };\n"
              "  bob = { sha256 = \"%s\"; models = [ \"ant/*\" ]; };\n"
-             "}; };\n", ha, hb);
+             "  carol = { sha256 = \"%s\"; budget_microcents = 1000L; };\n"
+             "}; };\n", ha, hb, hc);
     gw k;
     CU_ASSERT_FATAL(gw_start(&k, extra) == 0);
     resp r;
@@ -779,7 +782,22 @@ static void test_keys(void)
     CU_ASSERT_EQUAL(r.status, 429);
     CU_ASSERT_PTR_NOT_NULL(resp_header(&r, "Retry-After", h, sizeof h));
     resp_free(&r);
+    /* carol's budget: the first answer costs 1700 micro-cents (11 input
+     * tokens at $1/M, 3 output at $2/M), so the second is refused */
+    fake_server_push_sse(up, text_sse, 0);
+    http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
+         chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    resp_free(&r);
+    usleep(50 * 1000); /* charged when the gateway is done with the request */
+    http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
+         chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 429);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"insufficient_quota\""));
+    resp_free(&r);
     char *log = gw_log(&k);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "key=carol"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "cost_microcents=1700"));
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "key=alice"));
     CU_ASSERT_PTR_NULL(strstr(log, "gw-key-"));
     free(log);

@@ -127,6 +127,14 @@ void call_unref(serve_call *c)
     pthread_mutex_unlock(&c->mu);
     if (!last)
         return;
+    /* Accounted once both sides are done with the call (MHD and the pump),
+     * so that nothing writes what the log and the metrics read. */
+    if (c->t_end_us) {
+        if (c->gen && c->key_index >= 0)
+            keys_charge(c->gen->keys, c->key_index, &c->usage);
+        metrics_record(c);
+        accesslog_write(c);
+    }
     if (c->gen)
         server_gen_release(c->srv, c->gen);
     seam_request_free(c->req);
@@ -418,10 +426,6 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     pthread_mutex_unlock(&c->mu);
     if (wake)
         pump_wake(c->srv->pump);
-    if (c->gen && c->key_index >= 0)
-        keys_charge(c->gen->keys, c->key_index, &c->usage);
-    metrics_record(c);
-    accesslog_write(c);
     call_unref(c);
 }
 
