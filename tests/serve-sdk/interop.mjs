@@ -38,9 +38,11 @@ function upstreamOpen(port) {
   return n;
 }
 // Measured from abort(), so the time includes the SDK's own: undici closes
-// its socket when its event loop gets to it. The gateway's part alone (a
-// client socket closed -> the upstream socket closed, 1-3 ms) is asserted
-// under 100 ms by tests/test_serve.c; here the bound is the whole path's.
+// its socket when its event loop gets to it, and on a loaded machine Node's
+// timers slip. The gateway's part alone (a client socket closed -> the
+// upstream socket closed, 1-3 ms) is asserted under 100 ms by
+// tests/test_serve.c; here the bound only has to tell a cancelled upstream
+// call from one left running (the slow upstream streams for 6 s).
 async function aborted(sdk) {
   const t0 = Date.now();
   let open = -1;
@@ -51,7 +53,7 @@ async function aborted(sdk) {
     if (open === 0) break;
   }
   const took = Date.now() - t0;
-  check(open === 0 && took < 500, `${sdk}: the upstream socket closed ${took} ms after abort()`);
+  check(open === 0 && took < 2000, `${sdk}: the upstream socket closed ${took} ms after abort()`);
 }
 
 const weather = {
