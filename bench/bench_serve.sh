@@ -83,6 +83,10 @@ wrk_run() {
     bad=$(awk '/Non-2xx/ { print $NF }' "$tmp/wrk.out")
     echo "$rps $p50 $p99 ${bad:-0}"
 }
+# CPU time the gateway process has used, in microseconds (utime + stime)
+cpu_us() {
+    awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000000 / hz }' "/proc/$1/stat"
+}
 direct=http://127.0.0.1:$(cat "$tmp/small.port")/v1/chat/completions
 through=http://127.0.0.1:$gw_port/v1/chat/completions
 wrk_run "$through" 8 0 >/dev/null   # warm-up: plugin loaded, connections pooled
@@ -94,11 +98,15 @@ for rate in 1000 5000; do
     conns=$((rate / 50))
     delay=20
     set -- $(wrk_run "$direct" $conns $delay); d_rps=$1 d50=$2 d99=$3 d_bad=$4
+    c0=$(cpu_us "$gw_pid")
     set -- $(wrk_run "$through" $conns $delay); g_rps=$1 g50=$2 g99=$3 g_bad=$4
+    c1=$(cpu_us "$gw_pid")
     printf '%-10s %-8s %10s %10s %10s %8s\n' "$rate/s" direct "$d_rps" "$d50" "$d99" "$d_bad"
     printf '%-10s %-8s %10s %10s %10s %8s\n' "$rate/s" gateway "$g_rps" "$g50" "$g99" "$g_bad"
     awk -v a="$g50" -v b="$d50" -v c="$g99" -v d="$d99" -v r="$rate" \
         'BEGIN { printf "added at %s/s: median %.0f us, p99 %.0f us\n", r, a - b, c - d }'
+    awk -v c0="$c0" -v c1="$c1" -v n="$g_rps" -v s="$SECS" \
+        'BEGIN { printf "gateway CPU per request: %.0f us (all its threads)\n", (c1 - c0) / (n * s) }'
 done
 set -- $(wrk_run "$through" 64 0); echo "highest throughput through the gateway: $1 req/s (p50 $2 us, p99 $3 us, non-2xx $4)"
 set -- $(wrk_run "$direct" 64 0); echo "the fake upstream alone, same load: $1 req/s (p50 $2 us, p99 $3 us, non-2xx $4)"

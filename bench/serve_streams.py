@@ -80,18 +80,24 @@ async def main():
         tasks.append(asyncio.create_task(one(i, counts, done)))
         if (i + 1) % WAVE == 0:
             await asyncio.sleep(WAVE_MS / 1000)
-    # the gateway's RSS and fds when the most streams are open at once
-    peak = [0, rss0, fds0]
-    async def sample():
-        while True:
-            if inflight > peak[0]:
-                peak[:] = [inflight, rss_kib(), len(os.listdir(f"/proc/{pid}/fd"))]
-            await asyncio.sleep(0.02)
-    sampler = asyncio.create_task(sample())
-    await asyncio.gather(*tasks)
-    sampler.cancel()
-    top, rss1, fds1 = peak
+    # the gateway's RSS and fds once the most streams are open: wait until
+    # every stream is open (or the count stops growing for 2 s), then take the
+    # median of five samples 200 ms apart
+    best, still = 0, 0.0
+    while inflight < n and still < 2.0:
+        await asyncio.sleep(0.1)
+        if inflight > best:
+            best, still = inflight, 0.0
+        else:
+            still += 0.1
+    samples = []
+    for _ in range(5):
+        samples.append((inflight, rss_kib(), len(os.listdir(f"/proc/{pid}/fd"))))
+        await asyncio.sleep(0.2)
+    samples.sort(key=lambda x: x[1])
+    top, rss1, fds1 = samples[2]
     top = max(top, 1)
+    await asyncio.gather(*tasks)
     got = sum(counts)
     print(json.dumps({"streams": n, "most_open_at_once": top,
                       "rss_before_kib": rss0, "rss_peak_kib": rss1,
