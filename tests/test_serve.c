@@ -804,6 +804,24 @@ static void test_keys(void)
     CU_ASSERT_EQUAL(gw_stop(&k), 0);
 }
 
+static void test_serve_section_checked(void)
+{
+    gw k;
+    CU_ASSERT_NOT_EQUAL(gw_start(&k, "serve = { keys = { x = { sha256 = \"00\"; }; }; };\n"), 0);
+    char *log = gw_log(&k);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "serve.keys.x.sha256 must be 64 hex digits"));
+    free(log);
+    gw_stop(&k);
+    CU_ASSERT_NOT_EQUAL(gw_start(&k, "serve = { keys = { x = { sha256 = \"0000000000000000000000"
+                                     "000000000000000000000000000000000000000000\";\n"
+                                     "  requests_per_minut = 5; }; }; };\n"), 0);
+    log = gw_log(&k);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "serve.conf:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, ": unknown setting serve.keys.x.requests_per_minut (expected"));
+    free(log);
+    gw_stop(&k);
+}
+
 static void test_no_keys_loopback_only(void)
 {
     gw k;
@@ -906,6 +924,7 @@ int main(void)
     CU_add_test(s, "models, healthz, metrics, access log", test_models_health_metrics);
     CU_add_test(s, "keys: hashes, models, rate limit", test_keys);
     CU_add_test(s, "no keys: loopback only", test_no_keys_loopback_only);
+    CU_add_test(s, "the serve section is checked", test_serve_section_checked);
     CU_add_test(s, "SIGHUP reload, SIGTERM drain", test_reload_and_drain);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

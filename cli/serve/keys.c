@@ -94,6 +94,32 @@ void keys_sha256_hex(const char *s, size_t n, char hex[65])
 
 /* ---- the conf section ------------------------------------------------------------------ */
 
+/* An unknown key is refused with FILE:LINE, as the core does for its own
+ * sections: a misspelt requests_per_minute must not leave a key unlimited. */
+static int check_names(const config_setting_t *g, const char *where, const char *const *names,
+                       char *msg, size_t msgsize)
+{
+    for (int i = 0; i < config_setting_length(g); i++) {
+        const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(m);
+        int known = 0;
+        for (const char *const *n = names; *n; n++)
+            known |= name && strcmp(name, *n) == 0;
+        if (!known) {
+            sbuf list = { 0 };
+            for (const char *const *n = names; *n; n++)
+                sb_printf(&list, "%s%s", n == names ? "" : ", ", *n);
+            snprintf(msg, msgsize, "%s:%d: unknown setting %s.%s (expected one of: %s)",
+                     config_setting_source_file(m) ? config_setting_source_file(m) : "conf",
+                     config_setting_source_line(m), where, name ? name : "?",
+                     list.p ? list.p : "");
+            sb_free(&list);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int64_t get_int(const config_setting_t *s, const char *name, int64_t dflt)
 {
     long long v;
@@ -107,7 +133,19 @@ static int64_t get_int(const config_setting_t *s, const char *name, int64_t dflt
 
 static int load_key(gw_key *k, const config_setting_t *ks, char *msg, size_t msgsize)
 {
+    static const char *const key_names[] = { "sha256", "models", "budget_microcents",
+                                             "requests_per_minute", "tokens_per_minute", NULL };
     const char *name = config_setting_name(ks);
+    char where[128];
+    snprintf(where, sizeof where, "serve.keys.%s", name ? name : "?");
+    if (!config_setting_is_group(ks)) {
+        snprintf(msg, msgsize, "%s:%d: %s must be a group { sha256 = \"...\"; ... }",
+                 config_setting_source_file(ks) ? config_setting_source_file(ks) : "conf",
+                 config_setting_source_line(ks), where);
+        return -1;
+    }
+    if (check_names(ks, where, key_names, msg, msgsize) < 0)
+        return -1;
     snprintf(k->name, sizeof k->name, "%s", name);
     const char *hash;
     if (!config_setting_lookup_string(ks, "sha256", &hash) || strlen(hash) != 64 ||
@@ -160,7 +198,17 @@ int keys_load(const char *conf_path, serve_keys **out, serve_conf *sc, char *msg
         return -1;
     }
     int rc = 0;
+    static const char *const serve_names[] = { "listen", "threads", "drain_timeout_ms",
+                                               "max_body_bytes", "access_log", "keys", NULL };
     const config_setting_t *s = config_lookup(&cf, "serve");
+    if (s && (!config_setting_is_group(s) || check_names(s, "serve", serve_names, msg,
+                                                          msgsize) < 0)) {
+        if (!config_setting_is_group(s))
+            snprintf(msg, msgsize, "%s:%d: serve must be a group { ... }", conf_path,
+                     config_setting_source_line(s));
+        rc = -1;
+        s = NULL;
+    }
     if (s) {
         const char *str;
         if (config_setting_lookup_string(s, "listen", &str))
@@ -170,9 +218,6 @@ int keys_load(const char *conf_path, serve_keys **out, serve_conf *sc, char *msg
         sc->threads = (int)get_int(s, "threads", sc->threads);
         sc->drain_ms = get_int(s, "drain_timeout_ms", sc->drain_ms);
         sc->max_body = get_int(s, "max_body_bytes", sc->max_body);
-        int b;
-        if (config_setting_lookup_bool(s, "log_remote_address", &b))
-            sc->log_remote = b;
         const config_setting_t *keys = config_setting_get_member(s, "keys");
         int n = keys ? config_setting_length(keys) : 0;
         if (n > 0 && !(ks->k = calloc((size_t)n, sizeof *ks->k))) {

@@ -208,7 +208,6 @@ typedef struct serve_conf {
     int64_t drain_ms;
     int64_t max_body;
     char access_log[512];
-    int log_remote;            /* 1: the access log names the client's address */
 } serve_conf;
 
 /* Reads the conf's `serve` section (keys, listen, limits). conf_path may be
