@@ -61,6 +61,7 @@ struct seam_stream {
     void (*on_attempt)(void *, const seam_attempt *);
     void *ud;
     char *affinity;
+    char *skip_plugins;       /* the caller's skip_plugins, ",a,b," (NULL: none) */
     char *opt_provider, *opt_model;
 
     /* the plan */
@@ -413,6 +414,14 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
         s->ud = opts->ud;
         if (OPT_HAS(opts, affinity) && opts->affinity && !(s->affinity = strdup(opts->affinity)))
             rc = SEAM_ERR_NOMEM;
+        if (OPT_HAS(opts, skip_plugins) && opts->skip_plugins && *opts->skip_plugins) {
+            /* Framed by commas so that a lookup is one strstr of ",id,". */
+            size_t n = strlen(opts->skip_plugins);
+            if (!(s->skip_plugins = malloc(n + 3)))
+                rc = SEAM_ERR_NOMEM;
+            else
+                sprintf(s->skip_plugins, ",%s,", opts->skip_plugins);
+        }
     }
     if (rc == SEAM_OK)
         rc = build_plan(s, opts, err);
@@ -541,6 +550,18 @@ static void plan_exhausted(seam_stream *s)
     end_with(s, SEAM_ERR_PROVIDER, &e);
 }
 
+/* 1 when the caller's skip_plugins names plugin. */
+static int skipped_plugin(const seam_stream *s, const char *plugin)
+{
+    if (!s->skip_plugins || !plugin)
+        return 0;
+    size_t n = strlen(plugin);
+    for (const char *p = strstr(s->skip_plugins, plugin); p; p = strstr(p + 1, plugin))
+        if (p > s->skip_plugins && p[-1] == ',' && p[n] == ',')
+            return 1;
+    return 0;
+}
+
 /* Starts the next attempt, skipping entries that cannot serve. 0 when a transfer
  * is running or the plan changed, 1 when the call has ended (s->done), <0 on a
  * hard error. */
@@ -554,6 +575,12 @@ static int start_attempt(seam_stream *s)
         s->slot = slot;
         if (!slot) {
             seam_error_set(&why, SEAM_ERROR_CONF, "provider \"%s\" is not configured", e->provider);
+            skip_entry(s, e, &why, 0);
+            continue;
+        }
+        if (skipped_plugin(s, slot->conf->plugin)) {
+            seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is excluded by the caller",
+                           slot->conf->plugin);
             skip_entry(s, e, &why, 0);
             continue;
         }
@@ -1059,6 +1086,7 @@ void seam_stream_free(seam_stream *s)
     free(s->opt_provider);
     free(s->opt_model);
     free(s->affinity);
+    free(s->skip_plugins);
     free(s);
 }
 

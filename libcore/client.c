@@ -111,20 +111,13 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
     *out = NULL;
     const char *explicit_path = opts && opts->size >= offsetof(seam_client_options, conf_path) + sizeof(char *)
                                     ? opts->conf_path : NULL;
-    char *path = NULL;
-    int rc = seam_conf_find(explicit_path, SEAM_CONF_INSTALLED, &path, err);
-    if (rc != SEAM_OK)
-        return rc;
     seam_client *c = calloc(1, sizeof *c);
-    if (!c) {
-        free(path);
+    if (!c)
         return SEAM_ERR_NOMEM;
-    }
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&c->share_locks[i], NULL);
     pthread_mutex_init(&c->slots_lock, NULL);
-    rc = seam_conf_load(path, &c->conf, err);
-    free(path);
+    int rc = seam_conf_open(explicit_path, SEAM_CONF_INSTALLED, &c->conf, err);
     if (rc != SEAM_OK) {
         seam_client_free(c);
         return rc;
@@ -447,9 +440,9 @@ int seam_conf_check(const char *path, void (*warn)(void *ud, const char *text), 
         return rc;
     if (!found)
         return seam_error_set(err, SEAM_ERROR_CONF, "no conf file found");
-    seam_conf *conf = NULL;
-    rc = seam_conf_load(found, &conf, err);
     free(found);
+    seam_conf *conf = NULL;
+    rc = seam_conf_open(path, SEAM_CONF_INSTALLED, &conf, err);
     if (rc != SEAM_OK)
         return rc;
     for (size_t i = 0; warn && i < conf->n_warnings; i++)

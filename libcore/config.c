@@ -132,7 +132,132 @@ typedef struct loader {
     int catalog_named_line; /* error about the whole catalog file */
     chain_lines *chain_lines;
     role_origin *role_origins;
+    /* The overlay: while the personal conf is read, the definitions of the
+     * system conf (indices below these) may be replaced by name. */
+    size_t base_providers, base_chains, base_roles, base_tools, base_models;
 } loader;
+
+/* ---- freeing, and the overlay's replacing ------------------------------------ */
+
+static void free_provider(seam_conf_provider *p)
+{
+    free(p->name);
+    free(p->plugin);
+    free(p->base_url);
+    free(p->api_key_env);
+    free(p->api_key_file);
+    free(p->api_key_command);
+    free(p->ca_file);
+    free(p->ca_path);
+    seam_secret_free(p->api_key);
+    free(p->options_json);
+    free(p->file);
+    for (size_t k = 0; k < p->n_api_keys_env; k++)
+        free(p->api_keys_env[k]);
+    free(p->api_keys_env);
+    for (size_t k = 0; k < p->n_api_key_files; k++)
+        free(p->api_key_files[k]);
+    free(p->api_key_files);
+    for (size_t k = 0; k < p->n_api_key_commands; k++)
+        free(p->api_key_commands[k]);
+    free(p->api_key_commands);
+}
+
+static void free_chain(seam_conf_chain *ch)
+{
+    for (size_t k = 0; k < ch->n_entries; k++) {
+        free(ch->entries[k].provider);
+        free(ch->entries[k].model);
+    }
+    free(ch->entries);
+    free(ch->name);
+    free(ch->context_overflow_fallback);
+    free(ch->content_filter_fallback);
+    free(ch->file);
+}
+
+static void free_tool(seam_conf_tool *t)
+{
+    free(t->name);
+    free(t->description);
+    free(t->parameters_json);
+    free(t->command);
+    free(t->file);
+}
+
+/* Removes element i of an array of n elements of size elem. */
+static void remove_at(void *arr, size_t *n, size_t i, size_t elem)
+{
+    char *a = arr;
+    memmove(a + i * elem, a + (i + 1) * elem, (*n - i - 1) * elem);
+    (*n)--;
+}
+
+/* The personal conf overlays the system conf: a provider, chain, role, tool
+ * or model entry it defines under a name the system conf (or its conf.d/)
+ * already defined replaces that definition. Each returns 1 when `name` was
+ * such an earlier definition and is gone now, so that the caller goes on as
+ * for a new name; a name defined twice within one layer is still an error. */
+static int replace_provider(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    const seam_conf_provider *p = seam_conf_find_provider(c, name);
+    size_t i = p ? (size_t)(p - c->providers) : 0;
+    if (!p || i >= ld->base_providers)
+        return 0;
+    free_provider(&c->providers[i]);
+    remove_at(c->providers, &c->n_providers, i, sizeof *c->providers);
+    ld->base_providers--;
+    return 1;
+}
+
+static int replace_chain(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    const seam_conf_chain *ch = seam_conf_find_chain(c, name);
+    size_t i = ch ? (size_t)(ch - c->chains) : 0;
+    if (!ch || i >= ld->base_chains)
+        return 0;
+    free_chain(&c->chains[i]);
+    free(ld->chain_lines[i].entry_lines);
+    size_t n = c->n_chains;
+    remove_at(ld->chain_lines, &n, i, sizeof *ld->chain_lines);
+    remove_at(c->chains, &c->n_chains, i, sizeof *c->chains);
+    ld->base_chains--;
+    return 1;
+}
+
+static int replace_role(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    for (size_t i = 0; i < ld->base_roles; i++) {
+        if (strcmp(c->roles[i].name, name) != 0)
+            continue;
+        free(c->roles[i].name);
+        free(c->roles[i].chain);
+        free(c->roles[i].file);
+        free(ld->role_origins[i].file);
+        size_t n = c->n_roles;
+        remove_at(ld->role_origins, &n, i, sizeof *ld->role_origins);
+        remove_at(c->roles, &c->n_roles, i, sizeof *c->roles);
+        ld->base_roles--;
+        return 1;
+    }
+    return 0;
+}
+
+static int replace_tool(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    const seam_conf_tool *t = seam_conf_find_tool(c, name);
+    size_t i = t ? (size_t)(t - c->tools) : 0;
+    if (!t || i >= ld->base_tools)
+        return 0;
+    free_tool(&c->tools[i]);
+    remove_at(c->tools, &c->n_tools, i, sizeof *c->tools);
+    ld->base_tools--;
+    return 1;
+}
 
 /* ---- failing ------------------------------------------------------------------ */
 
@@ -771,7 +896,7 @@ static int load_provider(loader *ld, const config_setting_t *s)
     join_path(path, "providers", name);
     if (expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
-    const seam_conf_provider *prev = seam_conf_find_provider(c, name);
+    const seam_conf_provider *prev = replace_provider(ld, name) ? NULL : seam_conf_find_provider(c, name);
     if (prev)
         return fail_setting(ld, s, "provider \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
@@ -1023,7 +1148,7 @@ static int load_chain(loader *ld, const config_setting_t *s)
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_GROUP)
         return fail_type(ld, s, path, "a list of entries ( { ... } ) or a group { entries = ( ... ); }");
-    const seam_conf_chain *prev = seam_conf_find_chain(c, name);
+    const seam_conf_chain *prev = replace_chain(ld, name) ? NULL : seam_conf_find_chain(c, name);
     if (prev)
         return fail_setting(ld, s, "chain \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
@@ -1063,6 +1188,36 @@ static int load_chains(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
+/* ---- cli: the seam command's own settings ------------------------------------ */
+
+/* The `cli` group is the seam command's (conversation logs, model aliases,
+ * templates): kept as JSON for it and not interpreted here. A later file's
+ * members replace an earlier file's of the same name, so a personal conf
+ * overlays the system one member by member. */
+static int load_cli(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "cli") != SEAM_OK || options_utf8(ld, s, "cli") != SEAM_OK)
+        return ld->status;
+    json_object *add = setting_to_json(s);
+    json_object *have = ld->conf->cli_json ? json_tokener_parse(ld->conf->cli_json)
+                                           : json_object_new_object();
+    if (!add || !have) {
+        json_object_put(add);
+        json_object_put(have);
+        return fail_nomem(ld);
+    }
+    json_object_object_foreach(add, key, val)
+        json_object_object_add(have, key, json_object_get(val));
+    char *copy = seam_json_print(have, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    json_object_put(add);
+    json_object_put(have);
+    if (!copy)
+        return fail_nomem(ld);
+    free(ld->conf->cli_json);
+    ld->conf->cli_json = copy;
+    return SEAM_OK;
+}
+
 /* ---- roles ------------------------------------------------------------------------------------------ */
 
 static int load_roles(loader *ld, const config_setting_t *s)
@@ -1075,6 +1230,7 @@ static int load_roles(loader *ld, const config_setting_t *s)
         const char *name = config_setting_name(m);
         char path[PATH_MAX_LEN];
         join_path(path, "roles", name);
+        replace_role(ld, name);
         for (size_t k = 0; k < c->n_roles; k++)
             if (strcmp(c->roles[k].name, name) == 0)
                 return fail_setting(ld, m, "role \"%s\" already defined in %s:%d", name,
@@ -1091,9 +1247,12 @@ static int load_roles(loader *ld, const config_setting_t *s)
         role_origin *o = &ld->role_origins[c->n_roles];
         c->n_roles++;
         r->name = strdup(name);
+        r->file = strdup(setting_file(ld, m));
+        r->line = setting_line(m);
+        r->chain = NULL;
         o->file = strdup(setting_file(ld, m));
         o->line = setting_line(m);
-        if (!r->name || !o->file)
+        if (!r->name || !o->file || !r->file)
             return fail_nomem(ld);
         if (read_string(ld, m, path, &r->chain) != SEAM_OK)
             return ld->status;
@@ -1167,7 +1326,7 @@ static int load_tool(loader *ld, const config_setting_t *s)
     join_path(path, "tools", name);
     if (expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
-    const seam_conf_tool *prev = seam_conf_find_tool(c, name);
+    const seam_conf_tool *prev = replace_tool(ld, name) ? NULL : seam_conf_find_tool(c, name);
     if (prev)
         return fail_setting(ld, s, "tool \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
@@ -1330,6 +1489,16 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
         const seam_conf_model *o = &c->models[i];
         if (strcmp(o->id, m.id) != 0 || !same_provider(o->provider, m.provider))
             continue;
+        if (o->from_catalog == m.from_catalog && i < ld->base_models) {
+            /* The personal conf's entry replaces the system conf's. */
+            free(c->models[i].id);
+            free(c->models[i].provider);
+            free(c->models[i].file);
+            remove_at(c->models, &c->n_models, i, sizeof *c->models);
+            ld->base_models--;
+            i--;
+            continue;
+        }
         if (o->from_catalog == m.from_catalog) {
             rc = fail_setting(ld, s, "model \"%s\"%s%s already defined in %s:%d", m.id,
                               m.provider ? " of provider " : "", m.provider ? m.provider : "",
@@ -1674,11 +1843,13 @@ static int load_file(loader *ld, const char *file)
             load_model_catalog_key(ld, s);
         else if (strcmp(key, "tools") == 0)
             load_tools(ld, s);
+        else if (strcmp(key, "cli") == 0)
+            load_cli(ld, s);
         else if (strcmp(key, "serve") == 0)
             ; /* the gateway's own section: read and checked by `seam serve` (cli/serve/) */
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools, serve)", key);
+                                "chains, roles, models, model_catalog, tools, cli, serve)", key);
     }
     config_destroy(&cf);
     return ld->status;
@@ -1836,6 +2007,11 @@ static int load_catalog(loader *ld)
 
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
 {
+    return seam_conf_load_overlay(NULL, path, out, err);
+}
+
+int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, seam_error *err)
+{
     if (!out)
         return SEAM_ERR_INVALID;
     *out = NULL;
@@ -1845,7 +2021,21 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
         return SEAM_ERR_NOMEM;
     }
     loader ld = {.conf = conf, .err = err, .status = SEAM_OK};
-    if (path) {
+    if (base && path) {
+        /* The system conf and its conf.d/ first; what the personal conf
+         * defines then adds to them or replaces them by name. */
+        conf->base_path = strdup(base);
+        if (!conf->base_path)
+            fail_nomem(&ld);
+        else if (load_file(&ld, base) == SEAM_OK)
+            load_conf_d(&ld, base);
+        ld.base_providers = conf->n_providers;
+        ld.base_chains = conf->n_chains;
+        ld.base_roles = conf->n_roles;
+        ld.base_tools = conf->n_tools;
+        ld.base_models = conf->n_models;
+    }
+    if (path && ld.status == SEAM_OK) {
         conf->path = strdup(path);
         if (!conf->path)
             fail_nomem(&ld);
@@ -1882,29 +2072,8 @@ void seam_conf_free(seam_conf *conf)
     for (size_t i = 0; i < conf->n_plugin_path; i++)
         free(conf->plugin_path[i]);
     free(conf->plugin_path);
-    for (size_t i = 0; i < conf->n_providers; i++) {
-        seam_conf_provider *p = &conf->providers[i];
-        free(p->name);
-        free(p->plugin);
-        free(p->base_url);
-        free(p->api_key_env);
-        free(p->api_key_file);
-        free(p->api_key_command);
-        free(p->ca_file);
-        free(p->ca_path);
-        seam_secret_free(p->api_key);
-        free(p->options_json);
-        free(p->file);
-        for (size_t k = 0; k < p->n_api_keys_env; k++)
-            free(p->api_keys_env[k]);
-        free(p->api_keys_env);
-        for (size_t k = 0; k < p->n_api_key_files; k++)
-            free(p->api_key_files[k]);
-        free(p->api_key_files);
-        for (size_t k = 0; k < p->n_api_key_commands; k++)
-            free(p->api_key_commands[k]);
-        free(p->api_key_commands);
-    }
+    for (size_t i = 0; i < conf->n_providers; i++)
+        free_provider(&conf->providers[i]);
     free(conf->providers);
     for (size_t i = 0; i < conf->n_models; i++) {
         free(conf->models[i].id);
@@ -1913,31 +2082,19 @@ void seam_conf_free(seam_conf *conf)
     }
     free(conf->models);
     free(conf->model_catalog);
-    for (size_t i = 0; i < conf->n_chains; i++) {
-        seam_conf_chain *ch = &conf->chains[i];
-        for (size_t k = 0; k < ch->n_entries; k++) {
-            free(ch->entries[k].provider);
-            free(ch->entries[k].model);
-        }
-        free(ch->entries);
-        free(ch->name);
-        free(ch->context_overflow_fallback);
-        free(ch->content_filter_fallback);
-        free(ch->file);
-    }
+    free(conf->base_path);
+    free(conf->cli_json);
+    for (size_t i = 0; i < conf->n_chains; i++)
+        free_chain(&conf->chains[i]);
     free(conf->chains);
     for (size_t i = 0; i < conf->n_roles; i++) {
         free(conf->roles[i].name);
         free(conf->roles[i].chain);
+        free(conf->roles[i].file);
     }
     free(conf->roles);
-    for (size_t i = 0; i < conf->n_tools; i++) {
-        free(conf->tools[i].name);
-        free(conf->tools[i].description);
-        free(conf->tools[i].parameters_json);
-        free(conf->tools[i].command);
-        free(conf->tools[i].file);
-    }
+    for (size_t i = 0; i < conf->n_tools; i++)
+        free_tool(&conf->tools[i]);
     free(conf->tools);
     for (size_t i = 0; i < conf->n_warnings; i++)
         free(conf->warnings[i]);

@@ -250,6 +250,8 @@ typedef struct seam_conf_model {
 typedef struct seam_conf_role {
     char *name;
     char *chain;
+    char *file;             /* where defined */
+    int line;
 } seam_conf_role;
 
 /* A tool the application runs as a shell command (`tools = { NAME = {...}; }`):
@@ -267,6 +269,8 @@ typedef struct seam_conf_tool {
 
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
+    char *base_path;        /* the system conf path overlays, NULL when none */
+    char *cli_json;         /* the `cli` group as a JSON object, NULL when absent */
     char **plugin_path;
     size_t n_plugin_path;
     seam_conf_provider *providers;
@@ -296,6 +300,17 @@ int seam_conf_find(const char *explicit_path, const char *installed_path, char *
  * A chain entry naming a provider no file defines is a warning (the entry
  * is skipped at run time); a role naming an unknown chain is an error. */
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err);
+/* As seam_conf_load, but path (the personal conf) overlays base (the system
+ * conf; NULL: none): base and its conf.d/ are read first, then path and its
+ * conf.d/, whose providers, chains, roles, tools and model entries add to
+ * base's or replace them by name (conf_overlay.c decides when). */
+int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, seam_error *err);
+/* Finds the conf (seam_conf_find) and loads it: a personal conf found in
+ * $XDG_CONFIG_HOME overlays the system one ($SEAM_SYSTEM_CONF, else
+ * installed_path) when that exists; an explicit path or $SEAM_CONF is read
+ * alone. *out is NULL-free on success (an empty conf when none was found). */
+int seam_conf_open(const char *explicit_path, const char *installed_path, seam_conf **out,
+                   seam_error *err);
 void seam_conf_free(seam_conf *conf);
 const seam_conf_provider *seam_conf_find_provider(const seam_conf *c, const char *name);
 const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name);

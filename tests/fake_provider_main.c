@@ -13,7 +13,10 @@
  * `data: L\r\n\r\n`. The port goes to PATH once listening (written to a temp
  * file and renamed, so a reader never sees a partial file). With --echo-digest 1,
  * each "@REQ_DIGEST@" in the body becomes the hash of the request's body
- * (fakeserver.h), so the answer shows whether the client sent the same request. */
+ * (fakeserver.h), so the answer shows whether the client sent the same request.
+ * With --record FILE, the body of each request received is appended to FILE,
+ * one line each (a JSON body's own line breaks become spaces), so a test can
+ * read what the client sent. */
 #include "config.h"
 
 #include "fakeserver.h"
@@ -34,6 +37,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: fake-provider --port-file PATH [--split N] [--delay MS] [--echo-digest 1]\n"
+            "         [--record FILE]\n"
             "         (--sse-file FILE --family openai|anthropic|gemini\n"
             "          | --status CODE --json-body TEXT [--header 'Name: value']...)\n");
     exit(2);
@@ -163,6 +167,19 @@ static char *frame_sse_file(const char *path, const char *family)
     return out.data;
 }
 
+/* Appends the bodies of the requests received since the last call to f. */
+static void record_requests(fake_server *s, FILE *f, size_t *recorded)
+{
+    size_t n = fake_server_request_count(s);
+    for (; f && *recorded < n; (*recorded)++) {
+        const char *body = fake_server_request_body(s, *recorded);
+        for (const char *p = body ? body : ""; *p; p++)
+            fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+        fputc('\n', f);
+        fflush(f);
+    }
+}
+
 static void write_port_file(const char *path, int port)
 {
     char tmp[4096];
@@ -177,6 +194,7 @@ static void write_port_file(const char *path, int port)
 
 int main(int argc, char **argv)
 {
+    const char *record_file = NULL;
     const char *port_file = NULL, *sse_file = NULL, *family = NULL, *json_body = NULL;
     long split = 0, delay = 0, status = 0, echo = 0;
     text headers = { 0 };
@@ -195,6 +213,8 @@ int main(int argc, char **argv)
             delay = strtol(v, NULL, 10);
         else if (strcmp(a, "--echo-digest") == 0)
             echo = strtol(v, NULL, 10);
+        else if (strcmp(a, "--record") == 0)
+            record_file = v;
         else if (strcmp(a, "--sse-file") == 0)
             sse_file = v;
         else if (strcmp(a, "--family") == 0)
@@ -244,6 +264,12 @@ int main(int argc, char **argv)
     sigaddset(&stop_signals, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
+    FILE *record = NULL;
+    size_t recorded = 0;
+    if (record_file && !(record = fopen(record_file, "a"))) {
+        fprintf(stderr, "fake-provider: cannot open %s: %s\n", record_file, strerror(errno));
+        return 1;
+    }
     fake_server *s = fake_server_start();
     if (!s) {
         fprintf(stderr, "fake-provider: cannot start the server\n");
@@ -263,7 +289,11 @@ int main(int argc, char **argv)
             fake_server_push(s, &r);
             pushed++;
         }
+        record_requests(s, record, &recorded);
     }
+    record_requests(s, record, &recorded);
+    if (record)
+        fclose(record);
     fake_server_stop(s);
     free(body);
     free(headers.data);

@@ -33,7 +33,7 @@
 #include <seam/seam.h>
 
 static fake_server *srv;
-static char *tmpdir;
+static const char *tmpdir;
 
 /* ---- the injected clock ----------------------------------------------------------- */
 
@@ -41,6 +41,13 @@ static pthread_mutex_t clock_lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t fake_now = 5000000000LL;
 static int64_t sleeps[64];
 static int n_sleeps;
+
+static int start(void)
+{
+    srv = tu_server_start();
+    tmpdir = tu_dir();
+    return srv && tmpdir ? 0 : -1;
+}
 
 static int64_t clock_now(void *ud)
 {
@@ -79,57 +86,15 @@ static void sleeps_reset(void)
 
 /* ---- clients ------------------------------------------------------------------------ */
 
-/* The conf text with every "@URL@" replaced by the fake server's URL and
- * "@TMP@" by the test's temp dir. */
-static char *expand(const char *text)
-{
-    const char *url = fake_server_url(srv);
-    size_t cap = strlen(text) * 4 + 4096;
-    char *out = calloc(1, cap);
-    size_t used = 0;
-    for (const char *p = text; *p && used + 512 < cap;) {
-        if (strncmp(p, "@URL@", 5) == 0) {
-            used += (size_t)snprintf(out + used, cap - used, "%s", url);
-            p += 5;
-        } else if (strncmp(p, "@TMP@", 5) == 0) {
-            used += (size_t)snprintf(out + used, cap - used, "%s", tmpdir);
-            p += 5;
-        } else {
-            out[used++] = *p++;
-        }
-    }
-    return out;
-}
-
-static int conf_serial;
-
-/* A client on conf_text (plus the plugin dirs of the build, and no model
- * catalog unless the text names one), on the injected clock. */
+/* A client on conf_text (plus the plugin dirs of the build), on the injected clock. */
 static seam_client *client_of(const char *conf_text)
 {
-    char *body = expand(conf_text);
-    char head[2048];
+    char *body = tu_expand(srv, conf_text);
     /* The real plugins first: tests/plugins also holds a duplicate "mock". */
-    snprintf(head, sizeof head, "plugin_path = [ \"%s\", \"%s/tests/plugins/.libs\" ];\n%s",
-             tu_plugin_dir(), TOP_BUILDDIR,
-             strstr(conf_text, "model_catalog") ? "" : "model_catalog = \"\";\n");
-    char name[64];
-    snprintf(name, sizeof name, "chain-%d.conf", conf_serial++);
-    char *path = tu_path(tmpdir, name);
-    char *all = malloc(strlen(head) + strlen(body) + 2);
-    sprintf(all, "%s%s\n", head, body);
-    CU_ASSERT_FATAL(tu_write_file(path, all) == 0);
-    free(all);
+    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
+                                tu_test_plugin_dir(), body);
     free(body);
-    seam_client_options o = {sizeof o, path, 1};
-    seam_client *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    int rc = seam_client_new(&o, &c, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "client: %s\n", err.message);
-    free(path);
-    CU_ASSERT_FATAL(rc == SEAM_OK);
+    CU_ASSERT_FATAL(c != NULL);
     seam_client_set_clock(c, clock_now, clock_sleep, NULL);
     sleeps_reset();
     return c;
@@ -329,7 +294,7 @@ static void test_retry_after_honoured(void)
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_EQUAL(n_sleeps, 1);
     CU_ASSERT_EQUAL(sleeps[0], 250);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_backoff_schedule(void)
@@ -371,7 +336,7 @@ static void test_backoff_schedule(void)
         varied |= sleeps[0] != first;
     }
     CU_ASSERT_TRUE(varied);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_overloaded_burst(void)
@@ -403,7 +368,7 @@ static void test_overloaded_burst(void)
     CU_ASSERT_EQUAL(r.at.r[3].outcome, SEAM_ATTEMPT_SUCCEEDED);
     CU_ASSERT_STRING_EQUAL(r.at.r[3].provider, "calm");
     CU_ASSERT_EQUAL(n_sleeps, 2);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_retry_after_cap(void)
@@ -425,7 +390,7 @@ static void test_retry_after_cap(void)
     CU_ASSERT_STRING_EQUAL(r.at.r[1].provider, "w2");
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/second/stream");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_deadline_and_cancel_during_wait(void)
@@ -449,7 +414,7 @@ static void test_deadline_and_cancel_during_wait(void)
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     seam_cancel_free(cancel);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* ---- auth ----------------------------------------------------------------------------------- */
@@ -473,7 +438,7 @@ static void test_auth_stops_chain(void)
     r = go_chain(c, "a");
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.provider, "w");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* A command printing key-1, key-2, ... one more each run (counter in FILE). */
@@ -532,7 +497,7 @@ static void test_auth_refresh_one_more_attempt(void)
     CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-2");
     CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-3");
     CU_ASSERT_EQUAL(r.at.n, 2);
-    seam_client_free(c);
+    tu_client_free(c);
     free(cmd);
 }
 
@@ -627,7 +592,7 @@ static void test_pool_rotation(void)
     r = go_chain(c, "p");
     CU_ASSERT_STRING_EQUAL(r.provider, "wp");
     CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-two-new");
-    seam_client_free(c);
+    tu_client_free(c);
     unsetenv("SEAM_CHAIN_K1");
     unsetenv("SEAM_CHAIN_K2");
 }
@@ -672,7 +637,7 @@ static void test_key_selection_sticky(void)
         distinct |= strcmp(seen[i], seen[0]) != 0;
     }
     CU_ASSERT_TRUE(distinct);
-    seam_client_free(c);
+    tu_client_free(c);
     unsetenv("SEAM_CHAIN_S1");
     unsetenv("SEAM_CHAIN_S2");
 }
@@ -717,7 +682,7 @@ static void test_credential_expiry(void)
     push_ok();
     go_chain(c, "t");
     CU_ASSERT_STRING_EQUAL(auth_of(before + 2), "Bearer key-2");
-    seam_client_free(c);
+    tu_client_free(c);
     free(cmd);
     free(ttl_cmd);
 }
@@ -813,7 +778,7 @@ static void test_cooldown_shared(void)
     r = go(c, NULL, h);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/stream");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_rate_limit_guard(void)
@@ -908,7 +873,7 @@ static void test_rate_limit_guard(void)
     CU_ASSERT_STRING_EQUAL(r.provider, "w2");
     CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* ---- streaming ---------------------------------------------------------------------------------- */
@@ -954,7 +919,7 @@ static void test_stream_failover_rules(void)
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_EQUAL(r.n_stops, 1);
     CU_ASSERT_STRING_EQUAL(r.text, "fine");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static seam_request *with_reasoning_history(void)
@@ -991,7 +956,7 @@ static void test_reasoning_stripped_across_providers(void)
     /* The caller's request is untouched. */
     CU_ASSERT_EQUAL(seam_message_part_count(seam_request_message(req, 1)), 2);
     seam_request_free(req);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* ---- skips: capabilities and the context window -------------------------------------------------------- */
@@ -1067,7 +1032,7 @@ static void test_capability_and_context_skips(void)
     r = go_chain(c, "t");
     CU_ASSERT_STRING_EQUAL(r.provider, "mk");
     CU_ASSERT_STRING_EQUAL(r.text, "from mock");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* ---- error-class fallbacks ---------------------------------------------------------------------------- */
@@ -1133,7 +1098,7 @@ static void test_fallback_chains(void)
     r = go_chain(c, "plain");
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* ---- cost ------------------------------------------------------------------------------------------------ */
@@ -1207,7 +1172,7 @@ static void test_cost_per_attempt_and_summed(void)
     CU_ASSERT(r.usage.present & SEAM_USAGE_COST);
     /* 1.5M×3e8 + 2000×1.5e9 + 1M×3e7 + 10×3.75e8, per million */
     CU_ASSERT_EQUAL(r.usage.cost_microcents, 450000000LL + 3000000LL + 30000000LL + 3750LL);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_shipped_catalog(void)
@@ -1229,7 +1194,7 @@ static void test_shipped_catalog(void)
     /* The conf's own entry overrides the catalog's. */
     r = go_chain(c, "mine");
     CU_ASSERT_EQUAL(r.usage.cost_microcents, 2);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* ---- the conf keys ------------------------------------------------------------------------------------------ */
@@ -1274,7 +1239,6 @@ static void test_conf_keys(void)
     CU_ASSERT_EQUAL(seam_conf_check(path, NULL, NULL, &err), SEAM_OK);
     free(path);
 }
-
 
 /* ---- issue 11: failover_on, key commands cancelled, extreme durations -------------------- */
 
@@ -1343,14 +1307,7 @@ static void test_failover_on(void)
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     CU_ASSERT_PTR_NULL(strstr(r.err.message, "failover_on"));
-    seam_client_free(c);
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    tu_client_free(c);
 }
 
 static void *trigger_after_150ms(void *arg)
@@ -1375,9 +1332,9 @@ static void test_cancel_during_key_command(void)
     pthread_t th;
     pthread_create(&th, NULL, trigger_after_150ms, cancel);
     how h = {.chain = "k", .cancel = cancel};
-    int64_t t0 = mono_ms();
+    int64_t t0 = tu_now_ms();
     run r = go(c, NULL, h);
-    int64_t took = mono_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     pthread_join(th, NULL);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
@@ -1386,19 +1343,19 @@ static void test_cancel_during_key_command(void)
     seam_cancel_free(cancel);
 
     /* The command's timeout, from the conf. */
-    seam_client_free(c);
+    tu_client_free(c);
     c = client_of("providers = {\n"
                   "  slow = { plugin = \"testwire\"; base_url = \"@URL@\";\n"
                   "           api_key_command = \"sleep 60\"; api_key_command_timeout_ms = 200; };\n};\n"
                   "chains = { k = ( { provider = \"slow\"; model = \"m\"; } ); };\n");
-    t0 = mono_ms();
+    t0 = tu_now_ms();
     r = go_chain(c, "k");
-    took = mono_ms() - t0;
+    took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "api_key_command timed out after 200 ms"));
     CU_ASSERT(took < 1000);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* An application's "no limit" written as INT64_MAX: no overflow anywhere (the
@@ -1413,9 +1370,8 @@ static void test_extreme_durations(void)
     run r = go(c, NULL, h);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.text, "fine");
-    seam_client_free(c);
+    tu_client_free(c);
 }
-
 
 /* ---- issue 11: a private CA (ca_file), against a real TLS server ------------------------- */
 
@@ -1540,7 +1496,7 @@ static void test_ca_file(void)
     r = go(c, NULL, h);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.text, "hello from tls");
-    seam_client_free(c);
+    tu_client_free(c);
 
     close(in[1]);
     kill(pid, SIGTERM);
@@ -1592,44 +1548,35 @@ static void test_plain_http_warning(void)
     free(path);
 }
 
+static const tu_test tests[] = {
+    { "Retry-After honoured", test_retry_after_honoured },
+    { "exponential backoff with jitter", test_backoff_schedule },
+    { "a 529 burst fails over", test_overloaded_burst },
+    { "Retry-After beyond the cap advances", test_retry_after_cap },
+    { "deadline and cancel during a wait", test_deadline_and_cancel_during_wait },
+    { "auth stops the chain", test_auth_stops_chain },
+    { "a refresh grants exactly one more attempt", test_auth_refresh_one_more_attempt },
+    { "key pool rotation", test_pool_rotation },
+    { "sticky key selection", test_key_selection_sticky },
+    { "credential expiry", test_credential_expiry },
+    { "cooldown shared by requests and threads", test_cooldown_shared },
+    { "rate-limit guard", test_rate_limit_guard },
+    { "streaming failover before and after content", test_stream_failover_rules },
+    { "reasoning stripped across providers", test_reasoning_stripped_across_providers },
+    { "capability and context-window skips", test_capability_and_context_skips },
+    { "error-class fallback chains", test_fallback_chains },
+    { "cost per attempt, summed across failover", test_cost_per_attempt_and_summed },
+    { "the shipped catalog", test_shipped_catalog },
+    { "conf keys", test_conf_keys },
+    { "failover_on: fatal kinds to the next provider", test_failover_on },
+    { "cancel and timeout during a key command", test_cancel_during_key_command },
+    { "INT64_MAX timeouts do not overflow", test_extreme_durations },
+    { "ca_file trusts a private CA (TLS server)", test_ca_file },
+    { "plain HTTP to a remote host warns", test_plain_http_warning },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
-    if (!srv || !tmpdir)
-        return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("chain", NULL, NULL);
-    CU_add_test(s, "Retry-After honoured", test_retry_after_honoured);
-    CU_add_test(s, "exponential backoff with jitter", test_backoff_schedule);
-    CU_add_test(s, "a 529 burst fails over", test_overloaded_burst);
-    CU_add_test(s, "Retry-After beyond the cap advances", test_retry_after_cap);
-    CU_add_test(s, "deadline and cancel during a wait", test_deadline_and_cancel_during_wait);
-    CU_add_test(s, "auth stops the chain", test_auth_stops_chain);
-    CU_add_test(s, "a refresh grants exactly one more attempt", test_auth_refresh_one_more_attempt);
-    CU_add_test(s, "key pool rotation", test_pool_rotation);
-    CU_add_test(s, "sticky key selection", test_key_selection_sticky);
-    CU_add_test(s, "credential expiry", test_credential_expiry);
-    CU_add_test(s, "cooldown shared by requests and threads", test_cooldown_shared);
-    CU_add_test(s, "rate-limit guard", test_rate_limit_guard);
-    CU_add_test(s, "streaming failover before and after content", test_stream_failover_rules);
-    CU_add_test(s, "reasoning stripped across providers", test_reasoning_stripped_across_providers);
-    CU_add_test(s, "capability and context-window skips", test_capability_and_context_skips);
-    CU_add_test(s, "error-class fallback chains", test_fallback_chains);
-    CU_add_test(s, "cost per attempt, summed across failover", test_cost_per_attempt_and_summed);
-    CU_add_test(s, "the shipped catalog", test_shipped_catalog);
-    CU_add_test(s, "conf keys", test_conf_keys);
-    CU_add_test(s, "failover_on: fatal kinds to the next provider", test_failover_on);
-    CU_add_test(s, "cancel and timeout during a key command", test_cancel_during_key_command);
-    CU_add_test(s, "INT64_MAX timeouts do not overflow", test_extreme_durations);
-    CU_add_test(s, "ca_file trusts a private CA (TLS server)", test_ca_file);
-    CU_add_test(s, "plain HTTP to a remote host warns", test_plain_http_warning);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("chain", tests, start);
 }

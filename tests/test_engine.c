@@ -20,7 +20,6 @@
 #include <seam/seam.h>
 
 static fake_server *srv;
-static char *tmpdir;
 
 /* Ten text events, then the stop: "0123456789". */
 static const char *ten_events =
@@ -28,23 +27,19 @@ static const char *ten_events =
     "data: 5\n\ndata: 6\n\ndata: 7\n\ndata: 8\n\ndata: 9\n\n"
     "event: stop\ndata: 10\n\n";
 
+static int start(void)
+{
+    srv = tu_server_start();
+    return srv ? 0 : -1;
+}
+
 static seam_client *client(void)
 {
-    char conf[4096];
-    snprintf(conf, sizeof conf,
-             "plugin_path = [ \"%s/tests/plugins/.libs\" ];\n"
-             "providers = { w = { plugin = \"testwire\"; base_url = \"%s\"; idle_timeout_ms = 10000; }; };\n",
-             TOP_BUILDDIR, fake_server_url(srv));
-    char *path = tu_path(tmpdir, "engine.conf");
-    CU_ASSERT_FATAL(tu_write_file(path, conf) == 0);
-    seam_client_options o = { sizeof o, path, 1 };
-    seam_client *c = NULL;
-    seam_error err;
-    int rc = seam_client_new(&o, &c, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "client: %s\n", err.message);
-    free(path);
-    CU_ASSERT_FATAL(rc == SEAM_OK);
+    seam_client *c = tu_clientf(
+        "plugin_path = [ \"%s\" ];\n"
+        "providers = { w = { plugin = \"testwire\"; base_url = \"%s\"; idle_timeout_ms = 10000; }; };\n",
+        tu_test_plugin_dir(), fake_server_url(srv));
+    CU_ASSERT_FATAL(c != NULL);
     return c;
 }
 
@@ -146,7 +141,7 @@ static void test_many_streams_one_thread(void)
     CU_ASSERT(max_fds <= fds_before + 2 * N_STREAMS + 8);
     /* They really overlapped (each lasts 300 ms; all start in the first pass). */
     CU_ASSERT(max_fds >= fds_before + N_STREAMS);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_connection_kept_alive(void)
@@ -170,7 +165,7 @@ static void test_connection_kept_alive(void)
     }
     CU_ASSERT_EQUAL(fake_server_request_count(srv) - n_before, 5);
     CU_ASSERT_EQUAL(fake_server_connection_count(srv) - before, 1);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 typedef struct worker {
@@ -219,7 +214,7 @@ static void test_threads_stream_at_once(void)
         ok += w[i].ok;
     }
     CU_ASSERT_EQUAL(ok, THREADS * 5);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_cancel_one_of_many(void)
@@ -267,7 +262,7 @@ static void test_cancel_one_of_many(void)
     for (int i = 0; i < N; i++)
         seam_stream_free(s[i]);
     seam_cancel_free(cancel);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_bad_arguments(void)
@@ -277,25 +272,16 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(seam_client_perform(NULL), SEAM_ERR_INVALID);
 }
 
+static const tu_test tests[] = {
+    { "200 streams on one thread, every chunk", test_many_streams_one_thread },
+    { "sequential requests keep one connection", test_connection_kept_alive },
+    { "several threads stream at once", test_threads_stream_at_once },
+    { "a cancel ends one stream of many", test_cancel_one_of_many },
+    { "bad arguments", test_bad_arguments },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
-    if (!srv || !tmpdir)
-        return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("engine", NULL, NULL);
-    CU_add_test(s, "200 streams on one thread, every chunk", test_many_streams_one_thread);
-    CU_add_test(s, "sequential requests keep one connection", test_connection_kept_alive);
-    CU_add_test(s, "several threads stream at once", test_threads_stream_at_once);
-    CU_add_test(s, "a cancel ends one stream of many", test_cancel_one_of_many);
-    CU_add_test(s, "bad arguments", test_bad_arguments);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    int failures = (int)CU_get_number_of_failures();
-    CU_cleanup_registry();
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failures ? 1 : 0;
+    return tu_run_suite("engine", tests, start);
 }

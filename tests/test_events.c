@@ -19,28 +19,23 @@
 #define MAX_FDS 16
 
 static fake_server *srv;
-static char *tmpdir;
+
+static int start(void)
+{
+    srv = tu_server_start();
+    return srv ? 0 : -1;
+}
 
 static seam_client *client_for(const char *extra)
 {
-    char conf[4096];
-    snprintf(conf, sizeof conf,
-             "plugin_path = [ \"%s\", \"%s/tests/plugins/.libs\" ];\n"
-             "providers = {\n"
-             "  w = { plugin = \"testwire\"; base_url = \"%s\"; };\n"
-             "  m = { plugin = \"mock\"; options = { reply = \"one two three four\"; chunks = 4; delay_ms = 40; }; };\n"
-             "};\n%s",
-             tu_plugin_dir(), TOP_BUILDDIR, fake_server_url(srv), extra ? extra : "");
-    char *path = tu_path(tmpdir, "events.conf");
-    CU_ASSERT_FATAL(tu_write_file(path, conf) == 0);
-    seam_client_options o = { sizeof o, path, 1 };
-    seam_client *c = NULL;
-    seam_error err;
-    int rc = seam_client_new(&o, &c, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "client: %s\n", err.message);
-    free(path);
-    CU_ASSERT_FATAL(rc == SEAM_OK);
+    seam_client *c = tu_clientf(
+        "plugin_path = [ \"%s\", \"%s\" ];\n"
+        "providers = {\n"
+        "  w = { plugin = \"testwire\"; base_url = \"%s\"; };\n"
+        "  m = { plugin = \"mock\"; options = { reply = \"one two three four\"; chunks = 4; delay_ms = 40; }; };\n"
+        "};\n%s",
+        tu_plugin_dir(), tu_test_plugin_dir(), fake_server_url(srv), extra ? extra : "");
+    CU_ASSERT_FATAL(c != NULL);
     return c;
 }
 
@@ -157,7 +152,7 @@ static void test_network_streams_interleave(void)
     CU_ASSERT(first_other >= 0 && first_other < last0);
     for (int i = 0; i < N_STREAMS; i++)
         seam_stream_free(s[i]);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_served_streams_interleave(void)
@@ -182,7 +177,7 @@ static void test_served_streams_interleave(void)
     CU_ASSERT(interleaved);
     seam_stream_free(s[0]);
     seam_stream_free(s[1]);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_backoff_is_a_timeout(void)
@@ -205,7 +200,7 @@ static void test_backoff_is_a_timeout(void)
         backoff_seen |= st.timeouts[k] >= 250 && st.timeouts[k] <= 300;
     CU_ASSERT(backoff_seen);
     seam_stream_free(s);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_cancel_wakes_the_loop(void)
@@ -244,7 +239,7 @@ static void test_cancel_wakes_the_loop(void)
     CU_ASSERT_TRUE(seam_result_incomplete(seam_stream_result(s)));
     seam_stream_free(s);
     seam_cancel_free(cancel);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_bad_arguments(void)
@@ -257,25 +252,16 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(seam_stream_next_nowait(NULL, &ch, NULL), SEAM_ERR_INVALID);
 }
 
+static const tu_test tests[] = {
+    { "network streams interleave on one thread", test_network_streams_interleave },
+    { "served streams interleave on one thread", test_served_streams_interleave },
+    { "a backoff wait is a poll timeout", test_backoff_is_a_timeout },
+    { "a cancel wakes the loop", test_cancel_wakes_the_loop },
+    { "bad arguments", test_bad_arguments },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
-    if (!srv || !tmpdir)
-        return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("events", NULL, NULL);
-    CU_add_test(s, "network streams interleave on one thread", test_network_streams_interleave);
-    CU_add_test(s, "served streams interleave on one thread", test_served_streams_interleave);
-    CU_add_test(s, "a backoff wait is a poll timeout", test_backoff_is_a_timeout);
-    CU_add_test(s, "a cancel wakes the loop", test_cancel_wakes_the_loop);
-    CU_add_test(s, "bad arguments", test_bad_arguments);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("events", tests, start);
 }

@@ -24,34 +24,17 @@
 static fake_server *server;
 static seam_client *client;
 
-/* ---- helpers ------------------------------------------------------------------------ */
-
-static int init_suite(void)
+static int start(void)
 {
-    server = fake_server_start();
+    server = tu_server_start();
     if (!server)
         return -1;
-    char conf[1024];
-    snprintf(conf, sizeof conf,
-             "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
-             "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
-             "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
-             fake_server_url(server));
-    seam_error err;
-    seam_error_clear(&err);
-    client = tu_client(conf, &err);
-    if (!client) {
-        fprintf(stderr, "tu_client: %s\n", err.message);
-        return -1;
-    }
-    return 0;
-}
-
-static int clean_suite(void)
-{
-    tu_client_free(client);
-    fake_server_stop(server);
-    return 0;
+    client = tu_client_at_end(tu_clientf(
+        "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+        "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
+        "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
+        fake_server_url(server)));
+    return client ? 0 : -1;
 }
 
 static seam_call_options call_options(void)
@@ -195,42 +178,8 @@ static json_object *request_body(size_t i)
     return j;
 }
 
-/* A member by path: "contents.1.parts.0.text". */
-static json_object *jpath(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
-        if (json_object_is_type(o, json_type_array)) {
-            size_t idx = (size_t)strtoul(tok, NULL, 10);
-            o = idx < json_object_array_length(o) ? json_object_array_get_idx(o, idx) : NULL;
-        } else if (!json_object_object_get_ex(o, tok, &o)) {
-            o = NULL;
-        }
-    }
-    return o;
-}
-
-static const char *jpath_str(json_object *o, const char *path)
-{
-    json_object *v = jpath(o, path);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 /* Asserts that actual equals the JSON text expected (objects compare by key). */
-#define CHECK_JSON(actual, expected) check_json(actual, expected, __FILE__, __LINE__)
-static void check_json(json_object *actual, const char *expected, const char *file, int line)
-{
-    json_object *want = json_tokener_parse(expected);
-    int eq = want && actual && json_object_equal(actual, want);
-    if (!eq)
-        fprintf(stderr, "\n%s:%d: JSON differs\n  got:  %s\n  want: %s\n", file, line,
-                actual ? json_object_to_json_string_ext(actual, JSON_C_TO_STRING_PLAIN) : "(none)",
-                want ? json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN) : "(unparsable)");
-    CU_ASSERT_TRUE(eq);
-    json_object_put(want);
-}
+#define CHECK_JSON(actual, expected) CU_ASSERT_TRUE(tu_json_equal((actual), (expected)))
 
 /* Every keyword anywhere in a Gemini schema tree must be one Gemini accepts. */
 static int schema_is_gemini_subset(json_object *s, char *why, size_t why_size)
@@ -769,18 +718,18 @@ static void test_encode_tools_and_schema_reshape(void)
                                    "{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}"));
 
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.0.parameters"), WEATHER_SCHEMA_GEMINI);
-    CU_ASSERT_STRING_EQUAL(jpath_str(body, "tools.0.functionDeclarations.0.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(jpath_str(body, "tools.0.functionDeclarations.0.description"),
+    CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"), WEATHER_SCHEMA_GEMINI);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(body, "tools.0.functionDeclarations.0.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(body, "tools.0.functionDeclarations.0.description"),
                            "Forecast for a place");
     /* Functions without arguments are declared without parameters. */
-    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.1"),
+    CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.1"),
                "{\"name\":\"ping\",\"description\":\"No arguments\"}");
-    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
-    CHECK_JSON(jpath(body, "toolConfig"),
+    CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
+    CHECK_JSON(tu_json_at(body, "toolConfig"),
                "{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"get_weather\"]}}");
     char why[128] = "";
-    CU_ASSERT_TRUE(schema_is_gemini_subset(jpath(body, "tools.0.functionDeclarations.0.parameters"),
+    CU_ASSERT_TRUE(schema_is_gemini_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"),
                                            why, sizeof why));
     if (why[0])
         fprintf(stderr, "\nnot Gemini's subset: %s\n", why);
@@ -802,8 +751,8 @@ static void test_encode_tools_and_schema_reshape(void)
         o = run(req, 0);
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
         body = request_body(last_request());
-        CU_ASSERT_STRING_EQUAL(jpath_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
-        CU_ASSERT_PTR_NULL(jpath(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
+        CU_ASSERT_STRING_EQUAL(tu_json_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
+        CU_ASSERT_PTR_NULL(tu_json_at(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
         json_object_put(body);
         outcome_free(&o);
     }
@@ -843,14 +792,14 @@ static void test_encode_json_mode_thinking_and_options(void)
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_TRUE(json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"),
+    CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"OBJECT\","
                "\"properties\":{\"colors\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},"
                "\"minItems\":2}},\"required\":[\"colors\"]},"
                "\"thinkingConfig\":{\"thinkingBudget\":1024,\"includeThoughts\":true},\"topK\":20}");
-    CHECK_JSON(jpath(body, "safetySettings"),
+    CHECK_JSON(tu_json_at(body, "safetySettings"),
                "[{\"category\":\"HARM_CATEGORY_HARASSMENT\",\"threshold\":\"BLOCK_NONE\"}]");
-    CU_ASSERT_PTR_NULL(jpath(body, "unknownKey"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "unknownKey"));
     json_object_put(body);
     outcome_free(&o);
 
@@ -865,7 +814,7 @@ static void test_encode_json_mode_thinking_and_options(void)
     o = run(req, 0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"), "{\"responseMimeType\":\"application/json\"}");
+    CHECK_JSON(tu_json_at(body, "generationConfig"), "{\"responseMimeType\":\"application/json\"}");
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -966,7 +915,7 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     CU_ASSERT_EQUAL(step2.stop, SEAM_STOP_STOP);
 
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "contents"),
+    CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather and time in Paris?\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"Let me check.\"},"
                "{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\",\"days\":2}},"
@@ -1029,7 +978,7 @@ static void test_signature_replay_shapes(void)
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     json_object *body = request_body(last_request());
     /* The two consecutive model messages merge into one model content. */
-    CHECK_JSON(jpath(body, "contents"),
+    CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Go.\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"Thinking it over.\",\"thought\":true,"
                "\"thoughtSignature\":\"c2lnLXRob3VnaHQ=\"},"
@@ -1186,7 +1135,7 @@ static void test_gemini4_request_and_continuation(void)
     CHECK_JSON(body, golden);
     char why[128] = "";
     CU_ASSERT_TRUE(json_schema_is_documented_subset(
-        jpath(body, "tools.0.functionDeclarations.0.parametersJsonSchema"), why, sizeof why));
+        tu_json_at(body, "tools.0.functionDeclarations.0.parametersJsonSchema"), why, sizeof why));
     if (why[0])
         fprintf(stderr, "\nnot the documented subset: %s\n", why);
     json_object_put(body);
@@ -1218,7 +1167,7 @@ static void test_gemini4_request_and_continuation(void)
     o = run_model(req, 0, "gemini-4-hydrogen");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     body = request_body(last_request());
-    CU_ASSERT_EQUAL(json_object_get_int64(jpath(body, "generationConfig.maxOutputTokens")), 1000);
+    CU_ASSERT_EQUAL(json_object_get_int64(tu_json_at(body, "generationConfig.maxOutputTokens")), 1000);
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -1257,7 +1206,7 @@ static void test_gemini35_flash_lite_request(void)
         json_object *body = request_body(last_request());
         CHECK_JSON(body, golden);
         char why[128] = "";
-        CU_ASSERT_TRUE(json_schema_is_documented_subset(jpath(body, "generationConfig.responseJsonSchema"),
+        CU_ASSERT_TRUE(json_schema_is_documented_subset(tu_json_at(body, "generationConfig.responseJsonSchema"),
                                                         why, sizeof why));
         if (why[0])
             fprintf(stderr, "\nnot the documented subset: %s\n", why);
@@ -1285,7 +1234,7 @@ static void test_thinking_levels_per_family(void)
         {"gemini-3-pro-preview", 2000, "LOW"},
         {"gemini-4-argon", 3000, "LOW"},
         {"gemini-4-argon", 100000, "HIGH"},
-        {"gemini-4-hydrogen", 100000, "XHIGH"},
+        {"gemini-4-hydrogen", 100000, "HIGH"}, /* XHIGH is not a ThinkingLevel */
         {"models/gemini-4-hydrogen", 8000, "MEDIUM"},
         {"gemini-2.5-flash", 5000, NULL},
         {"gemini-2.5-pro", 128, NULL},
@@ -1307,10 +1256,10 @@ static void test_thinking_levels_per_family(void)
             snprintf(want, sizeof want, "{\"thinkingBudget\":%lld,\"includeThoughts\":true}",
                      (long long)table[i].budget);
         json_object *want_json = json_tokener_parse(want);
-        if (!json_object_equal(jpath(body, "generationConfig.thinkingConfig"), want_json))
+        if (!json_object_equal(tu_json_at(body, "generationConfig.thinkingConfig"), want_json))
             fprintf(stderr, "\n%s, budget %lld:\n", table[i].model, (long long)table[i].budget);
         json_object_put(want_json);
-        CHECK_JSON(jpath(body, "generationConfig.thinkingConfig"), want);
+        CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"), want);
         json_object_put(body);
         outcome_free(&o);
     }
@@ -1323,7 +1272,7 @@ static void test_thinking_levels_per_family(void)
                           NULL);
     outcome o = run_model(req, 0, "gemini-2.5-flash");
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"), "{\"maxOutputTokens\":200000}");
+    CHECK_JSON(tu_json_at(body, "generationConfig"), "{\"maxOutputTokens\":200000}");
     json_object_put(body);
     outcome_free(&o);
 
@@ -1342,9 +1291,61 @@ static void test_thinking_levels_per_family(void)
     o = run_model(req, 0, "gemini-4-argon");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"),
+    CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"STRING\"},"
                "\"thinkingConfig\":{\"thinkingBudget\":2048,\"includeThoughts\":true}}");
+    json_object_put(body);
+    outcome_free(&o);
+    seam_request_free(req);
+}
+
+/* Every thinkingLevel sent is one of the values @google/genai 3.1.0's
+ * ThinkingLevel accepts (MINIMAL, LOW, MEDIUM, HIGH): the largest budget on
+ * every family with levels, Gemini 4 Hydrogen included, is HIGH at most. A
+ * caller who wants another value names it in the thinkingConfig option. */
+static void test_thinking_level_within_sdk_values(void)
+{
+    static const char *const models[] = {
+        "gemini-4-hydrogen", "gemini-4-argon", "gemini-4-x", "gemini-3.8-flash",
+        "gemini-3.5-flash-lite", "gemini-3.1-pro", "gemini-3-flash", "gemini-3-pro-preview",
+    };
+    static const int64_t budgets[] = { 1, 2000, 8000, 20000, 65536, 1000000, INT64_MAX };
+    seam_request *req = user_request("Think hard.");
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+        for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+            seam_request_set_reasoning_budget(req, budgets[b]);
+            fake_server_push_json(server, 200,
+                                  "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                                  "\"finishReason\":\"STOP\"}]}",
+                                  NULL);
+            outcome o = run_model(req, 0, models[m]);
+            CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+            json_object *body = request_body(last_request());
+            const char *level =
+                json_object_get_string(tu_json_at(body, "generationConfig.thinkingConfig.thinkingLevel"));
+            int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
+                                  !strcmp(level, "MEDIUM") || !strcmp(level, "HIGH"));
+            if (!known)
+                fprintf(stderr, "\n%s, budget %lld: thinkingLevel %s\n", models[m],
+                        (long long)budgets[b], level ? level : "(none)");
+            CU_ASSERT_TRUE(known);
+            json_object_put(body);
+            outcome_free(&o);
+        }
+    }
+
+    /* The option still sends what the caller names, as it does any member. */
+    seam_request_set_reasoning_budget(req, 100000);
+    seam_request_set_provider_options(req, "{\"thinkingConfig\":{\"thinkingLevel\":\"XHIGH\"}}");
+    fake_server_push_json(server, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                          "\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    outcome o = run_model(req, 0, "gemini-4-hydrogen");
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    json_object *body = request_body(last_request());
+    CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"),
+               "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -1416,7 +1417,7 @@ static void test_placeholder_signature_on_unsigned_calls(void)
         json_object *body = request_body(last_request());
         char want[4096];
         snprintf(want, sizeof want, contents_fmt, cases[i].first_call_extra);
-        CHECK_JSON(jpath(body, "contents"), want);
+        CHECK_JSON(tu_json_at(body, "contents"), want);
         json_object_put(body);
         outcome_free(&o);
     }
@@ -1615,36 +1616,32 @@ static void test_error_event_in_stream(void)
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
+    { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
+    { "stream: usage after finish, no finish", test_stream_usage_after_finish },
+    { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
+    { "whole response equals stream", test_whole_response_equals_stream },
+    { "encode: conversation, media, generation config", test_encode_conversation },
+    { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
+    { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
+    { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
+    { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
+    { "thought signatures replayed", test_signature_replay_shapes },
+    { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
+    { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
+    { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
+    { "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values },
+    { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
+    { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
+    { "capabilities per family", test_capabilities_per_family },
+    { "error table", test_error_table },
+    { "error event in a stream", test_error_event_in_stream },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    CU_pSuite s = CU_add_suite("gemini", init_suite, clean_suite);
-    if (!s)
-        return 2;
-    CU_add_test(s, "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire);
-    CU_add_test(s, "stream: cut at every byte (CRLF)", test_stream_cut_everywhere);
-    CU_add_test(s, "stream: usage after finish, no finish", test_stream_usage_after_finish);
-    CU_add_test(s, "stream: absurd usage counts are bounded", test_usage_absurd_counts);
-    CU_add_test(s, "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt);
-    CU_add_test(s, "whole response equals stream", test_whole_response_equals_stream);
-    CU_add_test(s, "encode: conversation, media, generation config", test_encode_conversation);
-    CU_add_test(s, "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape);
-    CU_add_test(s, "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options);
-    CU_add_test(s, "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take);
-    CU_add_test(s, "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids);
-    CU_add_test(s, "thought signatures replayed", test_signature_replay_shapes);
-    CU_add_test(s, "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation);
-    CU_add_test(s, "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request);
-    CU_add_test(s, "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family);
-    CU_add_test(s, "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls);
-    CU_add_test(s, "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn);
-    CU_add_test(s, "capabilities per family", test_capabilities_per_family);
-    CU_add_test(s, "error table", test_error_table);
-    CU_add_test(s, "error event in a stream", test_error_event_in_stream);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    return tu_run_suite("gemini", tests, start);
 }

@@ -21,15 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
+#include "testutil.h"
 
-#ifndef SANITIZED
+
+#if !TU_SANITIZED
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -308,7 +303,7 @@ static void test_schema_verdict_or_nomem(void)
                     c[other], c[GAVE_OTHER]);
     }
 }
-#endif /* !SANITIZED */
+#endif /* !TU_SANITIZED */
 
 /* ---- the scanner against json-c ------------------------------------------------------- */
 
@@ -364,26 +359,30 @@ static void test_scanner_never_more_lenient_than_jsonc(void)
     CU_ASSERT_EQUAL(top, '{');
 }
 
+#if !TU_SANITIZED
+/* all[1..]: allocation failures, which need this program's own allocator. */
+static const tu_test all[] = {
+    { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
+    { "valid text never invalid for lack of memory", test_valid_text_never_invalid_for_lack_of_memory },
+    { "invalid text stays invalid", test_invalid_text_stays_invalid },
+    { "print whole or nothing", test_print_whole_or_nothing },
+    { "schema verdict or out of memory", test_schema_verdict_or_nomem },
+    { NULL, NULL },
+};
+#endif
+
+static const tu_test no_injection[] = {
+    { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("json_oom", NULL, NULL);
-    CU_add_test(s, "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc);
-#ifndef SANITIZED
-    if (injection_works()) {
-        CU_add_test(s, "valid text never invalid for lack of memory",
-                    test_valid_text_never_invalid_for_lack_of_memory);
-        CU_add_test(s, "invalid text stays invalid", test_invalid_text_stays_invalid);
-        CU_add_test(s, "print whole or nothing", test_print_whole_or_nothing);
-        CU_add_test(s, "schema verdict or out of memory", test_schema_verdict_or_nomem);
-    } else
-        printf("test_json_oom: this program's allocator was replaced (valgrind?): "
-               "the allocation-failure tests are skipped\n");
+#if !TU_SANITIZED
+    if (injection_works())
+        return tu_run_suite("json_oom", all, NULL);
+    printf("test_json_oom: this program's allocator was replaced (valgrind?): "
+           "the allocation-failure tests are skipped\n");
 #endif
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return failures ? 1 : 0;
+    return tu_run_suite("json_oom", no_injection, NULL);
 }

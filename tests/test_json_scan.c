@@ -8,8 +8,20 @@
 #include <string.h>
 
 #include "../plugins/common/json_scan.h"
+#include "testutil.h"
 
 static jscan_buf buf;
+
+static void free_buf(void *b)
+{
+    jscan_buf_free(b);
+}
+
+static int start(void)
+{
+    tu_at_end(free_buf, &buf);
+    return 0;
+}
 
 /* Scans `text` as {"k": <string>} and returns the decoded string, or NULL. */
 static const char *string_member(const char *text)
@@ -146,21 +158,17 @@ static void test_disabled(void)
     CU_ASSERT_PTR_NOT_NULL(string_member("{\"k\":\"v\"}"));
 }
 
+static const tu_test tests[] = {
+    { "escapes", test_escapes },
+    { "refusals", test_refusals },
+    { "skip and depth", test_skip_and_depth },
+    { "int bool null", test_int_bool_null },
+    { "buffer reuse", test_buffer_reuse },
+    { "disabled", test_disabled },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("json_scan", NULL, NULL);
-    CU_add_test(s, "escapes", test_escapes);
-    CU_add_test(s, "refusals", test_refusals);
-    CU_add_test(s, "skip and depth", test_skip_and_depth);
-    CU_add_test(s, "int bool null", test_int_bool_null);
-    CU_add_test(s, "buffer reuse", test_buffer_reuse);
-    CU_add_test(s, "disabled", test_disabled);
-    CU_basic_set_mode(CU_BRM_SILENT);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    jscan_buf_free(&buf);
-    return failed ? 1 : 0;
+    return tu_run_suite("json_scan", tests, start);
 }

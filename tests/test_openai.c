@@ -10,8 +10,9 @@
  *
  * The codec's internal tables (capability flags per model family and their conf
  * overrides, OpenAI's model rules and effort ladder, duration parsing, key
- * scrubbing) are unit tested by including the plugin's sources: they are
- * internal and no core API reads them. The Responses API codec has its own
+ * scrubbing) are unit tested by building the plugin's sources into this
+ * program and including its internal.h: they are internal and no core API
+ * reads them. The Responses API codec has its own
  * test program, test_openai_responses. */
 #include "config.h"
 
@@ -25,246 +26,39 @@
 #include "testutil.h"
 #include <seam/seam.h>
 
-#include "../plugins/openai/openai.c"
-#include "../plugins/openai/openai_responses.c"
+#include "../plugins/openai/internal.h"
 
 #define KEY "sk-test-secret-123"
 
 static fake_server *srv;
 static seam_client *client;
 
-/* ---- helpers -------------------------------------------------------------- */
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Every provider the tests use, all pointed at the fake server. */
-static seam_client *make_client(void)
-{
-    const char *url = fake_server_url(srv);
-    char *conf = NULL;
-    int n = asprintf(&conf,
-        "providers = {\n"
-        "  oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  ds = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
-        "  mi = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
-        "  gq = { plugin = \"openai\"; base_url = \"%s/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
-        "  xa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
-        "  orr = { plugin = \"openai\"; base_url = \"%s/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
-        "  ol = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; }; };\n"
-        "  olnt = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  vl = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; }; };\n"
-        "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
-        "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
-        "  oachat = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
-        "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
-        "};\n",
-        url, url, url, url, url, url, url, url, url, url, url, url, url);
-    if (n < 0)
-        return NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    seam_client *c = tu_client(conf, &err);
-    if (!c)
-        fprintf(stderr, "client: %s\n", err.message);
-    free(conf);
-    return c;
-}
+static const char providers[] =
+    "providers = {\n"
+    "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  ds = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
+    "  mi = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
+    "  gq = { plugin = \"openai\"; base_url = \"@URL@/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
+    "  xa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
+    "  orr = { plugin = \"openai\"; base_url = \"@URL@/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
+    "  ol = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; }; };\n"
+    "  olnt = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  vl = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; }; };\n"
+    "  fixed = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
+    "  badprofile = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
+    "  oachat = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
+    "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
+    "};\n";
 
-static seam_call_options opts_for(const char *provider, const char *model)
+static int start(void)
 {
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.provider = provider;
-    o.model = model;
-    return o;
-}
-
-static seam_request *simple_request(const char *text)
-{
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, text);
-    return r;
-}
-
-/* The last request's body as JSON (caller puts). */
-static json_object *last_body(void)
-{
-    size_t n = fake_server_request_count(srv);
-    CU_ASSERT_FATAL(n > 0);
-    json_object *o = json_tokener_parse(fake_server_request_body(srv, n - 1));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    return o;
-}
-
-static const char *last_header(const char *name)
-{
-    size_t n = fake_server_request_count(srv);
-    return n ? fake_server_request_header(srv, n - 1, name) : NULL;
-}
-
-/* Walks "a.b.0.c" through objects and arrays; NULL when absent. */
-static json_object *at(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
-        if (json_object_is_type(o, json_type_array)) {
-            size_t i = (size_t)strtoul(tok, NULL, 10);
-            o = i < json_object_array_length(o) ? json_object_array_get_idx(o, i) : NULL;
-        } else if (!json_object_object_get_ex(o, tok, &o)) {
-            return NULL;
-        }
-    }
-    return o;
-}
-
-static int has(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *dot = strrchr(buf, '.');
-    json_object *parent = o;
-    const char *key = buf;
-    if (dot) {
-        *dot = '\0';
-        parent = at(o, buf);
-        key = dot + 1;
-    }
-    return json_object_is_type(parent, json_type_object) && json_object_object_get_ex(parent, key, NULL);
-}
-
-static const char *str_at(json_object *o, const char *path)
-{
-    json_object *v = at(o, path);
-    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "(not a string)";
-}
-
-static int64_t int_at(json_object *o, const char *path)
-{
-    json_object *v = at(o, path);
-    return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -999;
-}
-
-/* A canonical one-line summary of a result, for exact comparisons. */
-static char *summary(const seam_result *res)
-{
-    json_object *o = json_object_new_object();
-    json_object *calls = json_object_new_array();
-    const seam_message *m = seam_result_message(res);
-    strbuf text = {0}, reasoning = {0};
-    sb_puts(&text, "");
-    sb_puts(&reasoning, "");
-    for (size_t i = 0; i < seam_message_part_count(m); i++) {
-        const seam_part *p = seam_message_part(m, i);
-        if (seam_part_get_type(p) == SEAM_PART_TEXT)
-            sb_puts(&text, seam_part_text(p));
-        else if (seam_part_get_type(p) == SEAM_PART_REASONING)
-            sb_puts(&reasoning, seam_part_text(p));
-        else if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL) {
-            json_object *c = json_object_new_object();
-            json_object_object_add(c, "id", json_object_new_string(seam_part_tool_call_id(p)));
-            json_object_object_add(c, "name", json_object_new_string(seam_part_tool_name(p)));
-            json_object_object_add(c, "args", json_tokener_parse(seam_part_args_json(p)));
-            json_object_array_add(calls, c);
-        }
-    }
-    json_object_object_add(o, "text", json_object_new_string(text.data));
-    json_object_object_add(o, "reasoning", json_object_new_string(reasoning.data));
-    json_object_object_add(o, "tool_calls", calls);
-    json_object_object_add(o, "stop", json_object_new_string(seam_stop_reason_name(seam_result_stop_reason(res))));
-    const seam_usage *u = seam_result_usage(res);
-    json_object *uo = json_object_new_object();
-    if (u->present & SEAM_USAGE_INPUT)
-        json_object_object_add(uo, "in", json_object_new_int64(u->input_tokens));
-    if (u->present & SEAM_USAGE_OUTPUT)
-        json_object_object_add(uo, "out", json_object_new_int64(u->output_tokens));
-    if (u->present & SEAM_USAGE_CACHE_READ)
-        json_object_object_add(uo, "cache_read", json_object_new_int64(u->cache_read_tokens));
-    if (u->present & SEAM_USAGE_CACHE_WRITE)
-        json_object_object_add(uo, "cache_write", json_object_new_int64(u->cache_write_tokens));
-    if (u->present & SEAM_USAGE_REASONING)
-        json_object_object_add(uo, "reasoning", json_object_new_int64(u->reasoning_tokens));
-    json_object_object_add(o, "usage", uo);
-    char *s = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
-    sb_free(&text);
-    sb_free(&reasoning);
-    return s;
-}
-
-typedef struct stream_run {
-    int status;
-    seam_error err;
-    char *summary;     /* of the accumulated result */
-    char log[4096];    /* chunk types (and ids) in order */
-    int incomplete;
-} stream_run;
-
-static void log_chunk(stream_run *r, const seam_chunk *c)
-{
-    char item[160];
-    switch (c->type) {
-    case SEAM_CHUNK_TEXT_DELTA:
-        /* consecutive text deltas log once: splits do not change the shape */
-        if (strlen(r->log) >= 3 && strcmp(r->log + strlen(r->log) - 3, "TD ") == 0)
-            return;
-        snprintf(item, sizeof item, "TD ");
-        break;
-    case SEAM_CHUNK_REASONING_START: snprintf(item, sizeof item, "RS(%s) ", c->id); break;
-    case SEAM_CHUNK_REASONING_DELTA:
-        if (strlen(r->log) >= 3 && strcmp(r->log + strlen(r->log) - 3, "RD ") == 0)
-            return;
-        snprintf(item, sizeof item, "RD ");
-        break;
-    case SEAM_CHUNK_REASONING_END: snprintf(item, sizeof item, "RE(%s) ", c->id); break;
-    case SEAM_CHUNK_TOOL_CALL_START: snprintf(item, sizeof item, "TS(%s,%s) ", c->id, c->name); break;
-    case SEAM_CHUNK_TOOL_CALL_DELTA: return; /* their count depends on the server */
-    case SEAM_CHUNK_TOOL_CALL_END: snprintf(item, sizeof item, "TE(%s,%s) ", c->id, c->args_json); break;
-    case SEAM_CHUNK_STOP: snprintf(item, sizeof item, "STOP(%s)", seam_stop_reason_name(c->stop_reason)); break;
-    default: snprintf(item, sizeof item, "%s ", seam_chunk_type_name(c->type)); break;
-    }
-    strncat(r->log, item, sizeof r->log - strlen(r->log) - 1);
-}
-
-static stream_run run_stream(const char *provider, const char *model, const seam_request *req)
-{
-    stream_run r;
-    memset(&r, 0, sizeof r);
-    seam_call_options o = opts_for(provider, model);
-    seam_stream *s = NULL;
-    r.status = seam_stream_open(client, req, &o, &s, &r.err);
-    if (r.status == SEAM_OK) {
-        const seam_chunk *c;
-        while ((r.status = seam_stream_next(s, &c, &r.err)) == 1)
-            log_chunk(&r, c);
-        r.summary = summary(seam_stream_result(s));
-        r.incomplete = seam_result_incomplete(seam_stream_result(s));
-    }
-    seam_stream_free(s);
-    return r;
-}
-
-static stream_run run_generate(const char *provider, const char *model, const seam_request *req)
-{
-    stream_run r;
-    memset(&r, 0, sizeof r);
-    seam_call_options o = opts_for(provider, model);
-    seam_result *res = NULL;
-    r.status = seam_generate(client, req, &o, &res, &r.err);
-    if (res)
-        r.summary = summary(res);
-    seam_result_free(res);
-    return r;
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
+    return client ? 0 : -1;
 }
 
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
@@ -328,12 +122,12 @@ static void test_wire_basic_stream(void)
 {
     char *body = sse(1, text_lines);
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("hi");
+    seam_request *req = tu_user_request("hi");
     seam_request_set_system(req, "Be brief.");
     seam_request_set_temperature(req, 0.7);
     seam_request_set_max_tokens(req, 64);
     seam_request_add_stop(req, "END");
-    stream_run r = run_stream("oa", "gpt-4.1-mini", req);
+    tu_call r = tu_run_stream(client, "oa", "gpt-4.1-mini", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary,
         "{\"text\":\"Hello, w\xc3\xb6rld\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"stop\","
@@ -343,29 +137,29 @@ static void test_wire_basic_stream(void)
     size_t n = fake_server_request_count(srv);
     CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, n - 1), "POST");
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/v1/chat/completions");
-    CU_ASSERT_STRING_EQUAL(last_header("Authorization"), "Bearer " KEY);
-    CU_ASSERT_PTR_NOT_NULL(strstr(last_header("Content-Type"), "application/json"));
-    CU_ASSERT_STRING_EQUAL(last_header("X-Title"), "seam-test");
-    json_object *b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "model"), "gpt-4.1-mini");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "system");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content"), "Be brief.");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.role"), "user");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.content"), "hi");
-    CU_ASSERT_EQUAL(json_object_array_length(at(b, "messages")), 2);
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
+    CU_ASSERT_PTR_NOT_NULL(strstr(tu_last_header(srv, "Content-Type"), "application/json"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "model"), "gpt-4.1-mini");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "system");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content"), "Be brief.");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.role"), "user");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.content"), "hi");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b, "messages")), 2);
     /* 0.7 exactly as written, not 0.69999999999999996 */
     CU_ASSERT_PTR_NOT_NULL(strstr(fake_server_request_body(srv, n - 1), "\"temperature\":0.7,") );
-    CU_ASSERT_EQUAL(int_at(b, "max_tokens"), 64);
-    CU_ASSERT_FALSE(has(b, "max_completion_tokens"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "stop.0"), "END");
-    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "stream")));
-    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "stream_options.include_usage")));
+    CU_ASSERT_EQUAL(tu_json_int(b, "max_tokens"), 64);
+    CU_ASSERT_FALSE(tu_json_has(b, "max_completion_tokens"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "stop.0"), "END");
+    CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "stream")));
+    CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "stream_options.include_usage")));
     /* the conf's options: merged into the body, the plugin's own keys not */
-    CU_ASSERT_EQUAL(int_at(b, "seed"), 7);
-    CU_ASSERT_STRING_EQUAL(str_at(b, "user"), "tester");
-    CU_ASSERT_FALSE(has(b, "headers"));
-    CU_ASSERT_FALSE(has(b, "tools"));
-    CU_ASSERT_FALSE(has(b, "tool_choice"));
+    CU_ASSERT_EQUAL(tu_json_int(b, "seed"), 7);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "user"), "tester");
+    CU_ASSERT_FALSE(tu_json_has(b, "headers"));
+    CU_ASSERT_FALSE(tu_json_has(b, "tools"));
+    CU_ASSERT_FALSE(tu_json_has(b, "tool_choice"));
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -394,9 +188,9 @@ static void test_wire_exact_body(void)
     seam_request_set_max_tokens(req, 300);
     seam_request_add_stop(req, "\n\n");
     seam_request_set_provider_options(req, "{\"seed\":null,\"user\":null}");
-    stream_run r = run_stream("oa", "gpt-4o-mini", req);
+    tu_call r = tu_run_stream(client, "oa", "gpt-4o-mini", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *got = last_body();
+    json_object *got = tu_last_body(srv);
     json_object *want = json_tokener_parse(
         "{\"model\":\"gpt-4o-mini\","
         "\"messages\":["
@@ -462,7 +256,7 @@ static void test_wire_conversation(void)
 {
     fake_server_push_json(srv, 200, whole_tool_answer, NULL);
     seam_request *req = conversation();
-    stream_run r = run_generate("oa", "gpt-4o", req);
+    tu_call r = tu_run_generate(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary,
         "{\"text\":\"\",\"reasoning\":\"\",\"tool_calls\":["
@@ -470,50 +264,50 @@ static void test_wire_conversation(void)
         "{\"id\":\"call_10\",\"name\":\"get_time\",\"args\":{}}],"
         "\"stop\":\"tool_use\",\"usage\":{\"in\":36,\"out\":20,\"cache_read\":64}}");
 
-    json_object *b = last_body();
-    CU_ASSERT_FALSE(has(b, "stream"));
-    CU_ASSERT_FALSE(has(b, "stream_options"));
-    CU_ASSERT_STRING_EQUAL(last_header("Accept"), "application/json");
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "stream"));
+    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
     /* user: text + two images as parts */
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "user");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.type"), "text");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.type"), "image_url");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.image_url.url"), "data:image/png;base64,iVBORw0KGgo=");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.2.image_url.url"), "https://example.org/cat.jpg");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "user");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.0.type"), "text");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.1.type"), "image_url");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.1.image_url.url"), "data:image/png;base64,iVBORw0KGgo=");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.2.image_url.url"), "https://example.org/cat.jpg");
     /* assistant: text and tool calls, no reasoning */
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.role"), "assistant");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.content"), "Let me check.");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.role"), "assistant");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.content"), "Let me check.");
     CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1), "private thoughts"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.id"), "call_1");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.type"), "function");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.function.name"), "get_weather");
-    json_object *args = json_tokener_parse(str_at(b, "messages.1.tool_calls.0.function.arguments"));
-    CU_ASSERT_STRING_EQUAL(str_at(args, "city"), "Paris");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.id"), "call_1");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.type"), "function");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.function.name"), "get_weather");
+    json_object *args = json_tokener_parse(tu_json_str(b, "messages.1.tool_calls.0.function.arguments"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(args, "city"), "Paris");
     json_object_put(args);
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.1.function.arguments"), "{}");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.1.function.arguments"), "{}");
     /* tool results: one message each, a JSON string result sent as its text */
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.role"), "tool");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.tool_call_id"), "call_1");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.content"), "{\"temp\":21}");
-    CU_ASSERT_FALSE(has(b, "messages.2.name")); /* only the mistral profile names it */
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.tool_call_id"), "call_2");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.content"), "noon");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.4.content"), "Thanks. JSON please.");
-    CU_ASSERT_EQUAL(json_object_array_length(at(b, "messages")), 5);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.role"), "tool");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.tool_call_id"), "call_1");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.content"), "{\"temp\":21}");
+    CU_ASSERT_FALSE(tu_json_has(b, "messages.2.name")); /* only the mistral profile names it */
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.3.tool_call_id"), "call_2");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.3.content"), "noon");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.4.content"), "Thanks. JSON please.");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b, "messages")), 5);
     /* tools, tool choice, response format */
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.type"), "function");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.function.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.function.description"), "Weather of a city");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.0.function.parameters.required.0"), "city");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tools.1.function.parameters.type"), "object");
-    CU_ASSERT_TRUE(has(b, "tools.1.function.parameters.properties"));
-    CU_ASSERT_FALSE(has(b, "tools.1.function.description"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice.type"), "function");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice.function.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_schema");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.json_schema.name"), "weather_report");
-    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "response_format.json_schema.strict")));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.json_schema.schema.properties.summary.type"), "string");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.type"), "function");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.function.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.function.description"), "Weather of a city");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.function.parameters.required.0"), "city");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.1.function.parameters.type"), "object");
+    CU_ASSERT_TRUE(tu_json_has(b, "tools.1.function.parameters.properties"));
+    CU_ASSERT_FALSE(tu_json_has(b, "tools.1.function.description"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tool_choice.type"), "function");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tool_choice.function.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_schema");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.json_schema.name"), "weather_report");
+    CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "response_format.json_schema.strict")));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.json_schema.schema.properties.summary.type"), "string");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -528,24 +322,24 @@ static void test_tool_choice_variants(void)
                  {SEAM_TOOL_CHOICE_REQUIRED, "required"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fake_server_push_json(srv, 200, whole_tool_answer, NULL);
-        seam_request *req = simple_request("x");
+        seam_request *req = tu_user_request("x");
         seam_request_add_tool(req, "t", "a tool", "{\"type\":\"object\",\"properties\":{}}");
         seam_request_set_tool_choice(req, cases[i].choice, NULL);
-        stream_run r = run_generate("oa", "gpt-4o", req);
+        tu_call r = tu_run_generate(client, "oa", "gpt-4o", req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
-        json_object *b = last_body();
-        CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice"), cases[i].wire);
+        json_object *b = tu_last_body(srv);
+        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tool_choice"), cases[i].wire);
         json_object_put(b);
         free(r.summary);
         seam_request_free(req);
     }
     /* JSON output without a schema: json_object */
     fake_server_push_json(srv, 200, whole_tool_answer, NULL);
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
-    stream_run r = run_generate("oa", "gpt-4o", req);
-    json_object *b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_object");
+    tu_call r = tu_run_generate(client, "oa", "gpt-4o", req, 0);
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_object");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -556,65 +350,50 @@ static void test_reasoning_families(void)
     char *body = sse(1, text_lines);
     /* o-series: max_completion_tokens, developer role, no temperature, effort */
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("hi");
+    seam_request *req = tu_user_request("hi");
     seam_request_set_system(req, "sys");
     seam_request_set_temperature(req, 0.2);
     seam_request_set_max_tokens(req, 5000);
     seam_request_set_reasoning_budget(req, 8000);
-    stream_run r = run_stream("oa", "o3-mini", req);
+    tu_call r = tu_run_stream(client, "oa", "o3-mini", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *b = last_body();
-    CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
-    CU_ASSERT_FALSE(has(b, "max_tokens"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "developer");
-    CU_ASSERT_FALSE(has(b, "temperature"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "medium");
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
+    CU_ASSERT_FALSE(tu_json_has(b, "max_tokens"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "developer");
+    CU_ASSERT_FALSE(tu_json_has(b, "temperature"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "medium");
     json_object_put(b);
     free(r.summary);
 
     /* gpt-5 is a reasoning family; gpt-5-chat is not */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oa", "gpt-5-mini", req);
-    b = last_body();
-    CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
+    r = tu_run_stream(client, "oa", "gpt-5-mini", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
     json_object_put(b);
     free(r.summary);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oa", "gpt-5-chat-latest", req);
-    b = last_body();
-    CU_ASSERT_EQUAL(int_at(b, "max_tokens"), 5000);
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.role"), "system");
-    CU_ASSERT_TRUE(has(b, "temperature"));
-    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
+    r = tu_run_stream(client, "oa", "gpt-5-chat-latest", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_EQUAL(tu_json_int(b, "max_tokens"), 5000);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "system");
+    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
+    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
     json_object_put(b);
     free(r.summary);
 
     /* forced by the conf: max_completion_tokens everywhere, no stream_options */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("fixed", "gpt-4o", req);
-    b = last_body();
-    CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 5000);
-    CU_ASSERT_FALSE(has(b, "stream_options"));
-    CU_ASSERT_TRUE(has(b, "stream"));
+    r = tu_run_stream(client, "fixed", "gpt-4o", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
+    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
+    CU_ASSERT_TRUE(tu_json_has(b, "stream"));
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
     free(body);
-}
-
-/* Compares the last request's body with want (JSON text); prints both on a mismatch. */
-static int last_body_is(const char *want_text)
-{
-    json_object *got = last_body();
-    json_object *want = json_tokener_parse(want_text);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
-    int same = json_object_equal(want, got);
-    if (!same)
-        fprintf(stderr, "\nexpected %s\n     got %s\n", json_object_to_json_string(want),
-                json_object_to_json_string(got));
-    json_object_put(want);
-    json_object_put(got);
-    return same;
 }
 
 #define WEATHER_SCHEMA "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}"
@@ -626,7 +405,7 @@ static int last_body_is(const char *want_text)
 static void test_current_families(void)
 {
     char *body = sse(1, text_lines);
-    seam_request *req = simple_request("hi");
+    seam_request *req = tu_user_request("hi");
     seam_request_set_system(req, "sys");
     seam_request_set_temperature(req, 0.3);
     seam_request_set_max_tokens(req, 500);
@@ -634,11 +413,11 @@ static void test_current_families(void)
 
     /* gpt-6-luna, no tools: the budget's effort, no temperature */
     fake_server_push_sse(srv, body, 0);
-    stream_run r = run_stream("oap", "gpt-6-luna", req);
+    tu_call r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/v1/chat/completions");
-    CU_ASSERT_TRUE(last_body_is(
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":500,"
         "\"reasoning_effort\":\"high\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
@@ -648,9 +427,9 @@ static void test_current_families(void)
      * so the sampling parameters are accepted again */
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oap", "gpt-6-luna", req);
+    r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_TRUE(last_body_is(
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],"
         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
@@ -664,23 +443,23 @@ static void test_current_families(void)
                                                   "gpt-5.4-mini", "gpt-5.5", "gpt-6-luna-2026-09-22"};
     for (size_t i = 0; i < sizeof none_with_tools / sizeof none_with_tools[0]; i++) {
         fake_server_push_sse(srv, body, 0);
-        r = run_stream("oap", none_with_tools[i], req);
+        r = tu_run_stream(client, "oap", none_with_tools[i], req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
-        json_object *b = last_body();
-        if (strcmp(str_at(b, "reasoning_effort"), "none") != 0)
+        json_object *b = tu_last_body(srv);
+        if (strcmp(tu_json_str(b, "reasoning_effort"), "none") != 0)
             fprintf(stderr, "\n%s: %s\n", none_with_tools[i], json_object_to_json_string(b));
-        CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "none");
-        CU_ASSERT_TRUE(has(b, "temperature"));
-        CU_ASSERT_EQUAL(int_at(b, "max_completion_tokens"), 500);
+        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "none");
+        CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
+        CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 500);
         json_object_put(b);
         free(r.summary);
     }
     /* older families keep the budget's effort with tools */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oap", "gpt-5.2", req);
-    json_object *b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "high");
-    CU_ASSERT_FALSE(has(b, "temperature"));
+    r = tu_run_stream(client, "oap", "gpt-5.2", req, 0);
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "high");
+    CU_ASSERT_FALSE(tu_json_has(b, "temperature"));
     json_object_put(b);
     free(r.summary);
 
@@ -689,7 +468,7 @@ static void test_current_families(void)
     static const char *const no_none[] = {"gpt-6.1-sol", "gpt-6-astra", "gpt-6.2-sol", "gpt-6.2-astra"};
     for (size_t i = 0; i < sizeof no_none / sizeof no_none[0]; i++) {
         size_t before = fake_server_request_count(srv);
-        r = run_stream("oachat", no_none[i], req);
+        r = tu_run_stream(client, "oachat", no_none[i], req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
         CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
         CU_ASSERT_FALSE(r.err.retryable);
@@ -702,16 +481,16 @@ static void test_current_families(void)
     seam_request_free(req);
 
     /* without tools they stay on Chat Completions, with efforts from "low" */
-    req = simple_request("hi");
+    req = tu_user_request("hi");
     seam_request_set_reasoning_budget(req, 100);
     for (size_t i = 0; i < sizeof no_none / sizeof no_none[0]; i++) {
         fake_server_push_sse(srv, body, 0);
-        r = run_stream("oap", no_none[i], req);
+        r = tu_run_stream(client, "oap", no_none[i], req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                                "/v1/chat/completions");
-        b = last_body();
-        CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "low");
+        b = tu_last_body(srv);
+        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
         json_object_put(b);
         free(r.summary);
     }
@@ -719,13 +498,62 @@ static void test_current_families(void)
     seam_request_add_tool(req, "get_weather", NULL, WEATHER_SCHEMA);
     seam_request_set_temperature(req, 0.5);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("orr", "openai/gpt-6.1-sol", req);
+    r = tu_run_stream(client, "orr", "openai/gpt-6.1-sol", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/api/v1/chat/completions");
-    b = last_body();
-    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
-    CU_ASSERT_TRUE(has(b, "temperature"));
+    b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
+    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
+/* OpenAI's reasoning families take no stop sequences: the API reference's
+ * `stop` is "not supported with latest reasoning models o3 and o4-mini", and
+ * the gpt-5 family answers 400 "Unsupported parameter: 'stop'" (gpt-5, -mini,
+ * -nano, 5.1, 5.2, even at their default effort "none"). Chat models keep it. */
+static void test_stop_reasoning_models(void)
+{
+    static const struct {
+        const char *provider, *model;
+        int stop;
+    } cases[] = {
+        {"oap", "o3", 0},          {"oap", "o4-mini", 0},      {"oap", "o3-mini", 0},
+        {"oap", "o1", 0},          {"oap", "codex-mini-latest", 0},
+        {"oap", "gpt-5", 0},       {"oap", "gpt-5-mini", 0},   {"oap", "gpt-5-nano", 0},
+        {"oap", "gpt-5.1", 0},     {"oap", "gpt-5.2", 0},      {"oap", "gpt-5.4", 0},
+        {"oap", "gpt-5.6-sol", 0}, {"oap", "gpt-6-luna", 0},
+        {"oap", "gpt-4o", 1},      {"oap", "gpt-4.1-mini", 1}, {"oap", "gpt-5-chat-latest", 1},
+        /* another vendor's o3 on another server: not OpenAI's rules */
+        {"ol", "o3", 1},
+    };
+    char *body = sse(1, text_lines);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_request *req = tu_user_request("hi");
+        seam_request_add_stop(req, "END");
+        fake_server_push_sse(srv, body, 0);
+        tu_call r = tu_run_stream(client, cases[i].provider, cases[i].model, req, 0);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = tu_last_body(srv);
+        if (tu_json_has(b, "stop") != cases[i].stop)
+            fprintf(stderr, "\n%s: stop %s\n", cases[i].model, cases[i].stop ? "missing" : "sent");
+        CU_ASSERT_EQUAL(tu_json_has(b, "stop"), cases[i].stop);
+        json_object_put(b);
+        free(r.summary);
+        seam_request_free(req);
+    }
+    /* with tools and effort "none" too (gpt-6-luna, gpt-5.4) */
+    seam_request *req = tu_user_request("hi");
+    seam_request_add_stop(req, "END");
+    seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
+    fake_server_push_sse(srv, body, 0);
+    tu_call r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "none");
+    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -741,77 +569,78 @@ static void test_profiles(void)
 
     /* deepseek: json_object only, usage asked for */
     fake_server_push_sse(srv, body, 0);
-    stream_run r = run_stream("ds", "deepseek-chat", req);
+    tu_call r = tu_run_stream(client, "ds", "deepseek-chat", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_object");
-    CU_ASSERT_TRUE(has(b, "stream_options"));
-    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
-    CU_ASSERT_FALSE(has(b, "seed")); /* another provider's options stay there */
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_object");
+    CU_ASSERT_TRUE(tu_json_has(b, "stream_options"));
+    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
+    CU_ASSERT_FALSE(tu_json_has(b, "seed")); /* another provider's options stay there */
     json_object_put(b);
     free(r.summary);
 
     /* mistral: no stream_options, tool messages named */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("mi", "mistral-small-latest", req);
+    r = tu_run_stream(client, "mi", "mistral-small-latest", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    b = last_body();
-    CU_ASSERT_FALSE(has(b, "stream_options"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "response_format.type"), "json_schema");
+    b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_schema");
     json_object_put(b);
     free(r.summary);
 
     /* groq: no stream_options; trailing slash of base_url handled */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("gq", "llama-3.3-70b-versatile", req);
+    r = tu_run_stream(client, "gq", "llama-3.3-70b-versatile", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/openai/v1/chat/completions");
-    b = last_body();
-    CU_ASSERT_FALSE(has(b, "stream_options"));
+    b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
     json_object_put(b);
     free(r.summary);
 
     /* xai: grok-4 takes no stop and no effort; grok-3-mini takes effort */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("xa", "grok-4", req);
-    b = last_body();
-    CU_ASSERT_FALSE(has(b, "stop"));
-    CU_ASSERT_FALSE(has(b, "reasoning_effort"));
+    r = tu_run_stream(client, "xa", "grok-4", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
+    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
     json_object_put(b);
     free(r.summary);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("xa", "grok-3-mini", req);
-    b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "low");
-    CU_ASSERT_FALSE(has(b, "stop"));
+    r = tu_run_stream(client, "xa", "grok-3-mini", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
+    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
     json_object_put(b);
     free(r.summary);
 
-    /* openrouter: reasoning.max_tokens */
+    /* openrouter: reasoning.effort from the budget (see test_openrouter_reasoning) */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("orr", "deepseek/deepseek-r1", req);
-    b = last_body();
-    CU_ASSERT_EQUAL(int_at(b, "reasoning.max_tokens"), 2000);
-    CU_ASSERT_STRING_EQUAL(str_at(b, "stop.0"), "###");
+    r = tu_run_stream(client, "orr", "deepseek/deepseek-r1", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning.effort"), "low");
+    CU_ASSERT_FALSE(tu_json_has(b, "reasoning.max_tokens"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "stop.0"), "###");
     json_object_put(b);
     free(r.summary);
 
     /* ollama: no key, no Authorization header */
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("ol", "qwen3:8b", req);
+    r = tu_run_stream(client, "ol", "qwen3:8b", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_PTR_NULL(last_header("Authorization"));
-    b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "reasoning_effort"), "low");
-    CU_ASSERT_TRUE(has(b, "stream_options"));
+    CU_ASSERT_PTR_NULL(tu_last_header(srv, "Authorization"));
+    b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
+    CU_ASSERT_TRUE(tu_json_has(b, "stream_options"));
     json_object_put(b);
     free(r.summary);
 
     /* an unknown profile: the provider cannot be created, the entry is skipped
      * with the reason */
-    r = run_stream("badprofile", "m", req);
+    r = tu_run_stream(client, "badprofile", "m", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "unknown profile"));
     free(r.summary);
@@ -831,8 +660,8 @@ static void test_usage_absurd_counts(void)
         "\"completion_tokens_details\":{\"reasoning_tokens\":-1e300}}}\n\n"
         "data: [DONE]\n\n";
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("hi");
-    stream_run r = run_stream("oa", "gpt-4o", req);
+    seam_request *req = tu_user_request("hi");
+    tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"usage\":{\"in\":0,\"out\":1000000000000,"
                                              "\"cache_read\":1000000000000,\"reasoning\":0}"));
@@ -844,19 +673,19 @@ static void test_request_options_merge(void)
 {
     char *body = sse(1, text_lines);
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("hi");
+    seam_request *req = tu_user_request("hi");
     seam_request_set_provider_options(req,
         "{\"stream_options\":null,\"top_p\":0.5,\"seed\":9,\"profile\":\"mistral\",\"logprobs\":true,"
         "\"cache_strategy\":\"system_and_3\"}");
-    stream_run r = run_stream("oa", "gpt-4o", req);
+    tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *b = last_body();
-    CU_ASSERT_FALSE(has(b, "stream_options")); /* null removes */
-    CU_ASSERT_EQUAL(int_at(b, "seed"), 9);      /* the request's over the conf's */
-    CU_ASSERT_TRUE(json_object_get_boolean(at(b, "logprobs")));
-    CU_ASSERT_FALSE(has(b, "profile"));
-    CU_ASSERT_FALSE(has(b, "cache_strategy")); /* the session's key, not OpenAI's */
-    CU_ASSERT_STRING_EQUAL(str_at(b, "user"), "tester");
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "stream_options")); /* null removes */
+    CU_ASSERT_EQUAL(tu_json_int(b, "seed"), 9);      /* the request's over the conf's */
+    CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "logprobs")));
+    CU_ASSERT_FALSE(tu_json_has(b, "profile"));
+    CU_ASSERT_FALSE(tu_json_has(b, "cache_strategy")); /* the session's key, not OpenAI's */
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "user"), "tester");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -871,7 +700,7 @@ static void test_media_refused(void)
     seam_message_add_media(u, "video/mp4", SEAM_MEDIA_URL, "https://example.org/v.mp4");
     seam_request_add_message(req, u);
     size_t before = fake_server_request_count(srv);
-    stream_run r = run_stream("oa", "gpt-4o", req);
+    tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "video/mp4"));
@@ -886,13 +715,13 @@ static void test_media_refused(void)
     seam_message_add_media(u, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
     seam_message_add_media(u, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
     seam_request_add_message(req, u);
-    r = run_generate("oa", "gpt-4o", req);
+    r = tu_run_generate(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.type"), "input_audio");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.input_audio.format"), "wav");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.type"), "file");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.file.file_data"), "data:application/pdf;base64,JVBERi0=");
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.0.type"), "input_audio");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.0.input_audio.format"), "wav");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.1.type"), "file");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.1.file.file_data"), "data:application/pdf;base64,JVBERi0=");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -903,14 +732,14 @@ static void test_media_refused(void)
 static void test_decode_split_everywhere(void)
 {
     char *body = sse(1, mixed_lines);
-    seam_request *req = simple_request("weather?");
+    seam_request *req = tu_user_request("weather?");
     size_t len = strlen(body);
     /* one byte per segment cuts at every byte position; the others vary the shapes */
     size_t splits[] = {1, 2, 3, 5, 7, 11, 64, 0};
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
         fake_response fr = {.body = body, .split = splits[i], .chunked = (int)(i % 2)};
         fake_server_push(srv, &fr);
-        stream_run r = run_stream("oa", "deepseek-reasoner", req);
+        tu_call r = tu_run_stream(client, "oa", "deepseek-reasoner", req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r.summary);
         if (strcmp(r.summary, mixed_summary) != 0)
@@ -939,15 +768,15 @@ static void test_whole_equals_stream(void)
         "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":30,"
         "\"prompt_tokens_details\":{\"cached_tokens\":10},\"completion_tokens_details\":{\"reasoning_tokens\":8}}}";
     fake_server_push_json(srv, 200, whole, NULL);
-    seam_request *req = simple_request("weather?");
-    stream_run r = run_generate("oa", "deepseek-reasoner", req);
+    seam_request *req = tu_user_request("weather?");
+    tu_call r = tu_run_generate(client, "oa", "deepseek-reasoner", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary, mixed_summary);
     free(r.summary);
 
     /* and a whole body that is an error object despite a 200 */
     fake_server_push_json(srv, 200, "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}", NULL);
-    r = run_generate("oa", "gpt-4o", req);
+    r = tu_run_generate(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
     free(r.summary);
@@ -1016,17 +845,14 @@ static void test_decode_variants(void)
           CH("{}", "\"stop\""), NULL},
          "{\"text\":\"mine\",\"reasoning\":\"\",\"tool_calls\":[],\"stop\":\"stop\",\"usage\":{}}"},
     };
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         char *body = sse(variants[i].done, variants[i].lines);
         for (size_t split = 0; split <= 1; split++) {
             fake_server_push_sse(srv, body, split);
-            stream_run r = run_stream("oa", "m", req);
+            tu_call r = tu_run_stream(client, "oa", "m", req, 0);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);
@@ -1036,12 +862,12 @@ static void test_decode_variants(void)
 
 static void test_stream_cut_and_errors(void)
 {
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     /* no finish_reason, no [DONE]: the stream is incomplete */
     const char *const cut[] = {CH("{\"content\":\"partial\"}", "null"), NULL};
     char *body = sse(0, cut);
     fake_server_push_sse(srv, body, 0);
-    stream_run r = run_stream("oa", "m", req);
+    tu_call r = tu_run_stream(client, "oa", "m", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.incomplete);
@@ -1054,7 +880,7 @@ static void test_stream_cut_and_errors(void)
                                NULL};
     body = sse(0, mid);
     fake_server_push_sse(srv, body, 1);
-    r = run_stream("oa", "m", req);
+    r = tu_run_stream(client, "oa", "m", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_TRUE(r.err.retryable);
@@ -1070,7 +896,7 @@ static void test_stream_cut_and_errors(void)
     const char *const early[] = {"{\"error\":{\"code\":429,\"message\":\"Rate limit exceeded upstream\"}}", NULL};
     body = sse(0, early);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oa", "m", req);
+    r = tu_run_stream(client, "oa", "m", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_TRUE(r.err.retryable);
@@ -1081,7 +907,7 @@ static void test_stream_cut_and_errors(void)
     const char *const ctx[] = {"{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}", NULL};
     body = sse(0, ctx);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oa", "m", req);
+    r = tu_run_stream(client, "oa", "m", req, 0);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
     CU_ASSERT_FALSE(r.err.retryable);
     CU_ASSERT_STRING_EQUAL(r.err.code, "context_length_exceeded");
@@ -1092,7 +918,7 @@ static void test_stream_cut_and_errors(void)
     const char *const junk[] = {"{not json", NULL};
     body = sse(1, junk);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("oa", "m", req);
+    r = tu_run_stream(client, "oa", "m", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "malformed"));
     free(r.summary);
@@ -1140,8 +966,8 @@ static int think_case(const char *provider, const char *s, const size_t *cuts, s
 {
     char *body = content_sse(s, cuts, ncuts, 1);
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("6*7?");
-    stream_run r = run_stream(provider, "qwq", req);
+    seam_request *req = tu_user_request("6*7?");
+    tu_call r = tu_run_stream(client, provider, "qwq", req, 0);
     int ok = r.status == SEAM_OK && r.summary && strcmp(r.summary, want_summary) == 0 &&
              (!want_log || strcmp(r.log, want_log) == 0);
     if (!ok) {
@@ -1233,8 +1059,8 @@ static void test_think_tags_edges(void)
         CH("{}", "\"tool_calls\""), NULL};
     char *body = sse(1, tool_lines);
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("x");
-    stream_run r = run_stream("ol", "qwq", req);
+    seam_request *req = tu_user_request("x");
+    tu_call r = tu_run_stream(client, "ol", "qwq", req, 0);
     CU_ASSERT_STRING_EQUAL(r.summary,
         "{\"text\":\"\",\"reasoning\":\"plan</th\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"f\",\"args\":{}}],"
         "\"stop\":\"tool_use\",\"usage\":{}}");
@@ -1247,7 +1073,7 @@ static void test_think_tags_edges(void)
                                          CH("{\"refusal\":\"No.\"}", "null"), CH("{}", "\"stop\""), NULL};
     body = sse(1, refusal_lines);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("ol", "qwq", req);
+    r = tu_run_stream(client, "ol", "qwq", req, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"<thNo.\""));
     free(r.summary);
     free(body);
@@ -1255,7 +1081,7 @@ static void test_think_tags_edges(void)
     /* a stream cut short: the held bytes are still part of the partial answer */
     body = content_sse("\n<thi", NULL, 0, 0);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("ol", "qwq", req);
+    r = tu_run_stream(client, "ol", "qwq", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_TRUE(r.incomplete);
     CU_ASSERT_PTR_NOT_NULL(r.summary && strstr(r.summary, "\"text\":\"\\n<thi\""));
@@ -1263,7 +1089,7 @@ static void test_think_tags_edges(void)
     free(body);
     body = content_sse("<think>half a tho", NULL, 0, 0);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("ol", "qwq", req);
+    r = tu_run_stream(client, "ol", "qwq", req, 0);
     CU_ASSERT_TRUE(r.incomplete);
     CU_ASSERT_PTR_NOT_NULL(r.summary && strstr(r.summary, "\"reasoning\":\"half a tho\""));
     free(r.summary);
@@ -1274,27 +1100,68 @@ static void test_think_tags_edges(void)
         "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
         "\"<think>Let me see: 6*7.</think>\\n\\nThe answer is <b>42</b>.\"},\"finish_reason\":\"stop\"}]}",
         NULL);
-    r = run_generate("ol", "qwq", req);
+    r = tu_run_generate(client, "ol", "qwq", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary, think_summary);
     free(r.summary);
     fake_server_push_json(srv, 200,
         "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
         "\"<think>unfinished\"},\"finish_reason\":\"length\"}]}", NULL);
-    r = run_generate("ol", "qwq", req);
+    r = tu_run_generate(client, "ol", "qwq", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"\",\"reasoning\":\"unfinished\""));
     free(r.summary);
     fake_server_push_json(srv, 200,
         "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
         "\"<think>x</think>y\"},\"finish_reason\":\"stop\"}]}", NULL);
-    r = run_generate("oap", "gpt-4o", req);
+    r = tu_run_generate(client, "oap", "gpt-4o", req, 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"<think>x</think>y\""));
     free(r.summary);
     seam_request_free(req);
 }
 
 /* ---- the reasoning budget on each wire ------------------------------------------ */
+
+/* OpenRouter: @openrouter/sdk 1.3.19's ChatRequestReasoning has effort and
+ * summary only (no max_tokens), so a budget goes as reasoning.effort on the
+ * ladder low < 4096 <= medium < 16384 <= high < 32768 <= xhigh. */
+static void test_openrouter_reasoning(void)
+{
+    static const struct {
+        int64_t budget;
+        const char *reasoning; /* the whole reasoning object, NULL: absent */
+    } cases[] = {
+        {1, "{\"effort\":\"low\"}"},        {4095, "{\"effort\":\"low\"}"},
+        {4096, "{\"effort\":\"medium\"}"},  {16383, "{\"effort\":\"medium\"}"},
+        {16384, "{\"effort\":\"high\"}"},   {32767, "{\"effort\":\"high\"}"},
+        {32768, "{\"effort\":\"xhigh\"}"},  {1000000, "{\"effort\":\"xhigh\"}"},
+        {0, NULL},
+    };
+    static const char *const models[] = {"anthropic/claude-sonnet-4", "openai/o3", "deepseek/deepseek-r1"};
+    char *body = sse(1, text_lines);
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            fake_server_push_sse(srv, body, 0);
+            seam_request *req = tu_user_request("think");
+            seam_request_set_reasoning_budget(req, cases[i].budget);
+            tu_call r = tu_run_stream(client, "orr", models[m], req, 0);
+            CU_ASSERT_EQUAL(r.status, SEAM_OK);
+            json_object *b = tu_last_body(srv);
+            json_object *want = cases[i].reasoning ? json_tokener_parse(cases[i].reasoning) : NULL;
+            int ok = cases[i].reasoning ? json_object_equal(want, tu_json_at(b, "reasoning")) : !tu_json_has(b, "reasoning");
+            ok = ok && !tu_json_has(b, "reasoning_effort");
+            if (!ok)
+                fprintf(stderr, "\nopenrouter %s budget %" PRId64 ": %s\n", models[m], cases[i].budget,
+                        fake_server_request_body(srv, fake_server_request_count(srv) - 1));
+            CU_ASSERT_TRUE(ok);
+            json_object_put(want);
+            json_object_put(b);
+            free(r.summary);
+            seam_request_free(req);
+        }
+    free(body);
+}
+
 
 static void test_reasoning_budget_wires(void)
 {
@@ -1344,7 +1211,6 @@ static void test_reasoning_budget_wires(void)
         {"xa", "grok-4.3", 8192, "medium", NULL, NULL},
         {"xa", "grok-4", 8192, NULL, NULL, NULL},
         {"xa", "grok-4-fast-reasoning", 8192, NULL, NULL, NULL},
-        {"orr", "anthropic/claude-sonnet-4", 3000, NULL, NULL, "reasoning.max_tokens"},
         {"ol", "qwen3:8b", 20000, "high", NULL, NULL},
         {"vl", "Qwen/Qwen3-8B", 3000, NULL, NULL, "thinking_token_budget"},
         {"vl", "Qwen/Qwen3-8B", 0, NULL, NULL, NULL},
@@ -1352,19 +1218,19 @@ static void test_reasoning_budget_wires(void)
     char *body = sse(1, text_lines);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fake_server_push_sse(srv, body, 0);
-        seam_request *req = simple_request("think");
+        seam_request *req = tu_user_request("think");
         seam_request_set_reasoning_budget(req, cases[i].budget);
-        stream_run r = run_stream(cases[i].provider, cases[i].model, req);
+        tu_call r = tu_run_stream(client, cases[i].provider, cases[i].model, req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
-        json_object *b = last_body();
-        const char *effort = has(b, "reasoning_effort") ? str_at(b, "reasoning_effort") : NULL;
-        const char *format = has(b, "reasoning_format") ? str_at(b, "reasoning_format") : NULL;
+        json_object *b = tu_last_body(srv);
+        const char *effort = tu_json_has(b, "reasoning_effort") ? tu_json_str(b, "reasoning_effort") : NULL;
+        const char *format = tu_json_has(b, "reasoning_format") ? tu_json_str(b, "reasoning_format") : NULL;
         int ok = (cases[i].effort ? effort && strcmp(effort, cases[i].effort) == 0 : !effort) &&
                  (cases[i].format ? format && strcmp(format, cases[i].format) == 0 : !format) &&
-                 (cases[i].int_path ? int_at(b, cases[i].int_path) == cases[i].budget : 1) &&
-                 has(b, "reasoning") == (cases[i].int_path && !strcmp(cases[i].int_path, "reasoning.max_tokens")) &&
-                 has(b, "thinking_token_budget") == (cases[i].int_path && !strcmp(cases[i].int_path, "thinking_token_budget")) &&
-                 !has(b, "think") && !has(b, "thinking");
+                 (cases[i].int_path ? tu_json_int(b, cases[i].int_path) == cases[i].budget : 1) &&
+                 !tu_json_has(b, "reasoning") &&
+                 tu_json_has(b, "thinking_token_budget") == (cases[i].int_path && !strcmp(cases[i].int_path, "thinking_token_budget")) &&
+                 !tu_json_has(b, "think") && !tu_json_has(b, "thinking");
         if (!ok)
             fprintf(stderr, "\n%s %s budget %" PRId64 ": %s\n", cases[i].provider, cases[i].model,
                     cases[i].budget, fake_server_request_body(srv, fake_server_request_count(srv) - 1));
@@ -1375,18 +1241,18 @@ static void test_reasoning_budget_wires(void)
     }
 
     /* deepseek-reasoner: no sampling parameters; deepseek-chat keeps them */
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     seam_request_set_temperature(req, 0.5);
     fake_server_push_sse(srv, body, 0);
-    stream_run r = run_stream("ds", "deepseek-reasoner", req);
-    json_object *b = last_body();
-    CU_ASSERT_FALSE(has(b, "temperature"));
+    tu_call r = tu_run_stream(client, "ds", "deepseek-reasoner", req, 0);
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "temperature"));
     json_object_put(b);
     free(r.summary);
     fake_server_push_sse(srv, body, 0);
-    r = run_stream("ds", "deepseek-chat", req);
-    b = last_body();
-    CU_ASSERT_TRUE(has(b, "temperature"));
+    r = tu_run_stream(client, "ds", "deepseek-chat", req, 0);
+    b = tu_last_body(srv);
+    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -1430,12 +1296,12 @@ static void test_mistral_tool_ids(void)
     char first[3][16];
     for (int round = 0; round < 2; round++) {
         fake_server_push_sse(srv, body, 0);
-        stream_run r = run_stream("mi", "mistral-large-latest", req);
+        tu_call r = tu_run_stream(client, "mi", "mistral-large-latest", req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
-        json_object *b = last_body();
-        const char *weather = str_at(b, "messages.1.tool_calls.0.id");
-        const char *time = str_at(b, "messages.1.tool_calls.1.id");
-        const char *noop = str_at(b, "messages.1.tool_calls.2.id");
+        json_object *b = tu_last_body(srv);
+        const char *weather = tu_json_str(b, "messages.1.tool_calls.0.id");
+        const char *time = tu_json_str(b, "messages.1.tool_calls.1.id");
+        const char *noop = tu_json_str(b, "messages.1.tool_calls.2.id");
         CU_ASSERT_TRUE(valid_mistral_id(weather));
         CU_ASSERT_TRUE(valid_mistral_id(noop));
         CU_ASSERT_STRING_EQUAL(time, "AbC123xyZ"); /* Mistral's own: untouched */
@@ -1443,9 +1309,9 @@ static void test_mistral_tool_ids(void)
         CU_ASSERT_STRING_NOT_EQUAL(weather, time);
         CU_ASSERT_STRING_NOT_EQUAL(noop, time);
         /* each result carries its call's id */
-        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.2.tool_call_id"), noop);
-        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.tool_call_id"), weather);
-        CU_ASSERT_STRING_EQUAL(str_at(b, "messages.4.tool_call_id"), time);
+        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.tool_call_id"), noop);
+        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.3.tool_call_id"), weather);
+        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.4.tool_call_id"), time);
         CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1), "call_abc"));
         if (round == 0) {
             snprintf(first[0], sizeof first[0], "%s", weather);
@@ -1461,31 +1327,31 @@ static void test_mistral_tool_ids(void)
     }
     /* other servers get the ids as they are */
     fake_server_push_sse(srv, body, 0);
-    stream_run r = run_stream("oa", "gpt-4o", req);
-    json_object *b = last_body();
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.1.tool_calls.0.id"), "call_abc123DEF456ghi");
-    CU_ASSERT_STRING_EQUAL(str_at(b, "messages.3.tool_call_id"), "call_abc123DEF456ghi");
+    tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.id"), "call_abc123DEF456ghi");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.3.tool_call_id"), "call_abc123DEF456ghi");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
     free(body);
 
     /* unit: what Mistral accepts, and a short id never takes one already used */
-    CU_ASSERT_TRUE(mistral_id_ok("AbC123xyZ"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC123xy"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC123xyZ0"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC_23xyZ"));
-    CU_ASSERT_FALSE(mistral_id_ok(""));
+    CU_ASSERT_TRUE(oa_mistral_id_ok("AbC123xyZ"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC123xy"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC123xyZ0"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC_23xyZ"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok(""));
     char taken[10];
-    short_id("call_1", 0, taken);
-    id_map m = {0};
-    id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
-    const char *w = wire_id(&m, "call_1");
+    oa_short_id("call_1", 0, taken);
+    oa_id_map m = {0};
+    oa_id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
+    const char *w = oa_wire_id(&m, "call_1");
     CU_ASSERT_TRUE(valid_mistral_id(w));
     CU_ASSERT_STRING_NOT_EQUAL(w, taken);
-    CU_ASSERT_PTR_EQUAL(wire_id(&m, "call_1"), w); /* the same id, the same short id */
-    CU_ASSERT_STRING_EQUAL(wire_id(NULL, "call_1"), "call_1");
-    CU_ASSERT_STRING_EQUAL(wire_id(&m, taken), taken);
+    CU_ASSERT_PTR_EQUAL(oa_wire_id(&m, "call_1"), w); /* the same id, the same short id */
+    CU_ASSERT_STRING_EQUAL(oa_wire_id(NULL, "call_1"), "call_1");
+    CU_ASSERT_STRING_EQUAL(oa_wire_id(&m, taken), taken);
     free(m.items);
 }
 
@@ -1496,8 +1362,8 @@ static void test_tokener_reuse(void)
     json_tokener *tok = json_tokener_new();
     CU_ASSERT_PTR_NULL(json_parse_with(tok, "{\"a\":[1,", 8));
     json_object *o = json_parse_with(tok, "{\"b\":2}", 7);
-    CU_ASSERT_EQUAL(int_at(o, "b"), 2);
-    CU_ASSERT_FALSE(has(o, "a"));
+    CU_ASSERT_EQUAL(tu_json_int(o, "b"), 2);
+    CU_ASSERT_FALSE(tu_json_has(o, "a"));
     json_object_put(o);
     CU_ASSERT_PTR_NULL(json_parse_with(tok, "{} x", 4));
     o = json_parse_with(tok, " [1] ", 5);
@@ -1569,12 +1435,12 @@ static void test_error_table(void)
         {422, "{\"object\":\"error\",\"message\":{\"detail\":[{\"type\":\"extra_forbidden\",\"loc\":[\"body\",\"foo\"],\"msg\":\"Extra inputs are not permitted\"}]},\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}",
          NULL, SEAM_ERROR_BAD_REQUEST, 0, "invalid_request_error", "Extra inputs"},
     };
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fake_response fr = {.status = cases[i].status, .content_type = "application/json",
                             .body = cases[i].body, .extra_headers = cases[i].headers};
         fake_server_push(srv, &fr);
-        stream_run r = run_stream("oa", "gpt-4o", req);
+        tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
         if (r.err.kind != cases[i].kind || r.err.retryable != cases[i].retryable ||
             strcmp(r.err.code, cases[i].code) != 0 || !strstr(r.err.message, cases[i].message_part))
@@ -1601,7 +1467,7 @@ static void test_error_table(void)
         "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}",
         "x-ratelimit-remaining-requests: 10\r\nx-ratelimit-reset-requests: 1s\r\n"
         "x-ratelimit-remaining-tokens: 0\r\nx-ratelimit-reset-tokens: 1m2.5s\r\n");
-    stream_run r = run_stream("oa", "gpt-4o", req);
+    tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_EQUAL(r.err.retry_after_ms, 62500);
     free(r.summary);
@@ -1610,10 +1476,10 @@ static void test_error_table(void)
 
 static void test_unreachable_server(void)
 {
-    seam_request *req = simple_request("x");
-    int64_t t0 = mono_ms();
-    stream_run r = run_stream("dead", "llama3", req);
-    int64_t elapsed = mono_ms() - t0;
+    seam_request *req = tu_user_request("x");
+    int64_t t0 = tu_now_ms();
+    tu_call r = tu_run_stream(client, "dead", "llama3", req, 0);
+    int64_t elapsed = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.err.retryable);
@@ -1822,7 +1688,7 @@ static void test_model_rules(void)
     }
 
     /* the endpoint: auto sends only tools on a model refusing "none" to /responses */
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     seam_request_set_model(req, "gpt-6.1-sol");
     CU_ASSERT_FALSE(oa_use_responses(in, req));
     seam_request_add_tool(req, "t", NULL, NULL);
@@ -1873,71 +1739,58 @@ static void test_model_rules(void)
 
 static void test_helpers(void)
 {
-    CU_ASSERT_EQUAL(parse_duration_ms("6m0s"), 360000);
-    CU_ASSERT_EQUAL(parse_duration_ms("20ms"), 20);
-    CU_ASSERT_EQUAL(parse_duration_ms("1.5s"), 1500);
-    CU_ASSERT_EQUAL(parse_duration_ms("1h2m3s"), 3723000);
-    CU_ASSERT_EQUAL(parse_duration_ms("2"), 2000);
-    CU_ASSERT_EQUAL(parse_duration_ms("soon"), -1);
-    CU_ASSERT_EQUAL(parse_duration_ms(""), -1);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("6m0s"), 360000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("20ms"), 20);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("1.5s"), 1500);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("1h2m3s"), 3723000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("2"), 2000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("soon"), -1);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms(""), -1);
 
     char s[200] = "Incorrect API key provided: sk-proj-abc***xyz. See docs; also gsk_1234567890abcdef, not task-sk-x.";
-    scrub_keys(s);
+    oa_scrub_keys(s);
     CU_ASSERT_STRING_EQUAL(s, "Incorrect API key provided: <redacted>. See docs; also <redacted>, not task-sk-x.");
 
-    CU_ASSERT_EQUAL(map_finish("stop"), SEAM_STOP_STOP);
-    CU_ASSERT_EQUAL(map_finish("length"), SEAM_STOP_LENGTH);
-    CU_ASSERT_EQUAL(map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
-    CU_ASSERT_EQUAL(map_finish("function_call"), SEAM_STOP_TOOL_USE);
-    CU_ASSERT_EQUAL(map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
-    CU_ASSERT_EQUAL(map_finish("error"), SEAM_STOP_ERROR);
+    CU_ASSERT_EQUAL(oa_map_finish("stop"), SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(oa_map_finish("length"), SEAM_STOP_LENGTH);
+    CU_ASSERT_EQUAL(oa_map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(oa_map_finish("function_call"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(oa_map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_EQUAL(oa_map_finish("error"), SEAM_STOP_ERROR);
 }
+
+static const tu_test tests[] = {
+    { "wire: basic streamed request", test_wire_basic_stream },
+    { "wire: exact body", test_wire_exact_body },
+    { "wire: conversation, tools, media, json schema", test_wire_conversation },
+    { "wire: tool choice variants", test_tool_choice_variants },
+    { "wire: reasoning families", test_reasoning_families },
+    { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
+    { "wire: no stop for OpenAI's reasoning models", test_stop_reasoning_models },
+    { "wire: profiles", test_profiles },
+    { "wire: request options merged", test_request_options_merge },
+    { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "wire: media", test_media_refused },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: server variants", test_decode_variants },
+    { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
+    { "decode: <think> tags split at every byte", test_think_tags_split },
+    { "decode: <think> tags, edges and profiles", test_think_tags_edges },
+    { "decode: one tokener per decoder", test_tokener_reuse },
+    { "wire: reasoning budget per server", test_reasoning_budget_wires },
+    { "wire: openrouter reasoning effort from a budget", test_openrouter_reasoning },
+    { "wire: mistral tool call ids", test_mistral_tool_ids },
+    { "errors: classification table", test_error_table },
+    { "errors: unreachable server", test_unreachable_server },
+    { "unit: profile inference and options", test_profile_inference },
+    { "unit: capabilities", test_capabilities },
+    { "unit: OpenAI model rules and the endpoint", test_model_rules },
+    { "unit: helpers", test_helpers },
+    { NULL, NULL },
+};
 
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    srv = fake_server_start();
-    if (!srv) {
-        fprintf(stderr, "cannot start the fake server\n");
-        return 1;
-    }
-    client = make_client();
-    if (!client) {
-        fake_server_stop(srv);
-        return 1;
-    }
-    CU_pSuite s = CU_add_suite("openai", NULL, NULL);
-    CU_add_test(s, "wire: basic streamed request", test_wire_basic_stream);
-    CU_add_test(s, "wire: exact body", test_wire_exact_body);
-    CU_add_test(s, "wire: conversation, tools, media, json schema", test_wire_conversation);
-    CU_add_test(s, "wire: tool choice variants", test_tool_choice_variants);
-    CU_add_test(s, "wire: reasoning families", test_reasoning_families);
-    CU_add_test(s, "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families);
-    CU_add_test(s, "wire: profiles", test_profiles);
-    CU_add_test(s, "wire: request options merged", test_request_options_merge);
-    CU_add_test(s, "decode: absurd usage counts are bounded", test_usage_absurd_counts);
-    CU_add_test(s, "wire: media", test_media_refused);
-    CU_add_test(s, "decode: split at every byte", test_decode_split_everywhere);
-    CU_add_test(s, "decode: whole equals stream", test_whole_equals_stream);
-    CU_add_test(s, "decode: server variants", test_decode_variants);
-    CU_add_test(s, "decode: cut streams and in-stream errors", test_stream_cut_and_errors);
-    CU_add_test(s, "decode: <think> tags split at every byte", test_think_tags_split);
-    CU_add_test(s, "decode: <think> tags, edges and profiles", test_think_tags_edges);
-    CU_add_test(s, "decode: one tokener per decoder", test_tokener_reuse);
-    CU_add_test(s, "wire: reasoning budget per server", test_reasoning_budget_wires);
-    CU_add_test(s, "wire: mistral tool call ids", test_mistral_tool_ids);
-    CU_add_test(s, "errors: classification table", test_error_table);
-    CU_add_test(s, "errors: unreachable server", test_unreachable_server);
-    CU_add_test(s, "unit: profile inference and options", test_profile_inference);
-    CU_add_test(s, "unit: capabilities", test_capabilities);
-    CU_add_test(s, "unit: OpenAI model rules and the endpoint", test_model_rules);
-    CU_add_test(s, "unit: helpers", test_helpers);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_client_free(client);
-    fake_server_stop(srv);
-    return failures ? 1 : 0;
+    return tu_run_suite("openai", tests, start);
 }

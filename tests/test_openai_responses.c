@@ -25,236 +25,22 @@ static seam_client *client;
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static seam_client *make_client(void)
-{
-    const char *url = fake_server_url(srv);
-    char *conf = NULL;
-    int n = asprintf(&conf,
-        "providers = {\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  rs = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  rsq = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
-        "  vr = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
-        "};\n",
-        url, url, url, url);
-    if (n < 0)
-        return NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    seam_client *c = tu_client(conf, &err);
-    if (!c)
-        fprintf(stderr, "client: %s\n", err.message);
-    free(conf);
-    return c;
-}
+/* Every provider the tests use, all pointed at the fake server. */
+static const char providers[] =
+    "providers = {\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  rs = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  rsq = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
+    "  vr = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
+    "};\n";
 
-static seam_call_options opts_for(const char *provider, const char *model)
+static int start(void)
 {
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.provider = provider;
-    o.model = model;
-    return o;
-}
-
-static json_object *last_body(void)
-{
-    size_t n = fake_server_request_count(srv);
-    CU_ASSERT_FATAL(n > 0);
-    json_object *o = json_tokener_parse(fake_server_request_body(srv, n - 1));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-    return o;
-}
-
-static const char *last_path(void)
-{
-    size_t n = fake_server_request_count(srv);
-    return n ? fake_server_request_path(srv, n - 1) : "";
-}
-
-static const char *last_header(const char *name)
-{
-    size_t n = fake_server_request_count(srv);
-    const char *v = n ? fake_server_request_header(srv, n - 1, name) : NULL;
-    return v ? v : "(none)";
-}
-
-/* Walks "a.b.0.c" through objects and arrays; NULL when absent. */
-static json_object *at(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
-        if (json_object_is_type(o, json_type_array)) {
-            size_t i = (size_t)strtoul(tok, NULL, 10);
-            o = i < json_object_array_length(o) ? json_object_array_get_idx(o, i) : NULL;
-        } else if (!json_object_object_get_ex(o, tok, &o)) {
-            return NULL;
-        }
-    }
-    return o;
-}
-
-static const char *str_at(json_object *o, const char *path)
-{
-    json_object *v = at(o, path);
-    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "(not a string)";
-}
-
-static int has(json_object *o, const char *path)
-{
-    return at(o, path) != NULL || (json_object_is_type(o, json_type_object) && !strchr(path, '.') &&
-                                   json_object_object_get_ex(o, path, NULL));
-}
-
-/* The last request's body equals want (JSON text); both printed when not. */
-static int last_body_is(const char *want_text)
-{
-    json_object *got = last_body();
-    json_object *want = json_tokener_parse(want_text);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
-    int same = json_object_equal(want, got);
-    if (!same)
-        fprintf(stderr, "\nexpected %s\n     got %s\n", json_object_to_json_string(want),
-                json_object_to_json_string(got));
-    json_object_put(want);
-    json_object_put(got);
-    return same;
-}
-
-/* A canonical one-line summary of a result (reasoning signatures included). */
-static char *summary(const seam_result *res)
-{
-    json_object *o = json_object_new_object();
-    json_object *calls = json_object_new_array();
-    json_object *sigs = json_object_new_array();
-    const seam_message *m = seam_result_message(res);
-    char *text = strdup(""), *reasoning = strdup("");
-    for (size_t i = 0; i < seam_message_part_count(m); i++) {
-        const seam_part *p = seam_message_part(m, i);
-        char **into = NULL;
-        if (seam_part_get_type(p) == SEAM_PART_TEXT)
-            into = &text;
-        else if (seam_part_get_type(p) == SEAM_PART_REASONING) {
-            into = &reasoning;
-            if (seam_part_signature(p))
-                json_object_array_add(sigs, json_object_new_string(seam_part_signature(p)));
-        } else if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL) {
-            json_object *c = json_object_new_object();
-            json_object_object_add(c, "id", json_object_new_string(seam_part_tool_call_id(p)));
-            json_object_object_add(c, "name", json_object_new_string(seam_part_tool_name(p)));
-            json_object_object_add(c, "args", json_tokener_parse(seam_part_args_json(p)));
-            json_object_array_add(calls, c);
-        }
-        if (into) {
-            char *joined = NULL;
-            if (asprintf(&joined, "%s%s", *into, seam_part_text(p) ? seam_part_text(p) : "") >= 0) {
-                free(*into);
-                *into = joined;
-            }
-        }
-    }
-    json_object_object_add(o, "text", json_object_new_string(text));
-    json_object_object_add(o, "reasoning", json_object_new_string(reasoning));
-    json_object_object_add(o, "signatures", sigs);
-    json_object_object_add(o, "tool_calls", calls);
-    json_object_object_add(o, "stop", json_object_new_string(seam_stop_reason_name(seam_result_stop_reason(res))));
-    const seam_usage *u = seam_result_usage(res);
-    json_object *uo = json_object_new_object();
-    if (u->present & SEAM_USAGE_INPUT)
-        json_object_object_add(uo, "in", json_object_new_int64(u->input_tokens));
-    if (u->present & SEAM_USAGE_OUTPUT)
-        json_object_object_add(uo, "out", json_object_new_int64(u->output_tokens));
-    if (u->present & SEAM_USAGE_CACHE_READ)
-        json_object_object_add(uo, "cache_read", json_object_new_int64(u->cache_read_tokens));
-    if (u->present & SEAM_USAGE_REASONING)
-        json_object_object_add(uo, "reasoning", json_object_new_int64(u->reasoning_tokens));
-    json_object_object_add(o, "usage", uo);
-    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
-    free(text);
-    free(reasoning);
-    return s;
-}
-
-typedef struct stream_run {
-    int status;
-    seam_error err;
-    char *summary;
-    char log[4096]; /* chunk types (and ids) in order */
-    int incomplete;
-    seam_message *message; /* the answer, for the next turn (when keep) */
-} stream_run;
-
-static void log_chunk(stream_run *r, const seam_chunk *c)
-{
-    char item[200];
-    size_t used = strlen(r->log);
-    switch (c->type) {
-    case SEAM_CHUNK_TEXT_DELTA:
-        if (used >= 3 && strcmp(r->log + used - 3, "TD ") == 0)
-            return; /* consecutive deltas log once: splits do not change the shape */
-        snprintf(item, sizeof item, "TD ");
-        break;
-    case SEAM_CHUNK_REASONING_START: snprintf(item, sizeof item, "RS(%s) ", c->id); break;
-    case SEAM_CHUNK_REASONING_DELTA:
-        if (used >= 3 && strcmp(r->log + used - 3, "RD ") == 0)
-            return;
-        snprintf(item, sizeof item, "RD ");
-        break;
-    case SEAM_CHUNK_REASONING_END:
-        snprintf(item, sizeof item, "RE(%s,%s) ", c->id, c->signature ? c->signature : "-");
-        break;
-    case SEAM_CHUNK_TOOL_CALL_START: snprintf(item, sizeof item, "TS(%s,%s) ", c->id, c->name); break;
-    case SEAM_CHUNK_TOOL_CALL_DELTA: return;
-    case SEAM_CHUNK_TOOL_CALL_END: snprintf(item, sizeof item, "TE(%s,%s) ", c->id, c->args_json); break;
-    case SEAM_CHUNK_STOP: snprintf(item, sizeof item, "STOP(%s)", seam_stop_reason_name(c->stop_reason)); break;
-    default: snprintf(item, sizeof item, "%s ", seam_chunk_type_name(c->type)); break;
-    }
-    strncat(r->log, item, sizeof r->log - strlen(r->log) - 1);
-}
-
-static stream_run run_stream_keep(const char *provider, const char *model, const seam_request *req,
-                                  int keep)
-{
-    stream_run r;
-    memset(&r, 0, sizeof r);
-    seam_call_options o = opts_for(provider, model);
-    seam_stream *s = NULL;
-    r.status = seam_stream_open(client, req, &o, &s, &r.err);
-    if (r.status == SEAM_OK) {
-        const seam_chunk *c;
-        while ((r.status = seam_stream_next(s, &c, &r.err)) == 1)
-            log_chunk(&r, c);
-        r.summary = summary(seam_stream_result(s));
-        r.incomplete = seam_result_incomplete(seam_stream_result(s));
-        if (keep)
-            r.message = seam_message_dup(seam_result_message(seam_stream_result(s)));
-    }
-    seam_stream_free(s);
-    return r;
-}
-
-static stream_run run_stream(const char *provider, const char *model, const seam_request *req)
-{
-    return run_stream_keep(provider, model, req, 0);
-}
-
-static stream_run run_generate(const char *provider, const char *model, const seam_request *req)
-{
-    stream_run r;
-    memset(&r, 0, sizeof r);
-    seam_call_options o = opts_for(provider, model);
-    seam_result *res = NULL;
-    r.status = seam_generate(client, req, &o, &res, &r.err);
-    if (res)
-        r.summary = summary(res);
-    seam_result_free(res);
-    return r;
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
+    return client ? 0 : -1;
 }
 
 /* An SSE body of Responses events (NULL-terminated), each as
@@ -276,13 +62,6 @@ static char *sse(const char *const *events)
         json_object_put(ev);
     }
     return b;
-}
-
-static seam_request *simple_request(const char *text)
-{
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, text);
-    return r;
 }
 
 /* ---- transcripts (written for these tests from the documented events) --------- */
@@ -342,13 +121,13 @@ static const char *const mixed_events[] = {
 
 static const char mixed_summary[] =
     "{\"text\":\"Checking Par\xc3\xads.\",\"reasoning\":\"**Plan** check the weather.\\n\\nThen answer.\","
-    "\"signatures\":[\"openai:gAAAAABenc_1-xyz==\"],\"tool_calls\":["
+    "\"signatures\":[\"openai:rs_1:gAAAAABenc_1-xyz==\"],\"tool_calls\":["
     "{\"id\":\"call_a\",\"name\":\"get_weather\",\"args\":{\"city\":\"Par\xc3\xads\"}},"
     "{\"id\":\"call_b\",\"name\":\"noop\",\"args\":{}}],\"stop\":\"tool_use\","
     "\"usage\":{\"in\":20,\"out\":50,\"cache_read\":100,\"reasoning\":20}}";
 
 static const char mixed_log[] =
-    "RS(rs_1) RD RE(rs_1,openai:gAAAAABenc_1-xyz==) TD TS(call_a,get_weather) TS(call_b,noop) "
+    "RS(rs_1) RD RE(rs_1,openai:rs_1:gAAAAABenc_1-xyz==) TD TS(call_a,get_weather) TS(call_b,noop) "
     "TE(call_a,{\"city\":\"Par\xc3\xads\"}) TE(call_b,{}) STOP(tool_use)";
 
 /* ---- encode ------------------------------------------------------------------ */
@@ -365,7 +144,9 @@ static void test_wire_gpt62_tools(void)
     seam_request_set_system(req, "You are terse.");
     seam_request_add_user_text(req, "Weather in Paris?");
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_reasoning(a, "Need weather.", "openai:gAAAAABprev==", 0);
+    seam_message_add_reasoning(a, "Need weather.", "openai:rs_prev:gAAAAABprev==", 0);
+    /* signed by an older seam, without the item's id: not sent (id is required) */
+    seam_message_add_reasoning(a, "older thoughts", "openai:gAAAAABold==", 0);
     seam_message_add_reasoning(a, "another provider's thoughts", "EqQBCkgIAhABGAIiQ", 0);
     seam_message_add_reasoning(a, "unsigned thoughts", NULL, 0);
     seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
@@ -379,16 +160,16 @@ static void test_wire_gpt62_tools(void)
     seam_request_set_max_tokens(req, 300);
     seam_request_add_stop(req, "\n\n");      /* no such parameter: not sent */
     seam_request_set_reasoning_budget(req, 100000);
-    stream_run r = run_stream("oap", "gpt-6.2-sol", req);
+    tu_call r = tu_run_stream(client, "oap", "gpt-6.2-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(last_path(), "/v1/responses");
-    CU_ASSERT_STRING_EQUAL(last_header("Authorization"), "Bearer " KEY);
-    CU_ASSERT_STRING_EQUAL(last_header("Accept"), "text/event-stream");
-    CU_ASSERT_STRING_EQUAL(last_header("Content-Type"), "application/json");
-    CU_ASSERT_TRUE(last_body_is(
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "text/event-stream"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Content-Type"), "application/json"));
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
-        "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
+        "{\"type\":\"reasoning\",\"id\":\"rs_prev\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
         "\"encrypted_content\":\"gAAAAABprev==\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"{\\\"temp\\\":21}\"}],"
@@ -438,15 +219,15 @@ static void test_wire_conversation(void)
     seam_request_set_response_format(req, SEAM_FORMAT_JSON, "weather_report",
                                       "{\"type\":\"object\",\"properties\":{\"summary\":{\"type\":\"string\"}}}", 1);
     seam_request_set_temperature(req, 0.5);
-    stream_run r = run_generate("rs", "gpt-4.1", req);
+    tu_call r = tu_run_generate(client, "rs", "gpt-4.1", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "",
         "{\"text\":\"{\\\"summary\\\":\\\"sunny\\\"}\",\"reasoning\":\"\",\"signatures\":[],\"tool_calls\":[],"
         "\"stop\":\"stop\",\"usage\":{\"in\":10,\"out\":4}}");
-    CU_ASSERT_STRING_EQUAL(last_path(), "/v1/responses");
-    CU_ASSERT_STRING_EQUAL(last_header("Accept"), "application/json");
-    CU_ASSERT_STRING_EQUAL(last_header("X-Title"), "seam-test");
-    CU_ASSERT_TRUE(last_body_is(
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4.1\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":["
         "{\"type\":\"input_text\",\"text\":\"What is in these, and the weather?\"},"
@@ -481,7 +262,7 @@ static void test_wire_conversation(void)
         seam_message_add_media(u, refused[i].mime, refused[i].src, "AAAA");
         seam_request_add_message(req, u);
         size_t before = fake_server_request_count(srv);
-        r = run_stream("rs", "gpt-4.1", req);
+        r = tu_run_stream(client, "rs", "gpt-4.1", req, TU_SIGNATURES);
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
         CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, refused[i].mime));
@@ -525,15 +306,15 @@ static void test_wire_options(void)
     char *body = sse(mixed_events);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fake_server_push_sse(srv, body, 0);
-        seam_request *req = simple_request("x");
+        seam_request *req = tu_user_request("x");
         seam_request_set_temperature(req, 0.5);
         seam_request_set_reasoning_budget(req, cases[i].budget);
         if (cases[i].json_any)
             seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, "{\"type\":\"object\"}", 0);
-        stream_run r = run_stream(cases[i].provider, cases[i].model, req);
+        tu_call r = tu_run_stream(client, cases[i].provider, cases[i].model, req, TU_SIGNATURES);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
-        CU_ASSERT_STRING_EQUAL(last_path(), "/v1/responses");
-        json_object *got = last_body();
+        CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
+        json_object *got = tu_last_body(srv);
         json_object_object_del(got, "model");
         json_object_object_del(got, "input");
         json_object_object_del(got, "stream");
@@ -550,15 +331,15 @@ static void test_wire_options(void)
     }
     /* the request's provider options go over the body; a null removes a field */
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     seam_request_set_provider_options(req, "{\"store\":null,\"service_tier\":\"flex\",\"api\":\"chat\"}");
-    stream_run r = run_stream("rs", "gpt-6-luna", req);
+    tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(last_path(), "/v1/responses"); /* the plugin's keys: conf only */
-    json_object *b = last_body();
-    CU_ASSERT_FALSE(has(b, "store"));
-    CU_ASSERT_FALSE(has(b, "api"));
-    CU_ASSERT_STRING_EQUAL(str_at(b, "service_tier"), "flex");
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses"); /* the plugin's keys: conf only */
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_FALSE(tu_json_has(b, "store"));
+    CU_ASSERT_FALSE(tu_json_has(b, "api"));
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "service_tier"), "flex");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
@@ -570,12 +351,12 @@ static void test_wire_options(void)
 static void test_decode_split_everywhere(void)
 {
     char *body = sse(mixed_events);
-    seam_request *req = simple_request("weather?");
+    seam_request *req = tu_user_request("weather?");
     size_t splits[] = {1, 2, 3, 7, 13, 64, 0};
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
         fake_response fr = {.body = body, .split = splits[i], .chunked = (int)(i % 2)};
         fake_server_push(srv, &fr);
-        stream_run r = run_stream("rs", "gpt-6.2-sol", req);
+        tu_call r = tu_run_stream(client, "rs", "gpt-6.2-sol", req, TU_SIGNATURES);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r.summary);
         if (strcmp(r.summary, mixed_summary) != 0 || strcmp(r.log, mixed_log) != 0)
@@ -593,9 +374,9 @@ static void test_decode_split_everywhere(void)
  * event's output). */
 static void test_whole_equals_stream(void)
 {
-    seam_request *req = simple_request("weather?");
+    seam_request *req = tu_user_request("weather?");
     fake_server_push_json(srv, 200, RESPONSE("completed", OUTPUT, ",\"usage\":" USAGE), NULL);
-    stream_run r = run_generate("rs", "gpt-6.2-sol", req);
+    tu_call r = tu_run_generate(client, "rs", "gpt-6.2-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", mixed_summary);
     free(r.summary);
@@ -614,7 +395,7 @@ static void test_whole_equals_stream(void)
     for (size_t i = 0; i < 2; i++) {
         char *body = sse(variants[i]);
         fake_server_push_sse(srv, body, 1);
-        r = run_stream("rs", "gpt-6.2-sol", req);
+        r = tu_run_stream(client, "rs", "gpt-6.2-sol", req, TU_SIGNATURES);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", mixed_summary);
         free(r.summary);
@@ -624,18 +405,19 @@ static void test_whole_equals_stream(void)
 }
 
 /* The answer's reasoning goes back on the next turn as a reasoning item with
- * its encrypted content; the calls as function_call items with their call_id. */
+ * its id (the spec's ReasoningItem requires one) and its encrypted content;
+ * the calls as function_call items with their call_id. */
 static void test_reasoning_replayed(void)
 {
     char *body = sse(mixed_events);
     fake_server_push_sse(srv, body, 0);
-    seam_request *req = simple_request("Weather in Paris?");
+    seam_request *req = tu_user_request("Weather in Paris?");
     seam_request_add_tool(req, "get_weather", NULL, WEATHER_SCHEMA);
     seam_request_add_tool(req, "noop", NULL, NULL);
-    stream_run r = run_stream_keep("oap", "gpt-6.1-sol", req, 1);
+    tu_call r = tu_run_stream(client, "oap", "gpt-6.1-sol", req, TU_SIGNATURES | TU_KEEP_MESSAGE);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.message);
-    CU_ASSERT_STRING_EQUAL(last_path(), "/v1/responses");
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     seam_request_add_message(req, r.message);
     seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
     seam_message_add_tool_result(t, "call_a", "get_weather", "{\"temp\":21}", 0);
@@ -644,21 +426,21 @@ static void test_reasoning_replayed(void)
     free(r.summary);
 
     fake_server_push_json(srv, 200, text_whole, NULL);
-    r = run_generate("oap", "gpt-6.1-sol", req);
+    r = tu_run_generate(client, "oap", "gpt-6.1-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *b = last_body();
+    json_object *b = tu_last_body(srv);
     json_object *want = json_tokener_parse(
         "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
-        "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
+        "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
         "\"encrypted_content\":\"gAAAAABenc_1-xyz==\"},"
         "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Checking Par\\u00eds.\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Par\\u00eds\\\"}\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_b\",\"name\":\"noop\",\"arguments\":\"{}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_a\",\"output\":\"{\\\"temp\\\":21}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_b\",\"output\":\"null\"}]");
-    if (!json_object_equal(want, at(b, "input")))
-        fprintf(stderr, "\ninput %s\n", json_object_to_json_string(at(b, "input")));
-    CU_ASSERT_TRUE(json_object_equal(want, at(b, "input")));
+    if (!json_object_equal(want, tu_json_at(b, "input")))
+        fprintf(stderr, "\ninput %s\n", json_object_to_json_string(tu_json_at(b, "input")));
+    CU_ASSERT_TRUE(json_object_equal(want, tu_json_at(b, "input")));
     json_object_put(want);
     json_object_put(b);
     free(r.summary);
@@ -667,9 +449,9 @@ static void test_reasoning_replayed(void)
     fake_server_push_json(srv, 200,
         "{\"id\":\"c\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
         "\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}", NULL);
-    r = run_generate("oap", "gpt-6-luna", req);
+    r = tu_run_generate(client, "oap", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(last_path(), "/v1/chat/completions");
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/chat/completions");
     CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1), "gAAAA"));
     free(r.summary);
     seam_request_free(req);
@@ -746,8 +528,14 @@ static void test_decode_variants(void)
           "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]",
           ",\"usage\":{\"input_tokens\":9,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":70,\"output_tokens_details\":{\"reasoning_tokens\":64}}") "}",
           NULL},
-         "{\"text\":\"4\",\"reasoning\":\"\",\"signatures\":[\"openai:gAAAAB7\"],\"tool_calls\":[],\"stop\":\"stop\","
+         "{\"text\":\"4\",\"reasoning\":\"\",\"signatures\":[\"openai:rs_7:gAAAAB7\"],\"tool_calls\":[],\"stop\":\"stop\","
          "\"usage\":{\"in\":9,\"out\":70,\"cache_read\":0,\"reasoning\":64}}"},
+        {"a reasoning item without an id: its signature has none, so it is not replayed",
+         {"{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"type\":\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAAAB8\"}}",
+          MSG_ADDED(1), TEXT_DELTA(1, "5"), MSG_DONE(1, "5"),
+          "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]", "") "}",
+          NULL},
+         "{\"text\":\"5\",\"reasoning\":\"\",\"signatures\":[\"openai:gAAAAB8\"],\"tool_calls\":[],\"stop\":\"stop\",\"usage\":{}}"},
         {"a summary part whose deltas never came; a call whose name came only whole",
          {"{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"rs_0\",\"type\":\"reasoning\",\"summary\":[]}}",
           "{\"type\":\"response.reasoning_summary_text.delta\",\"item_id\":\"rs_0\",\"output_index\":0,\"summary_index\":0,\"delta\":\"A\"}",
@@ -757,20 +545,17 @@ static void test_decode_variants(void)
           "{\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"id\":\"fc_1\",\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"g\",\"arguments\":\"{}\"}}",
           "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]", "") "}",
           NULL},
-         "{\"text\":\"\",\"reasoning\":\"A\\n\\nB\",\"signatures\":[\"openai:e\"],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"g\",\"args\":{}}],"
+         "{\"text\":\"\",\"reasoning\":\"A\\n\\nB\",\"signatures\":[\"openai:rs_0:e\"],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"g\",\"args\":{}}],"
          "\"stop\":\"tool_use\",\"usage\":{}}"},
     };
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
         char *body = sse(variants[i].events);
         for (size_t split = 0; split <= 1; split++) {
             fake_server_push_sse(srv, body, split);
-            stream_run r = run_stream("rs", "gpt-6-luna", req);
+            tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);
@@ -778,7 +563,7 @@ static void test_decode_variants(void)
     /* whole bodies: incomplete and failed */
     fake_server_push_json(srv, 200, RESPONSE("incomplete", "[" MSG_WHOLE(0, "Once upon") "]",
                           ",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}"), NULL);
-    stream_run r = run_generate("rs", "gpt-6-luna", req);
+    tu_call r = tu_run_generate(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "",
         "{\"text\":\"Once upon\",\"reasoning\":\"\",\"signatures\":[],\"tool_calls\":[],\"stop\":\"length\",\"usage\":{}}");
@@ -817,11 +602,11 @@ static void test_errors(void)
          {"{\"type\":\"response.failed\",\"response\":{\"id\":\"r\",\"status\":\"failed\",\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model\"},\"output\":[]}}", NULL},
          SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded", "context window", 0},
     };
-    seam_request *req = simple_request("x");
+    seam_request *req = tu_user_request("x");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *body = sse(cases[i].events);
         fake_server_push_sse(srv, body, i % 2);
-        stream_run r = run_stream("rs", "gpt-6-luna", req);
+        tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
         if (r.status != SEAM_ERR_PROVIDER || r.err.kind != cases[i].kind || strcmp(r.err.code, cases[i].code) != 0 ||
             !strstr(r.err.message, cases[i].message))
             fprintf(stderr, "\n%s: status %d kind %s code \"%s\" message \"%s\"\n", cases[i].what, r.status,
@@ -845,7 +630,7 @@ static void test_errors(void)
     static const char *const cut[] = {MSG_ADDED(0), TEXT_DELTA(0, "partial"), NULL};
     char *body = sse(cut);
     fake_server_push_sse(srv, body, 0);
-    stream_run r = run_stream("rs", "gpt-6-luna", req);
+    tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.incomplete);
@@ -854,19 +639,13 @@ static void test_errors(void)
 
     /* garbage */
     fake_server_push_sse(srv, "data: {nope\n\n", 0);
-    r = run_stream("rs", "gpt-6-luna", req);
+    r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "malformed"));
     free(r.summary);
 
     /* HTTP errors from /responses: the chat table */
-    static const struct {
-        int status;
-        const char *body, *headers;
-        seam_error_kind kind;
-        int retryable;
-        const char *code;
-    } http[] = {
+    static const tu_http_error http[] = {
         {400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":\"context_length_exceeded\"}}",
          NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded"},
         {400, "{\"error\":{\"message\":\"Unsupported value: 'reasoning.effort' does not support 'none' with this model.\",\"type\":\"invalid_request_error\",\"param\":\"reasoning.effort\",\"code\":\"unsupported_value\"}}",
@@ -882,8 +661,8 @@ static void test_errors(void)
         fake_response fr = {.status = http[i].status, .content_type = "application/json",
                             .body = http[i].body, .extra_headers = http[i].headers};
         fake_server_push(srv, &fr);
-        r = run_stream("rs", "gpt-6-luna", req);
-        CU_ASSERT_STRING_EQUAL(last_path(), "/v1/responses");
+        r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
+        CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
         CU_ASSERT_EQUAL(r.err.kind, http[i].kind);
         CU_ASSERT_EQUAL(r.err.retryable, http[i].retryable);
@@ -898,51 +677,36 @@ static void test_errors(void)
     /* whole bodies: a failed response, an error object */
     fake_server_push_json(srv, 200, "{\"id\":\"r\",\"object\":\"response\",\"status\":\"failed\",\"error\":"
                                     "{\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\"},\"output\":[]}", NULL);
-    r = run_generate("rs", "gpt-6-luna", req);
+    r = tu_run_generate(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
     free(r.summary);
     fake_server_push_json(srv, 200, "{\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}", NULL);
-    r = run_generate("rs", "gpt-6-luna", req);
+    r = tu_run_generate(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
     free(r.summary);
     fake_server_push_json(srv, 200, "{\"id\":\"r\",\"object\":\"response\"}", NULL);
-    r = run_generate("rs", "gpt-6-luna", req);
+    r = tu_run_generate(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "malformed"));
     free(r.summary);
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
+    { "wire: conversation, media, structured output", test_wire_conversation },
+    { "wire: reasoning, include and sampling per model", test_wire_options },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
+    { "decode: variants", test_decode_variants },
+    { "errors: in-stream, HTTP, whole bodies", test_errors },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    srv = fake_server_start();
-    if (!srv) {
-        fprintf(stderr, "cannot start the fake server\n");
-        return 1;
-    }
-    client = make_client();
-    if (!client) {
-        fake_server_stop(srv);
-        return 1;
-    }
-    CU_pSuite s = CU_add_suite("openai responses", NULL, NULL);
-    CU_add_test(s, "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools);
-    CU_add_test(s, "wire: conversation, media, structured output", test_wire_conversation);
-    CU_add_test(s, "wire: reasoning, include and sampling per model", test_wire_options);
-    CU_add_test(s, "decode: split at every byte", test_decode_split_everywhere);
-    CU_add_test(s, "decode: whole equals stream", test_whole_equals_stream);
-    CU_add_test(s, "decode: reasoning replayed on the next turn", test_reasoning_replayed);
-    CU_add_test(s, "decode: variants", test_decode_variants);
-    CU_add_test(s, "errors: in-stream, HTTP, whole bodies", test_errors);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_client_free(client);
-    fake_server_stop(srv);
-    return failures ? 1 : 0;
+    return tu_run_suite("openai responses", tests, start);
 }

@@ -10,7 +10,7 @@
 #include "fakeserver.h"
 #include "testutil.h"
 
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -883,56 +883,60 @@ static void test_reload_and_drain(void)
     free(more);
 }
 
+static void stop_gateway(void *arg)
+{
+    (void)arg;
+    gw_stop(&G);
+}
+
+static int start(void)
+{
+    up = tu_server_start();
+    tmpdir = tu_mkdtemp_private();
+    if (!up || !tmpdir)
+        return -1;
+    tu_rm_rf_at_end(tmpdir);
+    printf("libseam %s, gateway on the fake provider at %s\n", seam_version(), fake_server_url(up));
+    if (gw_start(&G, "") != 0) {
+        fprintf(stderr, "cannot start seam serve\n");
+        return -1;
+    }
+    tu_at_end(stop_gateway, NULL);
+    return 0;
+}
+
+static const tu_test tests[] = {
+    { "chat: a whole answer", test_chat_plain },
+    { "chat: streamed, with usage", test_chat_stream },
+    { "chat: tools, tool_choice, two steps", test_chat_tools },
+    { "chat: a streamed tool call", test_chat_tool_stream },
+    { "chat: json_schema and an image", test_chat_schema_and_image },
+    { "errors in OpenAI's shape", test_errors_openai },
+    { "errors in Anthropic's shape", test_errors_anthropic },
+    { "an error after the stream began", test_error_after_stream_began },
+    { "hang-up mid-stream closes upstream", test_hangup_stream },
+    { "hang-up while waiting closes upstream", test_hangup_waiting },
+    { "messages: tools and tool results", test_messages },
+    { "messages: thinking, streamed and not", test_messages_thinking_stream },
+    { "responses: tools, streamed text", test_responses },
+    { "models, healthz, metrics, access log", test_models_health_metrics },
+    { "keys: hashes, models, rate limit, budget", test_keys },
+    { "no keys: loopback only", test_no_keys_loopback_only },
+    { "the serve section is checked", test_serve_section_checked },
+    { "SIGHUP reload, SIGTERM drain", test_reload_and_drain },
+    { NULL, NULL },
+};
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IONBF, 0);
-    up = fake_server_start();
-    tmpdir = tu_mkdtemp_private();
-    if (!up || !tmpdir)
-        return 1;
-    if (access(TOP_BUILDDIR "/cli/seam", X_OK) != 0)
+    /* a seam built --without-microhttpd has no serve: skip */
+    char *out = NULL;
+    int rc = access(TOP_BUILDDIR "/cli/seam", X_OK) == 0 ?
+             tu_run(TOP_BUILDDIR "/cli/seam serve --help", &out, NULL) : -1;
+    free(out);
+    if (rc != 0)
         return 77;
-    {
-        /* a seam built --without-microhttpd has no serve: skip */
-        char *out = NULL;
-        int rc = tu_run(TOP_BUILDDIR "/cli/seam serve --help", &out, NULL);
-        free(out);
-        if (rc != 0)
-            return 77;
-    }
-    printf("libseam %s, gateway on the fake provider at %s\n", seam_version(), fake_server_url(up));
-    if (gw_start(&G, "") != 0) {
-        fprintf(stderr, "cannot start seam serve\n");
-        return 1;
-    }
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("serve", NULL, NULL);
-    CU_add_test(s, "chat: a whole answer", test_chat_plain);
-    CU_add_test(s, "chat: streamed, with usage", test_chat_stream);
-    CU_add_test(s, "chat: tools, tool_choice, two steps", test_chat_tools);
-    CU_add_test(s, "chat: a streamed tool call", test_chat_tool_stream);
-    CU_add_test(s, "chat: json_schema and an image", test_chat_schema_and_image);
-    CU_add_test(s, "errors in OpenAI's shape", test_errors_openai);
-    CU_add_test(s, "errors in Anthropic's shape", test_errors_anthropic);
-    CU_add_test(s, "an error after the stream began", test_error_after_stream_began);
-    CU_add_test(s, "hang-up mid-stream closes upstream", test_hangup_stream);
-    CU_add_test(s, "hang-up while waiting closes upstream", test_hangup_waiting);
-    CU_add_test(s, "messages: tools and tool results", test_messages);
-    CU_add_test(s, "messages: thinking, streamed and not", test_messages_thinking_stream);
-    CU_add_test(s, "responses: tools, streamed text", test_responses);
-    CU_add_test(s, "models, healthz, metrics, access log", test_models_health_metrics);
-    CU_add_test(s, "keys: hashes, models, rate limit", test_keys);
-    CU_add_test(s, "no keys: loopback only", test_no_keys_loopback_only);
-    CU_add_test(s, "the serve section is checked", test_serve_section_checked);
-    CU_add_test(s, "SIGHUP reload, SIGTERM drain", test_reload_and_drain);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    int failures = (int)CU_get_number_of_failures();
-    CU_cleanup_registry();
-    gw_stop(&G);
-    fake_server_stop(up);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failures ? 1 : 0;
+    return tu_run_suite("serve", tests, start);
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
+
 /* ---- a callback that writes every frame as one line of text ---------------- */
 
 typedef struct collector {
@@ -471,26 +473,21 @@ static void test_new_rejects_bad_arguments(void)
     seam_framer_free(NULL);
 }
 
+static const tu_test tests[] = {
+    { "SSE table, every cut, every line end", test_sse_table_every_cut_every_line_end },
+    { "SSE mixed line ends", test_sse_mixed_line_ends },
+    { "SSE CR then LF across feeds", test_sse_cr_lf_across_feeds_is_one_line_end },
+    { "SSE dispatches as soon as complete", test_sse_event_dispatched_as_soon_as_complete },
+    { "SSE large CR-only block", test_sse_large_blocks_cr_only },
+    { "NDJSON", test_ndjson },
+    { "RAW", test_raw_one_frame_per_block },
+    { "max_event_bytes", test_max_event_bytes },
+    { "callback stop propagates", test_callback_stop_propagates },
+    { "bad arguments", test_new_rejects_bad_arguments },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    CU_pSuite s = CU_add_suite("sse", NULL, NULL);
-    if (!s)
-        return 2;
-    CU_add_test(s, "SSE table, every cut, every line end", test_sse_table_every_cut_every_line_end);
-    CU_add_test(s, "SSE mixed line ends", test_sse_mixed_line_ends);
-    CU_add_test(s, "SSE CR then LF across feeds", test_sse_cr_lf_across_feeds_is_one_line_end);
-    CU_add_test(s, "SSE dispatches as soon as complete", test_sse_event_dispatched_as_soon_as_complete);
-    CU_add_test(s, "SSE large CR-only block", test_sse_large_blocks_cr_only);
-    CU_add_test(s, "NDJSON", test_ndjson);
-    CU_add_test(s, "RAW", test_raw_one_frame_per_block);
-    CU_add_test(s, "max_event_bytes", test_max_event_bytes);
-    CU_add_test(s, "callback stop propagates", test_callback_stop_propagates);
-    CU_add_test(s, "bad arguments", test_new_rejects_bad_arguments);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    return tu_run_suite("sse", tests, NULL);
 }

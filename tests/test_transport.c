@@ -21,47 +21,28 @@
 
 static fake_server *srv;
 
-static int64_t seam_test_now_ms(void)
+static int start(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-static char *tmpdir;
-
-static const char *wire_plugin_dir(void)
-{
-    static char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/plugins/.libs", TOP_BUILDDIR);
-    return dir;
+    srv = tu_server_start();
+    return srv ? 0 : -1;
 }
 
 /* A client whose providers all use the testwire codec against the fake server.
  * extra: more conf text (chains). */
 static seam_client *wire_client(const char *provider_keys, const char *extra)
 {
-    char conf[8192];
-    snprintf(conf, sizeof conf,
-             "plugin_path = [ \"%s\" ];\n"
-             "providers = {\n"
-             "  w = { plugin = \"testwire\"; base_url = \"%s\"; api_key = \"" SECRET "\"; %s };\n"
-             "  w2 = { plugin = \"testwire\"; base_url = \"%s/second\"; };\n"
-             "  dead = { plugin = \"testwire\"; base_url = \"http://127.0.0.1:1\"; connect_timeout_ms = 2000; };\n"
-             "  nokey = { plugin = \"testwire\"; base_url = \"%s\"; api_key_env = \"SEAM_TEST_UNSET_VARIABLE\"; };\n"
-             "  absent = { plugin = \"no-such-plugin\"; };\n"
-             "};\n%s\n",
-             wire_plugin_dir(), fake_server_url(srv), provider_keys ? provider_keys : "",
-             fake_server_url(srv), fake_server_url(srv), extra ? extra : "");
-    char *path = tu_path(tmpdir, "wire.conf");
-    CU_ASSERT_FATAL(tu_write_file(path, conf) == 0);
-    seam_client_options o = { sizeof o, path, 1 };
-    seam_client *c = NULL;
-    seam_error err;
-    int rc = seam_client_new(&o, &c, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "client: %s\n", err.message);
-    free(path);
-    CU_ASSERT_FATAL(rc == SEAM_OK);
+    seam_client *c = tu_clientf(
+        "plugin_path = [ \"%s\" ];\n"
+        "providers = {\n"
+        "  w = { plugin = \"testwire\"; base_url = \"%s\"; api_key = \"" SECRET "\"; %s };\n"
+        "  w2 = { plugin = \"testwire\"; base_url = \"%s/second\"; };\n"
+        "  dead = { plugin = \"testwire\"; base_url = \"http://127.0.0.1:1\"; connect_timeout_ms = 2000; };\n"
+        "  nokey = { plugin = \"testwire\"; base_url = \"%s\"; api_key_env = \"SEAM_TEST_UNSET_VARIABLE\"; };\n"
+        "  absent = { plugin = \"no-such-plugin\"; };\n"
+        "};\n%s\n",
+        tu_test_plugin_dir(), fake_server_url(srv), provider_keys ? provider_keys : "",
+        fake_server_url(srv), fake_server_url(srv), extra ? extra : "");
+    CU_ASSERT_FATAL(c != NULL);
     return c;
 }
 
@@ -140,7 +121,7 @@ static void test_stream_split_everywhere(void)
     CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, n - 1, "X-Model"), "m-1");
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/stream");
     CU_ASSERT_STRING_EQUAL(fake_server_request_body(srv, n - 1), "hello");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* Hundreds of events arriving in one read fill the chunk queue far past one
@@ -196,7 +177,7 @@ static void test_many_chunks_at_once(void)
         seam_request_free(req);
     }
     free(body);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_generate_whole(void)
@@ -218,7 +199,7 @@ static void test_generate_whole(void)
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/whole");
     seam_result_free(res);
     seam_request_free(req);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_http_errors(void)
@@ -261,7 +242,7 @@ static void test_http_errors(void)
     fake_server_push_json(srv, 404, "{}", NULL);
     r = stream_run(c, &o);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_MODEL_NOT_FOUND);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 /* Numbers a server sends are bounded before the core adds or prices them, and
@@ -289,7 +270,7 @@ static void test_hostile_numbers(void)
         CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
         CU_ASSERT_EQUAL(r.err.retry_after_ms, -1);
     }
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_retry_after_date(void)
@@ -313,7 +294,7 @@ static void test_retry_after_date(void)
     fake_server_push_json(srv, 503, "{}", "Retry-After: Wed, 21 Oct 201507 07:28:00 GMT\r\n");
     r = stream_run(c, &o);
     CU_ASSERT_EQUAL(r.err.retry_after_ms, -1);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_cut_and_truncated_streams(void)
@@ -342,7 +323,7 @@ static void test_cut_and_truncated_streams(void)
     r = stream_run(c, &o);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "boom"));
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_idle_timeout(void)
@@ -351,13 +332,13 @@ static void test_idle_timeout(void)
     seam_call_options o = provider_opts("w");
     fake_response fr = { .body = "data: first\n\n", .chunked = 1, .hang_ms = 5000 };
     fake_server_push(srv, &fr);
-    int64_t t0 = seam_test_now_ms();
+    int64_t t0 = tu_now_ms();
     run r = stream_run(c, &o);
-    int64_t took = seam_test_now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
     CU_ASSERT_STRING_EQUAL(r.text, "first");
     CU_ASSERT(took < 3000);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_total_timeout(void)
@@ -366,11 +347,11 @@ static void test_total_timeout(void)
     seam_call_options o = provider_opts("w");
     fake_response fr = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 5000 };
     fake_server_push(srv, &fr);
-    int64_t t0 = seam_test_now_ms();
+    int64_t t0 = tu_now_ms();
     run r = stream_run(c, &o);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT(seam_test_now_ms() - t0 < 3000);
-    seam_client_free(c);
+    CU_ASSERT(tu_now_ms() - t0 < 3000);
+    tu_client_free(c);
 }
 
 static void *cancel_later(void *arg)
@@ -391,9 +372,9 @@ static void test_cancel_closes_socket(void)
     fake_server_push(srv, &fr);
     pthread_t th;
     pthread_create(&th, NULL, cancel_later, cancel);
-    int64_t t0 = seam_test_now_ms();
+    int64_t t0 = tu_now_ms();
     run r = stream_run(c, &o);
-    int64_t took = seam_test_now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     pthread_join(th, NULL);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_FALSE(r.err.retryable);
@@ -403,7 +384,7 @@ static void test_cancel_closes_socket(void)
         usleep(20 * 1000);
     CU_ASSERT(fake_server_client_aborts(srv) > aborts_before);
     seam_cancel_free(cancel);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_connection_refused(void)
@@ -415,7 +396,7 @@ static void test_connection_refused(void)
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.err.retryable);
     CU_ASSERT_STRING_EQUAL(r.err.provider, "dead");
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_response_cap(void)
@@ -434,7 +415,7 @@ static void test_response_cap(void)
     CU_ASSERT_PTR_NULL(res);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "limit"));
     seam_request_free(req);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 typedef struct attempts {
@@ -476,7 +457,7 @@ static void test_retry_then_success(void)
     CU_ASSERT_EQUAL(at.n, 2);
     CU_ASSERT_EQUAL(at.outcome[0], SEAM_ATTEMPT_FAILED);
     CU_ASSERT_EQUAL(at.outcome[1], SEAM_ATTEMPT_SUCCEEDED);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_failover_skips(void)
@@ -499,7 +480,7 @@ static void test_failover_skips(void)
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/second/stream");
     /* w2 has no credential configured at all: no Authorization header is sent. */
     CU_ASSERT_PTR_NULL(fake_server_request_header(srv, before, "Authorization"));
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_fatal_stops_chain(void)
@@ -513,7 +494,7 @@ static void test_fatal_stops_chain(void)
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(at.n, 1);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 static void test_all_skipped(void)
@@ -534,7 +515,7 @@ static void test_all_skipped(void)
     CU_ASSERT_EQUAL(seam_stream_open(c, empty, &o, &s, &err), SEAM_ERR_INVALID);
     seam_request_free(empty);
     seam_request_free(req);
-    seam_client_free(c);
+    tu_client_free(c);
 }
 
 typedef struct threaded {
@@ -574,40 +555,31 @@ static void test_threads_share_client(void)
         total += t[i].ok;
     }
     CU_ASSERT_EQUAL(total, 20);
-    seam_client_free(c);
+    tu_client_free(c);
 }
+
+static const tu_test tests[] = {
+    { "stream split at many sizes", test_stream_split_everywhere },
+    { "many chunks at once, and dribbled", test_many_chunks_at_once },
+    { "generate (whole body)", test_generate_whole },
+    { "HTTP errors classified", test_http_errors },
+    { "Retry-After parsing", test_retry_after_date },
+    { "hostile numbers are bounded", test_hostile_numbers },
+    { "cut and truncated streams", test_cut_and_truncated_streams },
+    { "idle timeout", test_idle_timeout },
+    { "total timeout", test_total_timeout },
+    { "cancel closes the socket", test_cancel_closes_socket },
+    { "connection refused", test_connection_refused },
+    { "response size cap", test_response_cap },
+    { "retry then success", test_retry_then_success },
+    { "failover skips and advances", test_failover_skips },
+    { "fatal error stops the chain", test_fatal_stops_chain },
+    { "all entries skipped", test_all_skipped },
+    { "threads share one client", test_threads_share_client },
+    { NULL, NULL },
+};
 
 int main(void)
 {
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
-    if (!srv || !tmpdir)
-        return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("transport", NULL, NULL);
-    CU_add_test(s, "stream split at many sizes", test_stream_split_everywhere);
-    CU_add_test(s, "many chunks at once, and dribbled", test_many_chunks_at_once);
-    CU_add_test(s, "generate (whole body)", test_generate_whole);
-    CU_add_test(s, "HTTP errors classified", test_http_errors);
-    CU_add_test(s, "Retry-After parsing", test_retry_after_date);
-    CU_add_test(s, "hostile numbers are bounded", test_hostile_numbers);
-    CU_add_test(s, "cut and truncated streams", test_cut_and_truncated_streams);
-    CU_add_test(s, "idle timeout", test_idle_timeout);
-    CU_add_test(s, "total timeout", test_total_timeout);
-    CU_add_test(s, "cancel closes the socket", test_cancel_closes_socket);
-    CU_add_test(s, "connection refused", test_connection_refused);
-    CU_add_test(s, "response size cap", test_response_cap);
-    CU_add_test(s, "retry then success", test_retry_then_success);
-    CU_add_test(s, "failover skips and advances", test_failover_skips);
-    CU_add_test(s, "fatal error stops the chain", test_fatal_stops_chain);
-    CU_add_test(s, "all entries skipped", test_all_skipped);
-    CU_add_test(s, "threads share one client", test_threads_share_client);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("transport", tests, start);
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
+
 #define ASSERT_STR(actual, expected) CU_ASSERT_STRING_EQUAL_FATAL((actual) ? (actual) : "<NULL>", expected)
 
 /* ---- errors, names, usage ------------------------------------------------------- */
@@ -1350,62 +1352,45 @@ static void test_text_field_set(void)
     CU_ASSERT_PTR_NULL(seam_utf8_repair("valid \xC3\xA9"));
 }
 
+static const tu_test tests[] = {
+    { "error_set", test_error_set },
+    { "error_kinds", test_error_kinds },
+    { "stop_reason_names", test_stop_reason_names },
+    { "chunk_type_names", test_chunk_type_names },
+    { "usage_add", test_usage_add },
+    { "json_is_valid", test_json_is_valid },
+    { "message_new_free", test_message_new_free },
+    { "message_parts", test_message_parts },
+    { "message_copies_strings", test_message_copies_strings },
+    { "message_text_concatenation", test_message_text_concatenation },
+    { "message_args_normalized", test_message_args_normalized },
+    { "message_tool_results_any_json", test_message_tool_results_any_json },
+    { "message_validation", test_message_validation },
+    { "message_dup_deep", test_message_dup_deep },
+    { "message_mutators", test_message_mutators },
+    { "request_defaults", test_request_defaults },
+    { "request_setters", test_request_setters },
+    { "request_validation", test_request_validation },
+    { "request_dup_deep", test_request_dup_deep },
+    { "request_strip_reasoning", test_request_strip_reasoning },
+    { "result_new_free", test_result_new_free },
+    { "acc_text_deltas", test_acc_text_deltas },
+    { "acc_text_tool_text", test_acc_text_tool_text },
+    { "acc_reasoning", test_acc_reasoning },
+    { "acc_interleaved_tool_calls", test_acc_interleaved_tool_calls },
+    { "acc_tool_call_args", test_acc_tool_call_args },
+    { "acc_stop_finalizes_open_calls", test_acc_stop_finalizes_open_calls },
+    { "acc_stop_usage", test_acc_stop_usage },
+    { "acc_error_chunk", test_acc_error_chunk },
+    { "acc_provider_executed_tool_result", test_acc_provider_executed_tool_result },
+    { "acc_media", test_acc_media },
+    { "acc_whole_turn_into_request", test_acc_whole_turn_into_request },
+    { "scrub_secret", test_scrub_secret },
+    { "text_field_set", test_text_field_set },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 2;
-    static const struct {
-        const char *name;
-        CU_TestFunc fn;
-    } tests[] = {
-        {"error_set", test_error_set},
-        {"error_kinds", test_error_kinds},
-        {"stop_reason_names", test_stop_reason_names},
-        {"chunk_type_names", test_chunk_type_names},
-        {"usage_add", test_usage_add},
-        {"json_is_valid", test_json_is_valid},
-        {"message_new_free", test_message_new_free},
-        {"message_parts", test_message_parts},
-        {"message_copies_strings", test_message_copies_strings},
-        {"message_text_concatenation", test_message_text_concatenation},
-        {"message_args_normalized", test_message_args_normalized},
-        {"message_tool_results_any_json", test_message_tool_results_any_json},
-        {"message_validation", test_message_validation},
-        {"message_dup_deep", test_message_dup_deep},
-        {"message_mutators", test_message_mutators},
-        {"request_defaults", test_request_defaults},
-        {"request_setters", test_request_setters},
-        {"request_validation", test_request_validation},
-        {"request_dup_deep", test_request_dup_deep},
-        {"request_strip_reasoning", test_request_strip_reasoning},
-        {"result_new_free", test_result_new_free},
-        {"acc_text_deltas", test_acc_text_deltas},
-        {"acc_text_tool_text", test_acc_text_tool_text},
-        {"acc_reasoning", test_acc_reasoning},
-        {"acc_interleaved_tool_calls", test_acc_interleaved_tool_calls},
-        {"acc_tool_call_args", test_acc_tool_call_args},
-        {"acc_stop_finalizes_open_calls", test_acc_stop_finalizes_open_calls},
-        {"acc_stop_usage", test_acc_stop_usage},
-        {"acc_error_chunk", test_acc_error_chunk},
-        {"acc_provider_executed_tool_result", test_acc_provider_executed_tool_result},
-        {"acc_media", test_acc_media},
-        {"acc_whole_turn_into_request", test_acc_whole_turn_into_request},
-        {"scrub_secret", test_scrub_secret},
-        {"text_field_set", test_text_field_set},
-    };
-    CU_pSuite suite = CU_add_suite("types", NULL, NULL);
-    if (!suite)
-        goto fail;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-        if (!CU_add_test(suite, tests[i].name, tests[i].fn))
-            goto fail;
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failures = CU_get_number_of_failures();
-    unsigned ran = CU_get_number_of_tests_run();
-    CU_cleanup_registry();
-    return failures || ran != sizeof tests / sizeof tests[0] ? 1 : 0;
-fail:
-    CU_cleanup_registry();
-    return 2;
+    return tu_run_suite("types", tests, NULL);
 }

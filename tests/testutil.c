@@ -1,7 +1,7 @@
-/* testutil.c — helpers shared by the CUnit tests (tests/testutil.h): temporary
- * directories and files, the plugin directory of the build, a client built
- * from conf text (with its temp dir tracked until tu_client_free), and running
- * a shell command with its output captured. */
+/* testutil.c — files for the tests (tests/testutil.h): temporary directories
+ * (one per program, removed when its suites end) and files, the plugin
+ * directory of the build, and running a shell command with its output
+ * captured. Clients and servers are tu_fixture.c's. */
 #include "config.h"
 
 #include "testutil.h"
@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +50,28 @@ char *tu_mkdtemp_private(void)
         return NULL;
     }
     return path;
+}
+
+static void remove_dir(void *dir)
+{
+    tu_rm_rf(dir);
+    free(dir);
+}
+
+void tu_rm_rf_at_end(char *path)
+{
+    if (path)
+        tu_at_end(remove_dir, path);
+}
+
+const char *tu_dir(void)
+{
+    static char *dir;
+    if (!dir) {
+        dir = tu_mkdtemp();
+        tu_rm_rf_at_end(dir);
+    }
+    return dir;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -186,112 +207,13 @@ const char *tu_plugin_dir(void)
 #endif
 }
 
-/* ---- clients and their temp dirs ---------------------------------------------- */
-
-typedef struct client_dir {
-    seam_client *client;
-    char *dir;
-    struct client_dir *next;
-} client_dir;
-
-static pthread_mutex_t client_dirs_mu = PTHREAD_MUTEX_INITIALIZER;
-static client_dir *client_dirs;
-
-/* Writes s into a libconfig string literal: backslash and quote escaped. */
-static char *conf_quote(const char *s)
+const char *tu_test_plugin_dir(void)
 {
-    size_t n = strlen(s);
-    char *out = malloc(2 * n + 3);
-    if (!out)
-        return NULL;
-    char *o = out;
-    *o++ = '"';
-    for (const char *p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            *o++ = '\\';
-        *o++ = *p;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return out;
-}
-
-seam_client *tu_client(const char *conf_text, seam_error *err)
-{
-    char *dir = tu_mkdtemp();
-    if (!dir) {
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "tu_client: cannot create a temp dir");
-        return NULL;
-    }
-    char *conf_path = tu_path(dir, "seam.conf");
-    char *quoted = conf_quote(tu_plugin_dir());
-    char *text = NULL;
-    seam_client *client = NULL;
-    if (!conf_path || !quoted ||
-        /* No model catalog unless the test names one: an installed
-         * models.conf must not add costs a test does not expect. */
-        asprintf(&text, "plugin_path = [ %s ];\n%s%s\n", quoted,
-                 conf_text && strstr(conf_text, "model_catalog") ? "" : "model_catalog = \"\";\n",
-                 conf_text ? conf_text : "") < 0) {
-        text = NULL;
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "tu_client: out of memory");
-        goto done;
-    }
-    if (tu_write_file(conf_path, text) != 0) {
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "tu_client: cannot write %s", conf_path);
-        goto done;
-    }
-    seam_client_options opts = { .size = sizeof opts, .conf_path = conf_path,
-                                 .no_default_plugin_dirs = 1 };
-    if (seam_client_new(&opts, &client, err) != SEAM_OK) {
-        client = NULL;
-        goto done;
-    }
-    client_dir *cd = malloc(sizeof *cd);
-    if (!cd) {
-        seam_client_free(client);
-        client = NULL;
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "tu_client: out of memory");
-        goto done;
-    }
-    cd->client = client;
-    cd->dir = dir;
-    dir = NULL; /* owned by the record now */
-    pthread_mutex_lock(&client_dirs_mu);
-    cd->next = client_dirs;
-    client_dirs = cd;
-    pthread_mutex_unlock(&client_dirs_mu);
-done:
-    if (dir) {
-        tu_rm_rf(dir);
-        free(dir);
-    }
-    free(conf_path);
-    free(quoted);
-    free(text);
-    return client;
-}
-
-void tu_client_free(seam_client *c)
-{
-    if (!c)
-        return;
-    client_dir *found = NULL;
-    pthread_mutex_lock(&client_dirs_mu);
-    for (client_dir **pp = &client_dirs; *pp; pp = &(*pp)->next) {
-        if ((*pp)->client == c) {
-            found = *pp;
-            *pp = found->next;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&client_dirs_mu);
-    seam_client_free(c);
-    if (found) {
-        tu_rm_rf(found->dir);
-        free(found->dir);
-        free(found);
-    }
+#ifdef TOP_BUILDDIR
+    return TOP_BUILDDIR "/tests/plugins/.libs";
+#else
+    return "tests/plugins/.libs";
+#endif
 }
 
 /* ---- running a command ----------------------------------------------------------- */

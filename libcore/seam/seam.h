@@ -96,6 +96,34 @@ SEAM_EXPORT int seam_client_capabilities(const seam_client *client, const char *
                                          const char *model, seam_capabilities *caps,
                                          seam_error *err);
 
+/* The model catalog: the conf's `models` entries, then the shipped catalog's
+ * (see seam.conf(5), MODEL CATALOG). Set info->size to sizeof(seam_model_info)
+ * before the call; strings are borrowed from the client. */
+typedef struct seam_model_info {
+    uint32_t size;
+    const char *id;
+    const char *provider;        /* a plugin id or a conf provider name; NULL: any */
+    int64_t context_window;      /* tokens; 0 unknown */
+    int64_t max_output_tokens;   /* tokens; 0 unknown */
+    int has_capabilities;        /* the entry lists its capabilities */
+    char capabilities[192];      /* comma-separated: "tools,streaming,vision,..." */
+    int priced;                  /* prices known: micro-cents per million tokens */
+    int64_t price_input;
+    int64_t price_output;
+    int64_t price_cache_read;    /* -1: billed at the input price */
+    int64_t price_cache_write;   /* -1: billed at the input price */
+    int from_catalog;            /* 1: the shipped catalog; 0: the conf's own entry */
+    const char *file;            /* where defined */
+    int line;
+} seam_model_info;
+SEAM_EXPORT size_t seam_client_model_count(const seam_client *client);
+/* The conf's `cli` group (the seam command's own settings: conversation log,
+ * model aliases, templates; see seam.conf(5)) as JSON object text, "{}" when
+ * the conf has none. The library does not interpret it. Borrowed. */
+SEAM_EXPORT const char *seam_client_cli_settings(const seam_client *client);
+/* Model i; SEAM_ERR_INVALID past the end or with info->size too small. */
+SEAM_EXPORT int seam_client_model_at(const seam_client *client, size_t i, seam_model_info *info);
+
 /* Configured chains: names and their entries. */
 SEAM_EXPORT size_t seam_client_chain_count(const seam_client *client);
 SEAM_EXPORT const char *seam_client_chain_name(const seam_client *client, size_t i);
@@ -143,6 +171,15 @@ SEAM_EXPORT int seam_conf_check(const char *path,
                                 void (*warn)(void *ud, const char *text), void *ud,
                                 seam_error *err);
 
+/* Writes the conf seam would use for path (NULL: the default search, where a
+ * personal conf overlays the system conf and its conf.d/), merged, as conf
+ * text: one call of line(ud, text) per line, each definition (provider,
+ * chain, role, tool, model entry of the conf) ending with "  # FILE:LINE",
+ * where it came from. No credential is ever written. Returns SEAM_OK, or
+ * SEAM_ERR_CONF / SEAM_ERR_NOMEM with err filled. */
+SEAM_EXPORT int seam_conf_show(const char *path, void (*line)(void *ud, const char *text),
+                               void *ud, seam_error *err);
+
 /* ---- calls: generate and stream ------------------------------------------ */
 
 /* Attempt reports: every attempt of a call, in order. */
@@ -186,6 +223,9 @@ typedef struct seam_call_options {
     const char *affinity;    /* key_selection = "sticky": calls with the same
                               * affinity (a session id) use the same key of a
                               * provider's pool while it works; may be NULL */
+    const char *skip_plugins;/* comma-separated plugin ids (e.g. "mock"): a chain
+                              * entry whose provider uses one of them is skipped
+                              * as a conf reason; NULL: none */
 } seam_call_options;
 
 /* Blocking call: sends req through the chain and returns the whole result in

@@ -1,0 +1,183 @@
+/* tu_stream.c — a call run to its end by a test (tests/testutil.h): the
+ * chunks of a stream collected as a one-line log of their kinds and ids, and
+ * a result reduced to one canonical JSON line (text, reasoning, tool calls,
+ * stop reason, usage) that a test compares with a golden string or with the
+ * result of the same answer given whole. */
+#include "config.h"
+
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+seam_call_options tu_call_opts(const char *provider, const char *model)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.provider = provider;
+    o.model = model;
+    return o;
+}
+
+seam_request *tu_user_request(const char *text)
+{
+    seam_request *r = seam_request_new();
+    if (r)
+        seam_request_add_user_text(r, text);
+    return r;
+}
+
+/* Appends s to *into (a malloc'ed string); keeps *into on failure. */
+static void append(char **into, const char *s)
+{
+    char *joined = NULL;
+    if (asprintf(&joined, "%s%s", *into, s ? s : "") >= 0) {
+        free(*into);
+        *into = joined;
+    }
+}
+
+char *tu_summary(const seam_result *res, unsigned flags)
+{
+    json_object *o = json_object_new_object();
+    json_object *calls = json_object_new_array();
+    json_object *sigs = json_object_new_array();
+    const seam_message *m = seam_result_message(res);
+    char *text = strdup(""), *reasoning = strdup("");
+    for (size_t i = 0; text && reasoning && i < seam_message_part_count(m); i++) {
+        const seam_part *p = seam_message_part(m, i);
+        if (seam_part_get_type(p) == SEAM_PART_TEXT) {
+            append(&text, seam_part_text(p));
+        } else if (seam_part_get_type(p) == SEAM_PART_REASONING) {
+            append(&reasoning, seam_part_text(p));
+            if (seam_part_signature(p))
+                json_object_array_add(sigs, json_object_new_string(seam_part_signature(p)));
+        } else if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL) {
+            json_object *c = json_object_new_object();
+            json_object_object_add(c, "id", json_object_new_string(seam_part_tool_call_id(p)));
+            json_object_object_add(c, "name", json_object_new_string(seam_part_tool_name(p)));
+            json_object_object_add(c, "args", json_tokener_parse(seam_part_args_json(p)));
+            json_object_array_add(calls, c);
+        }
+    }
+    json_object_object_add(o, "text", json_object_new_string(text ? text : "(out of memory)"));
+    json_object_object_add(o, "reasoning", json_object_new_string(reasoning ? reasoning : "(out of memory)"));
+    if (flags & TU_SIGNATURES)
+        json_object_object_add(o, "signatures", sigs);
+    else
+        json_object_put(sigs);
+    json_object_object_add(o, "tool_calls", calls);
+    json_object_object_add(o, "stop", json_object_new_string(seam_stop_reason_name(seam_result_stop_reason(res))));
+    const seam_usage *u = seam_result_usage(res);
+    json_object *uo = json_object_new_object();
+    if (u->present & SEAM_USAGE_INPUT)
+        json_object_object_add(uo, "in", json_object_new_int64(u->input_tokens));
+    if (u->present & SEAM_USAGE_OUTPUT)
+        json_object_object_add(uo, "out", json_object_new_int64(u->output_tokens));
+    if (u->present & SEAM_USAGE_CACHE_READ)
+        json_object_object_add(uo, "cache_read", json_object_new_int64(u->cache_read_tokens));
+    if (u->present & SEAM_USAGE_CACHE_WRITE)
+        json_object_object_add(uo, "cache_write", json_object_new_int64(u->cache_write_tokens));
+    if (u->present & SEAM_USAGE_REASONING)
+        json_object_object_add(uo, "reasoning", json_object_new_int64(u->reasoning_tokens));
+    json_object_object_add(o, "usage", uo);
+    char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+    free(text);
+    free(reasoning);
+    return s;
+}
+
+/* Whether the log ends with item: a run of deltas logs once, so that where a
+ * server splits its text does not change the log. */
+static int log_ends_with(const char *log, const char *item)
+{
+    size_t used = strlen(log), n = strlen(item);
+    return used >= n && strcmp(log + used - n, item) == 0;
+}
+
+void tu_log_chunk(char *log, size_t size, const seam_chunk *c, unsigned flags)
+{
+    char item[200];
+    switch (c->type) {
+    case SEAM_CHUNK_TEXT_DELTA:
+        if (log_ends_with(log, "TD "))
+            return;
+        snprintf(item, sizeof item, "TD ");
+        break;
+    case SEAM_CHUNK_REASONING_START: snprintf(item, sizeof item, "RS(%s) ", c->id); break;
+    case SEAM_CHUNK_REASONING_DELTA:
+        if (log_ends_with(log, "RD "))
+            return;
+        snprintf(item, sizeof item, "RD ");
+        break;
+    case SEAM_CHUNK_REASONING_END:
+        if (flags & TU_SIGNATURES)
+            snprintf(item, sizeof item, "RE(%s,%s) ", c->id, c->signature ? c->signature : "-");
+        else
+            snprintf(item, sizeof item, "RE(%s) ", c->id);
+        break;
+    case SEAM_CHUNK_TOOL_CALL_START: snprintf(item, sizeof item, "TS(%s,%s) ", c->id, c->name); break;
+    case SEAM_CHUNK_TOOL_CALL_DELTA: return; /* their count depends on the server */
+    case SEAM_CHUNK_TOOL_CALL_END: snprintf(item, sizeof item, "TE(%s,%s) ", c->id, c->args_json); break;
+    case SEAM_CHUNK_STOP: snprintf(item, sizeof item, "STOP(%s)", seam_stop_reason_name(c->stop_reason)); break;
+    default: snprintf(item, sizeof item, "%s ", seam_chunk_type_name(c->type)); break;
+    }
+    strncat(log, item, size - strlen(log) - 1);
+}
+
+/* Runs one call streamed or whole; what a test reads of it is the same. */
+static tu_call run_call(seam_client *client, const char *provider, const char *model,
+                        const seam_request *req, unsigned flags, int streamed)
+{
+    tu_call r;
+    memset(&r, 0, sizeof r);
+    seam_call_options o = tu_call_opts(provider, model);
+    seam_stream *s = NULL;
+    seam_result *whole = NULL;
+    const seam_result *res = NULL;
+    if (streamed) {
+        r.status = seam_stream_open(client, req, &o, &s, &r.err);
+        if (r.status == SEAM_OK) {
+            const seam_chunk *c;
+            while ((r.status = seam_stream_next(s, &c, &r.err)) == 1)
+                tu_log_chunk(r.log, sizeof r.log, c, flags);
+            res = seam_stream_result(s);
+        }
+    } else {
+        r.status = seam_generate(client, req, &o, &whole, &r.err);
+        res = whole;
+    }
+    if (res) {
+        r.summary = tu_summary(res, flags);
+        r.incomplete = seam_result_incomplete(res);
+        if (flags & TU_KEEP_MESSAGE)
+            r.message = seam_message_dup(seam_result_message(res));
+    }
+    seam_stream_free(s);
+    seam_result_free(whole);
+    return r;
+}
+
+tu_call tu_run_stream(seam_client *client, const char *provider, const char *model,
+                      const seam_request *req, unsigned flags)
+{
+    return run_call(client, provider, model, req, flags, 1);
+}
+
+tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
+                        const seam_request *req, unsigned flags)
+{
+    return run_call(client, provider, model, req, flags, 0);
+}
+
+int tu_summary_is(const tu_call *r, const char *want, const char *what)
+{
+    if (r->summary && strcmp(r->summary, want) == 0)
+        return 1;
+    fprintf(stderr, "\n%s: status %d (%s)\n     got %s\nexpected %s\n", what, r->status, r->err.message,
+            r->summary ? r->summary : "(none)", want);
+    return 0;
+}
