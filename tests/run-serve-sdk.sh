@@ -19,14 +19,12 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && command -v 
     || { echo "SKIP: node, npm or curl missing"; exit 77; }
 "$SEAM" serve --help >/dev/null 2>&1 || { echo "SKIP: seam built without serve"; exit 77; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-sdk.XXXXXX") || exit 99
+. "$(dirname "$0")/testlib.sh"
+tl_tmpdir "${TMPDIR:-/tmp}/seam-sdk.XXXXXX"
 pids=
-cleanup() {
+tl_cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 if [ -n "${SEAM_SDK_DIR:-}" ] && [ -d "$SEAM_SDK_DIR/node_modules/openai" ]; then
     sdk=$SEAM_SDK_DIR
@@ -106,12 +104,11 @@ gw_port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$tmp/serve.err")
 [ -n "$gw_port" ] || { echo "FAIL: seam serve did not start"; cat "$tmp/serve.err"; exit 1; }
 GW=http://127.0.0.1:$gw_port
 
-failures=0
 for s in openai anthropic ai; do
     echo "== $s"
-    if ! (cd "$sdk" && SEAM_GW=$GW SEAM_SLOW_PORT=$(port slow) node interop.mjs $s); then
-        failures=$((failures + 1))
-    fi
+    checks=$((checks + 1))
+    (cd "$sdk" && SEAM_GW=$GW SEAM_SLOW_PORT=$(port slow) node interop.mjs $s) ||
+        fail "the $s SDK (its failed checks above)"
 done
 
 # ---- each wire's error format, with curl --------------------------------------------
@@ -119,12 +116,12 @@ echo "== curl"
 curl_check() { # NAME PATH BODY STATUS PATTERN [HEADER]
     out=$(curl -s -i -X POST -H 'Content-Type: application/json' --data "$3" "$GW$2")
     status=$(printf '%s' "$out" | head -1 | cut -d' ' -f2)
+    checks=$((checks + 1))
     if [ "$status" = "$4" ] && printf '%s' "$out" | grep -q -- "$5" &&
        { [ -z "${6:-}" ] || printf '%s' "$out" | grep -qi -- "$6"; }; then
-        echo "ok: curl $1"
+        ok "curl $1"
     else
-        echo "FAIL: curl $1: got"; printf '%s\n' "$out" | head -12
-        failures=$((failures + 1))
+        fail "curl $1: got"; printf '%s\n' "$out" | head -12 >&2
     fi
 }
 curl_check "openai 400" /v1/chat/completions '{"model":' 400 '^{"error":{"message":".*","type":"invalid_request_error"'
@@ -137,8 +134,11 @@ curl_check "anthropic 429" /v1/messages '{"model":"e429/m","max_tokens":5,"messa
 curl_check "responses 400" /v1/responses '{"model":"default"}' 400 '^{"error":{"message":'
 curl_check "responses 401" /v1/responses '{"model":"e401/m","input":"x"}' 401 '"type":"authentication_error"'
 
+checks=$((checks + 1))
 if grep -q 'sk-fake' "$tmp/serve.err"; then
-    echo "FAIL: an upstream key shows in the gateway's log"; failures=$((failures + 1))
+    fail "an upstream key shows in the gateway's log"
+else
+    ok "no upstream key in the gateway's log"
 fi
-[ $failures -eq 0 ] || { echo "$failures group(s) failed; gateway log:"; tail -30 "$tmp/serve.err"; exit 1; }
-echo "all SDK and curl checks passed"
+[ "$failures" -eq 0 ] || { echo "gateway log:"; tail -30 "$tmp/serve.err"; }
+tl_finish run-serve-sdk
