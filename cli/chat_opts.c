@@ -39,6 +39,7 @@ enum {
     OPT_REASONING,
     OPT_CID,
     OPT_NO_LOG,
+    OPT_RECORD,
 };
 
 static const struct option chat_longopts[] = {
@@ -64,6 +65,7 @@ static const struct option chat_longopts[] = {
     {"continue", no_argument, NULL, 'c'},
     {"cid", required_argument, NULL, OPT_CID},
     {"no-log", no_argument, NULL, OPT_NO_LOG},
+    {"record", required_argument, NULL, OPT_RECORD},
     {NULL, 0, NULL, 0},
 };
 
@@ -106,7 +108,7 @@ static int whole_number(const char *v, long long min, long long max, long long *
 
 /* --reasoning: a level (low, medium, high) or a budget in tokens. The levels
  * are budgets a plugin maps to its provider's effort setting. */
-static int reasoning_budget(const char *v, int64_t *out)
+int chat_reasoning_budget(const char *v, int64_t *out)
 {
     static const struct {
         const char *name;
@@ -185,7 +187,7 @@ int parse_chat_args(int argc, char **argv, chat_options *o)
             break;
         case OPT_SCHEMA: o->schema = optarg; break;
         case OPT_REASONING:
-            if (reasoning_budget(optarg, &o->reasoning_budget) != 0)
+            if (chat_reasoning_budget(optarg, &o->reasoning_budget) != 0)
                 return usage_error("chat: --reasoning must be low, medium, high or a number of "
                                    "tokens, not '%s'", optarg);
             break;
@@ -194,6 +196,10 @@ int parse_chat_args(int argc, char **argv, chat_options *o)
         case 'c': o->continue_last = 1; break;
         case OPT_CID: o->cid = optarg; break;
         case OPT_NO_LOG: o->no_log = 1; break;
+        case OPT_RECORD: /* libseam records every exchange under SEAM_RECORD (doc/cassettes.md) */
+            if (setenv("SEAM_RECORD", optarg, 1) != 0)
+                return usage_error("chat: out of memory");
+            break;
         case ':':
             return usage_error("chat: %s needs a value", refused_option(args, c, buf));
         default:
@@ -381,4 +387,5 @@ void chat_options_free(chat_options *o)
     free(o->skipped);
     free(o->repl_model);
     free(o->repl_system);
+    json_object_put(o->cli_settings);
 }

@@ -74,6 +74,9 @@ typedef enum range_id {
     R_TOOL_TIMEOUT_MS,      /* tools.NAME.timeout_ms */
     R_TOKENS,               /* models[i].context_window, .max_output_tokens */
     R_PRICE,                /* models[i].price.* (micro-cents per million tokens) */
+    R_STATE_PORT,           /* state.port */
+    R_STATE_DB,             /* state.db */
+    R_STATE_TIMEOUT_MS,     /* state.timeout_ms */
     R_COUNT
 } range_id;
 
@@ -94,6 +97,9 @@ static const struct {
     [R_TOOL_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
     [R_TOKENS] = {0, SEAM_MAX_TOKENS, "10^12 tokens"},
     [R_PRICE] = {0, SEAM_MAX_PRICE, "$1,000,000 per million tokens"},
+    [R_STATE_PORT] = {1, 65535, "the largest TCP port"},
+    [R_STATE_DB] = {0, 65535, "database numbers"},
+    [R_STATE_TIMEOUT_MS] = {1, 60000, "one minute; a request may wait this long on the store"},
 };
 
 /* Room for a setting path such as "chains.default[3].backoff.base_ms". */
@@ -135,6 +141,8 @@ typedef struct loader {
     /* The overlay: while the personal conf is read, the definitions of the
      * system conf (indices below these) may be replaced by name. */
     size_t base_providers, base_chains, base_roles, base_tools, base_models;
+    int state_seen;         /* a `state` section was read (conf->state.file/line say where) */
+    int state_keys_given;   /* ...setting more than backend */
 } loader;
 
 /* ---- freeing, and the overlay's replacing ------------------------------------ */
@@ -1260,6 +1268,154 @@ static int load_roles(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
+/* ---- state (where cooldowns, leases, budgets live) ----------------------------------------- */
+
+static const char state_keys[] =
+    "backend, host, port, socket, password, password_env, password_file, db, prefix, timeout_ms";
+
+/* A state backend id as a plugin registers it: [a-z0-9_-]. */
+static int backend_id_ok(const char *v)
+{
+    if (!*v)
+        return 0;
+    for (; *v; v++)
+        if (!((*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') || *v == '_' || *v == '-'))
+            return 0;
+    return 1;
+}
+
+static int state_member(loader *ld, seam_conf_state *st, const config_setting_t *m)
+{
+    const char *key = config_setting_name(m);
+    char path[PATH_MAX_LEN];
+    join_path(path, "state", key);
+    int64_t v;
+    if (strcmp(key, "backend") == 0) {
+        if (read_string(ld, m, path, &st->backend) != SEAM_OK)
+            return ld->status;
+        if (!backend_id_ok(st->backend))
+            return fail_setting(ld, m, "%s must be \"local\" or a state backend plugin's id "
+                                       "such as \"redis\" (a-z, 0-9, _ and -), not \"%s\"",
+                                path, st->backend);
+        return SEAM_OK;
+    }
+    ld->state_keys_given = 1;
+    if (strcmp(key, "host") == 0)
+        return read_string(ld, m, path, &st->host);
+    if (strcmp(key, "socket") == 0) {
+        if (read_string(ld, m, path, &st->socket) != SEAM_OK)
+            return ld->status;
+        char *abs = resolve_path(ld, st->socket);
+        if (!abs)
+            return fail_nomem(ld);
+        free(st->socket);
+        st->socket = abs;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "port") == 0) {
+        if (read_int64(ld, m, path, R_STATE_PORT, &v) != SEAM_OK)
+            return ld->status;
+        st->port = (int)v;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "db") == 0) {
+        if (read_int64(ld, m, path, R_STATE_DB, &v) != SEAM_OK)
+            return ld->status;
+        st->db = (int)v;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "timeout_ms") == 0)
+        return read_int64(ld, m, path, R_STATE_TIMEOUT_MS, &st->timeout_ms);
+    if (strcmp(key, "prefix") == 0) {
+        if (read_string(ld, m, path, &st->prefix) != SEAM_OK)
+            return ld->status;
+        size_t n = strlen(st->prefix);
+        for (size_t i = 0; i < n; i++)
+            if (st->prefix[i] <= ' ' || st->prefix[i] > '~')
+                return fail_setting(ld, m, "%s must be printable ASCII without spaces", path);
+        if (n > 64)
+            return fail_setting(ld, m, "%s must be at most 64 bytes", path);
+        return SEAM_OK;
+    }
+    if (strcmp(key, "password_env") == 0)
+        return read_string(ld, m, path, &st->password_env);
+    if (strcmp(key, "password_file") == 0) {
+        if (read_string(ld, m, path, &st->password_file) != SEAM_OK)
+            return ld->status;
+        char *abs = resolve_path(ld, st->password_file);
+        if (!abs)
+            return fail_nomem(ld);
+        free(st->password_file);
+        st->password_file = abs;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "password") == 0) {
+        if (config_setting_type(m) != CONFIG_TYPE_STRING)
+            return fail_type(ld, m, path, "a string");
+        const char *pw = config_setting_get_string(m);
+        if (!pw || !*pw)
+            return fail_setting(ld, m, "%s must be a non-empty string", path);
+        seam_secret_free(st->password);
+        if (!(st->password = strdup(pw)))
+            return fail_nomem(ld);
+        if (ld->group_or_other_access) {
+            seam_buf w = {0};
+            if (seam_buf_printf(&w,
+                                "%s:%d: state.password is inline in a file readable by group or "
+                                "others (mode %04o); use password_env or password_file instead, "
+                                "or chmod 600 %s",
+                                setting_file(ld, m), setting_line(m), ld->file_mode,
+                                setting_file(ld, m)) != SEAM_OK) {
+                seam_buf_free(&w);
+                return fail_nomem(ld);
+            }
+            return add_warning(ld, w.data);
+        }
+        return SEAM_OK;
+    }
+    return fail_unknown(ld, m, "state", state_keys);
+}
+
+static int load_state(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "state") != SEAM_OK)
+        return ld->status;
+    seam_conf_state *st = &ld->conf->state;
+    if (ld->state_seen)
+        return fail_setting(ld, s, "state is already set in %s:%d (one state section in all "
+                                   "files)", st->file, st->line);
+    ld->state_seen = 1;
+    free(st->file);
+    if (!(st->file = strdup(setting_file(ld, s))))
+        return fail_nomem(ld);
+    st->line = setting_line(s);
+    for (int i = 0; i < config_setting_length(s) && ld->status == SEAM_OK; i++)
+        state_member(ld, st, config_setting_get_elem(s, (unsigned)i));
+    if (ld->status != SEAM_OK)
+        return ld->status;
+    int secrets = !!st->password + !!st->password_env + !!st->password_file;
+    if (secrets > 1)
+        return fail_setting(ld, s, "state: password, password_env and password_file exclude "
+                                   "each other (give one)");
+    if (st->socket && (st->host || st->port))
+        return fail_setting(ld, s, "state: socket excludes host and port (give one or the other)");
+    if (st->backend && strcmp(st->backend, "local") == 0) {
+        free(st->backend);
+        st->backend = NULL;
+    }
+    if (!st->backend && ld->state_keys_given) {
+        seam_buf w = {0};
+        if (seam_buf_printf(&w, "%s:%d: state sets connection settings but no backend: the "
+                                "state stays local to each process (add backend = \"redis\";)",
+                            st->file, st->line) != SEAM_OK) {
+            seam_buf_free(&w);
+            return fail_nomem(ld);
+        }
+        return add_warning(ld, w.data);
+    }
+    return SEAM_OK;
+}
+
 /* ---- tools (commands) ------------------------------------------------------------------------------ */
 
 static const char tool_keys[] = "description, parameters, command, timeout_ms";
@@ -1397,6 +1553,7 @@ static const name_bit capability_names[] = {
     {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
     {"reasoning", SEAM_CAP_REASONING},
     {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
+    {"embed", SEAM_CAP_EMBED},
 };
 
 static int load_capabilities(loader *ld, seam_conf_model *m, const config_setting_t *s,
@@ -1845,11 +2002,13 @@ static int load_file(loader *ld, const char *file)
             load_tools(ld, s);
         else if (strcmp(key, "cli") == 0)
             load_cli(ld, s);
+        else if (strcmp(key, "state") == 0)
+            load_state(ld, s);
         else if (strcmp(key, "serve") == 0)
             ; /* the gateway's own section: read and checked by `seam serve` (cli/serve/) */
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools, cli, serve)", key);
+                                "chains, roles, models, model_catalog, tools, cli, state, serve)", key);
     }
     config_destroy(&cf);
     return ld->status;
@@ -2084,6 +2243,14 @@ void seam_conf_free(seam_conf *conf)
     free(conf->model_catalog);
     free(conf->base_path);
     free(conf->cli_json);
+    free(conf->state.backend);
+    free(conf->state.host);
+    free(conf->state.socket);
+    seam_secret_free(conf->state.password);
+    free(conf->state.password_env);
+    free(conf->state.password_file);
+    free(conf->state.prefix);
+    free(conf->state.file);
     for (size_t i = 0; i < conf->n_chains; i++)
         free_chain(&conf->chains[i]);
     free(conf->chains);

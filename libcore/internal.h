@@ -79,6 +79,15 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* ---- tokens.c: the local token estimate (seam_estimate_tokens) ---------------- */
+
+/* Tokens of a text by the estimate's rules (0 for NULL). */
+int64_t seam_tokens_text(const char *text);
+/* Tokens of a message's parts, without the message's own framing. */
+int64_t seam_tokens_parts(const seam_message *m);
+/* Tokens of a message in a request: its parts and its framing. */
+int64_t seam_tokens_message(const seam_message *m);
+
 /* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
 
 /* The nesting limit of JSON seam takes from callers: deep enough for any real
@@ -225,7 +234,8 @@ enum {
     SEAM_CAP_PDF_INPUT = 1u << 5,
     SEAM_CAP_PROMPT_CACHE = 1u << 6,
     SEAM_CAP_REASONING = 1u << 7,
-    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8
+    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8,
+    SEAM_CAP_EMBED = 1u << 9
 };
 
 /* One model of the catalog (the shipped models.conf or a `models` entry of the
@@ -267,6 +277,23 @@ typedef struct seam_conf_tool {
     int line;
 } seam_conf_tool;
 
+/* The `state` section: where cooldowns, key leases, rate-limit windows and
+ * budgets live (state.c). Backend NULL: the in-process store only. */
+typedef struct seam_conf_state {
+    char *backend;          /* NULL for "local"; else a state backend plugin id ("redis") */
+    char *host;             /* NULL: the backend's default */
+    int port;               /* 0: the backend's default */
+    char *socket;           /* a unix socket path, instead of host and port */
+    char *password;         /* inline (discouraged); or one of: */
+    char *password_env;     /* ...an environment variable */
+    char *password_file;    /* ...the first line of a file */
+    int db;
+    char *prefix;           /* NULL: "seam:" */
+    int64_t timeout_ms;     /* 0: 50 */
+    char *file;             /* where the backend was chosen, for messages */
+    int line;
+} seam_conf_state;
+
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
     char *base_path;        /* the system conf path overlays, NULL when none */
@@ -286,6 +313,7 @@ typedef struct seam_conf {
     char *model_catalog;    /* the catalog file read, NULL when none */
     seam_conf_tool *tools;  /* in the order defined (main file, then conf.d/) */
     size_t n_tools;
+    seam_conf_state state;
 } seam_conf;
 
 /* The conf path to use: explicit if non-NULL, else $SEAM_CONF, else
@@ -300,6 +328,10 @@ int seam_conf_find(const char *explicit_path, const char *installed_path, char *
  * A chain entry naming a provider no file defines is a warning (the entry
  * is skipped at run time); a role naming an unknown chain is an error. */
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err);
+/* The key stored for provider `name` by `seam keys set` (stored_key.c):
+ * SEAM_OK with *out malloc'ed (free with seam_secret_free),
+ * SEAM_ERR_NO_CREDENTIAL when none is stored, SEAM_ERR_NOMEM. */
+int seam_stored_key(const char *name, char **out);
 /* As seam_conf_load, but path (the personal conf) overlays base (the system
  * conf; NULL: none): base and its conf.d/ are read first, then path and its
  * conf.d/, whose providers, chains, roles, tools and model entries add to

@@ -35,6 +35,7 @@ static const struct {
     {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
     {"reasoning", SEAM_CAP_REASONING},
     {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
+    {"embed", SEAM_CAP_EMBED},
 };
 
 int seam_client_model_at(const seam_client *c, size_t i, seam_model_info *info)

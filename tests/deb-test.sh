@@ -31,7 +31,7 @@ for tool in dpkg dpkg-buildpackage; do
     command -v "$tool" >/dev/null || { echo "deb-test: $tool is missing; skipped" >&2; exit 77; }
 done
 
-packages="libseam0 libseam-dev seam seam-plugin-mock seam-plugin-openai seam-plugin-anthropic seam-plugin-gemini"
+packages="libseam0 libseam-dev seam seam-plugin-mock seam-plugin-openai seam-plugin-anthropic seam-plugin-gemini seam-state-redis"
 for p in $packages; do
     if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
         echo "deb-test: $p is installed already; not replacing it (dpkg --purge it first)" >&2

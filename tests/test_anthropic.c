@@ -1419,10 +1419,13 @@ static void test_model_defaults_and_capabilities(void)
  * prompt larger than the model's context window before anything is sent. */
 static void test_context_window_capability(void)
 {
-    size_t n = 1000 * 1000; /* about 250k tokens by the core's estimate */
+    /* 360k words: about 360k tokens by the core's estimate (seam_estimate_tokens),
+     * 216k at the lowest reading the context-window skip allows it. */
+    size_t words = 360 * 1000, n = 5 * words;
     char *big = malloc(n + 1);
     CU_ASSERT_FATAL(big != NULL);
-    memset(big, 'a', n);
+    for (size_t k = 0; k < words; k++)
+        memcpy(big + 5 * k, "word ", 5);
     big[n] = '\0';
     seam_request *req = user_request(big);
     free(big);

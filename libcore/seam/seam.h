@@ -163,6 +163,70 @@ SEAM_EXPORT void seam_client_set_clock(seam_client *client, int64_t (*now_ms)(vo
                                        int (*sleep_ms)(void *ud, int64_t ms, seam_cancel *cancel),
                                        void *ud);
 
+/* The library's notices: it never prints, so what an operator should know
+ * (the shared state store stopped answering, or answers again; a configured
+ * state backend that cannot be used) goes to a callback the application sets.
+ * Each is one line of text without a trailing newline and never holds a
+ * credential. */
+typedef enum seam_log_level {
+    SEAM_LOG_ERROR = 0,
+    SEAM_LOG_WARNING,
+    SEAM_LOG_INFO
+} seam_log_level;
+/* Sets the client's log callback (NULL: notices are dropped, the default).
+ * log(ud, level, message) may be called from any thread that uses the client,
+ * with the message borrowed for the call; it must not call into the client.
+ * Set it before the client is used by any call. */
+SEAM_EXPORT void seam_client_set_log(seam_client *client,
+                                     void (*log)(void *ud, int level, const char *message),
+                                     void *ud);
+
+/* ---- state shared across processes: budgets, rate limits, the listing ---- */
+
+/* Budgets and rate limits live in the client's state store: in this process
+ * by default, or shared by every process whose conf names the same store
+ * (`state { backend = "redis"; ... }`, see seam.conf(5) and doc/scale-out.md).
+ * A name is the application's (a gateway key, a team), printable ASCII
+ * without spaces, at most 200 bytes.
+ *
+ * seam_budget_check: 1 when the budget `name` has spent less than limit (a
+ * request may go), 0 when it is spent; *spent (may be NULL) is the amount so
+ * far. seam_budget_debit adds amount (the request's real cost, in the
+ * application's unit, e.g. micro-cents) once the request is done; a budget
+ * first debited now runs for window_ms, then starts again from 0. Between the
+ * check and the debit other processes may check too, so a budget holds to
+ * within one request per process. Both return SEAM_ERR_INVALID for a bad
+ * argument, SEAM_ERR_NOMEM; never fail because the shared store is away (the
+ * process's own count stands in). */
+SEAM_EXPORT int seam_budget_check(seam_client *client, const char *name, int64_t limit,
+                                  int64_t *spent, seam_error *err);
+SEAM_EXPORT int seam_budget_debit(seam_client *client, const char *name, int64_t amount,
+                                  int64_t window_ms, int64_t *spent, seam_error *err);
+/* A fixed-window rate limit: 1 when one more event fits in `name`'s current
+ * window of window_ms (at most limit per window) and is counted, 0 when the
+ * window is full. Atomic across processes sharing the store. */
+SEAM_EXPORT int seam_rate_take(seam_client *client, const char *name, int64_t limit,
+                               int64_t window_ms, seam_error *err);
+
+/* One entry of the state the chain runner shares: a provider's key cooling
+ * after a 429, a key the rate-limit guard saw exhausted, or a session's lease
+ * on a key of a sticky pool. */
+typedef struct seam_state_entry {
+    uint32_t size;           /* sizeof(seam_state_entry) */
+    const char *kind;        /* "cooling", "exhausted" or "lease" */
+    const char *provider;    /* the conf name */
+    int key;                 /* the key's place in the provider's pool, from 1 */
+    const char *session;     /* a lease: the session's hash (never its text); else NULL */
+    int64_t left_ms;         /* how long it still holds */
+} seam_state_entry;
+/* Where the client's state lives ("redis 127.0.0.1:6379 db 0", or "local
+ * ...") into store (size bytes), *shared 1 when a shared store answers; then
+ * fn(ud, entry) for each entry it holds now (strings borrowed for the call).
+ * store and fn may be NULL. SEAM_OK, or SEAM_ERR_INVALID / SEAM_ERR_NOMEM. */
+SEAM_EXPORT int seam_client_state(seam_client *client, char *store, size_t size, int *shared,
+                                  void (*fn)(void *ud, const seam_state_entry *entry), void *ud,
+                                  seam_error *err);
+
 /* Checks a conf file (and its conf.d/) without loading plugins. Returns SEAM_OK
  * or SEAM_ERR_CONF with err filled. Each warning (e.g. an inline api_key in a
  * file readable by group or others) is passed to warn(ud, text) when warn is
@@ -312,5 +376,6 @@ SEAM_EXPORT void seam_stream_free(seam_stream *s);
 #endif
 
 #include <seam/loop.h>
+#include <seam/embed.h>
 
 #endif /* SEAM_SEAM_H */

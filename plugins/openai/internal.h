@@ -23,7 +23,9 @@
  *                       classified seam_error; in-stream error events
  *   responses_encode.c  the Responses API: seam request -> request body
  *   responses_decode.c  the Responses API: stream events and a whole Response
- *                       -> seam chunks */
+ *                       -> seam chunks
+ *   embed.c             POST /embeddings: the embedding request and its answer
+ *   count_tokens.c      POST /responses/input_tokens: the token count */
 #ifndef SEAM_OPENAI_INTERNAL_H
 #define SEAM_OPENAI_INTERNAL_H
 
@@ -322,5 +324,16 @@ int oa_resp_decode_response(const oa_instance *in, const seam_request *req, cons
  * are replayed: another provider's reasoning is dropped, and so is one signed
  * without an id (the spec's ReasoningItem requires one). */
 #define OA_SIGNATURE_TAG "openai:"
+
+/* ---- embeddings and token counts (embed.c, count_tokens.c) ------------------------- */
+
+int oa_embed_encode(void *instance, const seam_embed_request *er, seam_http_request *out,
+                    seam_error *err);
+int oa_embed_decode(void *instance, const seam_embed_request *er, const char *body, size_t len,
+                    seam_embeddings *out, seam_error *err);
+int oa_count_tokens_encode(void *instance, const seam_request *req, seam_http_request *out,
+                           seam_error *err);
+int oa_count_tokens_decode(void *instance, const seam_request *req, const char *body, size_t len,
+                           int64_t *input_tokens, seam_error *err);
 
 #endif /* SEAM_OPENAI_INTERNAL_H */

@@ -235,6 +235,7 @@ static void apply_cap_overrides(json_object *o, seam_capabilities *caps)
     FLAG("prompt_cache", prompt_cache)
     FLAG("reasoning", reasoning)
     FLAG("structured_output", structured_output)
+    FLAG("embed", embed)
 #undef FLAG
     int64_t n;
     if (jint(o, "context_window", &n))
@@ -253,7 +254,11 @@ int oa_capabilities(void *instance, const char *model, seam_capabilities *out)
     caps.size = sizeof caps;
     caps.streaming = 1;
     const model_family *fam = family_of(model);
-    if (fam) {
+    if (model && strstr(oa_model_base(model), "embed")) {
+        /* text-embedding-3-*, mistral-embed, nomic-embed-text: /embeddings only. */
+        caps.streaming = 0;
+        caps.embed = 1;
+    } else if (fam) {
         caps.tools = (fam->caps & CAP_TOOLS) != 0;
         caps.parallel_tool_calls = (fam->caps & CAP_PARALLEL) != 0;
         caps.vision = (fam->caps & CAP_VISION) != 0;
@@ -266,6 +271,7 @@ int oa_capabilities(void *instance, const char *model, seam_capabilities *out)
         caps.max_output_tokens = fam->max_output;
     } else {
         caps.tools = 1; /* an unknown model on a compatible server: tools usually work */
+        caps.embed = 1; /* ...and it may be an embedding model: not held against it */
     }
     if (in && in->caps_json) {
         json_object *o = json_parse_strict(in->caps_json, strlen(in->caps_json));

@@ -108,6 +108,10 @@ static const seam_provider_vtable openai_vtable = {
     .classify_error = oa_classify_error,
     .capabilities = oa_capabilities,
     .serve = NULL,
+    .embed_encode = oa_embed_encode,
+    .embed_decode = oa_embed_decode,
+    .count_tokens_encode = oa_count_tokens_encode,
+    .count_tokens_decode = oa_count_tokens_decode,
 };
 
 static int openai_init(seam_registrar *r)
