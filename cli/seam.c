@@ -17,6 +17,9 @@
 #include <seam/seam.h>
 
 #include "cli.h"
+#ifdef HAVE_SERVE
+#include "serve/serve.h"
+#endif
 
 const char *const help_text =
     "Usage:\n"
@@ -35,6 +38,7 @@ const char *const help_text =
     "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
     "                           [--dimensions N] [--json] [TEXT...]\n"
     "  seam keys set NAME | keys list\n"
+    "  seam [--conf FILE] serve [--listen HOST:PORT] [--threads N] [--access-log FILE]\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -103,6 +107,8 @@ const char *const help_text =
     "              0600 in $XDG_CONFIG_HOME/seam/keys/): used when the provider's\n"
     "              environment variable is not set\n"
     "  keys list   the names of the stored keys (never the keys)\n"
+    "  serve       an OpenAI- and Anthropic-compatible HTTP gateway over the conf's\n"
+    "              chains (seam serve --help; absent when built without libmicrohttpd)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -348,6 +354,9 @@ static int run_command(int argc, char **argv)
         {"tokens", cmd_tokens},
         {"embed", cmd_embed},
         {"keys", cmd_keys},
+#ifdef HAVE_SERVE
+        {"serve", serve_main},
+#endif
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

@@ -2021,9 +2021,11 @@ static int load_file(loader *ld, const char *file)
             load_cli(ld, s);
         else if (strcmp(key, "state") == 0)
             load_state(ld, s);
+        else if (strcmp(key, "serve") == 0)
+            ; /* the gateway's own section: read and checked by `seam serve` (cli/serve/) */
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools, cli, state)", key);
+                                "chains, roles, models, model_catalog, tools, cli, state, serve)", key);
     }
     config_destroy(&cf);
     return ld->status;
