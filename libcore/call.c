@@ -396,6 +396,10 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
     if (seam_request_message_count(req) == 0)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "the request has no messages"),
                SEAM_ERR_INVALID;
+    /* The intake limits hold for every call, before any entry is tried: a
+     * refused part is the caller's to fix, no provider could take it. */
+    if (seam_media_intake(req, &client->conf->media, err) != SEAM_OK)
+        return SEAM_ERR_INVALID;
     seam_stream *s = calloc(1, sizeof *s);
     if (!s)
         return SEAM_ERR_NOMEM;

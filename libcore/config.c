@@ -74,6 +74,8 @@ typedef enum range_id {
     R_TOOL_TIMEOUT_MS,      /* tools.NAME.timeout_ms */
     R_TOKENS,               /* models[i].context_window, .max_output_tokens */
     R_PRICE,                /* models[i].price.* (micro-cents per million tokens) */
+    R_MEDIA_BYTES,          /* media.inline_*_bytes, media.max_message_bytes */
+    R_MEDIA_PARTS,          /* media.max_parts */
     R_COUNT
 } range_id;
 
@@ -94,6 +96,8 @@ static const struct {
     [R_TOOL_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
     [R_TOKENS] = {0, SEAM_MAX_TOKENS, "10^12 tokens"},
     [R_PRICE] = {0, SEAM_MAX_PRICE, "$1,000,000 per million tokens"},
+    [R_MEDIA_BYTES] = {0, (int64_t)1 << 30, "1 GiB"},
+    [R_MEDIA_PARTS] = {0, 1000, "parts in one message"},
 };
 
 /* Room for a setting path such as "chains.default[3].backoff.base_ms". */
@@ -1613,6 +1617,8 @@ static int check_conf_text(loader *ld, const char *file, const char *text, size_
     return SEAM_OK;
 }
 
+static int load_media(loader *ld, const config_setting_t *s);
+
 static int load_file(loader *ld, const char *file)
 {
     struct stat st;
@@ -1674,12 +1680,70 @@ static int load_file(loader *ld, const char *file)
             load_model_catalog_key(ld, s);
         else if (strcmp(key, "tools") == 0)
             load_tools(ld, s);
+        else if (strcmp(key, "media") == 0)
+            load_media(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools)", key);
+                                "chains, roles, models, model_catalog, tools, media)", key);
     }
     config_destroy(&cf);
     return ld->status;
+}
+
+/* ---- media ----------------------------------------------------------------------------------------------- */
+
+static const char media_keys[] =
+    "store, inline_image_bytes, inline_audio_bytes, inline_video_bytes, inline_document_bytes, "
+    "max_parts, max_message_bytes, allow_private_urls";
+
+/* media = { ... }: the store's directory and the intake limits. A drop-in
+ * may set any key again: the last file read wins, key by key. */
+static int load_media(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "media") != SEAM_OK)
+        return ld->status;
+    seam_conf_media *m = &ld->conf->media;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(e);
+        char path[PATH_MAX_LEN];
+        join_path(path, "media", key);
+        int rc;
+        if (strcmp(key, "store") == 0) {
+            char *v = NULL;
+            rc = read_string(ld, e, path, &v);
+            if (rc == SEAM_OK) {
+                free(m->store);
+                m->store = resolve_path(ld, v);
+                free(v);
+                if (!m->store)
+                    rc = fail_nomem(ld);
+            }
+        } else if (strcmp(key, "inline_image_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_image_bytes);
+        else if (strcmp(key, "inline_audio_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_audio_bytes);
+        else if (strcmp(key, "inline_video_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_video_bytes);
+        else if (strcmp(key, "inline_document_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_document_bytes);
+        else if (strcmp(key, "max_parts") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_PARTS, &m->max_parts);
+        else if (strcmp(key, "max_message_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->max_message_bytes);
+        else if (strcmp(key, "allow_private_urls") == 0) {
+            if (config_setting_type(e) != CONFIG_TYPE_BOOL)
+                rc = fail_type(ld, e, path, "a boolean");
+            else {
+                m->allow_private_urls = config_setting_get_bool(e) != 0;
+                rc = SEAM_OK;
+            }
+        } else
+            rc = fail_unknown(ld, e, "media", media_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
 }
 
 /* ---- conf.d/ -------------------------------------------------------------------------------------------- */
@@ -1843,6 +1907,9 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
         return SEAM_ERR_NOMEM;
     }
     loader ld = {.conf = conf, .err = err, .status = SEAM_OK};
+    conf->media = (seam_conf_media){.inline_image_bytes = -1, .inline_audio_bytes = -1,
+                                    .inline_video_bytes = -1, .inline_document_bytes = -1,
+                                    .max_parts = -1, .max_message_bytes = -1};
     if (path) {
         conf->path = strdup(path);
         if (!conf->path)
@@ -1877,6 +1944,7 @@ void seam_conf_free(seam_conf *conf)
     if (!conf)
         return;
     free(conf->path);
+    free(conf->media.store);
     for (size_t i = 0; i < conf->n_plugin_path; i++)
         free(conf->plugin_path[i]);
     free(conf->plugin_path);

