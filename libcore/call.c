@@ -681,6 +681,16 @@ static int start_attempt(seam_stream *s)
             seam_request_strip_reasoning(s->sent);
         if (seam_request_set_model(s->sent, e->model) != SEAM_OK)
             return SEAM_ERR_NOMEM;
+        /* A codec gets bytes, never the store: a handle no entry could send
+         * (not in the store, unreadable) ends the call. */
+        int hrc = seam_media_resolve_handles(s->client, s->sent, &why);
+        if (hrc == SEAM_ERR_NOMEM)
+            return hrc;
+        if (hrc != SEAM_OK) {
+            seam_strlcpy(why.provider, e->provider, sizeof why.provider);
+            end_with(s, SEAM_ERR_PROVIDER, &why);
+            return 1;
+        }
         int64_t timeout = slot->conf->timeout_ms;
         int64_t left = time_left(s);
         if (left <= 0) {

@@ -124,6 +124,13 @@ char *seam_base64_encode(const unsigned char *data, size_t len);
 int seam_media_intake(const seam_request *req, const seam_conf_media *limits, seam_error *err);
 /* The modalities of the media parts of req (SEAM_MODALITY_* bits). */
 uint32_t seam_media_request_inputs(const seam_request *req);
+
+/* ---- sha256.c / mediastore.c ------------------------------------------------ */
+
+void seam_sha256(const void *data, size_t len, unsigned char out[32]);
+/* Every handle part of req (a copy about to be encoded) becomes base64 of the
+ * stored bytes: codecs see bytes, never the store. */
+int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_error *err);
 /* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
 
 /* The nesting limit of JSON seam takes from callers: deep enough for any real

@@ -216,7 +216,203 @@ static void test_part_meta(void)
     seam_message_free(m);
 }
 
+/* ---- the store ------------------------------------------------------------------ */
+
+static char *store_dir; /* a private temp dir: the store of store_client() */
+
+static seam_client *store_client(const char *extra)
+{
+    if (!store_dir) {
+        char *d = tu_mkdtemp_private();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+        store_dir = tu_path(d, "media/store");
+        tu_rm_rf_at_end(d);
+    }
+    char conf[2048];
+    snprintf(conf, sizeof conf, "media = { store = \"%s\"; %s };", store_dir, extra ? extra : "");
+    return media_client(conf);
+}
+
+static void test_sha256_vectors(void)
+{
+    /* FIPS 180-2 appendix B: "abc", the two-block message, and the empty
+     * string; and a length whose padding needs a second block (56 bytes). */
+    seam_client *c = store_client(NULL);
+    seam_error err;
+    char h[SEAM_MEDIA_HANDLE_SIZE];
+    CU_ASSERT_EQUAL(seam_media_put(c, "abc", 3, h, &err), SEAM_OK);
+    TU_STR_EQ(h, "media://sha256-ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    CU_ASSERT_EQUAL(seam_media_put(c, two, strlen(two), h, &err), SEAM_OK);
+    TU_STR_EQ(h, "media://sha256-248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    CU_ASSERT_EQUAL(seam_media_put(c, "", 0, h, &err), SEAM_OK);
+    TU_STR_EQ(h, "media://sha256-e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    char million[1000];
+    memset(million, 'a', sizeof million);
+    CU_ASSERT_EQUAL(seam_media_put(c, million, 1000, h, &err), SEAM_OK);
+    /* sha256 of 1000 'a' (coreutils sha256sum). */
+    TU_STR_EQ(h, "media://sha256-41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+    tu_client_free(c);
+}
+
+static void test_store_files(void)
+{
+    seam_client *c = store_client(NULL);
+    seam_error err;
+    char h[SEAM_MEDIA_HANDLE_SIZE], h2[SEAM_MEDIA_HANDLE_SIZE];
+    const char bytes[] = "\x89PNG\r\n\x1a\n some image";
+    CU_ASSERT_EQUAL(seam_media_put(c, bytes, sizeof bytes - 1, h, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_media_put(c, bytes, sizeof bytes - 1, h2, &err), SEAM_OK);
+    TU_STR_EQ(h, h2);
+    char *path = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_media_path(c, h, &path, &err), SEAM_OK);
+    /* Named by the content, under the conf's store, 0600 in a 0700 directory. */
+    char *want = tu_path(store_dir, h + strlen("media://"));
+    TU_STR_EQ(path, want);
+    free(want);
+    struct stat st;
+    CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0600);
+    CU_ASSERT_EQUAL((size_t)st.st_size, sizeof bytes - 1);
+    CU_ASSERT_EQUAL(stat(store_dir, &st), 0);
+    CU_ASSERT_EQUAL(st.st_mode & 07777, 0700);
+    size_t n = 0;
+    char *got = tu_read_file(path, &n);
+    CU_ASSERT_EQUAL(n, sizeof bytes - 1);
+    CU_ASSERT(got && memcmp(got, bytes, n) == 0);
+    free(got);
+    free(path);
+    int fd = -1;
+    CU_ASSERT_EQUAL(seam_media_open(c, h, &fd, &err), SEAM_OK);
+    char buf[8];
+    CU_ASSERT_EQUAL(read(fd, buf, 4), 4);
+    CU_ASSERT(memcmp(buf, "\x89PNG", 4) == 0);
+    close(fd);
+    /* Atomic: only whole files, no temporary left behind. */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "ls -A '%s'", store_dir);
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_run(cmd, &out, NULL), 0);
+    CU_ASSERT_PTR_NULL(out ? strstr(out, ".tmp-") : "x");
+    free(out);
+    /* Refusals. */
+    CU_ASSERT_EQUAL(seam_media_path(c, "media://sha256-../../etc/passwd", &path, &err),
+                    SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(seam_media_path(c, "media://sha256-0000000000000000000000000000000000000000000000000000000000000000",
+                                    &path, &err), SEAM_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NULL(path);
+    tu_client_free(c);
+}
+
+static void test_store_default_dir(void)
+{
+    /* No media.store: $XDG_DATA_HOME/seam/media. */
+    char *d = tu_mkdtemp_private();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    char *old = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
+    setenv("XDG_DATA_HOME", d, 1);
+    seam_client *c = media_client(NULL);
+    seam_error err;
+    char h[SEAM_MEDIA_HANDLE_SIZE];
+    CU_ASSERT_EQUAL(seam_media_put(c, "abc", 3, h, &err), SEAM_OK);
+    char *path = NULL;
+    CU_ASSERT_EQUAL(seam_media_path(c, h, &path, &err), SEAM_OK);
+    char *want = tu_path(d, "seam/media/sha256-ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    TU_STR_EQ(path, want);
+    free(want);
+    free(path);
+    tu_client_free(c);
+    if (old)
+        setenv("XDG_DATA_HOME", old, 1);
+    else
+        unsetenv("XDG_DATA_HOME");
+    free(old);
+    tu_rm_rf(d);
+    free(d);
+}
+
+static void test_deinline(void)
+{
+    seam_client *c = store_client(NULL);
+    seam_error err;
+    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_text(m, "here");
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, "YWJj"); /* "abc" */
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_URL, "https://example.org/a.png");
+    CU_ASSERT_EQUAL(seam_media_deinline(c, m, &err), SEAM_OK);
+    const seam_part *p = seam_message_part(m, 1);
+    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_HANDLE);
+    TU_STR_EQ(seam_part_media_data(p),
+              "media://sha256-ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(p), 3);
+    CU_ASSERT_EQUAL(seam_part_media_source(seam_message_part(m, 2)), SEAM_MEDIA_URL);
+    /* Invalid base64 is refused, never stored as something else. */
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, "Y*Jj");
+    CU_ASSERT_EQUAL(seam_media_deinline(c, m, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    seam_message_free(m);
+    tu_client_free(c);
+}
+
+/* A handle part reaches the codec as the stored bytes, in base64 — here the
+ * OpenAI codec against the fake server — and a handle not in the store ends
+ * the call with a bad_request. */
+static void test_handle_resolved_for_the_codec(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    if (!store_dir)
+        seam_client_free(store_client(NULL));
+    seam_client *c = tu_clientf("providers = { oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; }; };\n"
+                                "chains = { default = ( { provider = \"oa\"; model = \"gpt-4o\"; } ); };\n"
+                                "media = { store = \"%s\"; };\n", fake_server_url(srv), store_dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    seam_error err;
+    char h[SEAM_MEDIA_HANDLE_SIZE];
+    CU_ASSERT_EQUAL(seam_media_put(c, "abc", 3, h, &err), SEAM_OK);
+    fake_server_push_json(srv, 200,
+                          "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+                          "\"message\":{\"role\":\"assistant\",\"content\":\"a cat\"},"
+                          "\"finish_reason\":\"stop\"}]}", NULL);
+    seam_request *r = seam_request_new();
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(m, "what is it");
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_HANDLE, h);
+    seam_request_add_message(r, m);
+    seam_result *res = NULL;
+    CU_ASSERT_EQUAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    TU_STR_EQ(res ? seam_result_text(res) : NULL, "a cat");
+    seam_result_free(res);
+    json_object *body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "messages.0.content.1.image_url.url"), "data:image/png;base64,YWJj");
+    json_object_put(body);
+    /* The caller's request still holds the handle. */
+    CU_ASSERT_EQUAL(seam_part_media_source(seam_message_part(seam_request_message(r, 0), 1)),
+                    SEAM_MEDIA_HANDLE);
+    seam_request_free(r);
+
+    r = seam_request_new();
+    m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(m, "what is it");
+    seam_message_add_media(m, "image/png", SEAM_MEDIA_HANDLE,
+                           "media://sha256-1111111111111111111111111111111111111111111111111111111111111111");
+    seam_request_add_message(r, m);
+    size_t before = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL(seam_generate(c, r, NULL, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "no media media://sha256-1111"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
 static const tu_test tests[] = {
+    {"sha256: FIPS 180-2 vectors, as handles", test_sha256_vectors},
+    {"store: content-addressed, 0600, atomic, path, open", test_store_files},
+    {"store: $XDG_DATA_HOME/seam/media by default", test_store_default_dir},
+    {"de-inlining: base64 parts become handles", test_deinline},
+    {"handles resolved to bytes for the codec", test_handle_resolved_for_the_codec},
     {"one MIME check: bare type/subtype, bounded, no parameters", test_mime_check},
     {"invalid base64 refused", test_base64_refused},
     {"inline ceiling per modality, decoded bytes, from the conf", test_inline_ceiling},
