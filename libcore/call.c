@@ -717,6 +717,7 @@ static int start_attempt(seam_stream *s)
             .ca_file = slot->conf->ca_file,
             .ca_path = slot->conf->ca_path,
             .engine = seam_client_engine(s->client),
+            .client = s->client,
         };
         s->attempt++;
         if (!s->free_attempt)

@@ -1229,7 +1229,7 @@ static int load_tools(loader *ld, const config_setting_t *s)
 /* ---- models (the catalog and the user's entries) -------------------------------------------------------- */
 
 static const char model_keys[] =
-    "id, provider, context_window, max_output_tokens, capabilities, price";
+    "id, provider, context_window, max_output_tokens, capabilities, outputs, price";
 static const char price_keys[] = "input, output, cache_read, cache_write";
 
 static const name_bit capability_names[] = {
@@ -1237,8 +1237,11 @@ static const name_bit capability_names[] = {
     {"streaming", SEAM_CAP_STREAMING},
     {"parallel_tool_calls", SEAM_CAP_PARALLEL_TOOL_CALLS},
     {"vision", SEAM_CAP_VISION},
+    {"image_input", SEAM_CAP_VISION}, /* vision is its alias (reference ADR-0031) */
     {"audio_input", SEAM_CAP_AUDIO_INPUT},
+    {"video_input", SEAM_CAP_VIDEO_INPUT},
     {"pdf_input", SEAM_CAP_PDF_INPUT},
+    {"document_input", SEAM_CAP_PDF_INPUT},
     {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
     {"reasoning", SEAM_CAP_REASONING},
     {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
@@ -1256,6 +1259,48 @@ static int load_capabilities(loader *ld, seam_conf_model *m, const config_settin
         m->capabilities = bits;
     }
     return rc;
+}
+
+/* outputs = [ "text", "text+image" ]: the closed set of modality sets the
+ * model can emit in one turn. */
+static int load_outputs(loader *ld, seam_conf_model *m, const config_setting_t *s,
+                        const char *path)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, "an array of modality sets [ \"text\", \"text+image\" ]");
+    int n = config_setting_length(s);
+    if (n > 8)
+        return fail_setting(ld, s, "%s lists %d modality sets; at most 8", path, n);
+    m->n_outputs = 0;
+    for (int i = 0; i < n; i++) {
+        const char *v = config_setting_get_string_elem(s, (unsigned)i);
+        if (!v)
+            return fail_type(ld, s, path, "an array of strings");
+        uint32_t bits = 0;
+        const char *p = v;
+        while (*p) {
+            size_t len = strcspn(p, "+");
+            static const struct { const char *name; uint32_t bit; } names[] = {
+                {"text", SEAM_MODALITY_TEXT}, {"image", SEAM_MODALITY_IMAGE},
+                {"audio", SEAM_MODALITY_AUDIO}, {"video", SEAM_MODALITY_VIDEO}};
+            uint32_t bit = 0;
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                if (strlen(names[k].name) == len && strncmp(p, names[k].name, len) == 0)
+                    bit = names[k].bit;
+            if (!bit)
+                return fail_setting(ld, s, "%s: \"%s\" is not a set of text, image, audio, video "
+                                           "joined by +", path, v);
+            bits |= bit;
+            p += len;
+            if (*p == '+')
+                p++;
+        }
+        if (!bits)
+            return fail_setting(ld, s, "%s: an empty modality set", path);
+        m->outputs[m->n_outputs++] = bits;
+    }
+    return SEAM_OK;
 }
 
 static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s, const char *path)
@@ -1321,6 +1366,8 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
             rc = read_int64(ld, e, epath, R_TOKENS, &m.max_output_tokens);
         else if (strcmp(key, "capabilities") == 0)
             rc = load_capabilities(ld, &m, e, epath);
+        else if (strcmp(key, "outputs") == 0)
+            rc = load_outputs(ld, &m, e, epath);
         else if (strcmp(key, "price") == 0)
             rc = load_price(ld, &m, e, epath);
         else

@@ -277,7 +277,8 @@ enum {
     SEAM_CAP_PDF_INPUT = 1u << 5,
     SEAM_CAP_PROMPT_CACHE = 1u << 6,
     SEAM_CAP_REASONING = 1u << 7,
-    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8
+    SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8,
+    SEAM_CAP_VIDEO_INPUT = 1u << 9
 };
 
 /* One model of the catalog (the shipped models.conf or a `models` entry of the
@@ -289,6 +290,8 @@ typedef struct seam_conf_model {
     int64_t max_output_tokens;/* tokens; 0 unknown */
     int has_capabilities;     /* `capabilities` was given */
     uint32_t capabilities;    /* SEAM_CAP_* */
+    uint32_t outputs[8];      /* output combinations (SEAM_MODALITY_* sets), `outputs` */
+    uint32_t n_outputs;
     int priced;               /* `price` was given (input and output at least) */
     int64_t price_input;
     int64_t price_output;

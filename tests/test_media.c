@@ -407,12 +407,241 @@ static void test_handle_resolved_for_the_codec(void)
     tu_client_free(c);
 }
 
+/* ---- media output: Gemini native image output -------------------------------------- */
+
+/* A 1x1 PNG (every chunk's CRC checked) and the sha256 of its 70 bytes. */
+#define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+#define PNG_HANDLE "media://sha256-6b7fa434f92a8b80aab02d9bf1a12e49ffcae424e4013a1c4f68b67e3d2bbcd0"
+
+/* The answer of generateContent with generationConfig.responseModalities
+ * ["TEXT","IMAGE"], as documented at https://ai.google.dev/api/generate-content
+ * (GenerateContentResponse.candidates[].content.parts[]: a Part is text or
+ * inlineData, a Blob { mimeType, data: base64 }) and in the image-generation
+ * guide (https://ai.google.dev/gemini-api/docs/image-generation: "for part in
+ * response.candidates[0].content.parts: ... part.inline_data"). */
+static const char gemini_image_answer[] =
+    "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":["
+    "{\"text\":\"Here is a cat.\"},"
+    "{\"inlineData\":{\"mimeType\":\"image/png\",\"data\":\"" PNG_B64 "\"}}]},"
+    "\"finishReason\":\"STOP\",\"index\":0}],"
+    "\"usageMetadata\":{\"promptTokenCount\":5,\"candidatesTokenCount\":1290,\"totalTokenCount\":1295},"
+    "\"modelVersion\":\"gemini-2.5-flash-image\"}";
+
+static seam_client *gemini_client(fake_server *srv)
+{
+    if (!store_dir)
+        seam_client_free(store_client(NULL));
+    seam_client *c = tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\"; api_key = \"k\"; }; };\n"
+                                "chains = { default = ( { provider = \"gm\"; model = \"gemini-2.5-flash\"; },\n"
+                                "                       { provider = \"gm\"; model = \"gemini-2.5-flash-image\"; } ); };\n"
+                                "media = { store = \"%s\"; };\n", fake_server_url(srv), store_dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    return c;
+}
+
+static seam_request *image_request(void)
+{
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, "draw a cat");
+    CU_ASSERT_EQUAL(seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE),
+                    SEAM_OK);
+    return r;
+}
+
+static char skipped_log[1024];
+
+static void log_attempt(void *ud, const seam_attempt *a)
+{
+    (void)ud;
+    size_t n = strlen(skipped_log);
+    snprintf(skipped_log + n, sizeof skipped_log - n, "%s %s %s: %s\n",
+             a->outcome == SEAM_ATTEMPT_SKIPPED ? "skipped" : a->outcome == SEAM_ATTEMPT_FAILED ? "failed" : "ok",
+             a->provider, a->model, a->error ? a->error->message : "");
+}
+
+static void test_gemini_image_output(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = gemini_client(srv);
+    fake_server_push_json(srv, 200, gemini_image_answer, NULL);
+    seam_request *r = image_request();
+    seam_call_options o = {.size = sizeof o, .on_attempt = log_attempt};
+    skipped_log[0] = '\0';
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, &o, &res, &err), SEAM_OK);
+    /* The text-only model is skipped, and says why. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(skipped_log, "skipped gm gemini-2.5-flash: model \"gemini-2.5-flash\" "
+                                               "of provider \"gm\" lacks a capability the request "
+                                               "needs: output modalities text+image in one turn"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(skipped_log, "ok gm gemini-2.5-flash-image"));
+    /* The lowering: generationConfig.responseModalities. */
+    json_object *body = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "generationConfig.responseModalities"), "[\"TEXT\",\"IMAGE\"]"));
+    json_object_put(body);
+    CU_ASSERT_PTR_NOT_NULL(strstr(tu_last_path(srv), "gemini-2.5-flash-image:generateContent"));
+    /* The result holds the text and the image as a handle, never the bytes. */
+    const seam_message *m = seam_result_message(res);
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 2);
+    TU_STR_EQ(seam_result_text(res), "Here is a cat.");
+    const seam_part *p = seam_message_part(m, 1);
+    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_MEDIA);
+    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_HANDLE);
+    TU_STR_EQ(seam_part_mime_type(p), "image/png");
+    TU_STR_EQ(seam_part_media_data(p), PNG_HANDLE);
+    /* The stored file is the decoded PNG. */
+    char *path = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_media_path(c, PNG_HANDLE, &path, &err), SEAM_OK);
+    size_t n = 0;
+    char *bytes = tu_read_file(path, &n);
+    CU_ASSERT_EQUAL(n, 70);
+    CU_ASSERT(bytes && memcmp(bytes, "\x89PNG\r\n\x1a\n", 8) == 0);
+    free(bytes);
+    free(path);
+    /* Media usage, apart from tokens: one image. */
+    CU_ASSERT_EQUAL(seam_result_media_units_count(res), 1);
+    uint32_t mod = 0;
+    double units = 0;
+    const char *unit = NULL;
+    CU_ASSERT_EQUAL(seam_result_media_units_at(res, 0, &mod, &units, &unit), SEAM_OK);
+    CU_ASSERT_EQUAL(mod, SEAM_MODALITY_IMAGE);
+    CU_ASSERT_EQUAL(units, 1);
+    TU_STR_EQ(unit, "count");
+    seam_result_free(res);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
+static void test_gemini_image_stream_no_base64(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = gemini_client(srv);
+    char sse[2048];
+    snprintf(sse, sizeof sse, "data: %s\r\n\r\n", gemini_image_answer);
+    fake_server_push_sse(srv, sse, 0);
+    seam_request *r = image_request();
+    seam_call_options o = {.size = sizeof o};
+    seam_stream *st = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, r, &o, &st, &err), SEAM_OK);
+    const seam_chunk *ch;
+    int rc, starts = 0, ends = 0;
+    char seen[64] = "";
+    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
+        /* No chunk carries the base64 (its first 20 characters, anywhere). */
+        const char *fields[] = {ch->id, ch->name, ch->text, ch->signature, ch->args_json,
+                                ch->result_json, ch->mime_type};
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            CU_ASSERT_PTR_NULL(fields[i] ? strstr(fields[i], "iVBORw0KGgoAAAANSUhE") : NULL);
+        if (ch->type == SEAM_CHUNK_MEDIA_START) {
+            starts++;
+            TU_STR_EQ(ch->mime_type, "image/png");
+            snprintf(seen, sizeof seen, "%s", ch->id);
+        }
+        if (ch->type == SEAM_CHUNK_MEDIA_END) {
+            ends++;
+            TU_STR_EQ(ch->id, seen);
+            TU_STR_EQ(ch->text, PNG_HANDLE);
+        }
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(starts, 1);
+    CU_ASSERT_EQUAL(ends, 1);
+    seam_stream_free(st);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
+static void test_gemini_bad_inline_data(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = gemini_client(srv);
+    fake_server_push_json(srv, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"inlineData\":{\"mimeType\":"
+                          "\"image/png; q=1\",\"data\":\"AAAA\"}}]},\"finishReason\":\"STOP\"}]}", NULL);
+    seam_request *r = image_request();
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate(c, r, NULL, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "has parameters"));
+    fake_server_push_json(srv, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"inlineData\":{\"mimeType\":"
+                          "\"image/png\",\"data\":\"A*AA\"}}]},\"finishReason\":\"STOP\"}]}", NULL);
+    CU_ASSERT_EQUAL(seam_generate(c, r, NULL, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not valid base64"));
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
+/* ---- capabilities: the chain skips what a model cannot take ----------------------- */
+
+static void test_chain_skips_by_media_capability(void)
+{
+    seam_client *c = tu_clientf(
+        "providers = { m = { plugin = \"mock\"; }; };\n"
+        "chains = { default = ( { provider = \"m\"; model = \"text-only\"; },\n"
+        "                       { provider = \"m\"; model = \"hears\"; } ); };\n"
+        "models = ( { id = \"text-only\"; provider = \"m\"; capabilities = [ \"tools\", \"image_input\" ]; },\n"
+        "           { id = \"hears\"; provider = \"m\"; capabilities = [ \"audio_input\", \"document_input\", \"vision\" ];\n"
+        "             outputs = [ \"text\", \"text+audio\" ]; } );\n"
+        "media = { inline_document_bytes = 100; };\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    struct {
+        const char *mime, *data, *missing;
+        uint32_t outputs;
+    } cases[] = {
+        {"audio/wav", "UklGRg==", "audio input", SEAM_MODALITY_TEXT},
+        {"application/pdf", "JVBERi0=", "document (PDF) input", SEAM_MODALITY_TEXT},
+        {"image/png", "iVBORw0KGgo=", "output modalities text+audio in one turn",
+         SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_request *r = seam_request_new();
+        seam_message *m = seam_message_new(SEAM_ROLE_USER);
+        seam_message_add_text(m, "hi");
+        seam_message_add_media(m, cases[i].mime, SEAM_MEDIA_BASE64, cases[i].data);
+        seam_request_add_message(r, m);
+        seam_request_set_output_modalities(r, cases[i].outputs);
+        seam_call_options o = {.size = sizeof o, .on_attempt = log_attempt};
+        skipped_log[0] = '\0';
+        seam_result *res = NULL;
+        seam_error err;
+        CU_ASSERT_EQUAL(seam_generate(c, r, &o, &res, &err), SEAM_OK);
+        char want[256];
+        snprintf(want, sizeof want, "skipped m text-only: model \"text-only\" of provider \"m\" lacks "
+                                    "a capability the request needs: %s\nok m hears", cases[i].missing);
+        if (!strstr(skipped_log, want))
+            fprintf(stderr, "\n  log: %s\n  want: %s\n", skipped_log, want);
+        CU_ASSERT_PTR_NOT_NULL(strstr(skipped_log, want));
+        seam_result_free(res);
+        seam_request_free(r);
+    }
+    /* Nobody can: the call fails, naming every reason. */
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, "film it");
+    seam_request_set_output_modalities(r, SEAM_MODALITY_VIDEO);
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate(c, r, NULL, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "output modalities video in one turn"));
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
 static const tu_test tests[] = {
     {"sha256: FIPS 180-2 vectors, as handles", test_sha256_vectors},
     {"store: content-addressed, 0600, atomic, path, open", test_store_files},
     {"store: $XDG_DATA_HOME/seam/media by default", test_store_default_dir},
     {"de-inlining: base64 parts become handles", test_deinline},
     {"handles resolved to bytes for the codec", test_handle_resolved_for_the_codec},
+    {"gemini: image output stored, result holds the handle, media units", test_gemini_image_output},
+    {"gemini: streamed image output, no base64 in any chunk", test_gemini_image_stream_no_base64},
+    {"gemini: malformed inlineData refused", test_gemini_bad_inline_data},
+    {"chain skips by input and output capability", test_chain_skips_by_media_capability},
     {"one MIME check: bare type/subtype, bounded, no parameters", test_mime_check},
     {"invalid base64 refused", test_base64_refused},
     {"inline ceiling per modality, decoded bytes, from the conf", test_inline_ceiling},

@@ -36,7 +36,8 @@ static seam_client *make_client(void)
         "  rsq = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
         "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
         "  vr = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
-        "};\n",
+        "};\n"
+        "media = { inline_document_bytes = 65536; };\n", /* small PDFs inline (default 0) */
         url, url, url, url);
 }
 

@@ -407,6 +407,13 @@ SEAM_EXPORT int seam_result_set_origin(seam_result *res, const char *provider, c
 /* 1 when the stream ended early (error after content, cancel, cut stream). */
 SEAM_EXPORT int seam_result_incomplete(const seam_result *res);
 SEAM_EXPORT void seam_result_set_incomplete(seam_result *res, int incomplete);
+/* Media usage, apart from tokens (reference ADR-0031 mediaUnits): entries of
+ * (modality, units, unit), unit "count" (images) or "second" (audio, video).
+ * The core counts each output image of the answer. _at returns
+ * SEAM_ERR_INVALID past the end; any out pointer may be NULL. */
+SEAM_EXPORT size_t seam_result_media_units_count(const seam_result *res);
+SEAM_EXPORT int seam_result_media_units_at(const seam_result *res, size_t i, uint32_t *modality,
+                                           double *units, const char **unit);
 /* The error folded in from an error chunk, or NULL. Borrowed. */
 SEAM_EXPORT const seam_error *seam_result_error(const seam_result *res);
 
