@@ -14,6 +14,7 @@
 #include <seam/seam.h>
 
 #include "chat.h"
+#include "media_cmd.h"
 #include "cli.h"
 #include "json_out.h"
 
@@ -239,6 +240,13 @@ static int parse_chat_args(int argc, char **argv, chat_options *o)
             return -1;
         }
         const char *value = NULL;
+        if ((r = strcmp(a, "-a") == 0 ? (i + 1 < argc ? (value = argv[++i], 1) : -1)
+                                       : option_value(argc, argv, &i, "--attach", &value)) != 0) {
+            if (r < 0 || o->n_attach == 32)
+                return usage_error("chat: -a needs a FILE or an https URL (at most 32)");
+            o->attach[o->n_attach++] = value;
+            continue;
+        }
         r = option_value(argc, argv, &i, "--tools", &value);
         if (r < 0)
             return usage_error("chat: --tools needs a value (tool names, comma-separated)");
@@ -364,6 +372,12 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         say("out of memory");
         code = EXIT_PROVIDER;
         goto out;
+    }
+    for (int k = 0; k < o.n_attach; k++) {
+        /* The user message just added: its text, then the attachments. */
+        seam_message *um = (seam_message *)seam_request_message(req, 0);
+        if ((code = media_attach(client, um, o.attach[k], &err)) != EXIT_OK)
+            goto out;
     }
 
     seam_call_options call;

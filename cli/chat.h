@@ -23,6 +23,8 @@ typedef struct chat_options {
     char **words;
     seam_client *client;     /* borrowed */
     int no_mock;             /* --no-mock: the offline mock may not answer */
+    const char *attach[32];  /* -a FILE|URL, in order (media_cmd.c) */
+    int n_attach;
     /* What on_attempt saw of the chain: entries skipped ("  PROVIDER: why"
      * lines, for the note when the mock answers), and whether any entry was
      * tried or skipped for a reason other than the conf (for the exit code). */

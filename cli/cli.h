@@ -67,5 +67,6 @@ int cmd_chat(const char *conf, int argc, char **argv);
 int cmd_plugins(const char *conf, int argc, char **argv);
 int cmd_providers(const char *conf, int argc, char **argv);
 int cmd_config(const char *conf, int argc, char **argv);
+int cmd_media(const char *conf, int argc, char **argv);
 
 #endif /* SEAM_CLI_H */

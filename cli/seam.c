@@ -22,7 +22,8 @@ const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
-    "                          [--json] [--no-stream] [-v] [PROMPT]\n"
+    "                          [--json] [--no-stream] [-v] [-a FILE|URL]... [PROMPT]\n"
+    "  seam [--conf FILE] media path HANDLE\n"
     "  seam [--conf FILE] plugins\n"
     "  seam [--conf FILE] providers\n"
     "  seam [--conf FILE] config check [FILE]\n"
@@ -266,6 +267,7 @@ static int run_command(int argc, char **argv)
         {"plugins", cmd_plugins},
         {"providers", cmd_providers},
         {"config", cmd_config},
+        {"media", cmd_media},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

@@ -632,6 +632,107 @@ static void test_chain_skips_by_media_capability(void)
     tu_client_free(c);
 }
 
+/* ---- the mock's deterministic media, and the CLI ------------------------------------ */
+
+static void test_mock_media(void)
+{
+    seam_client *c = store_client(NULL);
+    char wav_handle[SEAM_MEDIA_HANDLE_SIZE];
+    seam_error err;
+    /* The WAV the mock answers, stored by hand: its handle is the sha256. */
+    static const unsigned char wav[52] = "RIFF,\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0"
+                                          "\x40\x1f\0\0\x01\0\x08\0data\x08\0\0\0"
+                                          "\x80\x80\x80\x80\x80\x80\x80\x80";
+    CU_ASSERT_EQUAL(seam_media_put(c, wav, sizeof wav, wav_handle, &err), SEAM_OK);
+    for (int streaming = 0; streaming < 2; streaming++) {
+        seam_request *r = seam_request_new();
+        seam_request_add_user_text(r, "draw and say it");
+        seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE |
+                                                  SEAM_MODALITY_AUDIO);
+        tu_call call;
+        memset(&call, 0, sizeof call);
+        if (streaming) {
+            call = tu_run_stream(c, "m", "mock-1", r, TU_KEEP_MESSAGE);
+        } else {
+            seam_result *res = NULL;
+            call.status = seam_generate(c, r, NULL, &res, &err);
+            call.message = res ? seam_message_dup(seam_result_message(res)) : NULL;
+            seam_result_free(res);
+        }
+        CU_ASSERT_EQUAL(call.status, SEAM_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(call.message);
+        CU_ASSERT_EQUAL_FATAL(seam_message_part_count(call.message), 3);
+        const seam_part *img = seam_message_part(call.message, 1);
+        const seam_part *aud = seam_message_part(call.message, 2);
+        TU_STR_EQ(seam_part_mime_type(img), "image/png");
+        TU_STR_EQ(seam_part_media_data(img), PNG_HANDLE);
+        TU_STR_EQ(seam_part_mime_type(aud), "audio/wav");
+        TU_STR_EQ(seam_part_media_data(aud), wav_handle);
+        CU_ASSERT_PTR_NULL(strstr(call.log, "iVBOR"));
+        seam_message_free(call.message);
+        free(call.summary);
+        seam_request_free(r);
+    }
+    tu_client_free(c);
+}
+
+static void test_cli_attach_and_path(void)
+{
+    seam_client *c = store_client(NULL);
+    const char *conf = seam_client_conf_path(c);
+    char *dir = tu_mkdtemp_private();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+    /* A PNG named .txt: the type comes from the bytes. */
+    char *png = tu_path(dir, "picture.txt");
+    FILE *f = fopen(png, "wb");
+    static const unsigned char png_bytes[70] =
+        "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00"
+        "\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00"
+        "\x0d\x49\x44\x41\x54\x78\xda\x63\x64\xf8\xcf\x50\x0f\x00\x03\x86\x01\x80"
+        "\x5a\x34\x7d\x6b\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+    fwrite(png_bytes, 1, sizeof png_bytes, f);
+    fclose(f);
+    char cmd[4096];
+    char *out = NULL, *errout = NULL;
+    snprintf(cmd, sizeof cmd, "SEAM_PLUGIN_PATH= '%s/cli/seam' --conf '%s' chat --json -a '%s' "
+                              "-a https://example.org/cat.jpg 'what is it'", TOP_BUILDDIR, conf, png);
+    int st = tu_run(cmd, &out, &errout);
+    if (st != 0)
+        fprintf(stderr, "\n  %s\n  %s\n", out ? out : "", errout ? errout : "");
+    CU_ASSERT_EQUAL(st, 0);
+    /* No base64 on any line of --json (nor on stderr). */
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "iVBORw0KGgo") : "x");
+    CU_ASSERT_PTR_NULL(errout ? strstr(errout, "iVBORw0KGgo") : "x");
+    free(out);
+    free(errout);
+    /* The file went into the store under the handle of its bytes. */
+    snprintf(cmd, sizeof cmd, "SEAM_PLUGIN_PATH= '%s/cli/seam' --conf '%s' media path %s",
+             TOP_BUILDDIR, conf, PNG_HANDLE);
+    CU_ASSERT_EQUAL(tu_run(cmd, &out, NULL), 0);
+    char *want = tu_path(store_dir, PNG_HANDLE + strlen("media://"));
+    char line[2048];
+    snprintf(line, sizeof line, "%s\n", want);
+    TU_STR_EQ(out, line);
+    free(want);
+    free(out);
+    /* Refusals: not a handle (usage), not media (usage). */
+    snprintf(cmd, sizeof cmd, "SEAM_PLUGIN_PATH= '%s/cli/seam' --conf '%s' media path /etc/passwd",
+             TOP_BUILDDIR, conf);
+    CU_ASSERT_EQUAL(tu_run(cmd, NULL, NULL), 2);
+    char *txt = tu_path(dir, "notes.png");
+    tu_write_file(txt, "just text\n");
+    snprintf(cmd, sizeof cmd, "SEAM_PLUGIN_PATH= '%s/cli/seam' --conf '%s' chat -a '%s' hi",
+             TOP_BUILDDIR, conf, txt);
+    CU_ASSERT_EQUAL(tu_run(cmd, NULL, &errout), 2);
+    CU_ASSERT_PTR_NOT_NULL(errout ? strstr(errout, "not a media file") : NULL);
+    free(errout);
+    free(txt);
+    free(png);
+    tu_rm_rf(dir);
+    free(dir);
+    tu_client_free(c);
+}
+
 static const tu_test tests[] = {
     {"sha256: FIPS 180-2 vectors, as handles", test_sha256_vectors},
     {"store: content-addressed, 0600, atomic, path, open", test_store_files},
@@ -642,6 +743,8 @@ static const tu_test tests[] = {
     {"gemini: streamed image output, no base64 in any chunk", test_gemini_image_stream_no_base64},
     {"gemini: malformed inlineData refused", test_gemini_bad_inline_data},
     {"chain skips by input and output capability", test_chain_skips_by_media_capability},
+    {"mock: deterministic PNG and WAV, generate and stream", test_mock_media},
+    {"cli: chat -a (sniffed, stored), media path, no base64 in --json", test_cli_attach_and_path},
     {"one MIME check: bare type/subtype, bounded, no parameters", test_mime_check},
     {"invalid base64 refused", test_base64_refused},
     {"inline ceiling per modality, decoded bytes, from the conf", test_inline_ceiling},
