@@ -28,7 +28,6 @@ seam_conf_media seam_media_limits(const seam_conf_media *c)
         .inline_document_bytes = SEAM_MEDIA_DEFAULT_INLINE_DOCUMENT,
         .max_parts = SEAM_MEDIA_DEFAULT_MAX_PARTS,
         .max_message_bytes = SEAM_MEDIA_DEFAULT_MAX_MESSAGE_BYTES,
-        .allow_private_urls = c ? c->allow_private_urls : 0,
     };
     if (!c)
         return l;
