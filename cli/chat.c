@@ -9,14 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <seam/seam.h>
 
 #include "chat.h"
-#include "media_cmd.h"
 #include "cli.h"
 #include "json_out.h"
+#include "logs.h"
 
 /* Joins the positional words into one prompt (so `seam chat hello there` works). */
 static char *join_words(int n, char **words)
@@ -110,8 +111,6 @@ static char *context_and_words(char *words)
     return joined;
 }
 
-
-
 /* Looks the --tools names up in the conf and builds the toolset. On a name the
  * conf does not define: a usage error naming it (and, with --json, an error
  * line), exit 2. */
@@ -191,118 +190,98 @@ out:
     return EXIT_OK;
 }
 
-
-
-/* Appends one --tools value to o->tool_names. */
-static int add_tool_names(chat_options *o, const char *value)
+/* Fills the call options of one turn of o. */
+static void call_options(chat_options *o, seam_call_options *call, seam_cancel *cancel)
 {
-    size_t old = o->tool_names ? strlen(o->tool_names) : 0;
-    char *joined = realloc(o->tool_names, old + strlen(value) + 2);
-    if (!joined)
-        return -1;
-    if (old)
-        joined[old++] = ',';
-    strcpy(joined + old, value);
-    o->tool_names = joined;
-    return 0;
+    memset(call, 0, sizeof *call);
+    call->size = sizeof *call;
+    call->chain = o->chain;
+    call->provider = o->provider;
+    call->model = o->model;
+    call->cancel = cancel;
+    call->on_attempt = on_attempt;
+    call->skip_plugins = o->no_mock ? "mock" : NULL;
+    call->ud = o;
 }
 
-static int parse_chat_args(int argc, char **argv, chat_options *o)
+int chat_turn(chat_options *o, seam_request *req, const seam_toolset *ts, seam_cancel *cancel)
 {
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        int r;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0')
-            break; /* the prompt; "-" alone is a word too */
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-            continue;
-        }
-        if (strcmp(a, "--no-mock") == 0) {
-            o->no_mock = 1;
-            continue;
-        }
-        if (strcmp(a, "--no-stream") == 0) {
-            o->no_stream = 1;
-            continue;
-        }
-        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            o->verbose = 1;
-            continue;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(help_text, stdout);
-            return -1;
-        }
-        const char *value = NULL;
-        if ((r = strcmp(a, "-a") == 0 ? (i + 1 < argc ? (value = argv[++i], 1) : -1)
-                                       : option_value(argc, argv, &i, "--attach", &value)) != 0) {
-            if (r < 0 || o->n_attach == 32)
-                return usage_error("chat: -a needs a FILE or an https URL (at most 32)");
-            o->attach[o->n_attach++] = value;
-            continue;
-        }
-        r = option_value(argc, argv, &i, "--tools", &value);
-        if (r < 0)
-            return usage_error("chat: --tools needs a value (tool names, comma-separated)");
-        if (r > 0) {
-            if (add_tool_names(o, value) != 0)
-                return usage_error("chat: out of memory");
-            continue;
-        }
-        r = option_value(argc, argv, &i, "--max-tool-rounds", &value);
-        if (r < 0)
-            return usage_error("chat: --max-tool-rounds needs a value");
-        if (r > 0) {
-            char *end = NULL;
-            errno = 0;
-            long n = strtol(value, &end, 10);
-            if (errno || end == value || *end || n < 0 || n > INT_MAX)
-                return usage_error("chat: --max-tool-rounds must be a whole number >= 0, not '%s'",
-                                   value);
-            o->max_tool_rounds = (int)n;
-            continue;
-        }
-        const struct {
-            const char *name;
-            const char **target;
-        } valued[] = {
-            {"--conf", &o->conf},
-            {"--chain", &o->chain},
-            {"--provider", &o->provider},
-            {"--model", &o->model},
-            {"--system", &o->system},
-        };
-        int matched = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
-            r = option_value(argc, argv, &i, valued[k].name, valued[k].target);
-            if (r < 0)
-                return usage_error("chat: %s needs a value", valued[k].name);
-            if (r > 0) {
-                matched = 1;
-                break;
-            }
-        }
-        if (!matched)
-            return usage_error("chat: unknown option '%s'", a);
+    seam_call_options call;
+    call_options(o, &call, cancel);
+    chat_forget_answer(o);
+    free(o->skipped);
+    o->skipped = NULL;
+    o->tried = o->skipped_runtime = 0;
+    json_attempts_free(o->attempts);
+    o->attempts = NULL;
+    if (o->json && !(o->attempts = json_attempts_new())) {
+        say("out of memory");
+        return EXIT_PROVIDER;
     }
-    o->nwords = argc - i;
-    o->words = argv + i;
+    int code;
+    chat_interrupt_on(cancel);
+    if (ts)
+        code = o->no_stream ? chat_tools_blocking(o, o->client, req, &call, ts, cancel)
+                            : chat_tools_streaming(o, o->client, req, &call, ts, cancel);
+    else
+        code = o->no_stream ? chat_blocking(o, o->client, req, &call, cancel)
+                            : chat_streaming(o, o->client, req, &call, cancel);
+    chat_interrupt_off();
+    if (o->json && json_out_failed()) {
+        fprintf(stderr, "seam: the --json output is incomplete (out of memory or a write error)\n");
+        if (code == 0)
+            code = 1;
+    }
+    if (code == EXIT_OK && o->answer)
+        code = check_schema_answer(o, seam_message_text(o->answer));
+    return code;
+}
 
-    if (o->chain && (o->provider || o->model))
-        return usage_error("chat: --chain cannot be combined with --provider/--model");
-    if (o->provider && !o->model)
-        return usage_error("chat: --provider needs --model");
-    if (o->model && !o->provider)
-        return usage_error("chat: --model needs --provider (a chain names its own models)");
-    if (o->max_tool_rounds >= 0 && !o->tool_names)
-        return usage_error("chat: --max-tool-rounds needs --tools");
-    return 0;
+int chat_resolve_model(chat_options *o)
+{
+    if (!o->model || o->provider || o->chain)
+        return EXIT_OK;
+    const char *p = pick_provider(o->client, o->model);
+    if (!p)
+        return usage_error("chat: no configured provider serves model '%s' (see `seam models`), "
+                           "give --provider", o->model);
+    o->provider = p;
+    return EXIT_OK;
+}
+
+static int64_t now_ms(int clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* -c / --cid: the conversation to continue, its turns put into req (and its
+ * system prompt kept unless -s gives one); otherwise a new conversation id.
+ * Returns EXIT_OK or an exit code after saying why. */
+int chat_open_conversation(chat_options *o, chat_log *log, seam_request *req, char cid[48],
+                           char **system)
+{
+    *system = NULL;
+    if (!o->continue_last && !o->cid) {
+        chat_log_new_cid(cid);
+        return EXIT_OK;
+    }
+    if (!log)
+        return usage_error("chat: %s needs the conversation log%s", o->cid ? "--cid" : "-c",
+                           chat_log_available() ? "" : " (this seam was built without SQLite)");
+    if (o->cid)
+        snprintf(cid, 48, "%s", o->cid);
+    else if (!chat_log_last_cid(log, cid))
+        return usage_error("chat: -c: no logged conversation to continue");
+    int n = chat_log_load(log, cid, req, system);
+    if (n < 0)
+        return EXIT_PROVIDER;
+    if (n == 0)
+        return usage_error("chat: --cid %s: no such conversation in the log", cid);
+    if (!o->system)
+        o->system = *system;
+    return EXIT_OK;
 }
 
 int cmd_chat(const char *global_conf, int argc, char **argv)
@@ -313,12 +292,16 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
     o.max_tool_rounds = -1;
     int rc = parse_chat_args(argc, argv, &o);
     if (rc != 0) {
-        free(o.tool_names);
+        chat_options_free(&o);
         return rc < 0 ? EXIT_OK : rc; /* < 0: --help */
     }
 
-    char *prompt;
-    if (o.nwords > 0) {
+    /* On a terminal with no prompt: a conversation. */
+    int interactive = o.nwords == 0 && !o.json && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    char *prompt = NULL;
+    if (interactive) {
+        prompt = strdup("");
+    } else if (o.nwords > 0) {
         prompt = context_and_words(join_words(o.nwords, o.words));
     } else {
         if (isatty(STDIN_FILENO))
@@ -331,12 +314,12 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
     }
     if (!prompt) {
         say("cannot read the prompt: %s", strerror(errno));
-        free(o.tool_names);
+        chat_options_free(&o);
         return EXIT_USAGE;
     }
-    if (is_blank(prompt)) {
+    if (!interactive && is_blank(prompt)) {
         free(prompt);
-        free(o.tool_names);
+        chat_options_free(&o);
         return usage_error("chat: empty prompt");
     }
 
@@ -349,7 +332,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         if (o.json)
             json_out_error(stdout, &err);
         free(prompt);
-        free(o.tool_names);
+        chat_options_free(&o);
         return code;
     }
     o.client = client;
@@ -363,62 +346,50 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
 
     seam_request *req = NULL;
     seam_cancel *cancel = NULL;
+    chat_log *log = NULL;
+    char cid[48] = "", *logged_system = NULL;
+    if ((code = chat_resolve_model(&o)) != EXIT_OK)
+        goto out;
     if (o.tool_names && (code = build_toolset(&o, client, &toolset, &tools)) != EXIT_OK)
         goto out;
+    if (interactive) {
+        code = chat_repl(&o, toolset);
+        goto out;
+    }
     req = seam_request_new();
     cancel = seam_cancel_new();
-    if (!req || !cancel || seam_request_add_user_text(req, prompt) != SEAM_OK ||
-        (o.system && seam_request_set_system(req, o.system) != SEAM_OK)) {
+    if (!req || !cancel) {
         say("out of memory");
         code = EXIT_PROVIDER;
         goto out;
     }
-    for (int k = 0; k < o.n_attach; k++) {
-        /* The user message just added: its text, then the attachments. */
-        seam_message *um = (seam_message *)seam_request_message(req, 0);
-        if ((code = media_attach(client, um, o.attach[k], &err)) != EXIT_OK)
-            goto out;
-    }
-
-    seam_call_options call;
-    memset(&call, 0, sizeof call);
-    call.size = sizeof call;
-    call.chain = o.chain;
-    call.provider = o.provider;
-    call.model = o.model;
-    call.cancel = cancel;
-    call.on_attempt = on_attempt;
-    call.skip_plugins = o.no_mock ? "mock" : NULL;
-    call.ud = &o;
-    if (o.json && !(o.attempts = json_attempts_new())) {
+    if (chat_log_wanted(&o, client) || o.continue_last || o.cid)
+        log = chat_log_open();
+    if ((code = chat_open_conversation(&o, log, req, cid, &logged_system)) != EXIT_OK)
+        goto out;
+    if (seam_request_add_user_text(req, prompt) != SEAM_OK) {
         say("out of memory");
         code = EXIT_PROVIDER;
         goto out;
     }
-
-    chat_interrupt_on(cancel);
-    if (toolset)
-        code = o.no_stream ? chat_tools_blocking(&o, client, req, &call, toolset, cancel)
-                           : chat_tools_streaming(&o, client, req, &call, toolset, cancel);
-    else
-        code = o.no_stream ? chat_blocking(&o, client, req, &call, cancel)
-                           : chat_streaming(&o, client, req, &call, cancel);
-    chat_interrupt_off();
-    if (o.json && json_out_failed()) {
-        fprintf(stderr, "seam: the --json output is incomplete (out of memory or a write error)\n");
-        if (code == 0)
-            code = 1;
-    }
+    if ((code = apply_request_options(&o, req)) != EXIT_OK)
+        goto out;
+    int64_t started = now_ms(CLOCK_REALTIME), t0 = now_ms(CLOCK_MONOTONIC);
+    code = chat_turn(&o, req, toolset, cancel);
+    if (code == EXIT_OK && o.answer && log && chat_log_wanted(&o, client))
+        chat_log_add(log, cid, &o, prompt, started, now_ms(CLOCK_MONOTONIC) - t0);
 
 out:
+    chat_log_close(log);
+    free(logged_system);
     json_attempts_free(o.attempts);
+    chat_forget_answer(&o);
     seam_cancel_free(cancel);
     seam_request_free(req);
     seam_toolset_free(toolset);
     free(tools);
     seam_client_free(client);
     free(prompt);
-    free(o.tool_names);
-    free(o.skipped);
+    chat_options_free(&o);
     return code;
 }

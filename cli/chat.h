@@ -23,14 +23,69 @@ typedef struct chat_options {
     char **words;
     seam_client *client;     /* borrowed */
     int no_mock;             /* --no-mock: the offline mock may not answer */
-    const char *attach[32];  /* -a FILE|URL, in order (media_cmd.c) */
-    int n_attach;
     /* What on_attempt saw of the chain: entries skipped ("  PROVIDER: why"
      * lines, for the note when the mock answers), and whether any entry was
      * tried or skipped for a reason other than the conf (for the exit code). */
     char *skipped;
     int tried, skipped_runtime;
+
+    /* Per-request options (chat_opts.c). */
+    int have_temperature;
+    double temperature;      /* --temperature */
+    int64_t max_tokens;      /* --max-tokens; 0: not given */
+    const char **stops;      /* --stop, each value (argv strings) */
+    size_t n_stops;
+    const char *schema;      /* --schema FILE|JSON as given */
+    char *schema_json;       /* its JSON text */
+    int64_t reasoning_budget;/* --reasoning; 0: not given */
+    const char **attachments;/* -a FILE|URL, each (argv strings; media_cmd.c) */
+    size_t n_attachments;
+    const char *template_name; /* -t NAME */
+    int continue_last;       /* -c: continue the last logged conversation */
+    const char *cid;         /* --cid ID: continue that conversation */
+    int no_log;              /* --no-log */
+    int no_color;            /* NO_COLOR, or stderr not a terminal */
+
+    /* The last turn that succeeded (chat_run.c fills it, chat.c frees it):
+     * the answer for the conversation's history and for the log. */
+    seam_message *answer;    /* a copy of the answer's message */
+    seam_usage usage;        /* the whole turn's (every attempt, every tool round) */
+    char *answer_provider, *answer_model;
+    char *repl_model, *repl_system; /* set by /model and /system (repl.c) */
 } chat_options;
+
+/* Parses `seam chat`'s arguments (getopt_long; options before the prompt).
+ * Returns 0, -1 after printing the help, or an exit code (chat_opts.c). */
+int parse_chat_args(int argc, char **argv, chat_options *o);
+/* Applies the per-request options to req (system prompt, temperature, max
+ * tokens, stop sequences, schema, reasoning, attachments to the last user
+ * message). Returns EXIT_OK or an exit code after saying why. */
+int apply_request_options(chat_options *o, seam_request *req);
+/* Frees what parse_chat_args and apply_request_options allocated. */
+void chat_options_free(chat_options *o);
+/* Validates the answer's text against --schema; EXIT_OK or EXIT_PROVIDER
+ * after saying why. */
+int check_schema_answer(chat_options *o, const char *text);
+
+/* One turn: req as it stands sent through o's chain or provider, the answer
+ * printed as it comes and kept in o->answer; Ctrl-C cancels it. Returns the
+ * exit code of the turn (chat.c). */
+int chat_turn(chat_options *o, seam_request *req, const seam_toolset *ts, seam_cancel *cancel);
+/* -m MODEL alone: the provider from the catalog (o->client open). EXIT_OK,
+ * or EXIT_USAGE after saying no provider serves it. */
+int chat_resolve_model(chat_options *o);
+
+struct chat_log;
+/* -c / --cid: the conversation to continue put into req (chat.c). */
+int chat_open_conversation(chat_options *o, struct chat_log *log, seam_request *req,
+                           char cid[48], char **system);
+
+/* The interactive conversation (repl.c): o's client open, ts its tools (may
+ * be NULL). Returns the exit code. */
+int chat_repl(chat_options *o, const seam_toolset *ts);
+
+/* Forgets the last turn's answer (chat_run.c). */
+void chat_forget_answer(chat_options *o);
 
 /* SIGINT cancels the running call: on with its token, off after it. */
 void chat_interrupt_on(seam_cancel *cancel);
@@ -41,9 +96,9 @@ void on_attempt(void *ud, const seam_attempt *a);
 
 /* One call, its answer printed (text, notes, usage line, or --json lines);
  * each returns the exit code. */
-int chat_blocking(const chat_options *o, seam_client *client, const seam_request *req,
+int chat_blocking(chat_options *o, seam_client *client, const seam_request *req,
                   const seam_call_options *call, seam_cancel *cancel);
-int chat_streaming(const chat_options *o, seam_client *client, const seam_request *req,
+int chat_streaming(chat_options *o, seam_client *client, const seam_request *req,
                    const seam_call_options *call, seam_cancel *cancel);
 int chat_tools_blocking(chat_options *o, seam_client *client, const seam_request *req,
                         const seam_call_options *call, const seam_toolset *ts,

@@ -204,6 +204,29 @@ void on_attempt(void *ud, const seam_attempt *a)
     }
 }
 
+void chat_forget_answer(chat_options *o)
+{
+    seam_message_free(o->answer);
+    free(o->answer_provider);
+    free(o->answer_model);
+    o->answer = NULL;
+    o->answer_provider = o->answer_model = NULL;
+    memset(&o->usage, 0, sizeof o->usage);
+}
+
+/* Keeps what the conversation and the log need of a successful turn. */
+static void keep_answer(chat_options *o, const seam_result *res, const seam_usage *usage)
+{
+    chat_forget_answer(o);
+    const seam_message *m = res ? seam_result_message(res) : NULL;
+    o->answer = m ? seam_message_dup(m) : NULL;
+    const char *p = res ? seam_result_provider(res) : NULL, *md = res ? seam_result_model(res) : NULL;
+    o->answer_provider = p ? strdup(p) : NULL;
+    o->answer_model = md ? strdup(md) : NULL;
+    if (usage)
+        o->usage = *usage;
+}
+
 /* 1 when the configured provider `name` is served by the offline mock plugin. */
 static int is_offline_mock(seam_client *client, const char *name)
 {
@@ -218,7 +241,7 @@ static int is_offline_mock(seam_client *client, const char *name)
 
 /* The offline mock's canned answer must never pass for a model's: after it,
  * stderr says so, and names the providers that were skipped and why. */
-static void mark_mock_answer(const chat_options *o, const char *provider)
+static void mark_mock_answer(chat_options *o, const char *provider)
 {
     if (!is_offline_mock(o->client, provider))
         return;
@@ -241,7 +264,7 @@ static void print_tool_call_note(const char *name, const char *args_json)
 /* The exit code for a failed call: 2 for a usage or conf error, and for a
  * chain none of whose entries could be tried for a reason of the set-up
  * (provider not defined, plugin not installed, credential not set). */
-static int failure_exit_code(const chat_options *o, int status, const seam_error *err)
+static int failure_exit_code(chat_options *o, int status, const seam_error *err)
 {
     if (err->kind == SEAM_ERROR_CANCELLED)
         return EXIT_INTERRUPTED;
@@ -277,7 +300,7 @@ static void settle_error(seam_error *err, int status, seam_cancel *cancel)
     }
 }
 
-static int report_failure(const chat_options *o, int status, seam_error *err,
+static int report_failure(chat_options *o, int status, seam_error *err,
                           seam_cancel *cancel)
 {
     settle_error(err, status, cancel);
@@ -294,7 +317,7 @@ static int report_failure(const chat_options *o, int status, seam_error *err,
     return failure_exit_code(o, status, err);
 }
 
-int chat_blocking(const chat_options *o, seam_client *client, const seam_request *req,
+int chat_blocking(chat_options *o, seam_client *client, const seam_request *req,
                          const seam_call_options *call, seam_cancel *cancel)
 {
     seam_result *res = NULL;
@@ -306,6 +329,7 @@ int chat_blocking(const chat_options *o, seam_client *client, const seam_request
         return report_failure(o, rc != SEAM_OK ? rc : SEAM_ERR_PROVIDER, &err, cancel);
     }
     mark_mock_answer(o, seam_result_provider(res));
+    keep_answer(o, res, seam_result_usage(res));
     if (o->json) {
         json_out_result_with(stdout, res, o->attempts);
     } else {
@@ -441,7 +465,7 @@ static int loop_client_result(const void *s, const seam_chunk *chunk)
 /* Prints a stream as it arrives: text to stdout, notes on stderr, or every
  * chunk as a JSON line. Returns 1 when the call failed (*failure and *status
  * set), 0 when it ended well. What arrived stays printed either way. */
-static int print_stream(const chat_options *o, const chunk_source *src, seam_error *failure,
+static int print_stream(chat_options *o, const chunk_source *src, seam_error *failure,
                         int *status)
 {
     call_names names = { 0 };
@@ -500,7 +524,7 @@ static int print_stream(const chat_options *o, const chunk_source *src, seam_err
     return failed;
 }
 
-int chat_streaming(const chat_options *o, seam_client *client, const seam_request *req,
+int chat_streaming(chat_options *o, seam_client *client, const seam_request *req,
                           const seam_call_options *call, seam_cancel *cancel)
 {
     seam_stream *s = NULL;
@@ -517,6 +541,7 @@ int chat_streaming(const chat_options *o, seam_client *client, const seam_reques
     } else {
         const seam_result *res = seam_stream_result(s);
         mark_mock_answer(o, seam_result_provider(res));
+        keep_answer(o, res, seam_result_usage(res));
         if (o->json)
             json_out_result_with(stdout, res, o->attempts);
         else
@@ -527,7 +552,7 @@ int chat_streaming(const chat_options *o, seam_client *client, const seam_reques
 }
 
 /* Calls the loop left unexecuted: the rounds ran out (or were 0). */
-static void print_unrun_note(const chat_options *o, const seam_generation *g)
+static void print_unrun_note(chat_options *o, const seam_generation *g)
 {
     size_t n = seam_generation_tool_call_count(g);
     if (n)
@@ -538,7 +563,7 @@ static void print_unrun_note(const chat_options *o, const seam_generation *g)
 /* Blocking run: each turn's text and its tool notes as the turn completes. */
 static void on_step_notes(void *ud, const seam_step *st, size_t index)
 {
-    const chat_options *o = ud;
+    chat_options *o = ud;
     (void)index;
     if (o->json)
         return;
@@ -562,10 +587,11 @@ static void on_step_notes(void *ud, const seam_step *st, size_t index)
 
 /* After a successful run: the result line, or the notes and the usage line
  * (usage summed over the turns; provider and model of the last one). */
-static void finish_tools_run(const chat_options *o, const seam_generation *g)
+static void finish_tools_run(chat_options *o, const seam_generation *g)
 {
     const seam_result *answer = seam_generation_response(g);
     mark_mock_answer(o, answer ? seam_result_provider(answer) : NULL);
+    keep_answer(o, answer, seam_generation_usage(g));
     if (o->json) {
         json_out_generation(stdout, g, o->attempts);
         return;
@@ -576,7 +602,7 @@ static void finish_tools_run(const chat_options *o, const seam_generation *g)
                 last ? seam_result_model(last) : NULL);
 }
 
-static void loop_options(const chat_options *o, const seam_call_options *call,
+static void loop_options(chat_options *o, const seam_call_options *call,
                          const seam_toolset *ts, seam_loop_options *lo)
 {
     seam_loop_options_init(lo);

@@ -68,5 +68,14 @@ int cmd_plugins(const char *conf, int argc, char **argv);
 int cmd_providers(const char *conf, int argc, char **argv);
 int cmd_config(const char *conf, int argc, char **argv);
 int cmd_media(const char *conf, int argc, char **argv);
+int cmd_models(const char *conf, int argc, char **argv);
+int cmd_logs(const char *conf, int argc, char **argv);
+
+/* The configured provider for a model named alone (`seam chat -m MODEL`): the
+ * catalog's provider of that model (one with a credential first), else the
+ * provider of a chain entry naming the model. NULL when none (models_cmd.c). */
+const char *pick_provider(seam_client *client, const char *model);
+int cmd_tokens(const char *conf, int argc, char **argv); /* tokens.c */
+int cmd_embed(const char *conf, int argc, char **argv);  /* embed.c */
 
 #endif /* SEAM_CLI_H */

@@ -1,5 +1,7 @@
 /* config_cmd.c — `seam config check [FILE]`: finds the conf seam would use
- * and checks it, printing its warnings. */
+ * and checks it, printing its warnings; `seam config show [FILE]`: the merged
+ * conf (a personal conf overlays the system one) with the FILE:LINE of each
+ * definition. */
 #include "config.h"
 
 #include <stdio.h>
@@ -44,23 +46,31 @@ static const char *default_conf_path(char *buf, size_t size)
     return NULL;
 }
 
+static void print_line(void *ud, const char *text)
+{
+    (void)ud;
+    puts(text);
+}
+
 int cmd_config(const char *conf, int argc, char **argv)
 {
     if (argc < 1)
-        return usage_error("config: expected 'check'");
+        return usage_error("config: expected 'check' or 'show'");
     if (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
         fputs(help_text, stdout);
         return EXIT_OK;
     }
-    if (strcmp(argv[0], "check") != 0)
-        return usage_error("config: unknown subcommand '%s' (expected 'check')", argv[0]);
+    int show = strcmp(argv[0], "show") == 0;
+    if (strcmp(argv[0], "check") != 0 && !show)
+        return usage_error("config: unknown subcommand '%s' (expected 'check' or 'show')",
+                           argv[0]);
 
     const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         int r = option_value(argc, argv, &i, "--conf", &value);
         if (r < 0)
-            return usage_error("config check: --conf needs a value");
+            return usage_error("config %s: --conf needs a value", argv[0]);
         if (r > 0) {
             conf = value;
             continue;
@@ -70,9 +80,9 @@ int cmd_config(const char *conf, int argc, char **argv)
             return EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return usage_error("config check: unknown option '%s'", argv[i]);
+            return usage_error("config %s: unknown option '%s'", argv[0], argv[i]);
         if (file)
-            return usage_error("config check: one FILE at most");
+            return usage_error("config %s: one FILE at most", argv[0]);
         file = argv[i];
     }
 
@@ -85,7 +95,16 @@ int cmd_config(const char *conf, int argc, char **argv)
     }
     seam_error err;
     seam_error_clear(&err);
-    if (seam_conf_check(path, print_warning, NULL, &err) != SEAM_OK) {
+    /* No FILE: the default search, where a personal conf overlays the system one. */
+    const char *given = file ? file : conf;
+    if (show) {
+        if (seam_conf_show(given, print_line, NULL, &err) != SEAM_OK) {
+            say("%s", err.message[0] ? err.message : "invalid conf");
+            return EXIT_USAGE;
+        }
+        return EXIT_OK;
+    }
+    if (seam_conf_check(given, print_warning, NULL, &err) != SEAM_OK) {
         say("%s", err.message[0] ? err.message : "invalid conf");
         return EXIT_USAGE;
     }

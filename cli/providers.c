@@ -1,6 +1,6 @@
 /* providers.c — `seam providers`: the conf in use, its providers (plugin,
  * base_url, where the credential comes from, never the credential), chains
- * and roles. */
+ * and roles; with -v, where the shared state lives and what it holds now. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,8 +10,27 @@
 
 #include "cli.h"
 
+/* providers -v: one line per cooldown, guard window or session lease. */
+static void print_state_entry(void *ud, const seam_state_entry *e)
+{
+    (void)ud;
+    if (e->session)
+        printf("  lease: %s session %s on key %d, %lld s left\n", e->provider, e->session, e->key,
+               (long long)(e->left_ms + 999) / 1000);
+    else
+        printf("  %s: %s key %d, %lld s left\n", e->kind, e->provider, e->key,
+               (long long)(e->left_ms + 999) / 1000);
+}
+
 int cmd_providers(const char *conf, int argc, char **argv)
 {
+    int verbose = 0, kept = 0;
+    for (int i = 0; i < argc; i++) /* -v is this command's own option */
+        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+            verbose = 1;
+        else
+            argv[kept++] = argv[i];
+    argc = kept;
     int rc = parse_simple_args("providers", argc, argv, &conf);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -69,6 +88,12 @@ int cmd_providers(const char *conf, int argc, char **argv)
         if (seam_client_role_at(client, r, &role, &chain) == SEAM_OK)
             printf("  %s = %s\n", role, chain);
     }
+    char store[512];
+    int shared = 0;
+    if (verbose && printf("state (cooldowns, guard windows, leases):\n") > 0 &&
+        seam_client_state(client, store, sizeof store, &shared, print_state_entry, NULL, &err) ==
+            SEAM_OK)
+        printf("  store: %s\n", store);
     seam_client_free(client);
     return EXIT_OK;
 }

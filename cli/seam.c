@@ -22,11 +22,16 @@ const char *const help_text =
     "Usage:\n"
     "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
-    "                          [--json] [--no-stream] [-v] [-a FILE|URL]... [PROMPT]\n"
-    "  seam [--conf FILE] media path HANDLE\n"
+    "                          [--json] [--no-stream] [--record DIR] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
-    "  seam [--conf FILE] providers\n"
-    "  seam [--conf FILE] config check [FILE]\n"
+    "  seam [--conf FILE] providers [-v]   (-v: the shared cooldowns and leases)\n"
+    "  seam [--conf FILE] config check|show [FILE]\n"
+    "  seam [--conf FILE] models [--json]\n"
+    "  seam logs [-n N] [--json] [--cid ID] [-q TEXT]\n"
+    "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
+    "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
+    "                           [--dimensions N] [--json] [TEXT...]\n"
+    "  seam [--conf FILE] media path HANDLE\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -43,6 +48,9 @@ const char *const help_text =
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
+    "      --record DIR        write each exchange with the provider to DIR as a\n"
+    "                          cassette, secrets removed (SEAM_RECORD=DIR; replay\n"
+    "                          with SEAM_REPLAY=DIR, see doc/cassettes.md)\n"
     "      --no-mock           never answer from the offline mock: fail instead\n"
     "      --tools T,...       offer the model the conf's command tools T (see\n"
     "                          seam.conf(5), `tools`): each call runs the tool's\n"
@@ -61,6 +69,18 @@ const char *const help_text =
     "              and chains\n"
     "  config check [FILE]\n"
     "              check a conf file (default: the conf seam would use)\n"
+    "  config show [FILE]\n"
+    "              the merged conf (a personal conf overlays the system conf and\n"
+    "              its conf.d/), each definition with the FILE:LINE it came from\n"
+    "  models      the model catalog: provider, context window, prices per million\n"
+    "              tokens (in/out), capabilities, and the configured provider\n"
+    "              that serves each model and whether its credential is set\n"
+    "  logs        the conversation log (newest N exchanges, default 3; 0: all),\n"
+    "              of one conversation (--cid), or matching TEXT (-q)\n"
+    "  tokens      count a prompt's input tokens for a model: the provider's own\n"
+    "              count where it has one, else an estimate (seam tokens --help)\n"
+    "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
+    "              embedding chain (seam embed --help)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -134,6 +154,14 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
 
 /* ---- the client ------------------------------------------------------------- */
 
+/* The library's notices (the shared state store away or back) go to stderr. */
+static void notice(void *ud, int level, const char *message)
+{
+    (void)ud;
+    (void)level;
+    say("%s", message);
+}
+
 int open_client(const char *conf_path, seam_client **out, seam_error *err)
 {
     seam_client_options opts;
@@ -142,8 +170,10 @@ int open_client(const char *conf_path, seam_client **out, seam_error *err)
     opts.conf_path = conf_path;
     seam_error_clear(err);
     int rc = seam_client_new(&opts, out, err);
-    if (rc == SEAM_OK)
+    if (rc == SEAM_OK) {
+        seam_client_set_log(*out, notice, NULL);
         return EXIT_OK;
+    }
     if (err->kind == SEAM_ERROR_NONE)
         seam_error_set(err, SEAM_ERROR_CONF, "cannot create the client (status %d)", rc);
     say("%s", err->message);
@@ -268,6 +298,10 @@ static int run_command(int argc, char **argv)
         {"providers", cmd_providers},
         {"config", cmd_config},
         {"media", cmd_media},
+        {"models", cmd_models},
+        {"logs", cmd_logs},
+        {"tokens", cmd_tokens},
+        {"embed", cmd_embed},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

@@ -56,6 +56,7 @@ struct seam_stream {
     seam_client *client;
     seam_request *req;
     int streaming;
+    const seam_call_op *op;   /* NULL: generation; else embed.c's or tokens.c's operation */
     seam_cancel *cancel;
     int64_t timeout_ms, idle_timeout_ms;
     void (*on_attempt)(void *, const seam_attempt *);
@@ -384,7 +385,7 @@ static uint64_t jitter_seed(const void *stream)
 }
 
 static int stream_open(seam_client *client, const seam_request *req, const seam_call_options *opts,
-                       int streaming, seam_stream **out, seam_error *err)
+                       int streaming, const seam_call_op *op, seam_stream **out, seam_error *err)
 {
     seam_error_clear(err);
     if (!client || !req || !out)
@@ -393,7 +394,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
     if (opts && opts->size < offsetof(seam_call_options, ud) + sizeof opts->ud)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_call_options.size is not set"),
                SEAM_ERR_INVALID;
-    if (seam_request_message_count(req) == 0)
+    if (!op && seam_request_message_count(req) == 0)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "the request has no messages"),
                SEAM_ERR_INVALID;
     /* The intake limits hold for every call, before any entry is tried: a
@@ -405,6 +406,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
         return SEAM_ERR_NOMEM;
     s->client = client;
     s->streaming = streaming;
+    s->op = op;
     s->req = seam_request_dup(req);
     s->result = seam_result_new();
     seam_error_clear(&s->final_err);
@@ -444,7 +446,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
 int seam_stream_open(seam_client *client, const seam_request *req, const seam_call_options *opts,
                      seam_stream **out, seam_error *err)
 {
-    return stream_open(client, req, opts, 1, out, err);
+    return stream_open(client, req, opts, 1, NULL, out, err);
 }
 
 /* ---- waits --------------------------------------------------------------------------------- */
@@ -597,7 +599,18 @@ static int start_attempt(seam_stream *s)
                 end_with(s, SEAM_ERR_PROVIDER, &why);
                 return 1;
             }
-            seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
+            /* A file that is there but was refused is not "not installed":
+             * the loader's reason is what the user must act on. */
+            char refusal[sizeof why.message];
+            int refused = seam_client_plugin_refusal(s->client, slot->conf->plugin, refusal, sizeof refusal);
+            if (refused == 1)
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" refused: %s", slot->conf->plugin,
+                               refusal);
+            else if (refused == 2)
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed or was refused: %s",
+                               slot->conf->plugin, refusal);
+            else
+                seam_error_set(&why, SEAM_ERROR_CONF, "plugin \"%s\" is not installed", slot->conf->plugin);
             skip_entry(s, e, &why, 0);
             continue;
         }
@@ -612,9 +625,12 @@ static int start_attempt(seam_stream *s)
             continue;
         }
         /* Routing only: a call naming one provider and model is made as asked
-         * (the plugin decides what it can express). */
-        if (!s->single && s->attempt == 0 &&
-            seam_catalog_cannot_serve(s->client, slot, e->model, s->req, &why)) {
+         * (the plugin decides what it can express). An operation's own test
+         * is of ability (a plugin without embeddings), so it applies to both. */
+        if (s->op ? s->op->cannot_serve && s->attempt == 0 &&
+                        s->op->cannot_serve(s->op->ud, s->client, slot, e->model, &why)
+                  : !s->single && s->attempt == 0 &&
+                        seam_catalog_cannot_serve(s->client, slot, e->model, s->req, &why)) {
             skip_entry(s, e, &why, 0);
             continue;
         }
@@ -718,6 +734,10 @@ static int start_attempt(seam_stream *s)
             .ca_path = slot->conf->ca_path,
             .engine = seam_client_engine(s->client),
             .client = s->client,
+            .cassettes = s->client->cassettes,
+            .op_encode = s->op ? s->op->encode : NULL,
+            .op_decode = s->op ? s->op->decode : NULL,
+            .op_ud = s->op ? s->op->ud : NULL,
         };
         s->attempt++;
         if (!s->free_attempt)
@@ -1111,7 +1131,29 @@ int seam_generate(seam_client *client, const seam_request *req, const seam_call_
     if (out)
         *out = NULL;
     seam_stream *s = NULL;
-    int rc = stream_open(client, req, opts, 0, &s, err);
+    int rc = stream_open(client, req, opts, 0, NULL, &s, err);
+    if (rc != SEAM_OK)
+        return rc;
+    const seam_chunk *c;
+    while ((rc = seam_stream_next(s, &c, err)) == 1)
+        ;
+    if (rc == SEAM_OK && out) {
+        *out = s->result;
+        s->result = NULL;
+    }
+    seam_stream_free(s);
+    return rc;
+}
+
+int seam_call_run_op(seam_client *client, const seam_request *req, const seam_call_options *opts,
+                     const seam_call_op *op, seam_result **out, seam_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!op || !op->encode || !op->decode)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    seam_stream *s = NULL;
+    int rc = stream_open(client, req, opts, 0, op, &s, err);
     if (rc != SEAM_OK)
         return rc;
     const seam_chunk *c;

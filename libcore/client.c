@@ -9,6 +9,7 @@
  * share between threads once created. */
 #include "config.h"
 #include "client.h"
+#include "cassette.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -111,20 +112,14 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
     *out = NULL;
     const char *explicit_path = opts && opts->size >= offsetof(seam_client_options, conf_path) + sizeof(char *)
                                     ? opts->conf_path : NULL;
-    char *path = NULL;
-    int rc = seam_conf_find(explicit_path, SEAM_CONF_INSTALLED, &path, err);
-    if (rc != SEAM_OK)
-        return rc;
     seam_client *c = calloc(1, sizeof *c);
-    if (!c) {
-        free(path);
+    if (!c)
         return SEAM_ERR_NOMEM;
-    }
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&c->share_locks[i], NULL);
     pthread_mutex_init(&c->slots_lock, NULL);
-    rc = seam_conf_load(path, &c->conf, err);
-    free(path);
+    pthread_mutex_init(&c->state_lock, NULL);
+    int rc = seam_conf_open(explicit_path, SEAM_CONF_INSTALLED, &c->conf, err);
     if (rc != SEAM_OK) {
         seam_client_free(c);
         return rc;
@@ -142,6 +137,12 @@ int seam_client_new(const seam_client_options *opts, seam_client **out, seam_err
         return SEAM_ERR_NOMEM;
     }
     init_slots(c);
+    /* Record or replay every network exchange of this client (doc/cassettes.md). */
+    rc = seam_cassettes_from_env(&c->cassettes, err);
+    if (rc != SEAM_OK) {
+        seam_client_free(c);
+        return rc;
+    }
     *out = c;
     return SEAM_OK;
 }
@@ -189,6 +190,8 @@ void seam_client_free(seam_client *c)
         pthread_mutex_destroy(&c->slots[i].lock);
     }
     free(c->slots);
+    seam_cassettes_free(c->cassettes);
+    seam_state_free(atomic_load(&c->state)); /* before the registry: a backend's code lives there */
     seam_engine_free(c->engine); /* before the share its handles point to */
     if (c->share)
         curl_share_cleanup(c->share);
@@ -204,6 +207,7 @@ void seam_client_free(seam_client *c)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_destroy(&c->share_locks[i]);
     pthread_mutex_destroy(&c->slots_lock);
+    pthread_mutex_destroy(&c->state_lock);
     free(c);
 }
 
@@ -248,6 +252,11 @@ int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_erro
     return failed;
 }
 
+int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, size_t size)
+{
+    return c ? seam_registry_refusal(c->reg, plugin, buf, size) : 0;
+}
+
 seam_provider_slot *seam_client_slot(seam_client *c, const char *name)
 {
     if (!c || !name)
@@ -270,6 +279,115 @@ void seam_client_set_clock(seam_client *c, int64_t (*now_ms)(void *ud),
     c->clock_now = now_ms;
     c->clock_sleep = sleep_ms;
     c->clock_ud = ud;
+}
+
+static int64_t store_now(void *ud)
+{
+    return seam_client_now(ud);
+}
+
+/* The store's notices go to whatever log callback the client has when they
+ * happen, so that seam_client_set_log works after the store was made too. */
+static void store_log(void *ud, int level, const char *message)
+{
+    seam_client *c = ud;
+    if (c->log)
+        c->log(c->log_ud, level, message);
+}
+
+seam_state *seam_client_store(seam_client *c)
+{
+    seam_state *st = atomic_load_explicit(&c->state, memory_order_acquire);
+    if (st)
+        return st;
+    pthread_mutex_lock(&c->state_lock);
+    st = atomic_load_explicit(&c->state, memory_order_relaxed);
+    if (!st) {
+        seam_state_hooks hooks = { store_now, c, store_log, c };
+        st = seam_state_new(&c->conf->state, c->reg, &hooks);
+        atomic_store_explicit(&c->state, st, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->state_lock);
+    return st;
+}
+
+void seam_client_set_log(seam_client *client, void (*log)(void *ud, int level, const char *message),
+                         void *ud)
+{
+    if (!client)
+        return;
+    client->log = log;
+    client->log_ud = ud;
+}
+
+/* ---- the shared state, for people (seam providers -v) ---- */
+
+#define STATE_LIST_MAX 1000
+
+typedef struct state_walk {
+    seam_client *c;
+    const char *kind;
+    void (*fn)(void *ud, const seam_state_entry *entry);
+    void *ud;
+} state_walk;
+
+/* One store entry "KIND:PROVIDER:REST" (keys.c names them) → an entry for
+ * fn; a name of another shape (another version's) is passed over. */
+static void state_visit(void *ud, const char *name, int64_t value, int64_t left_ms)
+{
+    state_walk *w = ud;
+    const char *prov = strchr(name, ':');
+    const char *last = strrchr(name, ':');
+    if (!prov || last == prov)
+        return;
+    char provider[256];
+    size_t plen = (size_t)(last - prov - 1);
+    if (plen >= sizeof provider)
+        return;
+    memcpy(provider, prov + 1, plen);
+    provider[plen] = '\0';
+    seam_state_entry e = { sizeof e, w->kind, provider, 0, NULL, left_ms };
+    char *end;
+    if (strcmp(w->kind, "lease") == 0) {
+        e.session = last + 1;
+        e.key = (int)(value + 1);
+    } else {
+        long i = strtol(last + 1, &end, 10);
+        if (*end || i < 0 || i > 1000000)
+            return;
+        e.key = (int)i + 1;
+    }
+    w->fn(w->ud, &e);
+}
+
+int seam_client_state(seam_client *client, char *store, size_t size, int *shared,
+                      void (*fn)(void *ud, const seam_state_entry *entry), void *ud,
+                      seam_error *err)
+{
+    if (!client) {
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "no client");
+        return SEAM_ERR_INVALID;
+    }
+    seam_state *st = seam_client_store(client);
+    if (!st) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
+        return SEAM_ERR_NOMEM;
+    }
+    static const char *const kinds[][2] = {
+        {"cool:", "cooling"}, {"exh:", "exhausted"}, {"lease:", "lease"}};
+    /* The listing first: it is what finds out whether the store answers. */
+    for (size_t i = 0; fn && i < sizeof kinds / sizeof kinds[0]; i++) {
+        state_walk w = { client, kinds[i][1], fn, ud };
+        seam_state_scan(st, kinds[i][0], STATE_LIST_MAX, state_visit, &w);
+    }
+    int sh = 0;
+    char buf[512];
+    seam_state_describe(st, buf, sizeof buf, &sh);
+    if (store && size)
+        seam_strlcpy(store, buf, size);
+    if (shared)
+        *shared = sh;
+    return SEAM_OK;
 }
 
 int64_t seam_client_now(const seam_client *c)
@@ -447,9 +565,9 @@ int seam_conf_check(const char *path, void (*warn)(void *ud, const char *text), 
         return rc;
     if (!found)
         return seam_error_set(err, SEAM_ERROR_CONF, "no conf file found");
-    seam_conf *conf = NULL;
-    rc = seam_conf_load(found, &conf, err);
     free(found);
+    seam_conf *conf = NULL;
+    rc = seam_conf_open(path, SEAM_CONF_INSTALLED, &conf, err);
     if (rc != SEAM_OK)
         return rc;
     for (size_t i = 0; warn && i < conf->n_warnings; i++)

@@ -7,6 +7,7 @@
 #define SEAM_CLIENT_H
 
 #include "registry.h"
+#include "state.h"
 #include "transport.h"
 
 #include <pthread.h>
@@ -21,9 +22,10 @@ typedef struct seam_key {
     int resolved;
     int dead;                 /* rejected by the provider (auth): unused until refreshed */
     int64_t expires_at;       /* 0: does not expire */
-    int64_t cooling_until;    /* after a 429: not used before this */
-    int64_t exhausted_until;  /* rate-limit guard: the window resets at this time */
     unsigned generation;      /* bumped each time the secret changes */
+    /* Its cooldown after a 429 and the rate-limit guard's window live in the
+     * client's state store (keys.c names them), so that processes sharing a
+     * store share them. */
 } seam_key;
 
 typedef struct seam_provider_slot {
@@ -36,8 +38,7 @@ typedef struct seam_provider_slot {
     pthread_mutex_t lock;           /* the key pool below */
     seam_key *keys;                 /* at least one (see seam_key) */
     size_t n_keys;
-    size_t rr_next;                 /* round robin: the next key to try */
-    size_t sticky;                  /* sticky without affinity: the key in use */
+    /* The round-robin position and the sticky key are in the state store too. */
 } seam_provider_slot;
 
 struct seam_client {
@@ -56,7 +57,19 @@ struct seam_client {
     int64_t (*clock_now)(void *ud);
     int (*clock_sleep)(void *ud, int64_t ms, seam_cancel *cancel);
     void *clock_ud;
+    void (*log)(void *ud, int level, const char *message); /* seam_client_set_log */
+    void *log_ud;
+    /* Cooldowns, key leases, the guard's windows, budgets: see
+     * seam_client_store. Made on first need, under state_lock. */
+    _Atomic(seam_state *) state;
+    pthread_mutex_t state_lock;
+    struct seam_cassettes *cassettes; /* SEAM_RECORD / SEAM_REPLAY (cassette.c), NULL: none */
 };
+
+/* The client's state store (state.h), made on first use (which loads the
+ * state backend plugin the conf names). NULL only when out of memory; the
+ * state functions take NULL as "nothing known". Thread-safe. */
+seam_state *seam_client_store(seam_client *c);
 
 /* The slot of a configured provider, NULL when none. Its plugin is loaded and
  * its instance created on the first call for it (from any thread). */
@@ -65,6 +78,9 @@ seam_provider_slot *seam_client_slot(seam_client *c, const char *provider_name);
  * loaded for want of descriptors or memory at its last use: vt is NULL, and
  * the next seam_client_slot tries again. 0 otherwise. */
 int seam_client_slot_load_error(seam_client *c, seam_provider_slot *s, seam_error *err);
+/* The loader's refusal that explains a missing provider id `plugin`, as
+ * seam_registry_refusal (1: its own file, 2: another file; 0: none). */
+int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, size_t size);
 
 /* The client's engine (NULL when it could not be made); the first call
  * initialises libcurl for this client, its share handle and the engine, so a
@@ -84,6 +100,7 @@ void seam_keys_free(seam_provider_slot *s);
 /* A key handed to one attempt. */
 typedef struct seam_key_lease {
     size_t index;
+    int cooling;  /* the store had it cooling when it was handed out (a retry) */
     unsigned generation;
     char *secret; /* private copy (seam_secret_free); NULL for a keyless provider */
 } seam_key_lease;
@@ -137,16 +154,45 @@ int64_t seam_parse_rfc3339(const char *v);
 const seam_conf_model *seam_catalog_find(const seam_client *c, const seam_provider_slot *s,
                                          const char *model);
 /* Why the model cannot serve req (a capability it lacks, or an input estimate
- * beyond its context window): returns 1 and fills why, else 0. Capabilities
- * come from the user's `models` entry, else the plugin, else the shipped
- * catalog; nothing known means nothing is skipped. */
+ * (seam_estimate_tokens) beyond its context window): returns 1 and fills why,
+ * else 0. Capabilities come from the user's `models` entry, else the plugin,
+ * else the shipped catalog; nothing known means nothing is skipped. */
 int seam_catalog_cannot_serve(const seam_client *c, const seam_provider_slot *s,
                               const char *model, const seam_request *req, seam_error *why);
-/* A rough count of the request's input tokens (text bytes / 4, media not counted). */
-int64_t seam_estimate_input_tokens(const seam_request *req);
+/* Whether model on slot s is an embedding model, from the same sources in the
+ * same order: 1 yes, 0 known not to be, -1 unknown. */
+int seam_catalog_embeds(const seam_client *c, const seam_provider_slot *s, const char *model);
 /* Prices usage against the entry m: sets cost_microcents and its present bit
  * when m is priced and the usage holds any count; leaves them unset otherwise.
  * Returns 1 when priced. */
 int seam_catalog_price(const seam_conf_model *m, seam_usage *usage);
+
+/* ---- call.c: operations other than generation through the chain runner ------ */
+
+/* An operation (embeddings, a token count) run with the chain's policy:
+ * skips, keys, retries, cooldowns, failover, attempt reports, usage priced
+ * per attempt. The transfer is never streamed. */
+typedef struct seam_call_op {
+    /* 1 with why filled when the entry (slot, model) cannot serve the
+     * operation; replaces the catalog's test of a generation request, and
+     * applies to a single-provider call too. May be NULL. */
+    int (*cannot_serve)(void *ud, const seam_client *c, const seam_provider_slot *s,
+                        const char *model, seam_error *why);
+    /* See seam_transfer_params.op_encode / op_decode: req is the call's
+     * request with the entry's model set. */
+    int (*encode)(void *ud, const seam_provider_vtable *vt, void *instance,
+                  const seam_request *req, seam_http_request *out, seam_error *err);
+    int (*decode)(void *ud, const seam_provider_vtable *vt, void *instance,
+                  const seam_request *req, const char *body, size_t len, seam_emitter *out,
+                  seam_error *err);
+    void *ud;
+} seam_call_op;
+
+/* Runs op as seam_generate runs a request: req (messages optional) carries
+ * the model unless the plan gives one. On success *out is the result, whose
+ * usage is the whole call's (priced) and whose origin is the entry that
+ * answered; op's decode kept what it decoded in op->ud. */
+int seam_call_run_op(seam_client *client, const seam_request *req, const seam_call_options *opts,
+                     const seam_call_op *op, seam_result **out, seam_error *err);
 
 #endif

@@ -74,6 +74,9 @@ typedef enum range_id {
     R_TOOL_TIMEOUT_MS,      /* tools.NAME.timeout_ms */
     R_TOKENS,               /* models[i].context_window, .max_output_tokens */
     R_PRICE,                /* models[i].price.* (micro-cents per million tokens) */
+    R_STATE_PORT,           /* state.port */
+    R_STATE_DB,             /* state.db */
+    R_STATE_TIMEOUT_MS,     /* state.timeout_ms */
     R_MEDIA_BYTES,          /* media.inline_*_bytes, media.max_message_bytes */
     R_MEDIA_PARTS,          /* media.max_parts */
     R_COUNT
@@ -96,6 +99,9 @@ static const struct {
     [R_TOOL_TIMEOUT_MS] = {1, INT32_MAX, "about 24.8 days"},
     [R_TOKENS] = {0, SEAM_MAX_TOKENS, "10^12 tokens"},
     [R_PRICE] = {0, SEAM_MAX_PRICE, "$1,000,000 per million tokens"},
+    [R_STATE_PORT] = {1, 65535, "the largest TCP port"},
+    [R_STATE_DB] = {0, 65535, "database numbers"},
+    [R_STATE_TIMEOUT_MS] = {1, 60000, "one minute; a request may wait this long on the store"},
     [R_MEDIA_BYTES] = {0, (int64_t)1 << 30, "1 GiB"},
     [R_MEDIA_PARTS] = {0, 1000, "parts in one message"},
 };
@@ -136,7 +142,134 @@ typedef struct loader {
     int catalog_named_line; /* error about the whole catalog file */
     chain_lines *chain_lines;
     role_origin *role_origins;
+    /* The overlay: while the personal conf is read, the definitions of the
+     * system conf (indices below these) may be replaced by name. */
+    size_t base_providers, base_chains, base_roles, base_tools, base_models;
+    int state_seen;         /* a `state` section was read (conf->state.file/line say where) */
+    int state_keys_given;   /* ...setting more than backend */
 } loader;
+
+/* ---- freeing, and the overlay's replacing ------------------------------------ */
+
+static void free_provider(seam_conf_provider *p)
+{
+    free(p->name);
+    free(p->plugin);
+    free(p->base_url);
+    free(p->api_key_env);
+    free(p->api_key_file);
+    free(p->api_key_command);
+    free(p->ca_file);
+    free(p->ca_path);
+    seam_secret_free(p->api_key);
+    free(p->options_json);
+    free(p->file);
+    for (size_t k = 0; k < p->n_api_keys_env; k++)
+        free(p->api_keys_env[k]);
+    free(p->api_keys_env);
+    for (size_t k = 0; k < p->n_api_key_files; k++)
+        free(p->api_key_files[k]);
+    free(p->api_key_files);
+    for (size_t k = 0; k < p->n_api_key_commands; k++)
+        free(p->api_key_commands[k]);
+    free(p->api_key_commands);
+}
+
+static void free_chain(seam_conf_chain *ch)
+{
+    for (size_t k = 0; k < ch->n_entries; k++) {
+        free(ch->entries[k].provider);
+        free(ch->entries[k].model);
+    }
+    free(ch->entries);
+    free(ch->name);
+    free(ch->context_overflow_fallback);
+    free(ch->content_filter_fallback);
+    free(ch->file);
+}
+
+static void free_tool(seam_conf_tool *t)
+{
+    free(t->name);
+    free(t->description);
+    free(t->parameters_json);
+    free(t->command);
+    free(t->file);
+}
+
+/* Removes element i of an array of n elements of size elem. */
+static void remove_at(void *arr, size_t *n, size_t i, size_t elem)
+{
+    char *a = arr;
+    memmove(a + i * elem, a + (i + 1) * elem, (*n - i - 1) * elem);
+    (*n)--;
+}
+
+/* The personal conf overlays the system conf: a provider, chain, role, tool
+ * or model entry it defines under a name the system conf (or its conf.d/)
+ * already defined replaces that definition. Each returns 1 when `name` was
+ * such an earlier definition and is gone now, so that the caller goes on as
+ * for a new name; a name defined twice within one layer is still an error. */
+static int replace_provider(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    const seam_conf_provider *p = seam_conf_find_provider(c, name);
+    size_t i = p ? (size_t)(p - c->providers) : 0;
+    if (!p || i >= ld->base_providers)
+        return 0;
+    free_provider(&c->providers[i]);
+    remove_at(c->providers, &c->n_providers, i, sizeof *c->providers);
+    ld->base_providers--;
+    return 1;
+}
+
+static int replace_chain(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    const seam_conf_chain *ch = seam_conf_find_chain(c, name);
+    size_t i = ch ? (size_t)(ch - c->chains) : 0;
+    if (!ch || i >= ld->base_chains)
+        return 0;
+    free_chain(&c->chains[i]);
+    free(ld->chain_lines[i].entry_lines);
+    size_t n = c->n_chains;
+    remove_at(ld->chain_lines, &n, i, sizeof *ld->chain_lines);
+    remove_at(c->chains, &c->n_chains, i, sizeof *c->chains);
+    ld->base_chains--;
+    return 1;
+}
+
+static int replace_role(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    for (size_t i = 0; i < ld->base_roles; i++) {
+        if (strcmp(c->roles[i].name, name) != 0)
+            continue;
+        free(c->roles[i].name);
+        free(c->roles[i].chain);
+        free(c->roles[i].file);
+        free(ld->role_origins[i].file);
+        size_t n = c->n_roles;
+        remove_at(ld->role_origins, &n, i, sizeof *ld->role_origins);
+        remove_at(c->roles, &c->n_roles, i, sizeof *c->roles);
+        ld->base_roles--;
+        return 1;
+    }
+    return 0;
+}
+
+static int replace_tool(loader *ld, const char *name)
+{
+    seam_conf *c = ld->conf;
+    const seam_conf_tool *t = seam_conf_find_tool(c, name);
+    size_t i = t ? (size_t)(t - c->tools) : 0;
+    if (!t || i >= ld->base_tools)
+        return 0;
+    free_tool(&c->tools[i]);
+    remove_at(c->tools, &c->n_tools, i, sizeof *c->tools);
+    ld->base_tools--;
+    return 1;
+}
 
 /* ---- failing ------------------------------------------------------------------ */
 
@@ -775,7 +908,7 @@ static int load_provider(loader *ld, const config_setting_t *s)
     join_path(path, "providers", name);
     if (expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
-    const seam_conf_provider *prev = seam_conf_find_provider(c, name);
+    const seam_conf_provider *prev = replace_provider(ld, name) ? NULL : seam_conf_find_provider(c, name);
     if (prev)
         return fail_setting(ld, s, "provider \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
@@ -1027,7 +1160,7 @@ static int load_chain(loader *ld, const config_setting_t *s)
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_GROUP)
         return fail_type(ld, s, path, "a list of entries ( { ... } ) or a group { entries = ( ... ); }");
-    const seam_conf_chain *prev = seam_conf_find_chain(c, name);
+    const seam_conf_chain *prev = replace_chain(ld, name) ? NULL : seam_conf_find_chain(c, name);
     if (prev)
         return fail_setting(ld, s, "chain \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
@@ -1067,6 +1200,36 @@ static int load_chains(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
+/* ---- cli: the seam command's own settings ------------------------------------ */
+
+/* The `cli` group is the seam command's (conversation logs, model aliases,
+ * templates): kept as JSON for it and not interpreted here. A later file's
+ * members replace an earlier file's of the same name, so a personal conf
+ * overlays the system one member by member. */
+static int load_cli(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "cli") != SEAM_OK || options_utf8(ld, s, "cli") != SEAM_OK)
+        return ld->status;
+    json_object *add = setting_to_json(s);
+    json_object *have = ld->conf->cli_json ? json_tokener_parse(ld->conf->cli_json)
+                                           : json_object_new_object();
+    if (!add || !have) {
+        json_object_put(add);
+        json_object_put(have);
+        return fail_nomem(ld);
+    }
+    json_object_object_foreach(add, key, val)
+        json_object_object_add(have, key, json_object_get(val));
+    char *copy = seam_json_print(have, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    json_object_put(add);
+    json_object_put(have);
+    if (!copy)
+        return fail_nomem(ld);
+    free(ld->conf->cli_json);
+    ld->conf->cli_json = copy;
+    return SEAM_OK;
+}
+
 /* ---- roles ------------------------------------------------------------------------------------------ */
 
 static int load_roles(loader *ld, const config_setting_t *s)
@@ -1079,6 +1242,7 @@ static int load_roles(loader *ld, const config_setting_t *s)
         const char *name = config_setting_name(m);
         char path[PATH_MAX_LEN];
         join_path(path, "roles", name);
+        replace_role(ld, name);
         for (size_t k = 0; k < c->n_roles; k++)
             if (strcmp(c->roles[k].name, name) == 0)
                 return fail_setting(ld, m, "role \"%s\" already defined in %s:%d", name,
@@ -1095,12 +1259,163 @@ static int load_roles(loader *ld, const config_setting_t *s)
         role_origin *o = &ld->role_origins[c->n_roles];
         c->n_roles++;
         r->name = strdup(name);
+        r->file = strdup(setting_file(ld, m));
+        r->line = setting_line(m);
+        r->chain = NULL;
         o->file = strdup(setting_file(ld, m));
         o->line = setting_line(m);
-        if (!r->name || !o->file)
+        if (!r->name || !o->file || !r->file)
             return fail_nomem(ld);
         if (read_string(ld, m, path, &r->chain) != SEAM_OK)
             return ld->status;
+    }
+    return SEAM_OK;
+}
+
+/* ---- state (where cooldowns, leases, budgets live) ----------------------------------------- */
+
+static const char state_keys[] =
+    "backend, host, port, socket, password, password_env, password_file, db, prefix, timeout_ms";
+
+/* A state backend id as a plugin registers it: [a-z0-9_-]. */
+static int backend_id_ok(const char *v)
+{
+    if (!*v)
+        return 0;
+    for (; *v; v++)
+        if (!((*v >= 'a' && *v <= 'z') || (*v >= '0' && *v <= '9') || *v == '_' || *v == '-'))
+            return 0;
+    return 1;
+}
+
+static int state_member(loader *ld, seam_conf_state *st, const config_setting_t *m)
+{
+    const char *key = config_setting_name(m);
+    char path[PATH_MAX_LEN];
+    join_path(path, "state", key);
+    int64_t v;
+    if (strcmp(key, "backend") == 0) {
+        if (read_string(ld, m, path, &st->backend) != SEAM_OK)
+            return ld->status;
+        if (!backend_id_ok(st->backend))
+            return fail_setting(ld, m, "%s must be \"local\" or a state backend plugin's id "
+                                       "such as \"redis\" (a-z, 0-9, _ and -), not \"%s\"",
+                                path, st->backend);
+        return SEAM_OK;
+    }
+    ld->state_keys_given = 1;
+    if (strcmp(key, "host") == 0)
+        return read_string(ld, m, path, &st->host);
+    if (strcmp(key, "socket") == 0) {
+        if (read_string(ld, m, path, &st->socket) != SEAM_OK)
+            return ld->status;
+        char *abs = resolve_path(ld, st->socket);
+        if (!abs)
+            return fail_nomem(ld);
+        free(st->socket);
+        st->socket = abs;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "port") == 0) {
+        if (read_int64(ld, m, path, R_STATE_PORT, &v) != SEAM_OK)
+            return ld->status;
+        st->port = (int)v;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "db") == 0) {
+        if (read_int64(ld, m, path, R_STATE_DB, &v) != SEAM_OK)
+            return ld->status;
+        st->db = (int)v;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "timeout_ms") == 0)
+        return read_int64(ld, m, path, R_STATE_TIMEOUT_MS, &st->timeout_ms);
+    if (strcmp(key, "prefix") == 0) {
+        if (read_string(ld, m, path, &st->prefix) != SEAM_OK)
+            return ld->status;
+        size_t n = strlen(st->prefix);
+        for (size_t i = 0; i < n; i++)
+            if (st->prefix[i] <= ' ' || st->prefix[i] > '~')
+                return fail_setting(ld, m, "%s must be printable ASCII without spaces", path);
+        if (n > 64)
+            return fail_setting(ld, m, "%s must be at most 64 bytes", path);
+        return SEAM_OK;
+    }
+    if (strcmp(key, "password_env") == 0)
+        return read_string(ld, m, path, &st->password_env);
+    if (strcmp(key, "password_file") == 0) {
+        if (read_string(ld, m, path, &st->password_file) != SEAM_OK)
+            return ld->status;
+        char *abs = resolve_path(ld, st->password_file);
+        if (!abs)
+            return fail_nomem(ld);
+        free(st->password_file);
+        st->password_file = abs;
+        return SEAM_OK;
+    }
+    if (strcmp(key, "password") == 0) {
+        if (config_setting_type(m) != CONFIG_TYPE_STRING)
+            return fail_type(ld, m, path, "a string");
+        const char *pw = config_setting_get_string(m);
+        if (!pw || !*pw)
+            return fail_setting(ld, m, "%s must be a non-empty string", path);
+        seam_secret_free(st->password);
+        if (!(st->password = strdup(pw)))
+            return fail_nomem(ld);
+        if (ld->group_or_other_access) {
+            seam_buf w = {0};
+            if (seam_buf_printf(&w,
+                                "%s:%d: state.password is inline in a file readable by group or "
+                                "others (mode %04o); use password_env or password_file instead, "
+                                "or chmod 600 %s",
+                                setting_file(ld, m), setting_line(m), ld->file_mode,
+                                setting_file(ld, m)) != SEAM_OK) {
+                seam_buf_free(&w);
+                return fail_nomem(ld);
+            }
+            return add_warning(ld, w.data);
+        }
+        return SEAM_OK;
+    }
+    return fail_unknown(ld, m, "state", state_keys);
+}
+
+static int load_state(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "state") != SEAM_OK)
+        return ld->status;
+    seam_conf_state *st = &ld->conf->state;
+    if (ld->state_seen)
+        return fail_setting(ld, s, "state is already set in %s:%d (one state section in all "
+                                   "files)", st->file, st->line);
+    ld->state_seen = 1;
+    free(st->file);
+    if (!(st->file = strdup(setting_file(ld, s))))
+        return fail_nomem(ld);
+    st->line = setting_line(s);
+    for (int i = 0; i < config_setting_length(s) && ld->status == SEAM_OK; i++)
+        state_member(ld, st, config_setting_get_elem(s, (unsigned)i));
+    if (ld->status != SEAM_OK)
+        return ld->status;
+    int secrets = !!st->password + !!st->password_env + !!st->password_file;
+    if (secrets > 1)
+        return fail_setting(ld, s, "state: password, password_env and password_file exclude "
+                                   "each other (give one)");
+    if (st->socket && (st->host || st->port))
+        return fail_setting(ld, s, "state: socket excludes host and port (give one or the other)");
+    if (st->backend && strcmp(st->backend, "local") == 0) {
+        free(st->backend);
+        st->backend = NULL;
+    }
+    if (!st->backend && ld->state_keys_given) {
+        seam_buf w = {0};
+        if (seam_buf_printf(&w, "%s:%d: state sets connection settings but no backend: the "
+                                "state stays local to each process (add backend = \"redis\";)",
+                            st->file, st->line) != SEAM_OK) {
+            seam_buf_free(&w);
+            return fail_nomem(ld);
+        }
+        return add_warning(ld, w.data);
     }
     return SEAM_OK;
 }
@@ -1171,7 +1486,7 @@ static int load_tool(loader *ld, const config_setting_t *s)
     join_path(path, "tools", name);
     if (expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
-    const seam_conf_tool *prev = seam_conf_find_tool(c, name);
+    const seam_conf_tool *prev = replace_tool(ld, name) ? NULL : seam_conf_find_tool(c, name);
     if (prev)
         return fail_setting(ld, s, "tool \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
@@ -1245,6 +1560,7 @@ static const name_bit capability_names[] = {
     {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
     {"reasoning", SEAM_CAP_REASONING},
     {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
+    {"embed", SEAM_CAP_EMBED},
 };
 
 static int load_capabilities(loader *ld, seam_conf_model *m, const config_setting_t *s,
@@ -1381,6 +1697,16 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
         const seam_conf_model *o = &c->models[i];
         if (strcmp(o->id, m.id) != 0 || !same_provider(o->provider, m.provider))
             continue;
+        if (o->from_catalog == m.from_catalog && i < ld->base_models) {
+            /* The personal conf's entry replaces the system conf's. */
+            free(c->models[i].id);
+            free(c->models[i].provider);
+            free(c->models[i].file);
+            remove_at(c->models, &c->n_models, i, sizeof *c->models);
+            ld->base_models--;
+            i--;
+            continue;
+        }
         if (o->from_catalog == m.from_catalog) {
             rc = fail_setting(ld, s, "model \"%s\"%s%s already defined in %s:%d", m.id,
                               m.provider ? " of provider " : "", m.provider ? m.provider : "",
@@ -1727,11 +2053,16 @@ static int load_file(loader *ld, const char *file)
             load_model_catalog_key(ld, s);
         else if (strcmp(key, "tools") == 0)
             load_tools(ld, s);
+        else if (strcmp(key, "cli") == 0)
+            load_cli(ld, s);
+        else if (strcmp(key, "state") == 0)
+            load_state(ld, s);
         else if (strcmp(key, "media") == 0)
             load_media(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools, media)", key);
+                                "chains, roles, models, model_catalog, tools, cli, state, media)",
+                         key);
     }
     config_destroy(&cf);
     return ld->status;
@@ -1938,6 +2269,11 @@ static int load_catalog(loader *ld)
 
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
 {
+    return seam_conf_load_overlay(NULL, path, out, err);
+}
+
+int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, seam_error *err)
+{
     if (!out)
         return SEAM_ERR_INVALID;
     *out = NULL;
@@ -1950,7 +2286,21 @@ int seam_conf_load(const char *path, seam_conf **out, seam_error *err)
     conf->media = (seam_conf_media){.inline_image_bytes = -1, .inline_audio_bytes = -1,
                                     .inline_video_bytes = -1, .inline_document_bytes = -1,
                                     .max_parts = -1, .max_message_bytes = -1};
-    if (path) {
+    if (base && path) {
+        /* The system conf and its conf.d/ first; what the personal conf
+         * defines then adds to them or replaces them by name. */
+        conf->base_path = strdup(base);
+        if (!conf->base_path)
+            fail_nomem(&ld);
+        else if (load_file(&ld, base) == SEAM_OK)
+            load_conf_d(&ld, base);
+        ld.base_providers = conf->n_providers;
+        ld.base_chains = conf->n_chains;
+        ld.base_roles = conf->n_roles;
+        ld.base_tools = conf->n_tools;
+        ld.base_models = conf->n_models;
+    }
+    if (path && ld.status == SEAM_OK) {
         conf->path = strdup(path);
         if (!conf->path)
             fail_nomem(&ld);
@@ -1988,29 +2338,8 @@ void seam_conf_free(seam_conf *conf)
     for (size_t i = 0; i < conf->n_plugin_path; i++)
         free(conf->plugin_path[i]);
     free(conf->plugin_path);
-    for (size_t i = 0; i < conf->n_providers; i++) {
-        seam_conf_provider *p = &conf->providers[i];
-        free(p->name);
-        free(p->plugin);
-        free(p->base_url);
-        free(p->api_key_env);
-        free(p->api_key_file);
-        free(p->api_key_command);
-        free(p->ca_file);
-        free(p->ca_path);
-        seam_secret_free(p->api_key);
-        free(p->options_json);
-        free(p->file);
-        for (size_t k = 0; k < p->n_api_keys_env; k++)
-            free(p->api_keys_env[k]);
-        free(p->api_keys_env);
-        for (size_t k = 0; k < p->n_api_key_files; k++)
-            free(p->api_key_files[k]);
-        free(p->api_key_files);
-        for (size_t k = 0; k < p->n_api_key_commands; k++)
-            free(p->api_key_commands[k]);
-        free(p->api_key_commands);
-    }
+    for (size_t i = 0; i < conf->n_providers; i++)
+        free_provider(&conf->providers[i]);
     free(conf->providers);
     for (size_t i = 0; i < conf->n_models; i++) {
         free(conf->models[i].id);
@@ -2019,31 +2348,27 @@ void seam_conf_free(seam_conf *conf)
     }
     free(conf->models);
     free(conf->model_catalog);
-    for (size_t i = 0; i < conf->n_chains; i++) {
-        seam_conf_chain *ch = &conf->chains[i];
-        for (size_t k = 0; k < ch->n_entries; k++) {
-            free(ch->entries[k].provider);
-            free(ch->entries[k].model);
-        }
-        free(ch->entries);
-        free(ch->name);
-        free(ch->context_overflow_fallback);
-        free(ch->content_filter_fallback);
-        free(ch->file);
-    }
+    free(conf->base_path);
+    free(conf->cli_json);
+    free(conf->state.backend);
+    free(conf->state.host);
+    free(conf->state.socket);
+    seam_secret_free(conf->state.password);
+    free(conf->state.password_env);
+    free(conf->state.password_file);
+    free(conf->state.prefix);
+    free(conf->state.file);
+    for (size_t i = 0; i < conf->n_chains; i++)
+        free_chain(&conf->chains[i]);
     free(conf->chains);
     for (size_t i = 0; i < conf->n_roles; i++) {
         free(conf->roles[i].name);
         free(conf->roles[i].chain);
+        free(conf->roles[i].file);
     }
     free(conf->roles);
-    for (size_t i = 0; i < conf->n_tools; i++) {
-        free(conf->tools[i].name);
-        free(conf->tools[i].description);
-        free(conf->tools[i].parameters_json);
-        free(conf->tools[i].command);
-        free(conf->tools[i].file);
-    }
+    for (size_t i = 0; i < conf->n_tools; i++)
+        free_tool(&conf->tools[i]);
     free(conf->tools);
     for (size_t i = 0; i < conf->n_warnings; i++)
         free(conf->warnings[i]);

@@ -20,8 +20,6 @@
 #define DEFAULT_ITERATIONS 10
 #define DEFAULT_KEEP_FIRST 1
 #define DEFAULT_KEEP_LAST 4
-/* A picture costs about this much in the token estimate, whatever its size. */
-#define MEDIA_TOKENS 1000
 
 struct seam_run;
 
@@ -56,30 +54,15 @@ const char *seam_event_kind_name(seam_event_kind k)
 
 /* ---- the default context engine ------------------------------------------------------------ */
 
-static int64_t message_bytes(const seam_message *m)
-{
-    int64_t bytes = 0;
-    for (size_t i = 0; i < seam_message_part_count(m); i++) {
-        const seam_part *p = seam_message_part(m, i);
-        const char *fields[] = { seam_part_text(p), seam_part_tool_name(p),
-                                 seam_part_get_type(p) == SEAM_PART_TOOL_CALL ? seam_part_args_json(p) : NULL,
-                                 seam_part_result_json(p) };
-        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
-            if (fields[k])
-                bytes += (int64_t)strlen(fields[k]);
-        if (seam_part_get_type(p) == SEAM_PART_MEDIA)
-            bytes += MEDIA_TOKENS * 4;
-    }
-    return bytes + 16; /* role and framing */
-}
-
 static int64_t default_estimate(void *ud, const seam_session *s)
 {
     (void)ud;
-    int64_t bytes = 0;
+    /* The chain's context-window skip counts with the same function
+     * (tokens.c): one estimate for every budget decision. */
+    int64_t tokens = 0;
     for (size_t i = 0; i < seam_session_history_count(s); i++)
-        bytes += message_bytes(seam_session_history_at(s, i));
-    return (bytes + 3) / 4;
+        tokens += seam_tokens_message(seam_session_history_at(s, i));
+    return tokens;
 }
 
 static int default_should(void *ud, const seam_session *s, int64_t tokens)

@@ -131,6 +131,15 @@ void seam_sha256(const void *data, size_t len, unsigned char out[32]);
 /* Every handle part of req (a copy about to be encoded) becomes base64 of the
  * stored bytes: codecs see bytes, never the store. */
 int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_error *err);
+/* ---- tokens.c: the local token estimate (seam_estimate_tokens) ---------------- */
+
+/* Tokens of a text by the estimate's rules (0 for NULL). */
+int64_t seam_tokens_text(const char *text);
+/* Tokens of a message's parts, without the message's own framing. */
+int64_t seam_tokens_parts(const seam_message *m);
+/* Tokens of a message in a request: its parts and its framing. */
+int64_t seam_tokens_message(const seam_message *m);
+
 /* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
 
 /* The nesting limit of JSON seam takes from callers: deep enough for any real
@@ -278,7 +287,8 @@ enum {
     SEAM_CAP_PROMPT_CACHE = 1u << 6,
     SEAM_CAP_REASONING = 1u << 7,
     SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8,
-    SEAM_CAP_VIDEO_INPUT = 1u << 9
+    SEAM_CAP_EMBED = 1u << 9,
+    SEAM_CAP_VIDEO_INPUT = 1u << 10
 };
 
 /* One model of the catalog (the shipped models.conf or a `models` entry of the
@@ -305,6 +315,8 @@ typedef struct seam_conf_model {
 typedef struct seam_conf_role {
     char *name;
     char *chain;
+    char *file;             /* where defined */
+    int line;
 } seam_conf_role;
 
 /* A tool the application runs as a shell command (`tools = { NAME = {...}; }`):
@@ -320,6 +332,22 @@ typedef struct seam_conf_tool {
     int line;
 } seam_conf_tool;
 
+/* The `state` section: where cooldowns, key leases, rate-limit windows and
+ * budgets live (state.c). Backend NULL: the in-process store only. */
+typedef struct seam_conf_state {
+    char *backend;          /* NULL for "local"; else a state backend plugin id ("redis") */
+    char *host;             /* NULL: the backend's default */
+    int port;               /* 0: the backend's default */
+    char *socket;           /* a unix socket path, instead of host and port */
+    char *password;         /* inline (discouraged); or one of: */
+    char *password_env;     /* ...an environment variable */
+    char *password_file;    /* ...the first line of a file */
+    int db;
+    char *prefix;           /* NULL: "seam:" */
+    int64_t timeout_ms;     /* 0: 50 */
+    char *file;             /* where the backend was chosen, for messages */
+    int line;
+} seam_conf_state;
 /* The intake limits (conf `media`), -1 in a field meaning "the default". */
 typedef struct seam_conf_media {
     char *store;                  /* NULL: $XDG_DATA_HOME/seam/media */
@@ -333,6 +361,8 @@ typedef struct seam_conf_media {
 
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
+    char *base_path;        /* the system conf path overlays, NULL when none */
+    char *cli_json;         /* the `cli` group as a JSON object, NULL when absent */
     char **plugin_path;
     size_t n_plugin_path;
     seam_conf_provider *providers;
@@ -348,6 +378,7 @@ typedef struct seam_conf {
     char *model_catalog;    /* the catalog file read, NULL when none */
     seam_conf_tool *tools;  /* in the order defined (main file, then conf.d/) */
     size_t n_tools;
+    seam_conf_state state;
     seam_conf_media media;  /* intake limits and the store (-1: default) */
 } seam_conf;
 
@@ -363,6 +394,17 @@ int seam_conf_find(const char *explicit_path, const char *installed_path, char *
  * A chain entry naming a provider no file defines is a warning (the entry
  * is skipped at run time); a role naming an unknown chain is an error. */
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err);
+/* As seam_conf_load, but path (the personal conf) overlays base (the system
+ * conf; NULL: none): base and its conf.d/ are read first, then path and its
+ * conf.d/, whose providers, chains, roles, tools and model entries add to
+ * base's or replace them by name (conf_overlay.c decides when). */
+int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, seam_error *err);
+/* Finds the conf (seam_conf_find) and loads it: a personal conf found in
+ * $XDG_CONFIG_HOME overlays the system one ($SEAM_SYSTEM_CONF, else
+ * installed_path) when that exists; an explicit path or $SEAM_CONF is read
+ * alone. *out is NULL-free on success (an empty conf when none was found). */
+int seam_conf_open(const char *explicit_path, const char *installed_path, seam_conf **out,
+                   seam_error *err);
 void seam_conf_free(seam_conf *conf);
 const seam_conf_provider *seam_conf_find_provider(const seam_conf *c, const char *name);
 const seam_conf_chain *seam_conf_find_chain(const seam_conf *c, const char *name);

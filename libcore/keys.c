@@ -4,8 +4,16 @@
  * by the provider (dead until a refresh gives a new value), keys cooling after
  * a 429, keys the rate-limit guard saw exhausted (x-ratelimit-remaining-* /
  * anthropic-ratelimit-*-remaining at 0) until their window resets, and keys
- * refreshed before they expire. Everything here runs under the slot's mutex;
- * times are on the client's policy clock. A secret never reaches an error. */
+ * refreshed before they expire. What other processes may share lives in the
+ * client's state store (state.h) under names this file owns:
+ *   cool:PROVIDER:I        key I cools after a 429 (its time to live)
+ *   exh:PROVIDER:I         the guard saw key I's window exhausted
+ *   rr:PROVIDER            round robin: a counter, the next key is its value mod n
+ *   sticky:PROVIDER        sticky without affinity: the key in use
+ *   lease:PROVIDER:HASH    sticky: the key a session (hashed) is bound to
+ * Secrets, expiry and dead keys stay in the slot, under its mutex: each process
+ * resolves its own credentials. Times are on the client's policy clock. A
+ * secret never reaches an error or the store. */
 #include "config.h"
 #include "client.h"
 
@@ -21,6 +29,19 @@
 /* A window reported exhausted without any reset time: the usual per-minute window. */
 #define GUARD_DEFAULT_WINDOW_MS 60000
 #define NEVER INT64_MAX
+/* How long a session stays bound to its key without a request: a provider's
+ * prompt cache lives minutes to an hour. */
+#define LEASE_TTL_MS 3600000
+/* The round-robin counter is only a position: losing it after a quiet day costs nothing. */
+#define RR_TTL_MS 86400000
+/* Room for a store name: a kind, a provider's conf name, an index or a hash. */
+#define NAME_MAX_LEN 320
+
+/* The store's name for key i of slot s under kind ("cool", "exh"). */
+static void key_name(char *buf, const char *kind, const seam_provider_slot *s, size_t i)
+{
+    snprintf(buf, NAME_MAX_LEN, "%s:%s:%zu", kind, s->conf->name, i);
+}
 
 int seam_keys_init(seam_provider_slot *s)
 {
@@ -85,8 +106,12 @@ static int resolve_key(seam_client *c, seam_provider_slot *s, seam_key *k, seam_
         /* A new value is a new key: nothing learned about the old one holds. */
         k->generation++;
         k->dead = 0;
-        k->cooling_until = 0;
-        k->exhausted_until = 0;
+        char name[NAME_MAX_LEN];
+        seam_state *st = seam_client_store(c);
+        key_name(name, "cool", s, (size_t)(k - s->keys));
+        seam_state_drop(st, name);
+        key_name(name, "exh", s, (size_t)(k - s->keys));
+        seam_state_drop(st, name);
     }
     int64_t now = seam_client_now(c);
     if (expires_in >= 0)
@@ -127,6 +152,18 @@ static uint32_t fnv1a(const char *s)
     return h;
 }
 
+/* A session's name in the store: a hash, so that the store never holds what
+ * an application passed as affinity. */
+static uint64_t fnv1a64(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 static void fill_cooling(seam_error *why, const seam_provider_slot *s, int64_t wait,
                          int guard_only)
 {
@@ -139,19 +176,94 @@ static void fill_cooling(seam_error *why, const seam_provider_slot *s, int64_t w
     seam_strlcpy(why->provider, s->conf->name, sizeof why->provider);
 }
 
-static int lease_key(seam_provider_slot *s, size_t i, seam_key_lease *lease)
+/* What the store knew of a pool when a request began: each key's cooldown and
+ * guard window (ms left), and where the selection starts. */
+typedef struct pool_view {
+    int64_t *cool_left, *exh_left;
+    size_t start;
+    char position[NAME_MAX_LEN]; /* the name of the sticky key or the session's lease; "" for round robin */
+} pool_view;
+
+static int lease_key(seam_provider_slot *s, const pool_view *v, size_t i, seam_key_lease *lease)
 {
     seam_key *k = &s->keys[i];
     lease->index = i;
     lease->generation = k->generation;
+    lease->cooling = v->cool_left[i] > 0;
     lease->secret = NULL;
     if (k->secret && !(lease->secret = strdup(k->secret)))
         return SEAM_ERR_NOMEM;
-    if (s->conf->key_selection == SEAM_KEYS_ROUND_ROBIN)
-        s->rr_next = (i + 1) % s->n_keys;
-    else
-        s->sticky = i;
     return SEAM_OK;
+}
+
+/* Reads the pool's state from the store: one question for every key's
+ * cooldown and window, and one for the position (the round-robin counter,
+ * taken and advanced atomically, or the sticky key). */
+static int view_pool(seam_client *c, seam_provider_slot *s, const char *affinity, pool_view *v)
+{
+    const size_t n = s->n_keys;
+    seam_state *st = seam_client_store(c);
+    v->cool_left = calloc(2 * n, sizeof *v->cool_left);
+    char *names = malloc(2 * n * NAME_MAX_LEN);
+    const char **ptrs = malloc(2 * n * sizeof *ptrs);
+    if (!v->cool_left || !names || !ptrs) {
+        free(v->cool_left);
+        free(names);
+        free(ptrs);
+        v->cool_left = NULL;
+        return SEAM_ERR_NOMEM;
+    }
+    v->exh_left = v->cool_left + n;
+    for (size_t i = 0; i < n; i++) {
+        key_name(names + i * NAME_MAX_LEN, "cool", s, i);
+        key_name(names + (n + i) * NAME_MAX_LEN, "exh", s, i);
+        ptrs[i] = names + i * NAME_MAX_LEN;
+        ptrs[n + i] = names + (n + i) * NAME_MAX_LEN;
+    }
+    seam_state_left(st, ptrs, 2 * n, v->cool_left);
+    free(ptrs);
+    free(names);
+
+    v->position[0] = '\0';
+    v->start = 0;
+    if (n == 1)
+        return SEAM_OK; /* nothing to choose: no position to keep */
+    if (s->conf->key_selection == SEAM_KEYS_STICKY) {
+        int64_t proposal = 0;
+        if (affinity) {
+            snprintf(v->position, sizeof v->position, "lease:%s:%016llx", s->conf->name,
+                     (unsigned long long)fnv1a64(affinity));
+            proposal = fnv1a(affinity) % n;
+        } else {
+            snprintf(v->position, sizeof v->position, "sticky:%s", s->conf->name);
+        }
+        int64_t at = seam_state_bind(st, v->position, proposal, 0, LEASE_TTL_MS);
+        v->start = at >= 0 ? (size_t)(at % (int64_t)n) : (size_t)proposal;
+    } else {
+        char name[NAME_MAX_LEN];
+        snprintf(name, sizeof name, "rr:%s", s->conf->name);
+        int64_t at = 1;
+        seam_state_add(st, name, 1, -1, RR_TTL_MS, &at);
+        v->start = at > 0 ? (size_t)((at - 1) % (int64_t)n) : 0;
+    }
+    return SEAM_OK;
+}
+
+/* Key i was handed out: the next selection starts after it (round robin) or
+ * at it (sticky), in every process sharing the store. */
+static void record_choice(seam_client *c, seam_provider_slot *s, const pool_view *v, size_t i)
+{
+    if (i == v->start || s->n_keys == 1)
+        return; /* the store already says so */
+    seam_state *st = seam_client_store(c);
+    if (v->position[0]) {
+        seam_state_bind(st, v->position, (int64_t)i, 1, LEASE_TTL_MS);
+    } else {
+        char name[NAME_MAX_LEN];
+        snprintf(name, sizeof name, "rr:%s", s->conf->name);
+        seam_state_add(st, name, (int64_t)((i + s->n_keys - v->start) % s->n_keys), -1, RR_TTL_MS,
+                       NULL);
+    }
 }
 
 int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinity, int retrying,
@@ -161,12 +273,18 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
     memset(lease, 0, sizeof *lease);
     *wait_ms = 0;
     *verdict = SEAM_KEY_NONE;
-    pthread_mutex_lock(&s->lock);
     const int64_t now = seam_client_now(c);
+    /* The store is asked before the slot's lock is taken: a slow store holds
+     * back this request only (for at most its timeout), not the others. */
+    pool_view view;
+    if (view_pool(c, s, affinity, &view) != SEAM_OK)
+        return SEAM_ERR_NOMEM;
+    pthread_mutex_lock(&s->lock);
     const size_t n = s->n_keys;
     const int guard = s->conf->rate_limit_guard;
     const int sticky = s->conf->key_selection == SEAM_KEYS_STICKY;
-    size_t start = sticky ? (affinity ? fnv1a(affinity) % n : s->sticky % n) : s->rr_next % n;
+    size_t start = view.start;
+    size_t chosen = 0;
 
     int nomem = 0, rc = SEAM_OK;
     int64_t earliest = NEVER;       /* when the first blocked key frees up */
@@ -183,11 +301,11 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
             dead++;
             continue;
         }
-        int64_t cooling = !retrying && k->cooling_until > now ? k->cooling_until : 0;
+        int64_t cooling = !retrying && view.cool_left[i] > 0 ? now + view.cool_left[i] : 0;
         /* A retry follows the chain's own rules (it already waited out the
          * Retry-After or the backoff): cooldown and guard are for other requests. */
-        int64_t exhausted = !retrying && guard != SEAM_GUARD_OFF && k->exhausted_until > now
-                                ? k->exhausted_until : 0;
+        int64_t exhausted = !retrying && guard != SEAM_GUARD_OFF && view.exh_left[i] > 0
+                                ? now + view.exh_left[i] : 0;
         if (cooling || exhausted) {
             int64_t free_at = cooling > exhausted ? cooling : exhausted;
             if (free_at < earliest) {
@@ -201,7 +319,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
                 exhausted - now <= max_wait_ms && ensure_fresh(c, s, k, now, cancel, &nomem, &last)) {
                 *wait_ms = exhausted - now;
                 *verdict = SEAM_KEY_READY;
-                rc = lease_key(s, i, lease);
+                rc = lease_key(s, &view, chosen = i, lease);
                 goto out;
             }
             continue;
@@ -209,7 +327,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
         if (!ensure_fresh(c, s, k, now, cancel, &nomem, &last))
             continue;
         *verdict = SEAM_KEY_READY;
-        rc = lease_key(s, i, lease);
+        rc = lease_key(s, &view, chosen = i, lease);
         goto out;
     }
     if (nomem)
@@ -224,7 +342,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
         if (k->dead && !keyless(k) && k->src.kind != SEAM_CRED_INLINE &&
             resolve_key(c, s, k, cancel, &changed, &nomem, &last) && changed) {
             *verdict = SEAM_KEY_READY;
-            rc = lease_key(s, i, lease);
+            rc = lease_key(s, &view, chosen = i, lease);
             goto out;
         }
     }
@@ -237,7 +355,7 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
             ensure_fresh(c, s, k, now, cancel, &nomem, &last)) {
             *wait_ms = earliest - now;
             *verdict = SEAM_KEY_READY;
-            rc = lease_key(s, earliest_index, lease);
+            rc = lease_key(s, &view, chosen = earliest_index, lease);
             goto out;
         }
         *verdict = SEAM_KEY_COOLING;
@@ -256,10 +374,13 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
     seam_strlcpy(why->provider, s->conf->name, sizeof why->provider);
 out:
     pthread_mutex_unlock(&s->lock);
+    free(view.cool_left);
     if (nomem || rc != SEAM_OK) {
         seam_keys_lease_release(lease);
         return SEAM_ERR_NOMEM;
     }
+    if (*verdict == SEAM_KEY_READY)
+        record_choice(c, s, &view, chosen);
     return SEAM_OK;
 }
 
@@ -278,23 +399,25 @@ static seam_key *leased_key(seam_provider_slot *s, const seam_key_lease *lease)
 
 void seam_keys_succeeded(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease)
 {
-    (void)c;
-    pthread_mutex_lock(&s->lock);
-    seam_key *k = leased_key(s, lease);
-    if (k)
-        k->cooling_until = 0; /* it answers again: other requests may use it */
-    pthread_mutex_unlock(&s->lock);
+    /* It answers again: other requests may use it. Only news when it was
+     * cooling as the attempt left: a request sent before another's 429 says
+     * nothing about the key now (and, with a shared store, every success
+     * would otherwise cost a round trip). */
+    if (!leased_key(s, lease) || !lease->cooling)
+        return;
+    char name[NAME_MAX_LEN];
+    key_name(name, "cool", s, lease->index);
+    seam_state_drop(seam_client_store(c), name);
 }
 
 void seam_keys_rate_limited(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease,
                             int64_t until)
 {
-    (void)c;
-    pthread_mutex_lock(&s->lock);
-    seam_key *k = leased_key(s, lease);
-    if (k && until > k->cooling_until)
-        k->cooling_until = until;
-    pthread_mutex_unlock(&s->lock);
+    if (!leased_key(s, lease))
+        return;
+    char name[NAME_MAX_LEN];
+    key_name(name, "cool", s, lease->index);
+    seam_state_hold(seam_client_store(c), name, until - seam_client_now(c));
 }
 
 int seam_keys_rejected(seam_client *c, seam_provider_slot *s, const seam_key_lease *lease,
@@ -498,12 +621,9 @@ void seam_keys_observe_ratelimit(seam_client *c, seam_provider_slot *s,
         }
         line = eol ? eol + 1 : NULL;
     }
-    if (until_in < 0)
+    if (until_in <= 0 || !leased_key(s, lease))
         return;
-    pthread_mutex_lock(&s->lock);
-    seam_key *k = leased_key(s, lease);
-    int64_t until = seam_client_now(c) + until_in;
-    if (k && until > k->exhausted_until)
-        k->exhausted_until = until;
-    pthread_mutex_unlock(&s->lock);
+    char name[NAME_MAX_LEN];
+    key_name(name, "exh", s, lease->index);
+    seam_state_hold(seam_client_store(c), name, until_in);
 }

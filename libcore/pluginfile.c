@@ -185,8 +185,13 @@ static int check_entry(const char *what, const char *name, const struct stat *st
         group_ok = owner_only_group(st->st_gid, st->st_uid);
     if (group_ok == -2)
         return why_sys(ENOMEM, why, whylen, "cannot read the group database to check %s %s", what, name);
-    if ((st->st_mode & S_IWOTH) || !group_ok)
-        return why_set(why, whylen, "%s %s is writable by group or others", what, name);
+    /* Which of the two it is: a umask of 002 makes the first, and the fix differs. */
+    if (st->st_mode & S_IWOTH)
+        return why_set(why, whylen, "%s %s is world-writable (writable by group or others)", what, name);
+    if (!group_ok)
+        return why_set(why, whylen,
+                       "%s %s is group-writable (writable by group or others: its group has other members)",
+                       what, name);
     return 0;
 }
 

@@ -37,6 +37,12 @@ typedef struct plugin_rec {
     lt_dlhandle handle;
 } plugin_rec;
 
+/* A state backend (plugin.h): the core's view of its table. */
+typedef struct state_rec {
+    seam_state_vtable vt;
+    size_t plugin;
+} state_rec;
+
 typedef struct provider_rec {
     seam_provider_vtable vt; /* the core's view, later members NULL for old plugins */
     size_t plugin;
@@ -48,6 +54,8 @@ struct seam_registry {
     size_t n_plugins;
     provider_rec **providers; /* each allocated alone: the vtables a client holds never move */
     size_t n_providers;
+    state_rec **states;       /* likewise */
+    size_t n_states;
 };
 
 struct seam_registrar {
@@ -201,6 +209,74 @@ int seam_registrar_add(seam_registrar *rg, const seam_provider_vtable *vt)
     return SEAM_OK;
 }
 
+static const state_rec *find_state_rec(const seam_registry *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_states; i++)
+        if (strcmp(r->states[i]->vt.id, id) == 0)
+            return r->states[i];
+    return NULL;
+}
+
+static const seam_state_vtable *find_state_locked(const seam_registry *r, const char *id)
+{
+    const state_rec *p = find_state_rec(r, id);
+    return p ? &p->vt : NULL;
+}
+
+/* Runs inside seam_plugin_init, hence under r->lock (taken by the load). */
+int seam_registrar_add_state(seam_registrar *rg, const seam_state_vtable *vt)
+{
+    if (!rg || !vt)
+        return SEAM_ERR_INVALID;
+    seam_registry *r = rg->reg;
+    const char *why = NULL;
+    char msg[600];
+    const state_rec *owner = NULL;
+    if (SEAM_PLUGIN_ABI_MAJOR_OF(vt->abi_version) != SEAM_PLUGIN_ABI_MAJOR) {
+        snprintf(msg, sizeof msg, "a state backend table declares ABI %u.%u, this seam speaks ABI %u.%u",
+                 SEAM_PLUGIN_ABI_MAJOR_OF(vt->abi_version), SEAM_PLUGIN_ABI_MINOR_OF(vt->abi_version),
+                 SEAM_PLUGIN_ABI_MAJOR, SEAM_PLUGIN_ABI_MINOR);
+        why = msg;
+    } else if (vt->size < offsetof(seam_state_vtable, scan) + sizeof(void *)) {
+        snprintf(msg, sizeof msg, "state backend table size %u is smaller than the ABI minimum %zu",
+                 vt->size, offsetof(seam_state_vtable, scan) + sizeof(void *));
+        why = msg;
+    } else if (!vt->id || !*vt->id || strcmp(vt->id, "local") == 0) {
+        why = "state backend table has no id, or claims the core's own \"local\"";
+    } else if (!vt->create || !vt->destroy || !vt->describe || !vt->hold || !vt->drop ||
+               !vt->left || !vt->add || !vt->bind || !vt->put || !vt->get || !vt->scan) {
+        snprintf(msg, sizeof msg, "state backend \"%s\" lacks a mandatory table member", vt->id);
+        why = msg;
+    } else if ((owner = find_state_rec(r, vt->id)) != NULL) {
+        snprintf(msg, sizeof msg, "state backend \"%s\" is already registered by %s", vt->id,
+                 r->plugins[owner->plugin].file);
+        why = msg;
+    }
+    if (why) {
+        if (rg->refusals.len)
+            seam_buf_puts(&rg->refusals, "; ");
+        seam_buf_puts(&rg->refusals, why);
+        return SEAM_ERR_PLUGIN;
+    }
+    state_rec **pp = realloc(r->states, (r->n_states + 1) * sizeof *pp);
+    if (!pp)
+        return SEAM_ERR_NOMEM;
+    r->states = pp;
+    state_rec *p = calloc(1, sizeof *p);
+    if (!p)
+        return SEAM_ERR_NOMEM;
+    memcpy(&p->vt, vt, vt->size < sizeof p->vt ? vt->size : sizeof p->vt);
+    p->plugin = rg->plugin;
+    r->states[r->n_states++] = p;
+    plugin_rec *pl = &r->plugins[rg->plugin];
+    if (pl->ids.len)
+        seam_buf_puts(&pl->ids, ",");
+    seam_buf_puts(&pl->ids, "state:");
+    seam_buf_puts(&pl->ids, vt->id);
+    rg->added++;
+    return SEAM_OK;
+}
+
 static void drop_providers_of(seam_registry *r, size_t plugin)
 {
     size_t w = 0;
@@ -211,6 +287,14 @@ static void drop_providers_of(seam_registry *r, size_t plugin)
             free(r->providers[i]);
     }
     r->n_providers = w;
+    w = 0;
+    for (size_t i = 0; i < r->n_states; i++) {
+        if (r->states[i]->plugin != plugin)
+            r->states[w++] = r->states[i];
+        else
+            free(r->states[i]);
+    }
+    r->n_states = w;
 }
 
 /* Runs under r->lock. Everything that can be learnt without running the
@@ -294,7 +378,7 @@ static int load_file(seam_registry *r, size_t idx, char *shortmsg, size_t shortl
             else if (irc != SEAM_OK)
                 refuse(p, "seam_plugin_init failed (status %d)", irc);
             else
-                refuse(p, "seam_plugin_init registered no provider");
+                refuse(p, "seam_plugin_init registered no provider and no state backend");
         } else {
             p->loaded = 1;
             p->handle = h;
@@ -352,6 +436,60 @@ void seam_registry_scan_dir(seam_registry *r, const char *dir)
     free(names);
 }
 
+/* The table registered under id by find (providers or state backends),
+ * loading plugins as seam_registry_provider says. Returns it, NULL when none;
+ * *ran_short set when loading ran short of descriptors or memory. */
+static const void *resolve(seam_registry *r, const char *id,
+                           const void *(*find)(const seam_registry *, const char *),
+                           char *shortmsg, size_t shortlen, int *ran_short)
+{
+    pthread_mutex_lock(&r->lock);
+    const void *vt = find(r, id);
+    /* The file named after the id first: the common case loads one file. */
+    for (size_t i = 0; !vt && !*ran_short && i < r->n_plugins; i++)
+        if (!r->plugins[i].tried && strcmp(r->plugins[i].stem, id) == 0) {
+            *ran_short = load_file(r, i, shortmsg, shortlen) != 0;
+            vt = find(r, id);
+        }
+    /* A plugin that registers ids other than its file's name: try the rest in order. */
+    for (size_t i = 0; !vt && !*ran_short && i < r->n_plugins; i++)
+        if (!r->plugins[i].tried) {
+            *ran_short = load_file(r, i, shortmsg, shortlen) != 0;
+            vt = find(r, id);
+        }
+    pthread_mutex_unlock(&r->lock);
+    return vt;
+}
+
+static const void *find_provider_any(const seam_registry *r, const char *id)
+{
+    return find_locked(r, id);
+}
+
+static const void *find_state_any(const seam_registry *r, const char *id)
+{
+    return find_state_locked(r, id);
+}
+
+int seam_registry_state(seam_registry *r, const char *id, const seam_state_vtable **out,
+                        seam_error *err)
+{
+    *out = NULL;
+    if (!r || !id)
+        return SEAM_ERR_INVALID;
+    char shortmsg[700] = "";
+    int ran_short = 0;
+    const seam_state_vtable *vt = resolve(r, id, find_state_any, shortmsg, sizeof shortmsg, &ran_short);
+    *out = vt;
+    if (vt)
+        return SEAM_OK;
+    if (ran_short) {
+        seam_error_set(err, SEAM_ERROR_RESOURCE, "%s", shortmsg);
+        return SEAM_ERR_PLUGIN;
+    }
+    return SEAM_ERR_NOT_FOUND;
+}
+
 int seam_registry_provider(seam_registry *r, const char *id, const seam_provider_vtable **out,
                            seam_error *err)
 {
@@ -360,21 +498,8 @@ int seam_registry_provider(seam_registry *r, const char *id, const seam_provider
         return SEAM_ERR_INVALID;
     char shortmsg[700] = "";
     int ran_short = 0;
-    pthread_mutex_lock(&r->lock);
-    const seam_provider_vtable *vt = find_locked(r, id);
-    /* The file named after the id first: the common case loads one file. */
-    for (size_t i = 0; !vt && !ran_short && i < r->n_plugins; i++)
-        if (!r->plugins[i].tried && strcmp(r->plugins[i].stem, id) == 0) {
-            ran_short = load_file(r, i, shortmsg, sizeof shortmsg) != 0;
-            vt = find_locked(r, id);
-        }
-    /* A plugin that registers ids other than its file's name: try the rest in order. */
-    for (size_t i = 0; !vt && !ran_short && i < r->n_plugins; i++)
-        if (!r->plugins[i].tried) {
-            ran_short = load_file(r, i, shortmsg, sizeof shortmsg) != 0;
-            vt = find_locked(r, id);
-        }
-    pthread_mutex_unlock(&r->lock);
+    const seam_provider_vtable *vt = resolve(r, id, find_provider_any, shortmsg, sizeof shortmsg,
+                                             &ran_short);
     *out = vt;
     if (vt)
         return SEAM_OK;
@@ -418,8 +543,11 @@ void seam_registry_free(seam_registry *r)
     pthread_mutex_unlock(&ltdl_lock);
     for (size_t i = 0; i < r->n_providers; i++)
         free(r->providers[i]);
+    for (size_t i = 0; i < r->n_states; i++)
+        free(r->states[i]);
     free(r->plugins);
     free(r->providers);
+    free(r->states);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -433,6 +561,30 @@ size_t seam_registry_plugin_count(seam_registry *r)
     size_t n = r->n_plugins;
     pthread_mutex_unlock(&r->lock);
     return n;
+}
+
+int seam_registry_refusal(seam_registry *r, const char *id, char *buf, size_t size)
+{
+    if (!r || !id || !buf || !size)
+        return 0;
+    int found = 0;
+    pthread_mutex_lock(&r->lock);
+    for (size_t i = 0; i < r->n_plugins && found != 1; i++) {
+        const plugin_rec *p = &r->plugins[i];
+        if (!p->tried || p->loaded || !p->reason)
+            continue;
+        if (strcmp(p->stem, id) == 0) {
+            snprintf(buf, size, "%s (%s)", p->reason, p->file);
+            found = 1;
+        } else if (!found) {
+            /* A refused file may be the one that would have registered id
+             * (hello.so registers hello-offline): nothing ran to tell. */
+            snprintf(buf, size, "%s refused: %s", p->file, p->reason);
+            found = 2;
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+    return found;
 }
 
 int seam_registry_plugin_at(seam_registry *r, size_t i, seam_plugin_info *info)

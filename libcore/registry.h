@@ -26,10 +26,21 @@ void seam_registry_free(seam_registry *r);
 int seam_registry_provider(seam_registry *r, const char *id, const seam_provider_vtable **out,
                            seam_error *err);
 
+/* The state backend registered under id, found and loaded as a provider's
+ * vtable is (the file <id>.so first); same statuses. */
+int seam_registry_state(seam_registry *r, const char *id, const seam_state_vtable **out,
+                        seam_error *err);
+
 /* Every recorded file, each loaded or refused (with its reason): the listing
  * loads what was not loaded yet. Thread-safe; strings borrowed until free. */
 size_t seam_registry_plugin_count(seam_registry *r);
 int seam_registry_plugin_at(seam_registry *r, size_t i, seam_plugin_info *info);
+
+/* Why the file named <id>.so was refused: its reason and path in buf, and 1.
+ * Else, when another file was refused (it may be the one registering id),
+ * "FILE refused: REASON" in buf, and 2. 0 when no file was refused. So that a
+ * call skipping the provider says why, not just "not installed". */
+int seam_registry_refusal(seam_registry *r, const char *id, char *buf, size_t size);
 
 /* Copies `vt` into `out` up to vt->size, leaving later members NULL: the view of
  * an older plugin's shorter vtable that the core reads. */

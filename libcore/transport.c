@@ -8,9 +8,11 @@
  * drives the transfer from seam_transfer_next, so no thread is needed. The
  * engine may run this transfer's callbacks on another thread that drives the
  * loop, always under the engine's mutex, which also guards the chunk queue of
- * a network transfer. */
+ * a network transfer. With the client's cassette deck (cassette.c), a network
+ * transfer records its exchange, or is served from a recorded one. */
 #include "config.h"
 #include "transport.h"
+#include "cassette.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -95,6 +97,9 @@ struct seam_transfer {
     int64_t piece_due_ms;
 
     int nowait;          /* event-driven: never block, report what to wait for */
+    int replaying;       /* served from a cassette (SEAM_REPLAY) */
+    seam_recording *rec; /* SEAM_RECORD: the response as it arrives */
+    int net_cut;         /* the network transfer ended before its response did */
     int socket_errno;    /* why the last socket() for this transfer failed, else 0 */
 };
 
@@ -478,8 +483,11 @@ static void on_complete(seam_transfer *t)
             fail_kind(t, SEAM_ERROR_TRANSPORT, "the stream ended before the response was complete");
         return;
     }
-    int rc = t->p.vt->decode_response(t->p.instance, t->p.req, t->body.data ? t->body.data : "",
-                                      t->body.len, &t->emitter, &e);
+    const char *body = t->body.data ? t->body.data : "";
+    int rc = t->p.op_decode ? t->p.op_decode(t->p.op_ud, t->p.vt, t->p.instance, t->p.req, body,
+                                             t->body.len, &t->emitter, &e)
+                            : t->p.vt->decode_response(t->p.instance, t->p.req, body, t->body.len,
+                                                       &t->emitter, &e);
     if (rc != SEAM_OK) {
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the response could not be decoded");
@@ -489,8 +497,25 @@ static void on_complete(seam_transfer *t)
     }
 }
 
+/* SEAM_RECORD: the exchange becomes a cassette once it is over. A cassette
+ * that cannot be written fails a transfer that otherwise succeeded: a
+ * recording session must not lose an exchange silently. */
+static void record_exchange(seam_transfer *t)
+{
+    if (!t->rec || t->served_mode || !t->status_known)
+        return;
+    seam_error e;
+    seam_error_clear(&e);
+    if (seam_cassette_write(t->p.cassettes, &t->hr, t->p.credential, t->status, &t->resp_headers, t->rec,
+                            t->net_cut, &e) != SEAM_OK)
+        fail(t, &e);
+    seam_recording_free(t->rec);
+    t->rec = NULL;
+}
+
 static void finish(seam_transfer *t)
 {
+    record_exchange(t);
     t->finished = 1;
     if (t->failed) {
         seam_error *e = &t->final_err;
@@ -513,6 +538,10 @@ static size_t curl_write_cb(char *data, size_t size, size_t nmemb, void *ud)
         curl_easy_getinfo(t->job.easy, CURLINFO_RESPONSE_CODE, &code);
         t->status = code;
         t->status_known = 1;
+    }
+    if (t->rec && seam_recording_add(t->rec, data, len) != SEAM_OK) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "the response is too large to record in a cassette");
+        return 0;
     }
     return on_body(t, data, len) == 0 ? len : 0;
 }
@@ -570,6 +599,10 @@ static int curl_start(seam_transfer *t)
         return -1;
     }
     CURL *e = t->job.easy;
+    if (seam_cassettes_recording(t->p.cassettes) && !(t->rec = seam_recording_new())) {
+        fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < t->hr.headers.n; i++) {
         seam_buf line = { 0 };
         seam_buf_printf(&line, "%s: %s", t->hr.headers.items[i].name, t->hr.headers.items[i].value);
@@ -636,6 +669,7 @@ static void curl_done(seam_transfer *t, CURLcode code)
         on_complete(t);
         return;
     }
+    t->net_cut = 1;
     if (t->failed) /* our own write callback stopped it */
         return;
     const char *what = curl_easy_strerror(code);
@@ -690,6 +724,7 @@ static void job_abort(seam_engine_job *j, seam_error_kind why)
     seam_transfer *t = (seam_transfer *)j;
     if (t->finished)
         return;
+    t->net_cut = 1;
     if (why == SEAM_ERROR_CANCELLED)
         fail_kind(t, SEAM_ERROR_CANCELLED, "cancelled");
     else if (!t->failed)
@@ -783,7 +818,16 @@ static int served_start(seam_transfer *t)
 {
     seam_error e;
     seam_error_clear(&e);
-    if (t->p.vt->serve(t->p.instance, &t->hr, &t->served, &e) != SEAM_OK) {
+    if (t->replaying) {
+        /* SEAM_REPLAY: the recorded answer, or an error naming the request. */
+        int rc = seam_cassette_load(t->p.cassettes, &t->hr, t->p.credential, &t->served, &e);
+        if (rc != SEAM_OK) {
+            if (rc == SEAM_ERR_NOMEM)
+                seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory reading a cassette");
+            fail(t, &e);
+            return -1;
+        }
+    } else if (t->p.vt->serve(t->p.instance, &t->hr, &t->served, &e) != SEAM_OK) {
         if (e.kind == SEAM_ERROR_NONE)
             seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider failed to serve the request");
         fail(t, &e);
@@ -819,7 +863,8 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     /* json-c keeps a NULL member when a value's allocation failed, and a codec
      * may not check every one: errno is how an incomplete body shows. */
     errno = 0;
-    int rc = p->vt->encode(p->instance, p->req, p->stream, &t->hr, &e);
+    int rc = p->op_encode ? p->op_encode(p->op_ud, p->vt, p->instance, p->req, &t->hr, &e)
+                          : p->vt->encode(p->instance, p->req, p->stream, &t->hr, &e);
     if (rc == SEAM_OK && errno == ENOMEM) {
         rc = SEAM_ERR_NOMEM;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory encoding the request");
@@ -860,6 +905,9 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         }
     }
     t->served_mode = p->vt->serve != NULL;
+    /* A provider answering in-process sends nothing: nothing to record or replay. */
+    if (!t->served_mode && seam_cassettes_replaying(p->cassettes))
+        t->served_mode = t->replaying = 1;
     if (!t->served_mode && !p->engine) {
         seam_transfer_free(t);
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "no engine for a network transfer"), SEAM_ERR_INVALID;
@@ -1020,6 +1068,7 @@ void seam_transfer_free(seam_transfer *t)
     seam_http_request_release(&t->hr);
     seam_http_headers_release(&t->resp_headers);
     seam_served_release(&t->served);
+    seam_recording_free(t->rec);
     seam_buf_free(&t->body);
     free(t->q); /* its chunks, the current one and the spares are all in the slabs */
     slabs_free(t);

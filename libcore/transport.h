@@ -137,6 +137,16 @@ typedef struct seam_transfer_params {
     seam_engine *engine;           /* the client's; required for network transfers */
     const char *ca_file, *ca_path; /* borrowed; NULL: the system's CAs */
     seam_client *client;           /* media goes to its store; may be NULL */
+    struct seam_cassettes *cassettes; /* the client's record/replay deck, NULL: none */
+    /* An operation other than generation (embed.c, tokens.c): when set, these
+     * replace vt->encode and vt->decode_response (stream must be 0). decode
+     * emits a stop chunk carrying the attempt's usage on success. */
+    int (*op_encode)(void *op_ud, const seam_provider_vtable *vt, void *instance,
+                     const seam_request *req, seam_http_request *out, seam_error *err);
+    int (*op_decode)(void *op_ud, const seam_provider_vtable *vt, void *instance,
+                     const seam_request *req, const char *body, size_t len, seam_emitter *out,
+                     seam_error *err);
+    void *op_ud;
 } seam_transfer_params;
 
 typedef struct seam_transfer seam_transfer;

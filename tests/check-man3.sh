@@ -25,7 +25,8 @@ set -u
 : "${top_builddir:?top_builddir must be set (run through make check)}"
 MAN3=$top_srcdir/doc/man3
 HEADERS="$top_srcdir/libcore/seam/types.h $top_srcdir/libcore/seam/seam.h
-$top_srcdir/libcore/seam/loop.h $top_srcdir/sdk/seam/plugin.h"
+$top_srcdir/libcore/seam/loop.h $top_srcdir/sdk/seam/plugin.h
+$top_srcdir/libcore/seam/embed.h"
 LIBSEAM=$top_builddir/.libs/libseam.so
 PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
 
@@ -256,6 +257,8 @@ cat >"$tmp/expect" <<'EOF'
 seam.3	plain	Paris is the capital of France.
 seam_cancel_new.3	plain	Paris is the capital of France.
 seam_client_new.3	plain	mock: plugin mock, credential none
+seam_count_tokens.3	plain	5 tokens for mock/mock-1 (exact)
+seam_embed.3	plain	input 1: 16 dimensions
 seam_executor_run.3	tools	<- clock "12:00"
 seam_generate.3	plain	Paris is the capital of France.
 seam_loop_generate.3	tools	It is 12:00.

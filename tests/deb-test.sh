@@ -31,7 +31,7 @@ for tool in dpkg dpkg-buildpackage; do
     command -v "$tool" >/dev/null || { echo "deb-test: $tool is missing; skipped" >&2; exit 77; }
 done
 
-packages="libseam0 libseam-dev seam seam-plugin-mock seam-plugin-openai seam-plugin-anthropic seam-plugin-gemini"
+packages="libseam0 libseam-dev seam seam-plugin-mock seam-plugin-openai seam-plugin-anthropic seam-plugin-gemini seam-state-redis"
 for p in $packages; do
     if dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
         echo "deb-test: $p is installed already; not replacing it (dpkg --purge it first)" >&2
@@ -39,43 +39,18 @@ for p in $packages; do
     fi
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-deb.XXXXXX") || exit 99
-chmod 755 "$tmp"
+. "$(dirname "$0")/testlib.sh"
 installed=
-cleanup() {
+tl_cleanup() {
     if [ -n "$installed" ]; then
         # shellcheck disable=SC2086
         $SUDO dpkg --purge $installed >/dev/null 2>&1
     fi
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-checks=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-ok() {
-    echo "ok: $*"
-}
-run() { # run NAME CMD...: output in $tmp/NAME.out/.err, status in $rc
-    name=$1
-    shift
-    "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    rc=$?
-}
+tl_tmpdir "${TMPDIR:-/tmp}/seam-deb.XXXXXX" 755
+# What seam printed, shown to the reader (testlib's show labels the streams).
 show() {
     sed 's/^/    | /' "$tmp/$1.out" "$tmp/$1.err"
-}
-check() { # check NAME WHAT CMD...
-    name=$1
-    what=$2
-    shift 2
-    checks=$((checks + 1))
-    if "$@"; then ok "$name: $what"; else fail "$name: $what"; show "$name" >&2; fi
 }
 
 # ---- the packages ---------------------------------------------------------------------------
@@ -223,5 +198,4 @@ done
 : >"$tmp/purged.err"
 check purged "dpkg --purge leaves nothing behind" test ! -s "$tmp/purged.out"
 
-echo "deb-test: $checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+tl_finish deb-test

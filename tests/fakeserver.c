@@ -498,6 +498,7 @@ static void free_queued(queued_response *q)
     free((char *)q->r.content_type);
     free((char *)q->r.extra_headers);
     free((char *)q->r.body);
+    free((size_t *)q->r.pieces);
     free(q);
 }
 
@@ -513,7 +514,16 @@ static queued_response *copy_response(const fake_response *r)
     q->r.body_len = len;
     q->r.content_type = dup_str(r->content_type ? r->content_type : "text/event-stream");
     q->r.extra_headers = dup_str(r->extra_headers ? r->extra_headers : "");
-    if (!q->r.body || !q->r.content_type || !q->r.extra_headers) {
+    q->r.pieces = NULL;
+    if (r->n_pieces && r->pieces) {
+        size_t *p = malloc(r->n_pieces * sizeof *p);
+        if (p)
+            memcpy(p, r->pieces, r->n_pieces * sizeof *p);
+        q->r.pieces = p;
+    } else {
+        q->r.n_pieces = 0;
+    }
+    if (!q->r.body || !q->r.content_type || !q->r.extra_headers || (q->r.n_pieces && !q->r.pieces)) {
         free_queued(q);
         return NULL;
     }
@@ -603,7 +613,10 @@ static int play_response(conn_io *io, const fake_response *r, int *keep)
     size_t piece = r->split ? r->split : (limit ? limit : 1);
     size_t spread = r->split && r->split_max > r->split ? r->split_max - r->split + 1 : 1;
     for (size_t off = 0, k = 0; off < limit; off += piece, k++) {
-        piece = (r->split ? r->split : (limit ? limit : 1)) + k % spread;
+        if (r->n_pieces)
+            piece = k < r->n_pieces && r->pieces[k] ? r->pieces[k] : limit - off;
+        else
+            piece = (r->split ? r->split : (limit ? limit : 1)) + k % spread;
         size_t len = limit - off < piece ? limit - off : piece;
         if (r->delay_ms) {
             rc = pause_watching(io, r->delay_ms);
@@ -945,6 +958,17 @@ const char *fake_server_request_body(fake_server *s, size_t i)
 {
     recorded_request *rq = s ? request_at(s, i) : NULL;
     return rq ? rq->body : NULL;
+}
+
+int fake_server_request_has_value(fake_server *s, size_t i, const char *text)
+{
+    recorded_request *rq = request_at(s, i);
+    if (!rq || !text)
+        return 0;
+    for (size_t h = 0; h < rq->n_headers; h++)
+        if (rq->headers[h].value && strstr(rq->headers[h].value, text))
+            return 1;
+    return 0;
 }
 
 size_t fake_server_client_aborts(fake_server *s)

@@ -29,6 +29,10 @@ typedef struct fake_response {
                                 * 16-hex-digit FNV-1a hash of the request body, so that a
                                 * client's output shows whether it sent the same request
                                 * (the torture run catches a dropped prompt this way) */
+    const size_t *pieces;      /* n_pieces > 0: the body sent in pieces of these sizes
+                                * (copied), the rest as one last piece; split is then
+                                * unused (seam-plugin-check's random cuts) */
+    size_t n_pieces;
 } fake_response;
 
 /* The placeholder echo_digest replaces, and the hash it puts there. */
@@ -57,6 +61,8 @@ const char *fake_server_request_method(fake_server *s, size_t i);
 const char *fake_server_request_path(fake_server *s, size_t i);   /* with query */
 const char *fake_server_request_header(fake_server *s, size_t i, const char *name); /* case-insensitive */
 const char *fake_server_request_body(fake_server *s, size_t i);
+/* 1 when some header of request i has a value containing `text`. */
+int fake_server_request_has_value(fake_server *s, size_t i, const char *text);
 /* Number of connections closed by the peer (the client) while a response was
  * still being sent or hung: shows that a cancel closed the socket. */
 size_t fake_server_client_aborts(fake_server *s);

@@ -61,46 +61,14 @@ done
 # The template is built and checked in here: below the build tree, a path seam
 # trusts (it refuses a plugin below a directory others can write).
 mkdir -p tests
-tmp=$(mktemp -d "$(pwd)/tests/tmp-installcheck.XXXXXX") || exit 99
+. "$(dirname "$0")/testlib.sh"
 template_installed=
-cleanup() {
+tl_cleanup() {
     if [ -n "$template_installed" ]; then
         make -s -C "$tmp/hello" uninstall DESTDIR="$destdir" >/dev/null 2>&1
     fi
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-checks=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-ok() {
-    echo "ok: $*"
-}
-# run NAME CMD...: runs CMD, output in $tmp/NAME.out / .err, status in $rc.
-run() {
-    name=$1
-    shift
-    "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    rc=$?
-}
-show() {
-    echo "--- stdout:" >&2
-    cat "$tmp/$1.out" >&2
-    echo "--- stderr:" >&2
-    cat "$tmp/$1.err" >&2
-}
-check() { # check NAME WHAT CONDITION...
-    name=$1
-    what=$2
-    shift 2
-    checks=$((checks + 1))
-    if "$@"; then ok "$name: $what"; else fail "$name: $what"; show "$name"; fi
-}
+tl_tmpdir "$(pwd)/tests/tmp-installcheck.XXXXXX"
 
 # Nothing of the user's may take part: no conf, plugin dir or credential.
 unset SEAM_CONF OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY HELLO_API_KEY
@@ -148,7 +116,7 @@ checks=$((checks + 1))
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 if grep -q -e "$srcdir/sdk" -e "$srcdir/libcore" "$tmp/build.out" 2>/dev/null; then
     fail "build: the template build refers to the source tree"
-    show build
+    show build >&2
 else
     ok "build: no path into the source tree"
 fi
@@ -204,5 +172,4 @@ template_installed=
 check uninstall "make uninstall removes the plugin and its snippet" \
     test "$rc" -eq 0 -a ! -e "$destdir$plugindir/hello.so" -a ! -e "$destdir$confdir/conf.d/hello.conf"
 
-echo "installcheck: $checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+tl_finish installcheck

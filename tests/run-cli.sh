@@ -28,45 +28,23 @@ SECRET_ENV=sk-seamtest-ENVVAR-2b4d6f8a0c1e3579
 SEAM_TEST_FAKE_KEY=$SECRET_ENV
 export SEAM_TEST_FAKE_KEY
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-cli.XXXXXX") || exit 99
-chmod 700 "$tmp"
-# Plugin copies go below the build tree: the loader refuses any file below a
-# world-writable directory such as /tmp.
-priv=$(mktemp -d "$top_builddir/tests/tmp-cli.XXXXXX") || exit 99
-chmod 700 "$priv"
+. "$(dirname "$0")/testlib.sh"
 fake_pids=
-cleanup() {
+priv=
+tl_cleanup() {
     for pid in $fake_pids; do
         kill "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
-    rm -rf "$tmp" "$priv"
+    [ -z "$priv" ] || rm -rf "$priv"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-checks=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-ok() {
-    echo "ok: $*"
-}
-
-# run NAME CMD...: runs CMD with stdin from $run_stdin (default /dev/null), stdout in $tmp/NAME.out, stderr in $tmp/NAME.err, exit status in $rc.
-# Every output is also appended to $tmp/all.log for the credential check.
-run() {
-    name=$1
-    shift
-    "$@" <"${run_stdin:-/dev/null}" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-    {
-        echo "== $name (exit $rc)"
-        cat "$tmp/$name.out" "$tmp/$name.err"
-    } >>"$tmp/all.log"
-}
+tl_tmpdir "${TMPDIR:-/tmp}/seam-cli.XXXXXX" 700
+# Plugin copies go below the build tree: the loader refuses any file below a
+# world-writable directory such as /tmp.
+priv=$(mktemp -d "$top_builddir/tests/tmp-cli.XXXXXX") || exit 99
+chmod 700 "$priv"
+# Every output run keeps is also appended to $tmp/all.log for the credential check.
+run_log=$tmp/all.log
 
 # expect_rc NAME WANT: checks $rc and shows the outputs when it is wrong.
 expect_rc() {
@@ -1044,5 +1022,4 @@ else
     ok "no credential in any output"
 fi
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+tl_finish ""

@@ -20,18 +20,10 @@ REPLY='hostile conf survived'
 
 umask 022
 unset SEAM_CONF
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-hostile.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-checks=0
+. "$(dirname "$0")/testlib.sh"
+tl_tmpdir "${TMPDIR:-/tmp}/seam-hostile.XXXXXX"
 refused=0
 accepted=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
 
 # case_dir NAME: a fresh directory with the mock drop-in in conf.d/.
 case_dir() {

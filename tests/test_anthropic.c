@@ -343,16 +343,6 @@ static void summarize(const seam_result *res, summary *s)
     s->message = m ? seam_message_dup(m) : NULL;
 }
 
-static seam_call_options call_opts(const char *provider, const char *model)
-{
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.provider = provider;
-    o.model = model;
-    return o;
-}
-
 static void run_generate(seam_client *c, const seam_request *req, const seam_call_options *o,
                          summary *s)
 {
@@ -394,73 +384,39 @@ static seam_request *user_request(const char *text)
     return r;
 }
 
-/* The body of the last request the server received, parsed. */
-static json_object *last_body(void)
+/* Streams transcript (split bytes a write) as the answer of "claude" with
+ * model to the question "q", on a client of its own. */
+static void stream_question(const char *model, const char *transcript, size_t split, summary *s)
 {
-    size_t n = fake_server_request_count(srv);
-    CU_ASSERT_FATAL(n > 0);
-    json_object *o = json_tokener_parse(fake_server_request_body(srv, n - 1));
-    CU_ASSERT_FATAL(o != NULL);
-    return o;
-}
-
-static const char *last_header(const char *name)
-{
-    size_t n = fake_server_request_count(srv);
-    return n ? fake_server_request_header(srv, n - 1, name) : NULL;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-/* Compares a JSON value with the expected JSON text; prints both on mismatch. */
-static int json_matches(json_object *got, const char *expected)
-{
-    json_object *want = json_tokener_parse(expected);
-    if (!want) {
-        fprintf(stderr, "bad expected JSON in test: %s\n", expected);
-        return 0;
-    }
-    int eq = json_object_equal(got, want);
-    if (!eq)
-        fprintf(stderr, "\n  got:  %s\n  want: %s\n",
-                got ? json_object_to_json_string_ext(got, JSON_C_TO_STRING_PLAIN) : "(none)",
-                json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN));
-    json_object_put(want);
-    return eq;
-}
-
-static int str_is(const char *got, const char *want)
-{
-    int eq = got && want && strcmp(got, want) == 0;
-    if (!eq)
-        fprintf(stderr, "\n  got:  %s\n  want: %s\n", got ? got : "(null)", want ? want : "(null)");
-    return eq;
+    seam_client *c = client_with(NULL, NULL);
+    seam_request *req = user_request("q");
+    seam_call_options o = tu_call_opts("claude", model);
+    push_stream(transcript, split);
+    run_stream(c, req, &o, s);
+    seam_request_free(req);
+    tu_client_free(c);
 }
 
 static void summaries_equal(const summary *a, const summary *b)
 {
     CU_ASSERT(a->status == SEAM_OK && b->status == SEAM_OK);
-    CU_ASSERT(str_is(a->text, b->text));
-    CU_ASSERT(str_is(a->reasoning, b->reasoning));
-    CU_ASSERT(str_is(a->signature, b->signature));
+    CU_ASSERT(TU_STR_EQ(a->text, b->text));
+    CU_ASSERT(TU_STR_EQ(a->reasoning, b->reasoning));
+    CU_ASSERT(TU_STR_EQ(a->signature, b->signature));
     CU_ASSERT_EQUAL(a->n_reasoning, b->n_reasoning);
     CU_ASSERT_EQUAL(a->redacted, b->redacted);
     CU_ASSERT_EQUAL(a->n_calls, b->n_calls);
     for (int i = 0; i < a->n_calls && i < b->n_calls; i++) {
-        CU_ASSERT(str_is(a->calls[i].id, b->calls[i].id));
-        CU_ASSERT(str_is(a->calls[i].name, b->calls[i].name));
-        CU_ASSERT(str_is(a->calls[i].args, b->calls[i].args));
+        CU_ASSERT(TU_STR_EQ(a->calls[i].id, b->calls[i].id));
+        CU_ASSERT(TU_STR_EQ(a->calls[i].name, b->calls[i].name));
+        CU_ASSERT(TU_STR_EQ(a->calls[i].args, b->calls[i].args));
         CU_ASSERT_EQUAL(a->calls[i].provider_executed, b->calls[i].provider_executed);
     }
     CU_ASSERT_EQUAL(a->n_results, b->n_results);
     for (int i = 0; i < a->n_results && i < b->n_results; i++) {
-        CU_ASSERT(str_is(a->results[i].id, b->results[i].id));
-        CU_ASSERT(str_is(a->results[i].name, b->results[i].name));
-        CU_ASSERT(str_is(a->results[i].result, b->results[i].result));
+        CU_ASSERT(TU_STR_EQ(a->results[i].id, b->results[i].id));
+        CU_ASSERT(TU_STR_EQ(a->results[i].name, b->results[i].name));
+        CU_ASSERT(TU_STR_EQ(a->results[i].result, b->results[i].result));
         CU_ASSERT_EQUAL(a->results[i].is_error, b->results[i].is_error);
     }
     CU_ASSERT_EQUAL(a->stop, b->stop);
@@ -477,13 +433,13 @@ static void test_text_stream_and_wire(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("hello");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     size_t before = fake_server_request_count(srv);
     push_stream(T_TEXT, 1);
     summary s;
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
+    CU_ASSERT(TU_STR_EQ(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
     CU_ASSERT_EQUAL(s.usage.present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT |
                                          SEAM_USAGE_CACHE_READ | SEAM_USAGE_CACHE_WRITE);
@@ -496,15 +452,15 @@ static void test_text_stream_and_wire(void)
 
     /* The wire. */
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    CU_ASSERT(str_is(fake_server_request_method(srv, before), "POST"));
-    CU_ASSERT(str_is(fake_server_request_path(srv, before), "/v1/messages"));
-    CU_ASSERT(str_is(last_header("x-api-key"), SECRET));
-    CU_ASSERT(str_is(last_header("anthropic-version"), "2023-06-01"));
-    CU_ASSERT(str_is(last_header("content-type"), "application/json"));
-    CU_ASSERT_PTR_NULL(last_header("anthropic-beta"));
-    CU_ASSERT_PTR_NULL(last_header("authorization"));
-    json_object *body = last_body();
-    CU_ASSERT(json_matches(body, "{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":16384,"
+    CU_ASSERT(TU_STR_EQ(fake_server_request_method(srv, before), "POST"));
+    CU_ASSERT(TU_STR_EQ(fake_server_request_path(srv, before), "/v1/messages"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "x-api-key"), SECRET));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-version"), "2023-06-01"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "content-type"), "application/json"));
+    CU_ASSERT_PTR_NULL(tu_last_header(srv, "anthropic-beta"));
+    CU_ASSERT_PTR_NULL(tu_last_header(srv, "authorization"));
+    json_object *body = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(body, "{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":16384,"
                                  "\"messages\":[{\"role\":\"user\",\"content\":"
                                  "[{\"type\":\"text\",\"text\":\"hello\"}]}],\"stream\":true}"));
     json_object_put(body);
@@ -515,8 +471,8 @@ static void test_text_stream_and_wire(void)
     summary w;
     run_generate(c, req, &o, &w);
     CU_ASSERT_EQUAL(w.status, SEAM_OK);
-    body = last_body();
-    CU_ASSERT_PTR_NULL(get(body, "stream"));
+    body = tu_last_body(srv);
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "stream"));
     json_object_put(body);
     summary_free(&w);
 
@@ -528,24 +484,24 @@ static void test_thinking_and_tools_stream(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("weather in Paris?");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     push_stream(T_THINK_TOOL, 1);
     summary s;
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.reasoning, "The user wants the weather."));
-    CU_ASSERT(str_is(s.signature, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"));
+    CU_ASSERT(TU_STR_EQ(s.reasoning, "The user wants the weather."));
+    CU_ASSERT(TU_STR_EQ(s.signature, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"));
     CU_ASSERT_EQUAL(s.redacted, 0);
-    CU_ASSERT(str_is(s.text, "Let me check."));
+    CU_ASSERT(TU_STR_EQ(s.text, "Let me check."));
     CU_ASSERT_EQUAL_FATAL(s.n_calls, 2);
-    CU_ASSERT(str_is(s.calls[0].id, "toolu_01A"));
-    CU_ASSERT(str_is(s.calls[0].name, "get_weather"));
+    CU_ASSERT(TU_STR_EQ(s.calls[0].id, "toolu_01A"));
+    CU_ASSERT(TU_STR_EQ(s.calls[0].name, "get_weather"));
     json_object *args = json_tokener_parse(s.calls[0].args);
-    CU_ASSERT(json_matches(args, "{\"city\":\"Paris\",\"days\":3}"));
+    CU_ASSERT(tu_json_equal(args, "{\"city\":\"Paris\",\"days\":3}"));
     json_object_put(args);
     CU_ASSERT_EQUAL(s.calls[0].provider_executed, 0);
-    CU_ASSERT(str_is(s.calls[1].name, "now"));
-    CU_ASSERT(str_is(s.calls[1].args, "{}"));
+    CU_ASSERT(TU_STR_EQ(s.calls[1].name, "now"));
+    CU_ASSERT(TU_STR_EQ(s.calls[1].args, "{}"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
     CU_ASSERT_EQUAL(s.usage.input_tokens, 300);
     CU_ASSERT_EQUAL(s.usage.output_tokens, 90);
@@ -579,7 +535,7 @@ static void test_whole_response_equals_stream(void)
         seam_request *req = user_request("q");
         if (cases[i].json_format)
             seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
-        seam_call_options o = call_opts("claude", cases[i].model);
+        seam_call_options o = tu_call_opts("claude", cases[i].model);
         summary st, wh;
         push_stream(cases[i].stream, i % 2 ? 1 : 7);
         run_stream(c, req, &o, &st);
@@ -600,7 +556,7 @@ static void test_cut_at_every_byte(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     char *body = to_sse(T_THINK_TOOL);
     size_t len = strlen(body);
     int successes = 0;
@@ -631,7 +587,7 @@ static void test_clean_end_without_message_stop(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     const char *stop = strstr(T_TEXT, "{\"type\":\"message_stop\"}");
     char *no_stop = strndup(T_TEXT, (size_t)(stop - T_TEXT));
     push_stream(no_stop, 0);
@@ -659,7 +615,7 @@ static void test_server_tools(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("what is seam?");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     push_stream(T_SERVER_TOOL, 3);
     summary s;
     run_stream(c, req, &o, &s);
@@ -668,18 +624,18 @@ static void test_server_tools(void)
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_START], 0);
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_RESULT], 2);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 2);
-    CU_ASSERT(str_is(s.results[0].id, "srvtoolu_1"));
-    CU_ASSERT(str_is(s.results[0].name, "web_search"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].id, "srvtoolu_1"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].name, "web_search"));
     CU_ASSERT_EQUAL(s.results[0].provider_executed, 1);
     CU_ASSERT_EQUAL(s.results[0].is_error, 0);
     json_object *r = json_tokener_parse(s.results[0].result);
-    CU_ASSERT(json_matches(r, "[{\"type\":\"web_search_result\",\"title\":\"Seam\","
+    CU_ASSERT(tu_json_equal(r, "[{\"type\":\"web_search_result\",\"title\":\"Seam\","
                               "\"url\":\"https://example.org/seam\",\"encrypted_content\":\"Eq0x\","
                               "\"page_age\":null}]"));
     json_object_put(r);
-    CU_ASSERT(str_is(s.results[1].name, "web_fetch"));
+    CU_ASSERT(TU_STR_EQ(s.results[1].name, "web_fetch"));
     CU_ASSERT_EQUAL(s.results[1].is_error, 1);
-    CU_ASSERT(str_is(s.text, "Seam is a C library."));
+    CU_ASSERT(TU_STR_EQ(s.text, "Seam is a C library."));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
 
     /* Replayed to Anthropic, the provider-executed parts are left out. */
@@ -691,8 +647,8 @@ static void test_server_tools(void)
     summary w;
     run_generate(c, next, &o, &w);
     CU_ASSERT_EQUAL(w.status, SEAM_OK);
-    json_object *body = last_body();
-    CU_ASSERT(json_matches(get(body, "messages"),
+    json_object *body = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "messages"),
                            "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"what is seam?\"}]},"
                            "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Seam is a C library.\"}]},"
                            "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"thanks\"}]}]"));
@@ -706,65 +662,49 @@ static void test_server_tools(void)
 
 static void test_message_start_with_content(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-6");
-    push_stream(T_PREPOPULATED, 0);
     summary s;
-    run_stream(c, req, &o, &s);
+    stream_question("claude-sonnet-4-6", T_PREPOPULATED, 0, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
-    CU_ASSERT(str_is(s.results[0].id, "srvtoolu_9"));
-    CU_ASSERT(str_is(s.results[0].name, "code_execution"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].id, "srvtoolu_9"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].name, "code_execution"));
     CU_ASSERT_EQUAL(s.results[0].provider_executed, 1);
     CU_ASSERT_EQUAL_FATAL(s.n_calls, 1);
-    CU_ASSERT(str_is(s.calls[0].id, "toolu_9"));
-    CU_ASSERT(str_is(s.calls[0].args, "{\"id\":\"c-1\"}"));
+    CU_ASSERT(TU_STR_EQ(s.calls[0].id, "toolu_9"));
+    CU_ASSERT(TU_STR_EQ(s.calls[0].args, "{\"id\":\"c-1\"}"));
     CU_ASSERT_EQUAL(s.calls[0].provider_executed, 0); /* the client runs it */
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
 }
 
 static void test_two_messages_in_one_stream(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_TWO_MESSAGES, 1);
     summary s;
-    run_stream(c, req, &o, &s);
+    stream_question("claude-sonnet-4-5", T_TWO_MESSAGES, 1, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.reasoning, "first second"));
+    CU_ASSERT(TU_STR_EQ(s.reasoning, "first second"));
     CU_ASSERT_EQUAL(s.n_reasoning, 2);
-    CU_ASSERT(str_is(s.signature, "S2"));
-    CU_ASSERT(str_is(s.text, "It is 1."));
+    CU_ASSERT(TU_STR_EQ(s.signature, "S2"));
+    CU_ASSERT(TU_STR_EQ(s.text, "It is 1."));
     CU_ASSERT_EQUAL_FATAL(s.n_calls, 1);
-    CU_ASSERT(str_is(s.calls[0].args, "{\"k\":1}"));
+    CU_ASSERT(TU_STR_EQ(s.calls[0].args, "{\"k\":1}"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
     CU_ASSERT_EQUAL(s.usage.input_tokens, 900);
     CU_ASSERT_EQUAL(s.usage.output_tokens, 9);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
 }
 
 static void test_mcp_and_unknown_blocks(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_MCP_UNKNOWN, 4);
     summary s;
-    run_stream(c, req, &o, &s);
+    stream_question("claude-sonnet-4-5", T_MCP_UNKNOWN, 4, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.text, "Echoed."));
+    CU_ASSERT(TU_STR_EQ(s.text, "Echoed."));
     CU_ASSERT_EQUAL(s.n_calls, 0);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
-    CU_ASSERT(str_is(s.results[0].id, "mcptoolu_1"));
-    CU_ASSERT(str_is(s.results[0].name, "echo"));
-    CU_ASSERT(str_is(s.results[0].result, "[{\"type\":\"text\",\"text\":\"Tool echo: hi\"}]"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].id, "mcptoolu_1"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].name, "echo"));
+    CU_ASSERT(TU_STR_EQ(s.results[0].result, "[{\"type\":\"text\",\"text\":\"Tool echo: hi\"}]"));
     CU_ASSERT_EQUAL(s.results[0].is_error, 0);
     CU_ASSERT_EQUAL(s.n_reasoning, 0);
     CU_ASSERT_EQUAL(s.usage.input_tokens, 1250);
@@ -773,22 +713,20 @@ static void test_mcp_and_unknown_blocks(void)
                                     s.chunk_count[SEAM_CHUNK_TOOL_RESULT] +
                                     s.chunk_count[SEAM_CHUNK_STOP]);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
 }
 
 static void test_redacted_thinking_round_trip(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     push_stream(T_REDACTED, 5);
     summary s;
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(s.redacted, 1);
     CU_ASSERT_EQUAL(s.n_reasoning, 1);
-    CU_ASSERT(str_is(s.reasoning, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"));
+    CU_ASSERT(TU_STR_EQ(s.reasoning, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_LENGTH);
 
     seam_request *next = user_request("q");
@@ -799,9 +737,9 @@ static void test_redacted_thinking_round_trip(void)
     summary w;
     run_generate(c, next, &o, &w);
     CU_ASSERT_EQUAL(w.status, SEAM_OK);
-    json_object *body = last_body();
-    json_object *assistant = json_object_array_get_idx(get(body, "messages"), 1);
-    CU_ASSERT(json_matches(get(assistant, "content"),
+    json_object *body = tu_last_body(srv);
+    json_object *assistant = json_object_array_get_idx(tu_json_at(body, "messages"), 1);
+    CU_ASSERT(tu_json_equal(tu_json_at(assistant, "content"),
                            "[{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"},"
                            "{\"type\":\"text\",\"text\":\"Done.\"}]"));
     json_object_put(body);
@@ -819,14 +757,14 @@ static void test_overloaded_event_after_message_start(void)
     seam_client *c = client_with(NULL, "chains = { two = ( { provider = \"claude\"; model = \"claude-sonnet-4-5\"; },\n"
                                        "                   { provider = \"claude2\"; model = \"claude-sonnet-4-5\"; } ); };");
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     push_stream(T_OVERLOADED_AFTER_START, 1);
     summary s;
     run_stream(c, req, &o, &s);
     CU_ASSERT(s.status < 0);
     CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_EQUAL(s.err.retryable, 1);
-    CU_ASSERT(str_is(s.err.code, "overloaded_error"));
+    CU_ASSERT(TU_STR_EQ(s.err.code, "overloaded_error"));
     CU_ASSERT(strstr(s.err.message, "Overloaded") != NULL);
     summary_free(&s);
 
@@ -840,9 +778,9 @@ static void test_overloaded_event_after_message_start(void)
     push_stream(T_TEXT, 0);
     run_stream(c, req, &chain, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
+    CU_ASSERT(TU_STR_EQ(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
-    CU_ASSERT(str_is(fake_server_request_path(srv, before + 1), "/v2/messages"));
+    CU_ASSERT(TU_STR_EQ(fake_server_request_path(srv, before + 1), "/v2/messages"));
     summary_free(&s);
 
     /* api_error after content: retryable too, surfaced with the result incomplete. */
@@ -851,8 +789,8 @@ static void test_overloaded_event_after_message_start(void)
     CU_ASSERT(s.status < 0);
     CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_EQUAL(s.err.retryable, 1);
-    CU_ASSERT(str_is(s.err.code, "api_error"));
-    CU_ASSERT(str_is(s.text, "Partial"));
+    CU_ASSERT(TU_STR_EQ(s.err.code, "api_error"));
+    CU_ASSERT(TU_STR_EQ(s.text, "Partial"));
     CU_ASSERT_EQUAL(s.incomplete, 1);
     summary_free(&s);
     seam_request_free(req);
@@ -863,14 +801,7 @@ static void test_overloaded_event_after_message_start(void)
 
 static void test_error_table(void)
 {
-    static const struct {
-        int status;
-        const char *body;
-        const char *headers;
-        seam_error_kind kind;
-        int retryable;
-        const char *code;
-    } cases[] = {
+    static const tu_http_error cases[] = {
         { 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages: roles must alternate\"}}",
           NULL, SEAM_ERROR_BAD_REQUEST, 0, "invalid_request_error" },
         { 400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 213512 tokens > 200000 maximum\"}}",
@@ -899,7 +830,7 @@ static void test_error_table(void)
     };
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fake_server_push_json(srv, cases[i].status, cases[i].body, cases[i].headers);
         summary s;
@@ -911,7 +842,7 @@ static void test_error_table(void)
         CU_ASSERT_EQUAL(s.err.kind, cases[i].kind);
         CU_ASSERT_EQUAL(s.err.retryable, cases[i].retryable);
         CU_ASSERT_EQUAL(s.err.http_status, cases[i].status);
-        CU_ASSERT(str_is(s.err.code, cases[i].code));
+        CU_ASSERT(TU_STR_EQ(s.err.code, cases[i].code));
         CU_ASSERT(strstr(s.err.message, SECRET) == NULL);
         if (cases[i].status == 429) {
             CU_ASSERT_EQUAL(s.err.retry_after_ms, 7000);
@@ -970,13 +901,13 @@ static void test_encode_golden(void)
     seam_request_set_temperature(req, 0.7);
     seam_request_set_max_tokens(req, 1000);
     seam_request_add_stop(req, "###");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5-20250929");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5-20250929");
     fake_server_push_json(srv, 200, B_TEXT, NULL);
     summary s;
     run_generate(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    json_object *body = last_body();
-    CU_ASSERT(json_matches(body,
+    json_object *body = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(body,
         "{\"model\":\"claude-sonnet-4-5-20250929\",\"max_tokens\":1000,\"system\":\"You are terse.\","
         "\"messages\":["
         "{\"role\":\"user\",\"content\":["
@@ -1011,7 +942,7 @@ static void test_encode_golden(void)
 
 static json_object *encode_with(seam_client *c, seam_request *req, const char *model)
 {
-    seam_call_options o = call_opts("claude", model);
+    seam_call_options o = tu_call_opts("claude", model);
     fake_server_push_json(srv, 200, B_TEXT, NULL);
     summary s;
     run_generate(c, req, &o, &s);
@@ -1019,7 +950,7 @@ static json_object *encode_with(seam_client *c, seam_request *req, const char *m
         fprintf(stderr, "encode_with: %s\n", s.err.message);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     summary_free(&s);
-    return last_body();
+    return tu_last_body(srv);
 }
 
 static void test_tool_choice_mapping(void)
@@ -1040,9 +971,9 @@ static void test_tool_choice_mapping(void)
         seam_request_set_tool_choice(req, cases[i].choice, "t");
         json_object *body = encode_with(c, req, "claude-sonnet-4-5");
         if (cases[i].want) {
-            CU_ASSERT(json_matches(get(body, "tool_choice"), cases[i].want));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), cases[i].want));
         } else {
-            CU_ASSERT_PTR_NULL(get(body, "tool_choice"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "tool_choice"));
         }
         json_object_put(body);
         seam_request_free(req);
@@ -1051,8 +982,8 @@ static void test_tool_choice_mapping(void)
     seam_request *req = user_request("q");
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT_PTR_NULL(get(body, "tools"));
-    CU_ASSERT_PTR_NULL(get(body, "tool_choice"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "tools"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "tool_choice"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1062,7 +993,7 @@ static void test_tool_choice_mapping(void)
     req = user_request("q");
     seam_request_add_tool(req, "t", NULL, NULL);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"),
                            "{\"type\":\"auto\",\"disable_parallel_tool_use\":true}"));
     json_object_put(body);
     seam_request_free(req);
@@ -1076,32 +1007,32 @@ static void test_thinking_encode(void)
     seam_request_set_reasoning_budget(req, 2000);
     seam_request_set_temperature(req, 0.3);
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "16384"));
-    CU_ASSERT_PTR_NULL(get(body, "temperature")); /* not allowed with thinking */
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "16384"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "temperature")); /* not allowed with thinking */
     json_object_put(body);
 
     /* max_tokens not above the budget: the budget is added. */
     seam_request_set_max_tokens(req, 1000);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "3000"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "3000"));
     json_object_put(body);
 
     /* A budget near INT64_MAX (found by fuzz/fuzz_encode.c): max_tokens
      * saturates and is capped, never wraps negative. */
     seam_request_set_reasoning_budget(req, INT64_MAX);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_object_get_int64(get(body, "max_tokens")) > 0);
-    CU_ASSERT(json_object_get_int64(get(get(body, "thinking"), "budget_tokens")) <
-              json_object_get_int64(get(body, "max_tokens")));
+    CU_ASSERT(json_object_get_int64(tu_json_at(body, "max_tokens")) > 0);
+    CU_ASSERT(json_object_get_int64(tu_json_at(tu_json_at(body, "thinking"), "budget_tokens")) <
+              json_object_get_int64(tu_json_at(body, "max_tokens")));
     json_object_put(body);
 
     /* Below the API's minimum budget: raised to 1024. */
     seam_request_set_reasoning_budget(req, 100);
     seam_request_set_max_tokens(req, 5000);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":1024}"));
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "5000"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":1024}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "5000"));
     json_object_put(body);
 
     /* A family without extended thinking, asked for a budget through the
@@ -1110,11 +1041,11 @@ static void test_thinking_encode(void)
     seam_request_set_reasoning_budget(req, 0);
     seam_request_set_provider_options(req, "{\"thinking_budget\":2000}");
     body = encode_with(c, req, "claude-3-5-sonnet-20241022");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
-    CU_ASSERT(json_matches(get(body, "temperature"), "0.3"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.3"));
     json_object_put(body);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
     json_object_put(body);
     seam_request_set_provider_options(req, NULL);
     seam_request_set_reasoning_budget(req, 100);
@@ -1123,8 +1054,8 @@ static void test_thinking_encode(void)
     seam_request_add_tool(req, "t", NULL, NULL);
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"any\"}"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"any\"}"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1135,15 +1066,15 @@ static void test_thinking_encode(void)
                     NULL);
     req = user_request("q");
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
     json_object_put(body);
     body = encode_with(c, req, "claude-opus-4-5-20251101");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
     json_object_put(body);
     /* A request's options win: thinking off for this call. */
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\"}");
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1162,7 +1093,7 @@ static void test_thinking_round_trip_with_signature(void)
     seam_request_add_tool(req, "get_weather", NULL, NULL);
     seam_request_add_tool(req, "now", NULL, NULL);
     seam_request_set_reasoning_budget(req, 2048);
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     push_stream(T_THINK_TOOL, 0);
     summary s;
     run_stream(c, req, &o, &s);
@@ -1190,16 +1121,16 @@ static void test_thinking_round_trip_with_signature(void)
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     summary_free(&s);
-    json_object *body = last_body();
-    json_object *msgs = get(body, "messages");
+    json_object *body = tu_last_body(srv);
+    json_object *msgs = tu_json_at(body, "messages");
     CU_ASSERT_EQUAL_FATAL(json_object_array_length(msgs), 3);
     snprintf(want, sizeof want, "%s%s%s", assistant_head,
              "{\"type\":\"thinking\",\"thinking\":\"The user wants the weather.\","
              "\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"},",
              assistant_tail);
-    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 1), want));
-    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 2), results_turn));
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2048}"));
+    CU_ASSERT(tu_json_equal(json_object_array_get_idx(msgs, 1), want));
+    CU_ASSERT(tu_json_equal(json_object_array_get_idx(msgs, 2), results_turn));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2048}"));
     json_object_put(body);
 
     /* Failing over to another provider: the reasoning (and its signature) is
@@ -1218,17 +1149,17 @@ static void test_thinking_round_trip_with_signature(void)
     json_object *first = json_tokener_parse(fake_server_request_body(srv, before));
     CU_ASSERT(strstr(fake_server_request_body(srv, before), "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds") != NULL);
     json_object_put(first);
-    CU_ASSERT(str_is(fake_server_request_path(srv, before + 1), "/v2/messages"));
-    CU_ASSERT(str_is(fake_server_request_header(srv, before + 1, "x-api-key"), "sk-ant-other-key"));
-    body = last_body();
-    msgs = get(body, "messages");
+    CU_ASSERT(TU_STR_EQ(fake_server_request_path(srv, before + 1), "/v2/messages"));
+    CU_ASSERT(TU_STR_EQ(fake_server_request_header(srv, before + 1, "x-api-key"), "sk-ant-other-key"));
+    body = tu_last_body(srv);
+    msgs = tu_json_at(body, "messages");
     snprintf(want, sizeof want, "%s%s", assistant_head, assistant_tail);
-    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 1), want));
-    CU_ASSERT(json_matches(json_object_array_get_idx(msgs, 2), results_turn));
+    CU_ASSERT(tu_json_equal(json_object_array_get_idx(msgs, 1), want));
+    CU_ASSERT(tu_json_equal(json_object_array_get_idx(msgs, 2), results_turn));
     CU_ASSERT(strstr(fake_server_request_body(srv, before + 1), "signature") == NULL);
     /* The API refuses thinking on a tool turn that does not begin with a
      * thinking block: off for this request (temperature unset stays unset). */
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
     json_object_put(body);
 
     /* Another plugin altogether (OpenAI's wire), when it is built. */
@@ -1252,11 +1183,11 @@ static void test_thinking_round_trip_with_signature(void)
                               NULL);
         run_generate(c, req, &chain, &s);
         CU_ASSERT_EQUAL(s.status, SEAM_OK);
-        CU_ASSERT(str_is(s.text, "18 degrees"));
+        CU_ASSERT(TU_STR_EQ(s.text, "18 degrees"));
         summary_free(&s);
         CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
         const char *sent = fake_server_request_body(srv, before + 1);
-        CU_ASSERT(str_is(fake_server_request_path(srv, before + 1), "/v3/chat/completions"));
+        CU_ASSERT(TU_STR_EQ(fake_server_request_path(srv, before + 1), "/v3/chat/completions"));
         CU_ASSERT(strstr(sent, "toolu_01A") != NULL);
         CU_ASSERT(strstr(sent, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds") == NULL);
         CU_ASSERT(strstr(sent, "The user wants the weather.") == NULL);
@@ -1287,22 +1218,22 @@ static void test_cache_auto(void)
     seam_request_add_message(req, m);
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
     const char *cc = "{\"type\":\"ephemeral\",\"ttl\":\"1h\"}";
-    CU_ASSERT(json_matches(get(body, "system"),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),
                            "[{\"type\":\"text\",\"text\":\"sys\",\"cache_control\":{\"type\":\"ephemeral\",\"ttl\":\"1h\"}}]"));
-    json_object *msgs = get(body, "messages");
+    json_object *msgs = tu_json_at(body, "messages");
     CU_ASSERT_EQUAL_FATAL(json_object_array_length(msgs), 11);
     int marked = 0;
     for (size_t i = 0; i < json_object_array_length(msgs); i++) {
-        json_object *content = get(json_object_array_get_idx(msgs, i), "content");
+        json_object *content = tu_json_at(json_object_array_get_idx(msgs, i), "content");
         for (size_t j = 0; j < json_object_array_length(content); j++) {
-            json_object *mark = get(json_object_array_get_idx(content, j), "cache_control");
+            json_object *mark = tu_json_at(json_object_array_get_idx(content, j), "cache_control");
             if (!mark)
                 continue;
             marked++;
             /* Only the last block of user messages 3, 4 and 5 (indexes 6, 8, 10). */
             CU_ASSERT(i == 6 || i == 8 || i == 10);
             CU_ASSERT_EQUAL(j, json_object_array_length(content) - 1);
-            CU_ASSERT(json_matches(mark, cc));
+            CU_ASSERT(tu_json_equal(mark, cc));
         }
     }
     CU_ASSERT_EQUAL(marked, 3);
@@ -1313,14 +1244,14 @@ static void test_cache_auto(void)
     body = encode_with(c, req, "claude-sonnet-4-5");
     CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
                      "cache_control") == NULL);
-    CU_ASSERT(json_matches(get(body, "system"), "\"sys\""));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"), "\"sys\""));
     json_object_put(body);
     /* The session's provider-neutral cache_strategy turns the breakpoints on. */
     tu_client_free(c);
     c = client_with("cache_ttl = \"1h\";", NULL);
     seam_request_set_provider_options(req, "{\"cache_strategy\":\"system_and_3\"}");
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "system"),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),
                            "[{\"type\":\"text\",\"text\":\"sys\",\"cache_control\":{\"type\":\"ephemeral\",\"ttl\":\"1h\"}}]"));
     CU_ASSERT(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1),
                      "cache_strategy") == NULL);
@@ -1349,11 +1280,11 @@ static void test_headers_from_options(void)
     seam_request *req = user_request("q");
     seam_request_set_provider_options(req, "{\"beta\":\"b2, b3\",\"top_p\":0.5}");
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(str_is(last_header("anthropic-beta"), "interleaved-thinking-2025-05-14,b2,b3"));
-    CU_ASSERT(str_is(last_header("anthropic-version"), "2024-01-01"));
-    CU_ASSERT(json_matches(get(body, "top_k"), "5"));
-    CU_ASSERT(json_matches(get(body, "top_p"), "0.5"));
-    CU_ASSERT(json_matches(get(body, "metadata"), "{\"user_id\":\"u-1\"}"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"), "interleaved-thinking-2025-05-14,b2,b3"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-version"), "2024-01-01"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "top_k"), "5"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "top_p"), "0.5"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "metadata"), "{\"user_id\":\"u-1\"}"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1361,8 +1292,8 @@ static void test_headers_from_options(void)
     c = client_with("auth = \"bearer\";", NULL);
     req = user_request("q");
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(str_is(last_header("authorization"), "Bearer " SECRET));
-    CU_ASSERT_PTR_NULL(last_header("x-api-key"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer " SECRET));
+    CU_ASSERT_PTR_NULL(tu_last_header(srv, "x-api-key"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1380,25 +1311,25 @@ static void test_structured_output(void)
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
     char want[1024];
     snprintf(want, sizeof want, "{\"format\":{\"type\":\"json_schema\",\"schema\":%s}}", schema);
-    CU_ASSERT(json_matches(get(body, "output_config"), want));
-    CU_ASSERT_PTR_NULL(get(body, "tools"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), want));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "tools"));
     json_object_put(body);
 
     /* Otherwise a forced "json" tool, decoded back into the answer text. */
-    seam_call_options o = call_opts("claude", "claude-3-5-haiku-20241022");
+    seam_call_options o = tu_call_opts("claude", "claude-3-5-haiku-20241022");
     fake_server_push_json(srv, 200, B_JSON_TOOL, NULL);
     summary s;
     run_generate(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    body = last_body();
-    CU_ASSERT_PTR_NULL(get(body, "output_config"));
+    body = tu_last_body(srv);
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "output_config"));
     snprintf(want, sizeof want,
              "[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
              "\"input_schema\":%s}]", schema);
-    CU_ASSERT(json_matches(get(body, "tools"), want));
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"json\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), want));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"json\"}"));
     json_object_put(body);
-    CU_ASSERT(str_is(s.text, "{\"name\":\"Ada\"}"));
+    CU_ASSERT(TU_STR_EQ(s.text, "{\"name\":\"Ada\"}"));
     CU_ASSERT_EQUAL(s.n_calls, 0);
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
     summary_free(&s);
@@ -1406,7 +1337,7 @@ static void test_structured_output(void)
     push_stream(T_JSON_TOOL, 2);
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.text, "{\"name\":\"Ada\"}"));
+    CU_ASSERT(TU_STR_EQ(s.text, "{\"name\":\"Ada\"}"));
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TEXT_DELTA], 1);
     CU_ASSERT_EQUAL(s.n_calls, 0);
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
@@ -1415,7 +1346,7 @@ static void test_structured_output(void)
     /* Without a schema ("any JSON object") even a native model uses the tool. */
     seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "tools"),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"),
                            "[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
                            "\"input_schema\":{\"type\":\"object\"}}]"));
     json_object_put(body);
@@ -1440,7 +1371,7 @@ static void test_model_defaults_and_capabilities(void)
     seam_request *req = user_request("q");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_object *body = encode_with(c, req, cases[i].model);
-        CU_ASSERT(json_matches(get(body, "max_tokens"), cases[i].max_tokens));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), cases[i].max_tokens));
         json_object_put(body);
     }
     seam_request_free(req);
@@ -1450,7 +1381,7 @@ static void test_model_defaults_and_capabilities(void)
     seam_message *m = seam_message_new(SEAM_ROLE_USER);
     seam_message_add_media(m, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
     seam_request_add_message(req, m);
-    seam_call_options o = call_opts("claude", "claude-3-haiku-20240307");
+    seam_call_options o = tu_call_opts("claude", "claude-3-haiku-20240307");
     size_t before = fake_server_request_count(srv);
     summary s;
     run_generate(c, req, &o, &s);
@@ -1464,9 +1395,9 @@ static void test_model_defaults_and_capabilities(void)
     /* ...unless the conf says that model has it; and max_tokens from the conf. */
     c = client_with("max_tokens = 777; models = { claude-3-haiku = { pdf_input = true; }; };", NULL);
     json_object *body = encode_with(c, req, "claude-3-haiku-20240307");
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "777"));
-    json_object *content = get(json_object_array_get_idx(get(body, "messages"), 0), "content");
-    CU_ASSERT(json_matches(json_object_array_get_idx(content, 1),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "777"));
+    json_object *content = tu_json_at(json_object_array_get_idx(tu_json_at(body, "messages"), 0), "content");
+    CU_ASSERT(tu_json_equal(json_object_array_get_idx(content, 1),
                            "{\"type\":\"document\",\"source\":{\"type\":\"base64\","
                            "\"media_type\":\"application/pdf\",\"data\":\"JVBERi0=\"}}"));
     json_object_put(body);
@@ -1477,7 +1408,7 @@ static void test_model_defaults_and_capabilities(void)
     m = seam_message_new(SEAM_ROLE_USER);
     seam_message_add_media(m, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
     seam_request_add_message(req, m);
-    o = call_opts("claude", "claude-sonnet-4-5");
+    o = tu_call_opts("claude", "claude-sonnet-4-5");
     run_generate(c, req, &o, &s);
     CU_ASSERT(s.status < 0);
     CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
@@ -1490,10 +1421,13 @@ static void test_model_defaults_and_capabilities(void)
  * prompt larger than the model's context window before anything is sent. */
 static void test_context_window_capability(void)
 {
-    size_t n = 1000 * 1000; /* about 250k tokens by the core's estimate */
+    /* 360k words: about 360k tokens by the core's estimate (seam_estimate_tokens),
+     * 216k at the lowest reading the context-window skip allows it. */
+    size_t words = 360 * 1000, n = 5 * words;
     char *big = malloc(n + 1);
     CU_ASSERT_FATAL(big != NULL);
-    memset(big, 'a', n);
+    for (size_t k = 0; k < words; k++)
+        memcpy(big + 5 * k, "word ", 5);
     big[n] = '\0';
     seam_request *req = user_request(big);
     free(big);
@@ -1521,7 +1455,7 @@ static void test_context_window_capability(void)
     run_generate(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    CU_ASSERT(str_is(last_header("anthropic-beta"), "context-1m-2025-08-07"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"), "context-1m-2025-08-07"));
     summary_free(&s);
     tu_client_free(c);
 
@@ -1549,7 +1483,7 @@ static void test_stop_reasons(void)
     };
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[512];
         snprintf(body, sizeof body,
@@ -1572,7 +1506,7 @@ static void test_bad_options(void)
     /* A conf typo: the provider cannot serve, and the reason names the option. */
     seam_client *c = client_with("cache = \"sometimes\";", NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = call_opts("claude", "claude-sonnet-4-5");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
     size_t before = fake_server_request_count(srv);
     summary s;
     run_generate(c, req, &o, &s);
@@ -1645,7 +1579,7 @@ static seam_request *weather_request(seam_tool_choice choice)
 static void expect_unsent(seam_client *c, const seam_request *req, const char *model,
                           const char *needle, int bad_request)
 {
-    seam_call_options o = call_opts("claude", model);
+    seam_call_options o = tu_call_opts("claude", model);
     size_t before = fake_server_request_count(srv);
     summary s;
     run_generate(c, req, &o, &s);
@@ -1744,32 +1678,32 @@ static void test_opus55_golden(void)
     seam_request *req = weather_request(SEAM_TOOL_CHOICE_NAMED);
     seam_request_set_temperature(req, 0.2);
     json_object *body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(body,
+    CU_ASSERT(tu_json_equal(body,
         "{\"model\":\"claude-opus-5-5\",\"max_tokens\":16384,"
         "\"system\":\"You are terse.\\n\\nAnswer by calling the get_weather tool.\","
         "\"messages\":" WEATHER_MESSAGES ","
         "\"tools\":[" WEATHER_TOOL "}],"
         "\"tool_choice\":{\"type\":\"auto\"}}"));
-    CU_ASSERT_PTR_NULL(last_header("anthropic-beta"));
+    CU_ASSERT_PTR_NULL(tu_last_header(srv, "anthropic-beta"));
     json_object_put(body);
 
     /* The same request to Opus 5, which accepts forcing: the tool is forced,
      * and no sampling parameter goes to it either (Opus 4.7 and later). */
     body = encode_with(c, req, "claude-opus-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
-    CU_ASSERT(json_matches(get(body, "system"), "\"You are terse.\""));
-    CU_ASSERT_PTR_NULL(get(body, "temperature"));
-    CU_ASSERT_PTR_NULL(get(body, "top_k"));
-    CU_ASSERT_PTR_NULL(get(body, "top_p"));
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"), "\"You are terse.\""));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "temperature"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "top_k"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "top_p"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
     json_object_put(body);
 
     /* And to Sonnet 4.5, as before: forced, and the sampling parameters sent. */
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
-    CU_ASSERT(json_matches(get(body, "temperature"), "0.2"));
-    CU_ASSERT(json_matches(get(body, "top_k"), "5"));
-    CU_ASSERT(json_matches(get(body, "top_p"), "0.9"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.2"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "top_k"), "5"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "top_p"), "0.9"));
     json_object_put(body);
     seam_request_free(req);
 
@@ -1781,8 +1715,8 @@ static void test_opus55_golden(void)
                                               "claude-mythos-5-1", "claude-opus-5-5" };
     for (size_t i = 0; i < sizeof no_forcing / sizeof no_forcing[0]; i++) {
         body = encode_with(c, req, no_forcing[i]);
-        CU_ASSERT(json_matches(get(body, "system"), "\"Answer by calling one of the provided tools.\""));
-        CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"auto\"}"));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "system"), "\"Answer by calling one of the provided tools.\""));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
         json_object_put(body);
     }
     /* Haiku 5.5 accepts forcing (the call then comes without thinking), also
@@ -1791,24 +1725,24 @@ static void test_opus55_golden(void)
                                            "claude-haiku-5-5@20261007" };
     for (size_t i = 0; i < sizeof haiku55 / sizeof haiku55[0]; i++) {
         body = encode_with(c, req, haiku55[i]);
-        CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"any\"}"));
-        CU_ASSERT_PTR_NULL(get(body, "system"));
-        CU_ASSERT_PTR_NULL(get(body, "thinking"));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"any\"}"));
+        CU_ASSERT_PTR_NULL(tu_json_at(body, "system"));
+        CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
         json_object_put(body);
     }
     /* An id this codec does not know gets the newest rules: no forcing. */
     body = encode_with(c, req, "claude-opus-6");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"auto\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
     json_object_put(body);
     /* tool_choice none stays none; auto stays the API's default. */
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NONE, NULL);
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"none\"}"));
-    CU_ASSERT_PTR_NULL(get(body, "system"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"none\"}"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "system"));
     json_object_put(body);
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_AUTO, NULL);
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT_PTR_NULL(get(body, "tool_choice"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "tool_choice"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1818,7 +1752,7 @@ static void test_opus55_golden(void)
     c = client_with("cache = \"auto\";", NULL);
     req = weather_request(SEAM_TOOL_CHOICE_NAMED);
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "system"),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),
         "[{\"type\":\"text\",\"text\":\"You are terse.\",\"cache_control\":{\"type\":\"ephemeral\"}},"
         "{\"type\":\"text\",\"text\":\"Answer by calling the get_weather tool.\"}]"));
     json_object_put(body);
@@ -1835,12 +1769,12 @@ static void test_forced_tool_rules(void)
     expect_refused(c, req, "claude-opus-5-5", "does not accept a forced tool choice");
     expect_refused(c, req, "claude-sonnet-5-5", "claude-sonnet-5-5");
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"any\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"any\"}"));
     json_object_put(body);
     /* A request's options win over the conf's. */
     seam_request_set_provider_options(req, "{\"forced_tool\":\"prompt\"}");
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"auto\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -1853,12 +1787,12 @@ static void test_forced_tool_rules(void)
     req = weather_request(SEAM_TOOL_CHOICE_NAMED);
     seam_request_set_temperature(req, 0.5);
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
-    CU_ASSERT(json_matches(get(body, "temperature"), "0.5"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.5"));
     json_object_put(body);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"auto\"}"));
-    CU_ASSERT(json_matches(get(body, "system"),
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),
                            "\"You are terse.\\n\\nAnswer by calling the get_weather tool.\""));
     json_object_put(body);
     seam_request_free(req);
@@ -1887,14 +1821,14 @@ static void test_claude5_thinking(void)
                                             "claude-opus-4-7", "claude-fable-5-1" };
     for (size_t i = 0; i < sizeof adaptive / sizeof adaptive[0]; i++) {
         json_object *body = encode_with(c, req, adaptive[i]);
-        CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"adaptive\"}"));
-        CU_ASSERT(json_matches(get(body, "max_tokens"), "16384"));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"adaptive\"}"));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "16384"));
         json_object_put(body);
     }
     /* max_tokens covers thinking too: a max_tokens under the budget gets it added. */
     seam_request_set_max_tokens(req, 2000);
     json_object *body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(body, "{\"model\":\"claude-opus-5-5\",\"max_tokens\":10000,"
+    CU_ASSERT(tu_json_equal(body, "{\"model\":\"claude-opus-5-5\",\"max_tokens\":10000,"
                                  "\"messages\":[{\"role\":\"user\",\"content\":"
                                  "[{\"type\":\"text\",\"text\":\"q\"}]}],"
                                  "\"thinking\":{\"type\":\"adaptive\"}}"));
@@ -1902,46 +1836,46 @@ static void test_claude5_thinking(void)
     /* 4.6 keeps its budget (deprecated there, still accepted). */
     seam_request_set_max_tokens(req, 0);
     body = encode_with(c, req, "claude-opus-4-6");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":8000}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":8000}"));
     json_object_put(body);
     seam_request_set_reasoning_budget(req, 0);
 
     /* Nothing asked: no thinking field (the 5.x families think by default,
      * 4.7 and 4.8 do not). */
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
-    CU_ASSERT_PTR_NULL(get(body, "output_config"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "output_config"));
     json_object_put(body);
 
     /* "disabled": Opus 5.5 always thinks, so a low effort instead... */
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\"}");
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(body, "{\"model\":\"claude-opus-5-5\",\"max_tokens\":16384,"
+    CU_ASSERT(tu_json_equal(body, "{\"model\":\"claude-opus-5-5\",\"max_tokens\":16384,"
                                  "\"messages\":[{\"role\":\"user\",\"content\":"
                                  "[{\"type\":\"text\",\"text\":\"q\"}]}],"
                                  "\"output_config\":{\"effort\":\"low\"}}"));
     json_object_put(body);
     /* ...Sonnet 5.5 has its lowest setting... */
     body = encode_with(c, req, "claude-sonnet-5-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"between_tools\"}"));
-    CU_ASSERT_PTR_NULL(get(body, "output_config"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"between_tools\"}"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "output_config"));
     json_object_put(body);
     /* ...Haiku 5.5, Opus 5 and Sonnet 5 take {disabled}; 4.7 needs nothing. */
     static const char *const can_disable[] = { "claude-haiku-5-5", "claude-opus-5", "claude-sonnet-5" };
     for (size_t i = 0; i < sizeof can_disable / sizeof can_disable[0]; i++) {
         body = encode_with(c, req, can_disable[i]);
-        CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"disabled\"}"));
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"disabled\"}"));
         json_object_put(body);
     }
     body = encode_with(c, req, "claude-opus-4-7");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
     json_object_put(body);
 
     /* An effort the caller chose is kept. */
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\",\"effort\":\"medium\"}");
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
-    CU_ASSERT(json_matches(get(body, "output_config"), "{\"effort\":\"medium\"}"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), "{\"effort\":\"medium\"}"));
     json_object_put(body);
 
     /* Off at xhigh or max: refused where the API refuses it, before sending;
@@ -1952,41 +1886,41 @@ static void test_claude5_thinking(void)
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\",\"effort\":\"max\"}");
     expect_refused(c, req, "claude-haiku-5-5", "effort is max");
     body = encode_with(c, req, "claude-sonnet-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"disabled\"}"));
-    CU_ASSERT(json_matches(get(body, "output_config"), "{\"effort\":\"max\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"disabled\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), "{\"effort\":\"max\"}"));
     /* At xhigh or max the default max_tokens is 64k (the guides' starting point). */
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "64000"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "64000"));
     json_object_put(body);
     seam_request_set_provider_options(req, "{\"effort\":\"xhigh\"}");
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "64000"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "64000"));
     json_object_put(body);
     body = encode_with(c, req, "claude-3-haiku-20240307"); /* never past the model's limit */
-    CU_ASSERT(json_matches(get(body, "max_tokens"), "4096"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "4096"));
     json_object_put(body);
 
     /* thinking_display rides with adaptive thinking, "updates" with its beta;
      * not with between_tools (a 400 there), not on the budget families. */
     seam_request_set_provider_options(req, "{\"thinking_display\":\"updates\"}");
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"adaptive\",\"display\":\"updates\"}"));
-    CU_ASSERT(str_is(last_header("anthropic-beta"), "thinking-display-updates-2026-08-18"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"adaptive\",\"display\":\"updates\"}"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"), "thinking-display-updates-2026-08-18"));
     json_object_put(body);
     seam_request_set_provider_options(req, "{\"thinking_display\":\"summarized\",\"thinking\":\"disabled\"}");
     body = encode_with(c, req, "claude-sonnet-5-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"between_tools\"}"));
-    CU_ASSERT_PTR_NULL(last_header("anthropic-beta"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"between_tools\"}"));
+    CU_ASSERT_PTR_NULL(tu_last_header(srv, "anthropic-beta"));
     json_object_put(body);
     seam_request_set_provider_options(req, "{\"thinking_display\":\"summarized\"}");
     body = encode_with(c, req, "claude-opus-4-7"); /* off unless asked: display alone is not asking */
-    CU_ASSERT_PTR_NULL(get(body, "thinking"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
     json_object_put(body);
     seam_request_set_reasoning_budget(req, 3000);
     body = encode_with(c, req, "claude-opus-4-7");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"adaptive\",\"display\":\"summarized\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"adaptive\",\"display\":\"summarized\"}"));
     json_object_put(body);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(json_matches(get(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
     json_object_put(body);
     seam_request_set_provider_options(req, "{\"thinking_display\":\"loud\"}");
     expect_refused(c, req, "claude-opus-5-5", "thinking_display");
@@ -2002,10 +1936,10 @@ static void test_claude5_betas_and_strict_tools(void)
                                  NULL);
     seam_request *req = user_request("q");
     json_object *body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(str_is(last_header("anthropic-beta"), "b2"));
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"), "b2"));
     json_object_put(body);
     body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(str_is(last_header("anthropic-beta"),
+    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"),
                      "interleaved-thinking-2025-05-14,context-1m-2025-08-07,effort-2025-11-24,b2"));
     json_object_put(body);
     seam_request_free(req);
@@ -2015,10 +1949,10 @@ static void test_claude5_betas_and_strict_tools(void)
     c = client_with("strict_tools = true;", NULL);
     req = weather_request(SEAM_TOOL_CHOICE_REQUIRED);
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "tools"), "[" WEATHER_TOOL ",\"strict\":true}]"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), "[" WEATHER_TOOL ",\"strict\":true}]"));
     json_object_put(body);
     body = encode_with(c, req, "claude-3-5-haiku-20241022");
-    CU_ASSERT(json_matches(get(body, "tools"), "[" WEATHER_TOOL "}]"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), "[" WEATHER_TOOL "}]"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -2036,18 +1970,18 @@ static void test_claude55_json_answer(void)
     json_object *body = encode_with(c, req, "claude-sonnet-5-5");
     char want[1024];
     snprintf(want, sizeof want, "{\"format\":{\"type\":\"json_schema\",\"schema\":%s}}", schema);
-    CU_ASSERT(json_matches(get(body, "output_config"), want));
-    CU_ASSERT_PTR_NULL(get(body, "tools"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), want));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "tools"));
     json_object_put(body);
 
     seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
-    seam_call_options o = call_opts("claude", "claude-opus-5-5");
+    seam_call_options o = tu_call_opts("claude", "claude-opus-5-5");
     fake_server_push_json(srv, 200, B_JSON_TOOL, NULL);
     summary s;
     run_generate(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    body = last_body();
-    CU_ASSERT(json_matches(body,
+    body = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(body,
         "{\"model\":\"claude-opus-5-5\",\"max_tokens\":16384,"
         "\"system\":\"Answer by calling the json tool: its input is your answer.\","
         "\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"who?\"}]}],"
@@ -2055,14 +1989,14 @@ static void test_claude55_json_answer(void)
         "\"input_schema\":{\"type\":\"object\"}}],"
         "\"tool_choice\":{\"type\":\"auto\"}}"));
     json_object_put(body);
-    CU_ASSERT(str_is(s.text, "{\"name\":\"Ada\"}"));
+    CU_ASSERT(TU_STR_EQ(s.text, "{\"name\":\"Ada\"}"));
     CU_ASSERT_EQUAL(s.n_calls, 0);
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
     summary_free(&s);
     /* forced_tool = "reject" is about the caller's tool choice, not this. */
     seam_request_set_provider_options(req, "{\"forced_tool\":\"reject\"}");
     body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(json_matches(get(body, "tool_choice"), "{\"type\":\"auto\"}"));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
     json_object_put(body);
     seam_request_free(req);
     tu_client_free(c);
@@ -2074,16 +2008,16 @@ static void test_claude55_decode(void)
 {
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = weather_request(SEAM_TOOL_CHOICE_AUTO);
-    seam_call_options o = call_opts("claude", "claude-opus-5-5");
+    seam_call_options o = tu_call_opts("claude", "claude-opus-5-5");
     push_stream(T_OPUS55_TOOL, 3);
     summary s;
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL_FATAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(s.n_reasoning, 1);
-    CU_ASSERT(str_is(s.reasoning, ""));
-    CU_ASSERT(str_is(s.signature, "Sig55xyz"));
+    CU_ASSERT(TU_STR_EQ(s.reasoning, ""));
+    CU_ASSERT(TU_STR_EQ(s.signature, "Sig55xyz"));
     CU_ASSERT_EQUAL(s.n_calls, 1);
-    CU_ASSERT(str_is(s.calls[0].args, "{\"city\":\"Paris\"}"));
+    CU_ASSERT(TU_STR_EQ(s.calls[0].args, "{\"city\":\"Paris\"}"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
     CU_ASSERT_FATAL(seam_request_add_message(req, s.message) == SEAM_OK);
     s.message = NULL;
@@ -2095,8 +2029,8 @@ static void test_claude55_decode(void)
     run_stream(c, req, &o, &t);
     CU_ASSERT_EQUAL(t.status, SEAM_OK);
     summary_free(&t);
-    json_object *body = last_body();
-    CU_ASSERT(json_matches(json_object_array_get_idx(get(body, "messages"), 1),
+    json_object *body = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(json_object_array_get_idx(tu_json_at(body, "messages"), 1),
         "{\"role\":\"assistant\",\"content\":["
         "{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"Sig55xyz\"},"
         "{\"type\":\"tool_use\",\"id\":\"toolu_55\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]}"));
@@ -2104,10 +2038,10 @@ static void test_claude55_decode(void)
     summary_free(&s);
 
     push_stream(T_REFUSAL_DETAILS, 1);
-    o = call_opts("claude", "claude-sonnet-5-5");
+    o = tu_call_opts("claude", "claude-sonnet-5-5");
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(str_is(s.text, "Hello.."));
+    CU_ASSERT(TU_STR_EQ(s.text, "Hello.."));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_CONTENT_FILTER);
     CU_ASSERT_EQUAL(s.usage.output_tokens, 5);
     summary_free(&s);
@@ -2155,19 +2089,19 @@ static void test_version_2026_10_21_drops_sampling(void)
         if (cases[i].req_options)
             seam_request_set_provider_options(req, cases[i].req_options);
         json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-        if ((get(body, "temperature") != NULL) != cases[i].sampling)
+        if ((tu_json_at(body, "temperature") != NULL) != cases[i].sampling)
             fprintf(stderr, "\ncase %zu: %s\n", i, json_object_to_json_string(body));
         if (cases[i].sampling) {
-            CU_ASSERT(json_matches(get(body, "temperature"), "0.7"));
-            CU_ASSERT(json_matches(get(body, "top_p"), "0.9"));
-            CU_ASSERT(json_matches(get(body, "top_k"), "5"));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.7"));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "top_p"), "0.9"));
+            CU_ASSERT(tu_json_equal(tu_json_at(body, "top_k"), "5"));
         } else {
-            CU_ASSERT_PTR_NULL(get(body, "temperature"));
-            CU_ASSERT_PTR_NULL(get(body, "top_p"));
-            CU_ASSERT_PTR_NULL(get(body, "top_k"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "temperature"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "top_p"));
+            CU_ASSERT_PTR_NULL(tu_json_at(body, "top_k"));
         }
         /* The rest of the request is as it was. */
-        CU_ASSERT(json_matches(get(body, "messages"),
+        CU_ASSERT(tu_json_equal(tu_json_at(body, "messages"),
                                "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"q\"}]}]"));
         json_object_put(body);
         seam_request_free(req);
@@ -2175,45 +2109,47 @@ static void test_version_2026_10_21_drops_sampling(void)
     }
 }
 
+static const tu_test tests[] = {
+    { "text stream and wire", test_text_stream_and_wire },
+    { "thinking and tools stream", test_thinking_and_tools_stream },
+    { "whole response equals stream", test_whole_response_equals_stream },
+    { "cut at every byte", test_cut_at_every_byte },
+    { "clean end without message_stop", test_clean_end_without_message_stop },
+    { "server tools", test_server_tools },
+    { "message_start with content", test_message_start_with_content },
+    { "two messages in one stream", test_two_messages_in_one_stream },
+    { "mcp and unknown blocks", test_mcp_and_unknown_blocks },
+    { "redacted thinking round trip", test_redacted_thinking_round_trip },
+    { "overloaded event after message_start", test_overloaded_event_after_message_start },
+    { "error table", test_error_table },
+    { "encode golden", test_encode_golden },
+    { "tool choice mapping", test_tool_choice_mapping },
+    { "thinking encode", test_thinking_encode },
+    { "thinking round trip with signature", test_thinking_round_trip_with_signature },
+    { "cache auto", test_cache_auto },
+    { "headers from options", test_headers_from_options },
+    { "structured output", test_structured_output },
+    { "model defaults and capabilities", test_model_defaults_and_capabilities },
+    { "context window capability", test_context_window_capability },
+    { "stop reasons", test_stop_reasons },
+    { "bad options", test_bad_options },
+    { "claude 5 capabilities", test_claude5_capabilities },
+    { "opus 5.5 golden", test_opus55_golden },
+    { "forced tool rules", test_forced_tool_rules },
+    { "claude 5 thinking", test_claude5_thinking },
+    { "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools },
+    { "claude 5.5 json answer", test_claude55_json_answer },
+    { "claude 5.5 decode", test_claude55_decode },
+    { "anthropic_version 2026-10-21 drops sampling", test_version_2026_10_21_drops_sampling },
+    { NULL, NULL },
+};
+
+static const tu_suite suites[] = {
+    { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
+    { .name = NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "text stream and wire", test_text_stream_and_wire },
-        { "thinking and tools stream", test_thinking_and_tools_stream },
-        { "whole response equals stream", test_whole_response_equals_stream },
-        { "cut at every byte", test_cut_at_every_byte },
-        { "clean end without message_stop", test_clean_end_without_message_stop },
-        { "server tools", test_server_tools },
-        { "message_start with content", test_message_start_with_content },
-        { "two messages in one stream", test_two_messages_in_one_stream },
-        { "mcp and unknown blocks", test_mcp_and_unknown_blocks },
-        { "redacted thinking round trip", test_redacted_thinking_round_trip },
-        { "overloaded event after message_start", test_overloaded_event_after_message_start },
-        { "error table", test_error_table },
-        { "encode golden", test_encode_golden },
-        { "tool choice mapping", test_tool_choice_mapping },
-        { "thinking encode", test_thinking_encode },
-        { "thinking round trip with signature", test_thinking_round_trip_with_signature },
-        { "cache auto", test_cache_auto },
-        { "headers from options", test_headers_from_options },
-        { "structured output", test_structured_output },
-        { "model defaults and capabilities", test_model_defaults_and_capabilities },
-        { "context window capability", test_context_window_capability },
-        { "stop reasons", test_stop_reasons },
-        { "bad options", test_bad_options },
-        { "claude 5 capabilities", test_claude5_capabilities },
-        { "opus 5.5 golden", test_opus55_golden },
-        { "forced tool rules", test_forced_tool_rules },
-        { "claude 5 thinking", test_claude5_thinking },
-        { "claude 5 betas and strict tools", test_claude5_betas_and_strict_tools },
-        { "claude 5.5 json answer", test_claude55_json_answer },
-        { "claude 5.5 decode", test_claude55_decode },
-        { "anthropic_version 2026-10-21 drops sampling", test_version_2026_10_21_drops_sampling },
-        { NULL, NULL },
-    };
-    static const tu_suite suites[] = {
-        { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
-        { .name = NULL },
-    };
     return tu_run_suites(suites);
 }

@@ -42,6 +42,13 @@ static int64_t fake_now = 5000000000LL;
 static int64_t sleeps[64];
 static int n_sleeps;
 
+static int start(void)
+{
+    srv = tu_server_start();
+    tmpdir = tu_dir();
+    return srv && tmpdir ? 0 : -1;
+}
+
 static int64_t clock_now(void *ud)
 {
     (void)ud;
@@ -79,32 +86,10 @@ static void sleeps_reset(void)
 
 /* ---- clients ------------------------------------------------------------------------ */
 
-/* The conf text with every "@URL@" replaced by the fake server's URL and
- * "@TMP@" by the test's temp dir. */
-static char *expand(const char *text)
-{
-    const char *url = fake_server_url(srv);
-    size_t cap = strlen(text) * 4 + 4096;
-    char *out = calloc(1, cap);
-    size_t used = 0;
-    for (const char *p = text; *p && used + 512 < cap;) {
-        if (strncmp(p, "@URL@", 5) == 0) {
-            used += (size_t)snprintf(out + used, cap - used, "%s", url);
-            p += 5;
-        } else if (strncmp(p, "@TMP@", 5) == 0) {
-            used += (size_t)snprintf(out + used, cap - used, "%s", tmpdir);
-            p += 5;
-        } else {
-            out[used++] = *p++;
-        }
-    }
-    return out;
-}
-
 /* A client on conf_text (plus the plugin dirs of the build), on the injected clock. */
 static seam_client *client_of(const char *conf_text)
 {
-    char *body = expand(conf_text);
+    char *body = tu_expand(srv, conf_text);
     /* The real plugins first: tests/plugins also holds a duplicate "mock". */
     seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
                                 tu_test_plugin_dir(), body);
@@ -1031,11 +1016,12 @@ static void test_capability_and_context_skips(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[1].message, "vision"));
     seam_request_free(image);
 
-    /* The context window: ~60 tokens of input do not fit "small" (50). */
+    /* The context window: ~100 tokens of input (100 words) do not fit "small"
+     * (50), even at the estimate's lowest reading (60%). */
     seam_request *big = seam_request_new();
-    char text[400];
-    memset(text, 'a', 240);
-    text[240] = '\0';
+    char text[600] = "";
+    for (int k = 0; k < 100; k++)
+        strcat(text, "word ");
     seam_request_add_user_text(big, text);
     r = go(c, big, t);
     CU_ASSERT_STRING_EQUAL(r.provider, "ek");
@@ -1563,38 +1549,35 @@ static void test_plain_http_warning(void)
     free(path);
 }
 
+static const tu_test tests[] = {
+    { "Retry-After honoured", test_retry_after_honoured },
+    { "exponential backoff with jitter", test_backoff_schedule },
+    { "a 529 burst fails over", test_overloaded_burst },
+    { "Retry-After beyond the cap advances", test_retry_after_cap },
+    { "deadline and cancel during a wait", test_deadline_and_cancel_during_wait },
+    { "auth stops the chain", test_auth_stops_chain },
+    { "a refresh grants exactly one more attempt", test_auth_refresh_one_more_attempt },
+    { "key pool rotation", test_pool_rotation },
+    { "sticky key selection", test_key_selection_sticky },
+    { "credential expiry", test_credential_expiry },
+    { "cooldown shared by requests and threads", test_cooldown_shared },
+    { "rate-limit guard", test_rate_limit_guard },
+    { "streaming failover before and after content", test_stream_failover_rules },
+    { "reasoning stripped across providers", test_reasoning_stripped_across_providers },
+    { "capability and context-window skips", test_capability_and_context_skips },
+    { "error-class fallback chains", test_fallback_chains },
+    { "cost per attempt, summed across failover", test_cost_per_attempt_and_summed },
+    { "the shipped catalog", test_shipped_catalog },
+    { "conf keys", test_conf_keys },
+    { "failover_on: fatal kinds to the next provider", test_failover_on },
+    { "cancel and timeout during a key command", test_cancel_during_key_command },
+    { "INT64_MAX timeouts do not overflow", test_extreme_durations },
+    { "ca_file trusts a private CA (TLS server)", test_ca_file },
+    { "plain HTTP to a remote host warns", test_plain_http_warning },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    tmpdir = tu_dir();
-    if (!srv || !tmpdir)
-        return 1;
-    static const tu_test tests[] = {
-        { "Retry-After honoured", test_retry_after_honoured },
-        { "exponential backoff with jitter", test_backoff_schedule },
-        { "a 529 burst fails over", test_overloaded_burst },
-        { "Retry-After beyond the cap advances", test_retry_after_cap },
-        { "deadline and cancel during a wait", test_deadline_and_cancel_during_wait },
-        { "auth stops the chain", test_auth_stops_chain },
-        { "a refresh grants exactly one more attempt", test_auth_refresh_one_more_attempt },
-        { "key pool rotation", test_pool_rotation },
-        { "sticky key selection", test_key_selection_sticky },
-        { "credential expiry", test_credential_expiry },
-        { "cooldown shared by requests and threads", test_cooldown_shared },
-        { "rate-limit guard", test_rate_limit_guard },
-        { "streaming failover before and after content", test_stream_failover_rules },
-        { "reasoning stripped across providers", test_reasoning_stripped_across_providers },
-        { "capability and context-window skips", test_capability_and_context_skips },
-        { "error-class fallback chains", test_fallback_chains },
-        { "cost per attempt, summed across failover", test_cost_per_attempt_and_summed },
-        { "the shipped catalog", test_shipped_catalog },
-        { "conf keys", test_conf_keys },
-        { "failover_on: fatal kinds to the next provider", test_failover_on },
-        { "cancel and timeout during a key command", test_cancel_during_key_command },
-        { "INT64_MAX timeouts do not overflow", test_extreme_durations },
-        { "ca_file trusts a private CA (TLS server)", test_ca_file },
-        { "plain HTTP to a remote host warns", test_plain_http_warning },
-        { NULL, NULL },
-    };
-    return tu_run_suite("chain", tests);
+    return tu_run_suite("chain", tests, start);
 }

@@ -348,6 +348,249 @@ def test_exit_code_conf_skips():
     fake.stop()
 
 
+def test_user_conf_overlays_system():
+    fake = Fake("overlay", sse=sse_text("From the packaged provider."))
+    # The system conf: the shipped seam.conf and conf.d/, plus a package's
+    # drop-in defining the provider `packaged` (here, the fake server).
+    etc = path("etc/seam")
+    os.makedirs(os.path.join(etc, "conf.d"))
+    shutil.copy(os.path.join(TOP_SRC, "conf/seam.conf"), etc)
+    for f in os.listdir(os.path.join(TOP_SRC, "conf/conf.d")):
+        shutil.copy(os.path.join(TOP_SRC, "conf/conf.d", f), os.path.join(etc, "conf.d"))
+    write("etc/seam/conf.d/50-packaged.conf", """plugin_path = [ "%s" ];
+providers = {
+  packaged = { plugin = "openai"; base_url = "%s"; api_key_env = "SEAM_TEST_FAKE_KEY"; };
+};
+""" % (PLUGINS, fake.url))
+    home = path("overlay-home")
+    # The personal conf holds only a chain, and replaces the shipped `mock`.
+    user = write("overlay-home/.config/seam/seam.conf", """chains = {
+  mine = ( { provider = "packaged"; model = "fake-model"; max_attempts = 1; } );
+};
+providers = {
+  mock = { plugin = "mock"; options = { reply = "personal mock"; }; };
+};
+""")
+    env = env_for(home, SEAM_SYSTEM_CONF=os.path.join(etc, "seam.conf"))
+    rc, out, err = run(["chat", "--chain", "mine", "hello"], env=env)
+    check(rc == 0 and "From the packaged provider." in out,
+          "a personal conf with only a chain reaches a provider of the system conf.d/", out + err)
+    check(len(fake.requests(1)) == 1, "...the request arrived")
+    rc, out, err = run(["providers"], env=env)
+    for name in ("openai", "anthropic", "gemini", "packaged", "mock"):
+        check(("  %s: plugin" % name) in out, "providers: the personal conf still sees %s" % name,
+              out + err)
+    rc, out, err = run(["config", "show"], env=env)
+    check(rc == 0, "config show: exit 0", err)
+    line = [l for l in out.splitlines() if l.startswith("  packaged = ")]
+    check(line and line[0].endswith("# %s/conf.d/50-packaged.conf:3" % etc),
+          "config show: a provider with the file:line it came from", out)
+    line = [l for l in out.splitlines() if l.startswith("  mock = ")]
+    check(line and line[0].endswith("# %s:5" % user) and "personal mock" in line[0],
+          "config show: the personal definition replaces the system one", out)
+    line = [l for l in out.splitlines() if l.startswith("  mine = ")]
+    check(line and line[0].endswith("# %s:2" % user), "config show: the personal chain", out)
+    check("SEAM_TEST_FAKE_KEY" in out and SECRET not in out, "config show: no credential", out)
+    # An explicit conf is read alone.
+    rc, out, err = run(["--conf", user, "chat", "--chain", "mine", "hello"], env=env)
+    check(rc == 2, "--conf FILE is a whole conf of its own (exit %d)" % rc, err)
+    fake.stop()
+
+
+def test_model_alone():
+    fake = Fake("model", sse=sse_text("Hi from the catalog's provider."))
+    catalog = write("catalog.conf", """models = (
+  { id = "cat-model-1"; provider = "openai"; context_window = 1000;
+    capabilities = [ "tools", "streaming" ];
+    price = { input = 100000000L; output = 200000000L; }; }
+);
+""")
+    conf = fake_conf("model.conf", fake, 'model_catalog = "%s";\n' % catalog)
+    rc, out, err = run(["--conf", conf, "chat", "-m", "cat-model-1", "hi"])
+    reqs = fake.requests(1)
+    check(rc == 0 and "catalog's provider" in out, "-m MODEL alone: answered (exit %d)" % rc, err)
+    check(reqs and reqs[-1].get("model") == "cat-model-1",
+          "-m MODEL alone reaches the catalog's provider with that model", reqs)
+    rc, out, err = run(["--conf", conf, "chat", "--model", "unknown-model", "hi"])
+    check(rc == 2 and "unknown-model" in err, "a model nobody serves: usage error naming it", err)
+    rc, out, err = run(["--conf", conf, "models"])
+    check(rc == 0 and "cat-model-1" in out and "fake (credential set)" in out and "$1.00/$2.00" in out,
+          "seam models: the model, its price and the configured provider", out + err)
+    rc, out, err = run(["--conf", conf, "models", "--json"])
+    rows = [json.loads(l) for l in out.splitlines() if l.strip()]
+    check(rows and rows[0]["id"] == "cat-model-1" and rows[0]["configured_as"] == "fake"
+          and rows[0]["has_credential"] is True and rows[0]["capabilities"] == ["tools", "streaming"]
+          and rows[0]["price"] == {"input": 100000000, "output": 200000000},
+          "seam models --json", out + err)
+    fake.stop()
+
+
+PNG_1PX = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+CAPABLE = """models = ( { id = "fake-model"; provider = "fake";
+  capabilities = [ "tools", "streaming", "vision", "reasoning", "structured_output" ]; } );
+"""
+
+
+def test_request_options():
+    fake = Fake("opts", sse=sse_text('{"answer": 42}'))
+    conf = fake_conf("opts.conf", fake, CAPABLE)
+    img = path("pixel.png")
+    with open(img, "wb") as f:
+        f.write(PNG_1PX)
+    schema = '{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"]}'
+    rc, out, err = run(["--conf", conf, "chat", "-s", "Be terse.", "--temperature", "0.25",
+                        "--max-tokens", "42", "--stop", "END", "--stop", "XX", "--schema", schema,
+                        "-a", img, "What is it?"])
+    reqs = fake.requests(1)
+    body = reqs[-1] if reqs else {}
+    check(rc == 0, "per-request options: exit 0 (the answer matches the schema)", err)
+    check(messages_text(body)[:1] == [("system", "Be terse.")], "-s: the system prompt", body)
+    check(body.get("temperature") == 0.25, "--temperature", body)
+    check(42 in (body.get("max_tokens"), body.get("max_completion_tokens")), "--max-tokens", body)
+    check(body.get("stop") == ["END", "XX"], "--stop, repeated", body)
+    rf = body.get("response_format") or {}
+    check(rf.get("type") == "json_schema", "--schema: structured output asked for", body)
+    user = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    parts = user[-1].get("content") if user else None
+    check(isinstance(parts, list) and any(p.get("type") == "image_url" for p in parts),
+          "-a FILE: the image is sent", parts)
+    bad = Fake("optsbad", sse=sse_text("not json"))
+    rc, out, err = run(["--conf", fake_conf("optsbad.conf", bad, CAPABLE), "chat", "--schema", schema, "q"])
+    check(rc == 1 and "does not match --schema" in err, "--schema: an answer that does not match fails", err)
+    rc, out, err = run(["--conf", conf, "chat", "--temperature", "hot", "q"])
+    check(rc == 2, "--temperature: a bad value is a usage error", err)
+    rc, out, err = run(["--conf", conf, "chat", "--reasoning", "high", "q"])
+    check(rc == 0, "--reasoning LEVEL accepted", err)
+    fake.stop()
+    bad.stop()
+
+
+def test_logs_and_continue():
+    fake = Fake("logs", sse=sse_text("Answer one."))
+    conf = fake_conf("logs.conf", fake)
+    home = path("logs-home")
+    env = env_for(home)
+    rc, out, err = run(["--conf", conf, "chat", "-s", "Be brief.", "first question"], env=env)
+    check(rc == 0, "logged chat: exit 0", err)
+    db = os.path.join(home, ".local/share/seam/logs.db")
+    check(os.path.exists(db) and (os.stat(db).st_mode & 0o777) == 0o600,
+          "the log is $XDG_DATA_HOME/seam/logs.db, mode 0600")
+    rc, out, err = run(["--conf", conf, "chat", "-c", "second question"], env=env)
+    reqs = fake.requests(2)
+    msgs = messages_text(reqs[-1]) if len(reqs) == 2 else []
+    check(msgs == [("system", "Be brief."), ("user", "first question"),
+                   ("assistant", "Answer one."), ("user", "second question")],
+          "-c continues the logged conversation (its turns and system prompt sent)", msgs)
+    rc, out, err = run(["logs", "--json", "-n", "0"], env=env)
+    rows = [json.loads(l) for l in out.splitlines() if l.strip()]
+    check(rc == 0 and len(rows) == 2, "seam logs --json: both exchanges", out + err)
+    if len(rows) == 2:
+        r = rows[0]
+        check(r["prompt"] == "first question" and r["answer"] == "Answer one."
+              and r["provider"] == "fake" and r["model"] == "fake-model"
+              and r["usage"].get("input_tokens") == 5 and r["usage"].get("output_tokens") == 3
+              and "duration_ms" in r, "a log row: prompt, answer, provider, model, usage, duration", r)
+        check(rows[0]["cid"] == rows[1]["cid"], "-c: the same conversation id", rows)
+        cid = rows[0]["cid"]
+        rc, out, err = run(["--conf", conf, "chat", "--cid", cid, "third"], env=env)
+        reqs = fake.requests(3)
+        check(len(reqs) == 3 and len(reqs[-1]["messages"]) == 6, "--cid ID continues that conversation",
+              reqs[-1:] if reqs else reqs)
+        rc, out, err = run(["logs", "--cid", cid, "-n", "0"], env=env)
+        check(out.count("> ") == 3 and "> third" in out, "seam logs --cid: its exchanges", out)
+    rc, out, err = run(["logs", "-q", "second", "--json"], env=env)
+    check(len(out.splitlines()) == 1 and "second question" in out, "seam logs -q TEXT", out)
+    rc, out, err = run(["logs", "-n", "1", "--json"], env=env)
+    check(len(out.splitlines()) == 1 and '"third"' in out, "seam logs -n 1: the newest", out)
+    run(["--conf", conf, "chat", "--no-log", "unlogged one"], env=env)
+    off = fake_conf("logs-off.conf", fake, "cli = { log = false; };\n")
+    run(["--conf", off, "chat", "unlogged two"], env=env)
+    rc, out, err = run(["logs", "-n", "0"], env=env)
+    check("unlogged" not in out, "--no-log and cli.log = false keep an exchange out of the log", out)
+    with open(db, "rb") as f:
+        check(SECRET.encode() not in f.read(), "the log holds no credential")
+    rc, out, err = run(["--conf", conf, "chat", "--cid", "no-such-cid", "x"], env=env)
+    check(rc == 2, "--cid of an unknown conversation: usage error", err)
+    fake.stop()
+
+
+def test_interactive():
+    fake = Fake("repl", sse=sse_text("Answer one."))
+    conf = fake_conf("repl.conf", fake)
+    home = path("repl-home")
+    env = env_for(home, TERM="dumb")
+    t = Pty(["--conf", conf, "chat"], env=env)
+    check(t.expect("> "), "interactive: a prompt on a terminal", text(t.seen))
+    t.send("first turn\r")
+    check(t.expect("Answer one."), "interactive: the first answer", text(t.seen))
+    t.expect("> ")
+    t.send("second turn\r")
+    t.expect("Answer one.\r\n", timeout=5)
+    reqs = fake.requests(2)
+    msgs = messages_text(reqs[-1]) if len(reqs) == 2 else []
+    check(msgs == [("user", "first turn"), ("assistant", "Answer one."), ("user", "second turn")],
+          "interactive: the second turn's request carries the first turn", reqs)
+    t.expect("> ")
+    t.send("/system Be brief.\r")
+    t.expect("system prompt set")
+    t.send("/save %s\r" % path("saved.md"))
+    t.expect("saved the conversation")
+    t.send("/clear\r")
+    t.expect("a new conversation")
+    t.send("after clear\r")
+    t.expect("Answer one.", timeout=5)
+    reqs = fake.requests(3)
+    check(len(reqs) == 3 and messages_text(reqs[-1]) == [("system", "Be brief."), ("user", "after clear")],
+          "interactive: /system sets the system prompt, /clear forgets the turns",
+          reqs[-1:] if reqs else reqs)
+    t.send("/exit\r")
+    code = t.wait(5)
+    check(code == 0, "interactive: /exit leaves with 0 (exit %s)" % code, text(t.seen))
+    try:
+        with open(path("saved.md")) as f:
+            saved = f.read()
+    except OSError:
+        saved = ""
+    check("## user\n\nfirst turn" in saved and "## assistant\n\nAnswer one." in saved,
+          "interactive: /save writes the conversation", saved)
+    hist = os.path.join(home, ".local/state/seam/history")
+    check(os.path.exists(hist) and (os.stat(hist).st_mode & 0o777) == 0o600
+          and "first" in open(hist).read(), "interactive: a private history file", hist)
+    # -c continues the conversation logged from the terminal.
+    rc, out, err = run(["--conf", conf, "chat", "-c", "one more"], env=env)
+    reqs = fake.requests(4)
+    check(len(reqs) == 4 and messages_text(reqs[-1])[-2:] == [("assistant", "Answer one."),
+                                                               ("user", "one more")]
+          and ("user", "after clear") in messages_text(reqs[-1]),
+          "-c continues the conversation logged interactively", reqs[-1:] if reqs else reqs)
+    fake.stop()
+
+
+def test_interactive_ctrl_c_and_ctrl_d():
+    slow = Fake("slow", "--split", "40", "--delay", "100",
+                sse=sse_text(*["tick %d " % i for i in range(100)]))
+    conf = fake_conf("slow.conf", slow)
+    t = Pty(["--conf", conf, "chat"], env=env_for(path("slow-home"), TERM="dumb"))
+    t.expect("> ")
+    t.send("go\r")
+    check(t.expect("tick 1 "), "interactive: a slow answer streams", text(t.seen))
+    os.kill(t.pid, signal.SIGINT)  # as the terminal's Ctrl-C does, to the foreground process
+    check(t.expect("cancelled"), "Ctrl-C stops the answer", text(t.seen))
+    check(t.expect("> "), "...and the conversation goes on", text(t.seen))
+    alive = os.waitpid(t.pid, os.WNOHANG)[0] == 0
+    check(alive, "Ctrl-C does not end the program")
+    os.kill(t.pid, signal.SIGINT)  # Ctrl-C at the prompt: nothing
+    time.sleep(0.2)
+    check(os.waitpid(t.pid, os.WNOHANG)[0] == 0, "Ctrl-C at the prompt does not leave")
+    t.send(b"\x04")
+    code = t.wait(5)
+    check(code == 0, "Ctrl-D leaves (exit %s)" % code, text(t.seen))
+    slow.stop()
+
+
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
     only = sys.argv[1:]

@@ -13,7 +13,6 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <json-c/json.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,39 +30,21 @@
 
 static char *make_temp_dir(void)
 {
-    const char *base = getenv("TMPDIR");
-    char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/seam-test-conf-XXXXXX", base && *base ? base : "/tmp");
-    char *d = mkdtemp(tmpl);
+    char *d = tu_mkdtemp();
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-    return strdup(d);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
+    return d;
 }
 
 static void remove_tree(char *dir)
 {
-    if (dir)
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tu_rm_rf(dir);
     free(dir);
-}
-
-/* dir/name, malloc'ed. */
-static char *path_in(const char *dir, const char *name)
-{
-    seam_buf b = {0};
-    seam_buf_printf(&b, "%s/%s", dir, name);
-    return b.data;
 }
 
 /* Writes dir/name with the given mode; returns the malloc'ed path. */
 static char *write_file(const char *dir, const char *name, const char *text, mode_t mode)
 {
-    char *path = path_in(dir, name);
+    char *path = tu_path(dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     CU_ASSERT_FATAL(fd >= 0);
     size_t len = strlen(text);
@@ -75,7 +56,7 @@ static char *write_file(const char *dir, const char *name, const char *text, mod
 
 static void make_dir(const char *dir, const char *name)
 {
-    char *p = path_in(dir, name);
+    char *p = tu_path(dir, name);
     CU_ASSERT_FATAL(mkdir(p, 0700) == 0);
     free(p);
 }
@@ -295,10 +276,10 @@ static void test_relative_conf_path(void)
     int rc = seam_conf_load("rel.conf", &c, &err);
     CU_ASSERT_FATAL(chdir(old) == 0);
     CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
-    char *want = path_in(dir, "p");
+    char *want = tu_path(dir, "p");
     CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
     free(want);
-    want = path_in(dir, "k");
+    want = tu_path(dir, "k");
     CU_ASSERT_STRING_EQUAL(c->providers[0].api_key_file, want);
     free(want);
     seam_conf_free(c);
@@ -347,17 +328,17 @@ static void test_conf_d_merge_in_name_order(void)
     CU_ASSERT_STRING_EQUAL(c->providers[1].name, "c");
     CU_ASSERT_STRING_EQUAL(c->providers[2].name, "b");
     CU_ASSERT_STRING_EQUAL(c->providers[3].name, "d");
-    char *want = path_in(dir, "conf.d/20-b.conf");
+    char *want = tu_path(dir, "conf.d/20-b.conf");
     CU_ASSERT_STRING_EQUAL(c->providers[2].file, want);
     CU_ASSERT_EQUAL(c->providers[2].line, 2);
     free(want);
 
     /* plugin_path entries append; relative ones resolve in their own file's dir. */
     CU_ASSERT_EQUAL_FATAL(c->n_plugin_path, 3);
-    want = path_in(dir, "main");
+    want = tu_path(dir, "main");
     CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
     free(want);
-    want = path_in(dir, "conf.d/ten");
+    want = tu_path(dir, "conf.d/ten");
     CU_ASSERT_STRING_EQUAL(c->plugin_path[1], want);
     free(want);
     CU_ASSERT_STRING_EQUAL(c->plugin_path[2], "/abs/twenty");
@@ -561,7 +542,7 @@ static void test_unknown_keys(void)
                  "content_filter_fallback, failover_on)");
     expect_error("provider = { p = { }; };\n",
                  "1: unknown setting provider (expected one of: plugin_path, providers, chains, "
-                 "roles, models, model_catalog, tools, media)");
+                 "roles, models, model_catalog, tools, cli, state, media)");
 
     /* Anything goes inside options. */
     seam_conf *c = NULL;
@@ -692,9 +673,9 @@ static void test_discovery_order(void)
     make_dir(dir, "home/.config");
     make_dir(dir, "home/.config/seam");
     char *home_conf = write_file(dir, "home/.config/seam/seam.conf", "", 0600);
-    char *xdg = path_in(dir, "xdg");
-    char *home = path_in(dir, "home");
-    char *missing = path_in(dir, "missing.conf");
+    char *xdg = tu_path(dir, "xdg");
+    char *home = tu_path(dir, "home");
+    char *missing = tu_path(dir, "missing.conf");
 
     seam_error err;
     char *found = NULL;
@@ -899,7 +880,7 @@ static void test_credential_file(void)
     char *dir = make_temp_dir();
     char *good = write_file(dir, "key", "  " CRED_SECRET " \r\nsecond line\n", 0600);
     char *empty = write_file(dir, "empty", "\n\n", 0600);
-    char *missing = path_in(dir, "missing");
+    char *missing = tu_path(dir, "missing");
     char *key;
     seam_error err;
 
@@ -934,7 +915,7 @@ static char *resolve_capturing_stderr(const seam_conf_provider *p, char **key, s
                                       int *rc)
 {
     char *dir = make_temp_dir();
-    char *path = path_in(dir, "stderr");
+    char *path = tu_path(dir, "stderr");
     fflush(stderr);
     int saved = dup(2);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -1135,7 +1116,7 @@ static void test_tools_every_key(void)
     CU_ASSERT_STRING_EQUAL(t->command, "python3 -c 'import json,sys; print(1)'");
     CU_ASSERT_EQUAL(t->timeout_ms, 2500);
     CU_ASSERT_EQUAL(t->line, 2);
-    char *want = path_in(dir, "seam.conf");
+    char *want = tu_path(dir, "seam.conf");
     CU_ASSERT_STRING_EQUAL(t->file, want);
     free(want);
     /* Optional keys: no schema (arguments not validated), no timeout. */
@@ -1222,7 +1203,6 @@ static void test_tools_errors(void)
                                      &dir, &err), SEAM_OK);
     remove_tree(dir);
 }
-
 
 /* ---- issue 11: ranges, hostile files, key commands ------------------------------------------------ */
 
@@ -1334,7 +1314,7 @@ static void test_hostile_bytes_and_include(void)
     /* A NUL byte: libconfig would stop reading there and drop the rest. */
     static const char nul_text[] = "providers = { p = { };\n q = { }; };\n\0chains = x;\n";
     char *dir = make_temp_dir();
-    char *path = path_in(dir, "seam.conf");
+    char *path = tu_path(dir, "seam.conf");
     FILE *f = fopen(path, "w");
     CU_ASSERT_FATAL(f != NULL);
     fwrite(nul_text, 1, sizeof nul_text - 1, f);
@@ -1386,7 +1366,7 @@ static void watchdog(unsigned seconds)
 static void test_non_regular_files_refused(void)
 {
     char *dir = make_temp_dir();
-    char *fifo = path_in(dir, "fifo");
+    char *fifo = tu_path(dir, "fifo");
     CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
     seam_conf *c = NULL;
     seam_error err;
@@ -1407,7 +1387,7 @@ static void test_non_regular_files_refused(void)
     /* A conf.d/ drop-in. */
     char *main_conf = write_file(dir, "seam.conf", "providers = { p = { }; };\n", 0600);
     make_dir(dir, "conf.d");
-    char *dropin = path_in(dir, "conf.d/50-x.conf");
+    char *dropin = tu_path(dir, "conf.d/50-x.conf");
     CU_ASSERT_FATAL(mkfifo(dropin, 0600) == 0);
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_conf_load(main_conf, &c, &err), SEAM_ERR_CONF);
@@ -1460,17 +1440,10 @@ static size_t read_pids(const char *file, pid_t *pids, size_t max)
     return n;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void test_key_command_timeout_ends_its_group(void)
 {
     char *dir = make_temp_dir();
-    char *pidfile = path_in(dir, "pids");
+    char *pidfile = tu_path(dir, "pids");
     seam_buf cmd = {0};
     /* A grandchild in the group (sleep &), and a shell waiting for it. */
     seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
@@ -1478,9 +1451,9 @@ static void test_key_command_timeout_ends_its_group(void)
     p.api_key_command_timeout_ms = 300;
     char *key = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
-    int64_t took = now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 300 ms (api_key_command_timeout_ms)");
     CU_ASSERT(took >= 300 && took < 900);
@@ -1502,9 +1475,9 @@ static void test_key_command_timeout_ends_its_group(void)
     /* The provider's own timeout_ms caps the command's. */
     p.api_key_command_timeout_ms = 3600000;
     p.timeout_ms = 200;
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_ERR_NO_CREDENTIAL);
-    CU_ASSERT(now_ms() - t0 < 900);
+    CU_ASSERT(tu_now_ms() - t0 < 900);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 200 ms (api_key_command_timeout_ms)");
     n = read_pids(pidfile, pids, 4);
@@ -1534,7 +1507,7 @@ static void *cancel_when_running(void *arg)
     for (int k = 0; k < 1000 && read_pids(job->pidfile, pids, 2) < 2; k++)
         usleep(10000);
     usleep(50000);
-    job->fired_ms = now_ms();
+    job->fired_ms = tu_now_ms();
     seam_cancel_trigger(job->cancel);
     return NULL;
 }
@@ -1542,7 +1515,7 @@ static void *cancel_when_running(void *arg)
 static void test_key_command_cancel(void)
 {
     char *dir = make_temp_dir();
-    char *pidfile = path_in(dir, "pids");
+    char *pidfile = tu_path(dir, "pids");
     seam_buf cmd = {0};
     seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
     seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
@@ -1556,7 +1529,7 @@ static void test_key_command_cancel(void)
     seam_error err;
     seam_error_clear(&err);
     int rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
-    int64_t returned_ms = now_ms();
+    int64_t returned_ms = tu_now_ms();
     pthread_join(th, NULL);
     CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
@@ -1621,39 +1594,40 @@ static void test_new_provider_and_chain_keys(void)
                  "2: providers.p.ca_file must be a non-empty string");
 }
 
+static const tu_test tests[] = {
+    { "good conf: every key and default", test_good_conf_every_key },
+    { "empty and NULL conf", test_empty_and_null_conf },
+    { "relative conf path", test_relative_conf_path },
+    { "conf.d merged in name order", test_conf_d_merge_in_name_order },
+    { "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files },
+    { "syntax error: FILE:LINE", test_syntax_error_has_file_and_line },
+    { "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected },
+    { "int and int64", test_integers_accept_int_and_int64 },
+    { "unknown keys", test_unknown_keys },
+    { "unknown references", test_unknown_references },
+    { "options as JSON", test_options_to_json },
+    { "discovery order", test_discovery_order },
+    { "inline api_key warning", test_inline_key_warning },
+    { "conf errors never hold the key", test_conf_errors_never_hold_the_key },
+    { "credential: env", test_credential_env },
+    { "credential: file", test_credential_file },
+    { "credential: command", test_credential_command },
+    { "credential: inline, none, preference", test_credential_inline_none_and_preference },
+    { "credential: api_key_file from a conf", test_credential_from_loaded_conf },
+    { "credential: api_key_env fallbacks", test_credential_env_fallbacks },
+    { "tools: every key", test_tools_every_key },
+    { "tools: errors with FILE:LINE", test_tools_errors },
+    { "every number has a range", test_every_number_has_a_range },
+    { "integer literals never truncated", test_integer_literals_never_truncated },
+    { "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include },
+    { "non-regular files refused", test_non_regular_files_refused },
+    { "key command: timeout ends its group", test_key_command_timeout_ends_its_group },
+    { "key command: cancel", test_key_command_cancel },
+    { "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "good conf: every key and default", test_good_conf_every_key },
-        { "empty and NULL conf", test_empty_and_null_conf },
-        { "relative conf path", test_relative_conf_path },
-        { "conf.d merged in name order", test_conf_d_merge_in_name_order },
-        { "conf.d duplicates name both files", test_conf_d_duplicates_name_both_files },
-        { "syntax error: FILE:LINE", test_syntax_error_has_file_and_line },
-        { "wrong type: FILE:LINE and expected", test_wrong_type_has_file_line_and_expected },
-        { "int and int64", test_integers_accept_int_and_int64 },
-        { "unknown keys", test_unknown_keys },
-        { "unknown references", test_unknown_references },
-        { "options as JSON", test_options_to_json },
-        { "discovery order", test_discovery_order },
-        { "inline api_key warning", test_inline_key_warning },
-        { "conf errors never hold the key", test_conf_errors_never_hold_the_key },
-        { "credential: env", test_credential_env },
-        { "credential: file", test_credential_file },
-        { "credential: command", test_credential_command },
-        { "credential: inline, none, preference", test_credential_inline_none_and_preference },
-        { "credential: api_key_file from a conf", test_credential_from_loaded_conf },
-        { "credential: api_key_env fallbacks", test_credential_env_fallbacks },
-        { "tools: every key", test_tools_every_key },
-        { "tools: errors with FILE:LINE", test_tools_errors },
-        { "every number has a range", test_every_number_has_a_range },
-        { "integer literals never truncated", test_integer_literals_never_truncated },
-        { "NUL, invalid UTF-8, @include", test_hostile_bytes_and_include },
-        { "non-regular files refused", test_non_regular_files_refused },
-        { "key command: timeout ends its group", test_key_command_timeout_ends_its_group },
-        { "key command: cancel", test_key_command_cancel },
-        { "ca_file, ca_path, failover_on, key command timeout", test_new_provider_and_chain_keys },
-        { NULL, NULL },
-    };
-    return tu_run_suite("conf", tests);
+    return tu_run_suite("conf", tests, NULL);
 }

@@ -27,6 +27,12 @@ static const char *ten_events =
     "data: 5\n\ndata: 6\n\ndata: 7\n\ndata: 8\n\ndata: 9\n\n"
     "event: stop\ndata: 10\n\n";
 
+static int start(void)
+{
+    srv = tu_server_start();
+    return srv ? 0 : -1;
+}
+
 static seam_client *client(void)
 {
     seam_client *c = tu_clientf(
@@ -266,18 +272,16 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(seam_client_perform(NULL), SEAM_ERR_INVALID);
 }
 
+static const tu_test tests[] = {
+    { "200 streams on one thread, every chunk", test_many_streams_one_thread },
+    { "sequential requests keep one connection", test_connection_kept_alive },
+    { "several threads stream at once", test_threads_stream_at_once },
+    { "a cancel ends one stream of many", test_cancel_one_of_many },
+    { "bad arguments", test_bad_arguments },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    if (!srv)
-        return 1;
-    static const tu_test tests[] = {
-        { "200 streams on one thread, every chunk", test_many_streams_one_thread },
-        { "sequential requests keep one connection", test_connection_kept_alive },
-        { "several threads stream at once", test_threads_stream_at_once },
-        { "a cancel ends one stream of many", test_cancel_one_of_many },
-        { "bad arguments", test_bad_arguments },
-        { NULL, NULL },
-    };
-    return tu_run_suite("engine", tests);
+    return tu_run_suite("engine", tests, start);
 }

@@ -20,6 +20,12 @@
 
 static fake_server *srv;
 
+static int start(void)
+{
+    srv = tu_server_start();
+    return srv ? 0 : -1;
+}
+
 static seam_client *client_for(const char *extra)
 {
     seam_client *c = tu_clientf(
@@ -246,18 +252,16 @@ static void test_bad_arguments(void)
     CU_ASSERT_EQUAL(seam_stream_next_nowait(NULL, &ch, NULL), SEAM_ERR_INVALID);
 }
 
+static const tu_test tests[] = {
+    { "network streams interleave on one thread", test_network_streams_interleave },
+    { "served streams interleave on one thread", test_served_streams_interleave },
+    { "a backoff wait is a poll timeout", test_backoff_is_a_timeout },
+    { "a cancel wakes the loop", test_cancel_wakes_the_loop },
+    { "bad arguments", test_bad_arguments },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    if (!srv)
-        return 1;
-    static const tu_test tests[] = {
-        { "network streams interleave on one thread", test_network_streams_interleave },
-        { "served streams interleave on one thread", test_served_streams_interleave },
-        { "a backoff wait is a poll timeout", test_backoff_is_a_timeout },
-        { "a cancel wakes the loop", test_cancel_wakes_the_loop },
-        { "bad arguments", test_bad_arguments },
-        { NULL, NULL },
-    };
-    return tu_run_suite("events", tests);
+    return tu_run_suite("events", tests, start);
 }

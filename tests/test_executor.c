@@ -25,6 +25,23 @@ static seam_client *client; /* m1, m2 (mock); chains default (m1), second (m2); 
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
+static int start(void)
+{
+    client = tu_client_at_end(tu_clientf(
+        "providers = {\n"
+        "  m1 = { plugin = \"mock\"; };\n"
+        "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
+        "};\n"
+        "chains = {\n"
+        "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
+        "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
+        "};\n"
+        "roles = { assistant = \"default\"; planner = \"second\"; };\n"
+        /* $1 per million input tokens, $2 per million output tokens */
+        "models = ( { id = \"mock-1\"; price = { input = 100000000L; output = 200000000L; }; } );\n"));
+    return client ? 0 : -1;
+}
+
 static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
@@ -611,33 +628,21 @@ static void test_doc_example(void)
     free(out);
 }
 
+static const tu_test tests[] = {
+    { "events in order", test_events_in_order },
+    { "error events", test_error_events },
+    { "max iterations", test_max_iterations },
+    { "handlers", test_handlers },
+    { "pause and resume", test_pause_and_resume },
+    { "resume answer lands with its turn", test_resume_answer_lands_with_its_turn },
+    { "default compression", test_default_compression },
+    { "custom engine", test_custom_engine },
+    { "role factory and auxiliary", test_role_factory_and_auxiliary },
+    { "doc example", test_doc_example },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    client = tu_client_at_end(tu_clientf("providers = {\n"
-                        "  m1 = { plugin = \"mock\"; };\n"
-                        "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
-                        "};\n"
-                        "chains = {\n"
-                        "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
-                        "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
-                        "};\n"
-                        "roles = { assistant = \"default\"; planner = \"second\"; };\n"
-                        /* $1 per million input tokens, $2 per million output tokens */
-                        "models = ( { id = \"mock-1\"; price = { input = 100000000L; output = 200000000L; }; } );\n"));
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "events in order", test_events_in_order },
-        { "error events", test_error_events },
-        { "max iterations", test_max_iterations },
-        { "handlers", test_handlers },
-        { "pause and resume", test_pause_and_resume },
-        { "resume answer lands with its turn", test_resume_answer_lands_with_its_turn },
-        { "default compression", test_default_compression },
-        { "custom engine", test_custom_engine },
-        { "role factory and auxiliary", test_role_factory_and_auxiliary },
-        { "doc example", test_doc_example },
-        { NULL, NULL },
-    };
-    return tu_run_suite("executor", tests);
+    return tu_run_suite("executor", tests, start);
 }

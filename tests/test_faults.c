@@ -226,13 +226,6 @@ static const scenario scenarios[] = {
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The first run of FRAGMENT or more key characters found in text, or NULL. */
 static const char *key_fragment_in(const char *text)
 {
@@ -543,7 +536,7 @@ static void run_cell(const plugin_def *p, const scenario *sc)
     o.ud = &ob;
 
     char textbuf[8192] = "", chunk_errors[2048] = "";
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     seam_stream *s = NULL;
     int status = seam_stream_open(c, req, &o, &s, &err);
     const char *provider = "";
@@ -569,7 +562,7 @@ static void run_cell(const plugin_def *p, const scenario *sc)
             snprintf(chunk_errors + used, sizeof chunk_errors - used, "%s|%s\n", re->message, re->code);
         }
     }
-    int64_t elapsed = now_ms() - t0;
+    int64_t elapsed = tu_now_ms() - t0;
     char on_provider[64];
     snprintf(on_provider, sizeof on_provider, "%s", provider);
 
@@ -758,33 +751,16 @@ static void test_emfile_is_a_resource_error(void)
              "                 { provider = \"backup\"; model = \"m\"; } ); };\n",
              fake_server_url(srv), key);
     seam_client *c = client_from(conf);
-    struct rlimit old;
-    CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
     /* Fill the table up to a low limit. */
-    int highest = dup(0);
-    close(highest);
-    struct rlimit low = old;
-    low.rlim_cur = (rlim_t)highest + 16;
-    if (low.rlim_cur > old.rlim_cur)
-        low.rlim_cur = old.rlim_cur;
-    CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
-    int fds[64], n = 0;
-    while (n < 64) {
-        int fd = dup(0);
-        if (fd < 0)
-            break;
-        fds[n++] = fd;
-    }
-    int exhausted = errno == EMFILE;
+    tu_fds_jam jam;
+    tu_fds_use_up(&jam, 16);
     seam_error err;
     seam_error_clear(&err);
     char text[256];
     const char *provider = "";
     int status = stream_chain(c, &err, text, sizeof text, &provider);
-    while (n > 0)
-        close(fds[--n]);
-    setrlimit(RLIMIT_NOFILE, &old);
-    CU_ASSERT_TRUE(exhausted);
+    tu_fds_give_back(&jam);
+    CU_ASSERT_TRUE(jam.exhausted);
     CU_ASSERT_NOT_EQUAL(status, SEAM_OK);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_RESOURCE);
     CU_ASSERT_FALSE(err.retryable);
@@ -826,17 +802,19 @@ static int init(void)
     return 0;
 }
 
+static const tu_test tests[] = {
+    { "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix },
+    { "decoder_new returning NULL is named, not out of memory", test_decoder_new_null },
+    { "out of file descriptors is a resource error", test_emfile_is_a_resource_error },
+    { NULL, NULL },
+};
+
+static const tu_suite suites[] = {
+    { .name = "faults", .tests = tests, .init = init },
+    { .name = NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "fault matrix: scenarios x openai, anthropic, gemini", test_fault_matrix },
-        { "decoder_new returning NULL is named, not out of memory", test_decoder_new_null },
-        { "out of file descriptors is a resource error", test_emfile_is_a_resource_error },
-        { NULL, NULL },
-    };
-    static const tu_suite suites[] = {
-        { .name = "faults", .tests = tests, .init = init },
-        { .name = NULL },
-    };
     return tu_run_suites(suites);
 }

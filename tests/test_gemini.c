@@ -24,6 +24,19 @@
 static fake_server *server;
 static seam_client *client;
 
+static int start(void)
+{
+    server = tu_server_start();
+    if (!server)
+        return -1;
+    client = tu_client_at_end(tu_clientf(
+        "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
+        "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
+        "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
+        fake_server_url(server)));
+    return client ? 0 : -1;
+}
+
 static seam_call_options call_options(void)
 {
     seam_call_options o;
@@ -165,42 +178,8 @@ static json_object *request_body(size_t i)
     return j;
 }
 
-/* A member by path: "contents.1.parts.0.text". */
-static json_object *jpath(json_object *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
-        if (json_object_is_type(o, json_type_array)) {
-            size_t idx = (size_t)strtoul(tok, NULL, 10);
-            o = idx < json_object_array_length(o) ? json_object_array_get_idx(o, idx) : NULL;
-        } else if (!json_object_object_get_ex(o, tok, &o)) {
-            o = NULL;
-        }
-    }
-    return o;
-}
-
-static const char *jpath_str(json_object *o, const char *path)
-{
-    json_object *v = jpath(o, path);
-    return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 /* Asserts that actual equals the JSON text expected (objects compare by key). */
-#define CHECK_JSON(actual, expected) check_json(actual, expected, __FILE__, __LINE__)
-static void check_json(json_object *actual, const char *expected, const char *file, int line)
-{
-    json_object *want = json_tokener_parse(expected);
-    int eq = want && actual && json_object_equal(actual, want);
-    if (!eq)
-        fprintf(stderr, "\n%s:%d: JSON differs\n  got:  %s\n  want: %s\n", file, line,
-                actual ? json_object_to_json_string_ext(actual, JSON_C_TO_STRING_PLAIN) : "(none)",
-                want ? json_object_to_json_string_ext(want, JSON_C_TO_STRING_PLAIN) : "(unparsable)");
-    CU_ASSERT_TRUE(eq);
-    json_object_put(want);
-}
+#define CHECK_JSON(actual, expected) CU_ASSERT_TRUE(tu_json_equal((actual), (expected)))
 
 /* Every keyword anywhere in a Gemini schema tree must be one Gemini accepts. */
 static int schema_is_gemini_subset(json_object *s, char *why, size_t why_size)
@@ -739,18 +718,18 @@ static void test_encode_tools_and_schema_reshape(void)
                                    "{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}"));
 
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.0.parameters"), WEATHER_SCHEMA_GEMINI);
-    CU_ASSERT_STRING_EQUAL(jpath_str(body, "tools.0.functionDeclarations.0.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(jpath_str(body, "tools.0.functionDeclarations.0.description"),
+    CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"), WEATHER_SCHEMA_GEMINI);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(body, "tools.0.functionDeclarations.0.name"), "get_weather");
+    CU_ASSERT_STRING_EQUAL(tu_json_str(body, "tools.0.functionDeclarations.0.description"),
                            "Forecast for a place");
     /* Functions without arguments are declared without parameters. */
-    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.1"),
+    CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.1"),
                "{\"name\":\"ping\",\"description\":\"No arguments\"}");
-    CHECK_JSON(jpath(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
-    CHECK_JSON(jpath(body, "toolConfig"),
+    CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
+    CHECK_JSON(tu_json_at(body, "toolConfig"),
                "{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"get_weather\"]}}");
     char why[128] = "";
-    CU_ASSERT_TRUE(schema_is_gemini_subset(jpath(body, "tools.0.functionDeclarations.0.parameters"),
+    CU_ASSERT_TRUE(schema_is_gemini_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"),
                                            why, sizeof why));
     if (why[0])
         fprintf(stderr, "\nnot Gemini's subset: %s\n", why);
@@ -772,8 +751,8 @@ static void test_encode_tools_and_schema_reshape(void)
         o = run(req, 0);
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
         body = request_body(last_request());
-        CU_ASSERT_STRING_EQUAL(jpath_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
-        CU_ASSERT_PTR_NULL(jpath(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
+        CU_ASSERT_STRING_EQUAL(tu_json_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
+        CU_ASSERT_PTR_NULL(tu_json_at(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
         json_object_put(body);
         outcome_free(&o);
     }
@@ -813,14 +792,14 @@ static void test_encode_json_mode_thinking_and_options(void)
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_TRUE(json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"),
+    CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"OBJECT\","
                "\"properties\":{\"colors\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},"
                "\"minItems\":2}},\"required\":[\"colors\"]},"
                "\"thinkingConfig\":{\"thinkingBudget\":1024,\"includeThoughts\":true},\"topK\":20}");
-    CHECK_JSON(jpath(body, "safetySettings"),
+    CHECK_JSON(tu_json_at(body, "safetySettings"),
                "[{\"category\":\"HARM_CATEGORY_HARASSMENT\",\"threshold\":\"BLOCK_NONE\"}]");
-    CU_ASSERT_PTR_NULL(jpath(body, "unknownKey"));
+    CU_ASSERT_PTR_NULL(tu_json_at(body, "unknownKey"));
     json_object_put(body);
     outcome_free(&o);
 
@@ -835,7 +814,7 @@ static void test_encode_json_mode_thinking_and_options(void)
     o = run(req, 0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"), "{\"responseMimeType\":\"application/json\"}");
+    CHECK_JSON(tu_json_at(body, "generationConfig"), "{\"responseMimeType\":\"application/json\"}");
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -936,7 +915,7 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     CU_ASSERT_EQUAL(step2.stop, SEAM_STOP_STOP);
 
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "contents"),
+    CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather and time in Paris?\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"Let me check.\"},"
                "{\"functionCall\":{\"name\":\"get_weather\",\"args\":{\"city\":\"Paris\",\"days\":2}},"
@@ -999,7 +978,7 @@ static void test_signature_replay_shapes(void)
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     json_object *body = request_body(last_request());
     /* The two consecutive model messages merge into one model content. */
-    CHECK_JSON(jpath(body, "contents"),
+    CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Go.\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"Thinking it over.\",\"thought\":true,"
                "\"thoughtSignature\":\"c2lnLXRob3VnaHQ=\"},"
@@ -1156,7 +1135,7 @@ static void test_gemini4_request_and_continuation(void)
     CHECK_JSON(body, golden);
     char why[128] = "";
     CU_ASSERT_TRUE(json_schema_is_documented_subset(
-        jpath(body, "tools.0.functionDeclarations.0.parametersJsonSchema"), why, sizeof why));
+        tu_json_at(body, "tools.0.functionDeclarations.0.parametersJsonSchema"), why, sizeof why));
     if (why[0])
         fprintf(stderr, "\nnot the documented subset: %s\n", why);
     json_object_put(body);
@@ -1188,7 +1167,7 @@ static void test_gemini4_request_and_continuation(void)
     o = run_model(req, 0, "gemini-4-hydrogen");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     body = request_body(last_request());
-    CU_ASSERT_EQUAL(json_object_get_int64(jpath(body, "generationConfig.maxOutputTokens")), 1000);
+    CU_ASSERT_EQUAL(json_object_get_int64(tu_json_at(body, "generationConfig.maxOutputTokens")), 1000);
     json_object_put(body);
     outcome_free(&o);
     seam_request_free(req);
@@ -1227,7 +1206,7 @@ static void test_gemini35_flash_lite_request(void)
         json_object *body = request_body(last_request());
         CHECK_JSON(body, golden);
         char why[128] = "";
-        CU_ASSERT_TRUE(json_schema_is_documented_subset(jpath(body, "generationConfig.responseJsonSchema"),
+        CU_ASSERT_TRUE(json_schema_is_documented_subset(tu_json_at(body, "generationConfig.responseJsonSchema"),
                                                         why, sizeof why));
         if (why[0])
             fprintf(stderr, "\nnot the documented subset: %s\n", why);
@@ -1277,10 +1256,10 @@ static void test_thinking_levels_per_family(void)
             snprintf(want, sizeof want, "{\"thinkingBudget\":%lld,\"includeThoughts\":true}",
                      (long long)table[i].budget);
         json_object *want_json = json_tokener_parse(want);
-        if (!json_object_equal(jpath(body, "generationConfig.thinkingConfig"), want_json))
+        if (!json_object_equal(tu_json_at(body, "generationConfig.thinkingConfig"), want_json))
             fprintf(stderr, "\n%s, budget %lld:\n", table[i].model, (long long)table[i].budget);
         json_object_put(want_json);
-        CHECK_JSON(jpath(body, "generationConfig.thinkingConfig"), want);
+        CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"), want);
         json_object_put(body);
         outcome_free(&o);
     }
@@ -1293,7 +1272,7 @@ static void test_thinking_levels_per_family(void)
                           NULL);
     outcome o = run_model(req, 0, "gemini-2.5-flash");
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"), "{\"maxOutputTokens\":200000}");
+    CHECK_JSON(tu_json_at(body, "generationConfig"), "{\"maxOutputTokens\":200000}");
     json_object_put(body);
     outcome_free(&o);
 
@@ -1312,7 +1291,7 @@ static void test_thinking_levels_per_family(void)
     o = run_model(req, 0, "gemini-4-argon");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig"),
+    CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"STRING\"},"
                "\"thinkingConfig\":{\"thinkingBudget\":2048,\"includeThoughts\":true}}");
     json_object_put(body);
@@ -1343,7 +1322,7 @@ static void test_thinking_level_within_sdk_values(void)
             CU_ASSERT_EQUAL(o.rc, SEAM_OK);
             json_object *body = request_body(last_request());
             const char *level =
-                json_object_get_string(jpath(body, "generationConfig.thinkingConfig.thinkingLevel"));
+                json_object_get_string(tu_json_at(body, "generationConfig.thinkingConfig.thinkingLevel"));
             int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
                                   !strcmp(level, "MEDIUM") || !strcmp(level, "HIGH"));
             if (!known)
@@ -1365,7 +1344,7 @@ static void test_thinking_level_within_sdk_values(void)
     outcome o = run_model(req, 0, "gemini-4-hydrogen");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     json_object *body = request_body(last_request());
-    CHECK_JSON(jpath(body, "generationConfig.thinkingConfig"),
+    CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"),
                "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
     outcome_free(&o);
@@ -1438,7 +1417,7 @@ static void test_placeholder_signature_on_unsigned_calls(void)
         json_object *body = request_body(last_request());
         char want[4096];
         snprintf(want, sizeof want, contents_fmt, cases[i].first_call_extra);
-        CHECK_JSON(jpath(body, "contents"), want);
+        CHECK_JSON(tu_json_at(body, "contents"), want);
         json_object_put(body);
         outcome_free(&o);
     }
@@ -1637,39 +1616,32 @@ static void test_error_event_in_stream(void)
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
+    { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
+    { "stream: usage after finish, no finish", test_stream_usage_after_finish },
+    { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
+    { "whole response equals stream", test_whole_response_equals_stream },
+    { "encode: conversation, media, generation config", test_encode_conversation },
+    { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
+    { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
+    { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
+    { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
+    { "thought signatures replayed", test_signature_replay_shapes },
+    { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
+    { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
+    { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
+    { "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values },
+    { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
+    { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
+    { "capabilities per family", test_capabilities_per_family },
+    { "error table", test_error_table },
+    { "error event in a stream", test_error_event_in_stream },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    server = tu_server_start();
-    client = server ? tu_client_at_end(tu_clientf("providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\";\n"
-                                 "                     api_key = \"" API_KEY "\"; idle_timeout_ms = 5000; }; };\n"
-                                 "chains = { default = ( { provider = \"gm\"; model = \"" MODEL "\"; } ); };\n",
-                                 fake_server_url(server)))
-                    : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
-        { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
-        { "stream: usage after finish, no finish", test_stream_usage_after_finish },
-        { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
-        { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
-        { "whole response equals stream", test_whole_response_equals_stream },
-        { "encode: conversation, media, generation config", test_encode_conversation },
-        { "encode: tools, schema reshape, tool choice", test_encode_tools_and_schema_reshape },
-        { "encode: JSON mode, thinking, options", test_encode_json_mode_thinking_and_options },
-        { "encode: rejected requests", test_encode_rejects_what_gemini_cannot_take },
-        { "two-step tool conversation, synthesized ids", test_tool_round_trip_with_synthesized_ids },
-        { "thought signatures replayed", test_signature_replay_shapes },
-        { "Gemini 4: golden request, output cap, CONTINUATION", test_gemini4_request_and_continuation },
-        { "Gemini 3.5 Flash-Lite: golden request, responseJsonSchema", test_gemini35_flash_lite_request },
-        { "thinking levels per family, 2.x unchanged, option twins", test_thinking_levels_per_family },
-        { "thinkingLevel within @google/genai's values", test_thinking_level_within_sdk_values },
-        { "placeholder signature on unsigned calls (3+)", test_placeholder_signature_on_unsigned_calls },
-        { "3.5 Flash-Lite refuses a trailing model turn", test_flash_lite_refuses_trailing_model_turn },
-        { "capabilities per family", test_capabilities_per_family },
-        { "error table", test_error_table },
-        { "error event in a stream", test_error_event_in_stream },
-        { NULL, NULL },
-    };
-    return tu_run_suite("gemini", tests);
+    return tu_run_suite("gemini", tests, start);
 }

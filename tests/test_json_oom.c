@@ -23,15 +23,8 @@
 
 #include "testutil.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 
-#ifndef SANITIZED
+#if !TU_SANITIZED
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
@@ -310,7 +303,7 @@ static void test_schema_verdict_or_nomem(void)
                     c[other], c[GAVE_OTHER]);
     }
 }
-#endif /* !SANITIZED */
+#endif /* !TU_SANITIZED */
 
 /* ---- the scanner against json-c ------------------------------------------------------- */
 
@@ -366,26 +359,30 @@ static void test_scanner_never_more_lenient_than_jsonc(void)
     CU_ASSERT_EQUAL(top, '{');
 }
 
+#if !TU_SANITIZED
+/* all[1..]: allocation failures, which need this program's own allocator. */
+static const tu_test all[] = {
+    { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
+    { "valid text never invalid for lack of memory", test_valid_text_never_invalid_for_lack_of_memory },
+    { "invalid text stays invalid", test_invalid_text_stays_invalid },
+    { "print whole or nothing", test_print_whole_or_nothing },
+    { "schema verdict or out of memory", test_schema_verdict_or_nomem },
+    { NULL, NULL },
+};
+#endif
+
+static const tu_test no_injection[] = {
+    { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test all[] = {
-        { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
-        { "valid text never invalid for lack of memory", test_valid_text_never_invalid_for_lack_of_memory },
-        { "invalid text stays invalid", test_invalid_text_stays_invalid },
-        { "print whole or nothing", test_print_whole_or_nothing },
-        { "schema verdict or out of memory", test_schema_verdict_or_nomem },
-        { NULL, NULL },
-    };
-    /* all[1..]: allocation failures, which need this program's allocator. */
-    static const tu_test no_injection[] = {
-        { "scanner never more lenient than json-c", test_scanner_never_more_lenient_than_jsonc },
-        { NULL, NULL },
-    };
-#ifndef SANITIZED
+#if !TU_SANITIZED
     if (injection_works())
-        return tu_run_suite("json_oom", all);
+        return tu_run_suite("json_oom", all, NULL);
     printf("test_json_oom: this program's allocator was replaced (valgrind?): "
            "the allocation-failure tests are skipped\n");
 #endif
-    return tu_run_suite("json_oom", no_injection);
+    return tu_run_suite("json_oom", no_injection, NULL);
 }

@@ -12,6 +12,17 @@
 
 static jscan_buf buf;
 
+static void free_buf(void *b)
+{
+    jscan_buf_free(b);
+}
+
+static int start(void)
+{
+    tu_at_end(free_buf, &buf);
+    return 0;
+}
+
 /* Scans `text` as {"k": <string>} and returns the decoded string, or NULL. */
 static const char *string_member(const char *text)
 {
@@ -147,18 +158,17 @@ static void test_disabled(void)
     CU_ASSERT_PTR_NOT_NULL(string_member("{\"k\":\"v\"}"));
 }
 
+static const tu_test tests[] = {
+    { "escapes", test_escapes },
+    { "refusals", test_refusals },
+    { "skip and depth", test_skip_and_depth },
+    { "int bool null", test_int_bool_null },
+    { "buffer reuse", test_buffer_reuse },
+    { "disabled", test_disabled },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "escapes", test_escapes },
-        { "refusals", test_refusals },
-        { "skip and depth", test_skip_and_depth },
-        { "int bool null", test_int_bool_null },
-        { "buffer reuse", test_buffer_reuse },
-        { "disabled", test_disabled },
-        { NULL, NULL },
-    };
-    int rc = tu_run_suite("json_scan", tests);
-    jscan_buf_free(&buf);
-    return rc;
+    return tu_run_suite("json_scan", tests, start);
 }

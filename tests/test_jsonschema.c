@@ -17,17 +17,6 @@
 #include <seam/seam.h>
 #include "testutil.h"
 
-/* ASan reserves terabytes of address space: no RLIMIT_AS under it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 static char msg[512];
 
@@ -260,7 +249,7 @@ static int within_limits(int (*fn)(void))
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-#if !SANITIZED
+#if !TU_SANITIZED /* ASan reserves terabytes of address space: no RLIMIT_AS under it */
         struct rlimit rl = { (rlim_t)256 << 20, (rlim_t)256 << 20 };
         setrlimit(RLIMIT_AS, &rl);
 #endif
@@ -444,24 +433,25 @@ static void test_bad_input(void)
     CU_ASSERT_EQUAL(seam_schema_validate("{\"type\":\"string\"}", "1", NULL, 0), SEAM_ERR_INVALID);
 }
 
+static const tu_test tests[] = {
+    { "type", test_type },
+    { "objects", test_objects },
+    { "arrays", test_arrays },
+    { "values", test_values },
+    { "strings", test_strings },
+    { "patterns", test_patterns },
+    { "patterns: ECMA-262 semantics", test_pattern_ecma },
+    { "patterns: invalid ones refused", test_pattern_invalid },
+    { "patterns: unclosed bracket (issue 11.2)", test_pattern_unclosed_bracket },
+    { "patterns: bounded memory (issue 11.3)", test_pattern_memory },
+    { "patterns: backtracking limit", test_pattern_backtracking },
+    { "combinators", test_combinators },
+    { "boolean schemas and refs", test_boolean_schemas_and_refs },
+    { "bad input", test_bad_input },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "type", test_type },
-        { "objects", test_objects },
-        { "arrays", test_arrays },
-        { "values", test_values },
-        { "strings", test_strings },
-        { "patterns", test_patterns },
-        { "patterns: ECMA-262 semantics", test_pattern_ecma },
-        { "patterns: invalid ones refused", test_pattern_invalid },
-        { "patterns: unclosed bracket (issue 11.2)", test_pattern_unclosed_bracket },
-        { "patterns: bounded memory (issue 11.3)", test_pattern_memory },
-        { "patterns: backtracking limit", test_pattern_backtracking },
-        { "combinators", test_combinators },
-        { "boolean schemas and refs", test_boolean_schemas_and_refs },
-        { "bad input", test_bad_input },
-        { NULL, NULL },
-    };
-    return tu_run_suite("jsonschema", tests);
+    return tu_run_suite("jsonschema", tests, NULL);
 }

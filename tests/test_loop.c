@@ -25,11 +25,19 @@ static seam_client *mock;     /* provider "m" (mock), chain default */
 static fake_server *srv;
 static seam_client *oa;       /* provider "o" (openai) at the fake server, chain default */
 
-static int64_t now_ms(void)
+static int start(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    mock = tu_client_at_end(tu_clientf(
+        "providers = { m = { plugin = \"mock\"; }; };\n"
+        "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"));
+    srv = tu_server_start();
+    if (!mock || !srv)
+        return -1;
+    oa = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
+        "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
+        fake_server_url(srv))));
+    return 0;
 }
 
 static void sleep_ms(int ms)
@@ -76,7 +84,7 @@ static int record(const seam_tool_call *call, int64_t start)
     int i = tlog.calls++;
     if (i < 16) {
         tlog.start[i] = start;
-        tlog.end[i] = now_ms();
+        tlog.end[i] = tu_now_ms();
     }
     snprintf(tlog.last_args, sizeof tlog.last_args, "%s", call->args_json);
     pthread_mutex_unlock(&tlog.mu);
@@ -87,7 +95,7 @@ static int record(const seam_tool_call *call, int64_t start)
 static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
-    int64_t start = now_ms();
+    int64_t start = tu_now_ms();
     json_object *args = json_tokener_parse(call->args_json);
     json_object *a = NULL, *b = NULL;
     json_object_object_get_ex(args, "a", &a);
@@ -104,7 +112,7 @@ static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
 static int tool_slow(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
-    int64_t start = now_ms();
+    int64_t start = tu_now_ms();
     sleep_ms(150);
     record(call, start);
     return seam_tool_output_text(out, call->id);
@@ -114,7 +122,7 @@ static int tool_slow(void *ud, const seam_tool_call *call, seam_tool_output *out
 static int tool_fails(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
-    record(call, now_ms());
+    record(call, tu_now_ms());
     seam_tool_output_error(out, "disk %s is full", "/dev/sda1");
     return -1;
 }
@@ -123,8 +131,8 @@ static int tool_fails(void *ud, const seam_tool_call *call, seam_tool_output *ou
 static int tool_waits(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
-    int64_t start = now_ms();
-    while (!seam_cancel_triggered(call->cancel) && now_ms() - start < 3000)
+    int64_t start = tu_now_ms();
+    while (!seam_cancel_triggered(call->cancel) && tu_now_ms() - start < 3000)
         sleep_ms(5);
     pthread_mutex_lock(&tlog.mu);
     tlog.saw_cancel = seam_cancel_triggered(call->cancel);
@@ -507,7 +515,7 @@ static void test_abort_in_flight(void)
         o.tools = ts;
         delayed_cancel d = { cancel, 200 };
         pthread_t th;
-        int64_t t0 = now_ms();
+        int64_t t0 = tu_now_ms();
         pthread_create(&th, NULL, cancel_later, &d);
         seam_error err;
         const seam_generation *g;
@@ -524,7 +532,7 @@ static void test_abort_in_flight(void)
             rc = seam_loop_generate(mock, req, &o, &owned, &err);
             g = owned;
         }
-        int64_t took = now_ms() - t0;
+        int64_t took = tu_now_ms() - t0;
         pthread_join(th, NULL);
         CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
         CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
@@ -554,9 +562,9 @@ static void test_step_timeout(void)
     o.step_timeout_ms = 150;
     seam_generation *g = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
-    int64_t took = now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "step deadline"));
     CU_ASSERT(took >= 140 && took < 900);
@@ -579,9 +587,9 @@ static void test_total_timeout(void)
     o.tools = ts;
     seam_generation *g = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
-    int64_t took = now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "total deadline"));
     CU_ASSERT(took >= 290 && took < 1000);
@@ -608,9 +616,9 @@ static void test_deadline_during_tools(void)
     tlog_reset();
     seam_generation *g = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT(now_ms() - t0 < 1500);
+    CU_ASSERT(tu_now_ms() - t0 < 1500);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
     /* The caller learns which deadline it was, as when it passes in a turn. */
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "total deadline (200 ms)"));
@@ -646,13 +654,13 @@ static void test_stream_first_content_and_idle_timeouts(void)
     o.first_content_timeout_ms = 100;
     seam_loop_stream *s = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
     const seam_chunk *c;
     int rc;
     while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
         ;
-    int64_t took = now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "first-content"));
@@ -664,11 +672,11 @@ static void test_stream_first_content_and_idle_timeouts(void)
      * loaded machine it has come over 45 ms late. */
     seam_request *fast = scripted("hi", "{\"reply\":\"one two three\",\"chunks\":3,\"delay_ms\":80}");
     o.first_content_timeout_ms = 200;
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, fast, &o, &s, &err), SEAM_OK);
     while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
         ;
-    took = now_ms() - t0;
+    took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT(took >= 200);
     CU_ASSERT_STRING_EQUAL(seam_generation_text(seam_loop_stream_generation(s)), "one two three");
@@ -679,11 +687,11 @@ static void test_stream_first_content_and_idle_timeouts(void)
     seam_call_options co = { .size = sizeof co, .idle_timeout_ms = 100 };
     o.first_content_timeout_ms = 0;
     o.call = &co;
-    t0 = now_ms();
+    t0 = tu_now_ms();
     CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
     while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
         ;
-    took = now_ms() - t0;
+    took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "idle"));
@@ -1281,46 +1289,39 @@ static void test_wire_multimodal(void)
 
 /* ---- main ----------------------------------------------------------------------------------------- */
 
+static const tu_test tests[] = {
+    { "prompt", test_prompt },
+    { "messages", test_messages },
+    { "prompt and messages is an error", test_prompt_and_messages_is_an_error },
+    { "stream text concatenates", test_stream_text_concatenates },
+    { "stream start and finish metadata", test_stream_start_and_finish_metadata },
+    { "accumulator equals generate", test_accumulator_equals_generate },
+    { "stream with tools", test_stream_with_tools },
+    { "abort before start", test_abort_before_start },
+    { "abort in flight", test_abort_in_flight },
+    { "step timeout", test_step_timeout },
+    { "total timeout", test_total_timeout },
+    { "deadline during tools", test_deadline_during_tools },
+    { "first-content and idle timeouts", test_stream_first_content_and_idle_timeouts },
+    { "first content at the deadline", test_first_content_at_the_deadline },
+    { "active tools loop", test_active_tools_loop },
+    { "passive tools return calls", test_passive_tools_return_calls },
+    { "max rounds", test_max_rounds },
+    { "zero rounds disables", test_zero_rounds_disables },
+    { "parallel calls overlap", test_parallel_calls_overlap },
+    { "error results", test_error_results },
+    { "tool out of memory ends the run", test_tool_out_of_memory_ends_the_run },
+    { "no schema, no validation", test_no_schema_no_validation },
+    { "steps carry usage", test_steps_carry_usage },
+    { "on_step observer", test_on_step_observer },
+    { "toolset api", test_toolset_api },
+    { "wire: one continuation request", test_wire_one_continuation_request },
+    { "wire: tool_choice modes", test_wire_tool_choice_modes },
+    { "wire: multimodal", test_wire_multimodal },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    mock = tu_client_at_end(tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
-                      "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"));
-    srv = tu_server_start();
-    if (!mock || !srv)
-        return 1;
-    oa = tu_client_at_end(tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; }; };\n"
-                            "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-                            fake_server_url(srv)));
-    static const tu_test tests[] = {
-        { "prompt", test_prompt },
-        { "messages", test_messages },
-        { "prompt and messages is an error", test_prompt_and_messages_is_an_error },
-        { "stream text concatenates", test_stream_text_concatenates },
-        { "stream start and finish metadata", test_stream_start_and_finish_metadata },
-        { "accumulator equals generate", test_accumulator_equals_generate },
-        { "stream with tools", test_stream_with_tools },
-        { "abort before start", test_abort_before_start },
-        { "abort in flight", test_abort_in_flight },
-        { "step timeout", test_step_timeout },
-        { "total timeout", test_total_timeout },
-        { "deadline during tools", test_deadline_during_tools },
-        { "first-content and idle timeouts", test_stream_first_content_and_idle_timeouts },
-        { "first content at the deadline", test_first_content_at_the_deadline },
-        { "active tools loop", test_active_tools_loop },
-        { "passive tools return calls", test_passive_tools_return_calls },
-        { "max rounds", test_max_rounds },
-        { "zero rounds disables", test_zero_rounds_disables },
-        { "parallel calls overlap", test_parallel_calls_overlap },
-        { "error results", test_error_results },
-        { "tool out of memory ends the run", test_tool_out_of_memory_ends_the_run },
-        { "no schema, no validation", test_no_schema_no_validation },
-        { "steps carry usage", test_steps_carry_usage },
-        { "on_step observer", test_on_step_observer },
-        { "toolset api", test_toolset_api },
-        { "wire: one continuation request", test_wire_one_continuation_request },
-        { "wire: tool_choice modes", test_wire_tool_choice_modes },
-        { "wire: multimodal", test_wire_multimodal },
-        { NULL, NULL },
-    };
-    return tu_run_suite("loop", tests);
+    return tu_run_suite("loop", tests, start);
 }

@@ -756,5 +756,5 @@ static const tu_test tests[] = {
 
 int main(void)
 {
-    return tu_run_suite("media", tests);
+    return tu_run_suite("media", tests, NULL);
 }

@@ -38,29 +38,15 @@ extern char **environ;
         }                                                                                  \
     } while (0)
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- the mock through the public API ------------------------------------------ */
 
 /* A client with one mock provider "m" whose options group holds `options`
  * (libconfig syntax), and a default chain over it. */
 static seam_client *mock_client(const char *options)
 {
-    char conf[8192];
-    snprintf(conf, sizeof conf,
-             "providers = { m = { plugin = \"mock\"; options = { %s }; }; };\n"
-             "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n",
-             options ? options : "");
-    seam_error err;
-    seam_error_clear(&err);
-    seam_client *c = tu_client(conf, &err);
-    if (!c)
-        fprintf(stderr, "tu_client: %s\n", err.message);
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; options = { %s }; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n",
+                                options ? options : "");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
@@ -359,9 +345,9 @@ static void test_http_error_rate_limit(void)
     seam_result *res = NULL;
     seam_error err;
     seam_error_clear(&err);
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT(now_ms() - t0 < 1500); /* one attempt: no retry slept on Retry-After */
+    CU_ASSERT(tu_now_ms() - t0 < 1500); /* one attempt: no retry slept on Retry-After */
     CU_ASSERT_PTR_NULL(res);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_EQUAL(err.retryable, 1);
@@ -544,20 +530,20 @@ static void test_delay_and_idle_timeout(void)
 {
     seam_client *c = mock_client("reply = \"abc\"; chunks = 3; delay_ms = 40;");
     seam_request *req = user_request("hi");
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     run r;
     run_stream(c, req, NULL, &r);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT(now_ms() - t0 >= 4 * 40 - 10); /* 3 text pieces + the stop event */
+    CU_ASSERT(tu_now_ms() - t0 >= 4 * 40 - 10); /* 3 text pieces + the stop event */
     run_done(&r);
 
     seam_call_options o = { .size = sizeof o, .idle_timeout_ms = 50 };
     seam_request_set_provider_options(req, "{\"delay_ms\":2000}");
-    t0 = now_ms();
+    t0 = tu_now_ms();
     run_stream(c, req, &o, &r);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT(now_ms() - t0 < 1500);
+    CU_ASSERT(tu_now_ms() - t0 < 1500);
     run_done(&r);
     seam_request_free(req);
     tu_client_free(c);
@@ -745,10 +731,10 @@ static void test_fakeserver_split_and_delay(void)
     raw_response *resp = calloc(1, sizeof *resp);
     for (int i = 0; i < 2; i++) {
         CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-        int64_t t0 = now_ms();
+        int64_t t0 = tu_now_ms();
         raw_send(rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         raw_read_response(rc, resp);
-        int64_t took = now_ms() - t0;
+        int64_t took = tu_now_ms() - t0;
         CU_ASSERT_TRUE(resp->complete);
         ASSERT_STR(resp->body, "abcdefghij");
         CU_ASSERT(took >= 5 * 40 - 10); /* five pieces, each after its delay */
@@ -820,8 +806,8 @@ static void test_fakeserver_abort_and_prompt_stop(void)
         ;
     CU_ASSERT_PTR_NOT_NULL(strstr(rc->buf, "data: a"));
     close(rc->fd);
-    int64_t t0 = now_ms();
-    while (fake_server_client_aborts(s) == 0 && now_ms() - t0 < 3000)
+    int64_t t0 = tu_now_ms();
+    while (fake_server_client_aborts(s) == 0 && tu_now_ms() - t0 < 3000)
         usleep(10 * 1000);
     CU_ASSERT_EQUAL(fake_server_client_aborts(s), 1);
 
@@ -830,9 +816,9 @@ static void test_fakeserver_abort_and_prompt_stop(void)
     raw_send(rc, "GET /hang2 HTTP/1.1\r\nHost: x\r\n\r\n");
     while (!strstr(rc->buf, "data: a") && raw_more(rc))
         ;
-    t0 = now_ms();
+    t0 = tu_now_ms();
     fake_server_stop(s);
-    CU_ASSERT(now_ms() - t0 < 1000);
+    CU_ASSERT(tu_now_ms() - t0 < 1000);
     close(rc->fd);
     free(rc);
 }
@@ -977,41 +963,44 @@ static void test_testutil(void)
     CU_ASSERT_PTR_NOT_NULL(tu_plugin_dir());
 }
 
+static const tu_test mock_tests[] = {
+    { "stream text in N chunks", test_stream_text_chunks },
+    { "UTF-8 pieces", test_stream_utf8_pieces },
+    { "default reply and usage", test_default_reply_and_usage },
+    { "explicit usage", test_explicit_usage },
+    { "reasoning and signature", test_reasoning_and_signature },
+    { "tool calls", test_tool_calls },
+    { "generate equals stream", test_generate_equals_stream },
+    { "HTTP 429 with Retry-After", test_http_error_rate_limit },
+    { "HTTP error classification", test_http_error_classification },
+    { "cut stream", test_cut_stream },
+    { "stream error event", test_stream_error_event },
+    { "replies by turn", test_replies_by_turn },
+    { "request options override conf", test_request_options_override_conf },
+    { "delay and idle timeout", test_delay_and_idle_timeout },
+    { NULL, NULL },
+};
+
+static const tu_test server_tests[] = {
+    { "keep-alive, chunked bodies, empty queue", test_fakeserver_keepalive },
+    { "split and delay", test_fakeserver_split_and_delay },
+    { "cut", test_fakeserver_cut },
+    { "client abort and prompt stop", test_fakeserver_abort_and_prompt_stop },
+    { "fake-provider program", test_fake_provider_program },
+    { "testutil", test_testutil },
+    { NULL, NULL },
+};
+
+static const tu_suite suites[] = {
+    { .name = "mock", .tests = mock_tests },
+    { .name = "fakeserver", .tests = server_tests },
+    { .name = NULL },
+};
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     /* Run by hand from anywhere, the test still finds the plugins it was built with. */
     setenv("SEAM_TEST_PLUGIN_DIR", TOP_BUILDDIR "/plugins/.libs", 0);
-    static const tu_test mock_tests[] = {
-        { "stream text in N chunks", test_stream_text_chunks },
-        { "UTF-8 pieces", test_stream_utf8_pieces },
-        { "default reply and usage", test_default_reply_and_usage },
-        { "explicit usage", test_explicit_usage },
-        { "reasoning and signature", test_reasoning_and_signature },
-        { "tool calls", test_tool_calls },
-        { "generate equals stream", test_generate_equals_stream },
-        { "HTTP 429 with Retry-After", test_http_error_rate_limit },
-        { "HTTP error classification", test_http_error_classification },
-        { "cut stream", test_cut_stream },
-        { "stream error event", test_stream_error_event },
-        { "replies by turn", test_replies_by_turn },
-        { "request options override conf", test_request_options_override_conf },
-        { "delay and idle timeout", test_delay_and_idle_timeout },
-        { NULL, NULL },
-    };
-    static const tu_test server_tests[] = {
-        { "keep-alive, chunked bodies, empty queue", test_fakeserver_keepalive },
-        { "split and delay", test_fakeserver_split_and_delay },
-        { "cut", test_fakeserver_cut },
-        { "client abort and prompt stop", test_fakeserver_abort_and_prompt_stop },
-        { "fake-provider program", test_fake_provider_program },
-        { "testutil", test_testutil },
-        { NULL, NULL },
-    };
-    static const tu_suite suites[] = {
-        { .name = "mock", .tests = mock_tests },
-        { .name = "fakeserver", .tests = server_tests },
-        { .name = NULL },
-    };
     return tu_run_suites(suites);
 }

@@ -10,8 +10,9 @@
  *
  * The codec's internal tables (capability flags per model family and their conf
  * overrides, OpenAI's model rules and effort ladder, duration parsing, key
- * scrubbing) are unit tested by including the plugin's sources: they are
- * internal and no core API reads them. The Responses API codec has its own
+ * scrubbing) are unit tested by building the plugin's sources into this
+ * program and including its internal.h: they are internal and no core API
+ * reads them. The Responses API codec has its own
  * test program, test_openai_responses. */
 #include "config.h"
 
@@ -25,8 +26,7 @@
 #include "testutil.h"
 #include <seam/seam.h>
 
-#include "../plugins/openai/openai.c"
-#include "../plugins/openai/openai_responses.c"
+#include "../plugins/openai/internal.h"
 
 #define KEY "sk-test-secret-123"
 
@@ -34,30 +34,32 @@ static fake_server *srv;
 static seam_client *client;
 
 /* Every provider the tests use, all pointed at the fake server. */
-static seam_client *make_client(void)
+static const char providers[] =
+    "providers = {\n"
+    "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  ds = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
+    "  mi = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
+    "  gq = { plugin = \"openai\"; base_url = \"@URL@/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
+    "  xa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
+    "  orr = { plugin = \"openai\"; base_url = \"@URL@/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
+    "  ol = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; }; };\n"
+    "  olnt = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  vl = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; }; };\n"
+    "  fixed = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
+    "  badprofile = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
+    "  oachat = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
+    "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
+    "};\n"
+    "media = { inline_document_bytes = 65536; };\n"; /* small PDFs inline (default 0) */
+
+static int start(void)
 {
-    const char *url = fake_server_url(srv);
-    return tu_clientf(
-        "providers = {\n"
-        "  oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { seed = 7; user = \"tester\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  ds = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"deepseek\"; }; };\n"
-        "  mi = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"mistral\"; }; };\n"
-        "  gq = { plugin = \"openai\"; base_url = \"%s/openai/v1/\"; api_key = \"" KEY "\"; options = { profile = \"groq\"; }; };\n"
-        "  xa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"xai\"; }; };\n"
-        "  orr = { plugin = \"openai\"; base_url = \"%s/api/v1\"; api_key = \"" KEY "\"; options = { profile = \"openrouter\"; }; };\n"
-        "  ol = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; }; };\n"
-        "  olnt = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"ollama\"; think_tags = false; }; };\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  vl = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; }; };\n"
-        "  fixed = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "            options = { max_tokens_param = \"max_completion_tokens\"; stream_usage = false; }; };\n"
-        "  badprofile = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
-        "  oachat = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
-        "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
-        "};\n"
-        "media = { inline_document_bytes = 65536; };\n", /* small PDFs inline (default 0) */
-        url, url, url, url, url, url, url, url, url, url, url, url, url);
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
+    return client ? 0 : -1;
 }
 
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
@@ -416,7 +418,7 @@ static void test_current_families(void)
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/v1/chat/completions");
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],\"max_completion_tokens\":500,"
         "\"reasoning_effort\":\"high\",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
@@ -428,7 +430,7 @@ static void test_current_families(void)
     fake_server_push_sse(srv, body, 0);
     r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6-luna\",\"messages\":[{\"role\":\"developer\",\"content\":\"sys\"},"
         "{\"role\":\"user\",\"content\":\"hi\"}],"
         "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
@@ -510,6 +512,55 @@ static void test_current_families(void)
     free(body);
 }
 
+/* OpenAI's reasoning families take no stop sequences: the API reference's
+ * `stop` is "not supported with latest reasoning models o3 and o4-mini", and
+ * the gpt-5 family answers 400 "Unsupported parameter: 'stop'" (gpt-5, -mini,
+ * -nano, 5.1, 5.2, even at their default effort "none"). Chat models keep it. */
+static void test_stop_reasoning_models(void)
+{
+    static const struct {
+        const char *provider, *model;
+        int stop;
+    } cases[] = {
+        {"oap", "o3", 0},          {"oap", "o4-mini", 0},      {"oap", "o3-mini", 0},
+        {"oap", "o1", 0},          {"oap", "codex-mini-latest", 0},
+        {"oap", "gpt-5", 0},       {"oap", "gpt-5-mini", 0},   {"oap", "gpt-5-nano", 0},
+        {"oap", "gpt-5.1", 0},     {"oap", "gpt-5.2", 0},      {"oap", "gpt-5.4", 0},
+        {"oap", "gpt-5.6-sol", 0}, {"oap", "gpt-6-luna", 0},
+        {"oap", "gpt-4o", 1},      {"oap", "gpt-4.1-mini", 1}, {"oap", "gpt-5-chat-latest", 1},
+        /* another vendor's o3 on another server: not OpenAI's rules */
+        {"ol", "o3", 1},
+    };
+    char *body = sse(1, text_lines);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_request *req = tu_user_request("hi");
+        seam_request_add_stop(req, "END");
+        fake_server_push_sse(srv, body, 0);
+        tu_call r = tu_run_stream(client, cases[i].provider, cases[i].model, req, 0);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *b = tu_last_body(srv);
+        if (tu_json_has(b, "stop") != cases[i].stop)
+            fprintf(stderr, "\n%s: stop %s\n", cases[i].model, cases[i].stop ? "missing" : "sent");
+        CU_ASSERT_EQUAL(tu_json_has(b, "stop"), cases[i].stop);
+        json_object_put(b);
+        free(r.summary);
+        seam_request_free(req);
+    }
+    /* with tools and effort "none" too (gpt-6-luna, gpt-5.4) */
+    seam_request *req = tu_user_request("hi");
+    seam_request_add_stop(req, "END");
+    seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
+    fake_server_push_sse(srv, body, 0);
+    tu_call r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
+    json_object *b = tu_last_body(srv);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "none");
+    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
+    json_object_put(b);
+    free(r.summary);
+    seam_request_free(req);
+    free(body);
+}
+
 static void test_profiles(void)
 {
     char *body = sse(1, text_lines);
@@ -567,11 +618,12 @@ static void test_profiles(void)
     json_object_put(b);
     free(r.summary);
 
-    /* openrouter: reasoning.max_tokens */
+    /* openrouter: reasoning.effort from the budget (see test_openrouter_reasoning) */
     fake_server_push_sse(srv, body, 0);
     r = tu_run_stream(client, "orr", "deepseek/deepseek-r1", req, 0);
     b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "reasoning.max_tokens"), 2000);
+    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning.effort"), "low");
+    CU_ASSERT_FALSE(tu_json_has(b, "reasoning.max_tokens"));
     CU_ASSERT_STRING_EQUAL(tu_json_str(b, "stop.0"), "###");
     json_object_put(b);
     free(r.summary);
@@ -801,10 +853,7 @@ static void test_decode_variants(void)
             fake_server_push_sse(srv, body, split);
             tu_call r = tu_run_stream(client, "oa", "m", req, 0);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);
@@ -1074,6 +1123,47 @@ static void test_think_tags_edges(void)
 
 /* ---- the reasoning budget on each wire ------------------------------------------ */
 
+/* OpenRouter: @openrouter/sdk 1.3.19's ChatRequestReasoning has effort and
+ * summary only (no max_tokens), so a budget goes as reasoning.effort on the
+ * ladder low < 4096 <= medium < 16384 <= high < 32768 <= xhigh. */
+static void test_openrouter_reasoning(void)
+{
+    static const struct {
+        int64_t budget;
+        const char *reasoning; /* the whole reasoning object, NULL: absent */
+    } cases[] = {
+        {1, "{\"effort\":\"low\"}"},        {4095, "{\"effort\":\"low\"}"},
+        {4096, "{\"effort\":\"medium\"}"},  {16383, "{\"effort\":\"medium\"}"},
+        {16384, "{\"effort\":\"high\"}"},   {32767, "{\"effort\":\"high\"}"},
+        {32768, "{\"effort\":\"xhigh\"}"},  {1000000, "{\"effort\":\"xhigh\"}"},
+        {0, NULL},
+    };
+    static const char *const models[] = {"anthropic/claude-sonnet-4", "openai/o3", "deepseek/deepseek-r1"};
+    char *body = sse(1, text_lines);
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            fake_server_push_sse(srv, body, 0);
+            seam_request *req = tu_user_request("think");
+            seam_request_set_reasoning_budget(req, cases[i].budget);
+            tu_call r = tu_run_stream(client, "orr", models[m], req, 0);
+            CU_ASSERT_EQUAL(r.status, SEAM_OK);
+            json_object *b = tu_last_body(srv);
+            json_object *want = cases[i].reasoning ? json_tokener_parse(cases[i].reasoning) : NULL;
+            int ok = cases[i].reasoning ? json_object_equal(want, tu_json_at(b, "reasoning")) : !tu_json_has(b, "reasoning");
+            ok = ok && !tu_json_has(b, "reasoning_effort");
+            if (!ok)
+                fprintf(stderr, "\nopenrouter %s budget %" PRId64 ": %s\n", models[m], cases[i].budget,
+                        fake_server_request_body(srv, fake_server_request_count(srv) - 1));
+            CU_ASSERT_TRUE(ok);
+            json_object_put(want);
+            json_object_put(b);
+            free(r.summary);
+            seam_request_free(req);
+        }
+    free(body);
+}
+
+
 static void test_reasoning_budget_wires(void)
 {
     static const struct {
@@ -1122,7 +1212,6 @@ static void test_reasoning_budget_wires(void)
         {"xa", "grok-4.3", 8192, "medium", NULL, NULL},
         {"xa", "grok-4", 8192, NULL, NULL, NULL},
         {"xa", "grok-4-fast-reasoning", 8192, NULL, NULL, NULL},
-        {"orr", "anthropic/claude-sonnet-4", 3000, NULL, NULL, "reasoning.max_tokens"},
         {"ol", "qwen3:8b", 20000, "high", NULL, NULL},
         {"vl", "Qwen/Qwen3-8B", 3000, NULL, NULL, "thinking_token_budget"},
         {"vl", "Qwen/Qwen3-8B", 0, NULL, NULL, NULL},
@@ -1140,7 +1229,7 @@ static void test_reasoning_budget_wires(void)
         int ok = (cases[i].effort ? effort && strcmp(effort, cases[i].effort) == 0 : !effort) &&
                  (cases[i].format ? format && strcmp(format, cases[i].format) == 0 : !format) &&
                  (cases[i].int_path ? tu_json_int(b, cases[i].int_path) == cases[i].budget : 1) &&
-                 tu_json_has(b, "reasoning") == (cases[i].int_path && !strcmp(cases[i].int_path, "reasoning.max_tokens")) &&
+                 !tu_json_has(b, "reasoning") &&
                  tu_json_has(b, "thinking_token_budget") == (cases[i].int_path && !strcmp(cases[i].int_path, "thinking_token_budget")) &&
                  !tu_json_has(b, "think") && !tu_json_has(b, "thinking");
         if (!ok)
@@ -1249,21 +1338,21 @@ static void test_mistral_tool_ids(void)
     free(body);
 
     /* unit: what Mistral accepts, and a short id never takes one already used */
-    CU_ASSERT_TRUE(mistral_id_ok("AbC123xyZ"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC123xy"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC123xyZ0"));
-    CU_ASSERT_FALSE(mistral_id_ok("AbC_23xyZ"));
-    CU_ASSERT_FALSE(mistral_id_ok(""));
+    CU_ASSERT_TRUE(oa_mistral_id_ok("AbC123xyZ"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC123xy"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC123xyZ0"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok("AbC_23xyZ"));
+    CU_ASSERT_FALSE(oa_mistral_id_ok(""));
     char taken[10];
-    short_id("call_1", 0, taken);
-    id_map m = {0};
-    id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
-    const char *w = wire_id(&m, "call_1");
+    oa_short_id("call_1", 0, taken);
+    oa_id_map m = {0};
+    oa_id_map_add(&m, taken, taken); /* a native id equal to call_1's first choice */
+    const char *w = oa_wire_id(&m, "call_1");
     CU_ASSERT_TRUE(valid_mistral_id(w));
     CU_ASSERT_STRING_NOT_EQUAL(w, taken);
-    CU_ASSERT_PTR_EQUAL(wire_id(&m, "call_1"), w); /* the same id, the same short id */
-    CU_ASSERT_STRING_EQUAL(wire_id(NULL, "call_1"), "call_1");
-    CU_ASSERT_STRING_EQUAL(wire_id(&m, taken), taken);
+    CU_ASSERT_PTR_EQUAL(oa_wire_id(&m, "call_1"), w); /* the same id, the same short id */
+    CU_ASSERT_STRING_EQUAL(oa_wire_id(NULL, "call_1"), "call_1");
+    CU_ASSERT_STRING_EQUAL(oa_wire_id(&m, taken), taken);
     free(m.items);
 }
 
@@ -1651,59 +1740,58 @@ static void test_model_rules(void)
 
 static void test_helpers(void)
 {
-    CU_ASSERT_EQUAL(parse_duration_ms("6m0s"), 360000);
-    CU_ASSERT_EQUAL(parse_duration_ms("20ms"), 20);
-    CU_ASSERT_EQUAL(parse_duration_ms("1.5s"), 1500);
-    CU_ASSERT_EQUAL(parse_duration_ms("1h2m3s"), 3723000);
-    CU_ASSERT_EQUAL(parse_duration_ms("2"), 2000);
-    CU_ASSERT_EQUAL(parse_duration_ms("soon"), -1);
-    CU_ASSERT_EQUAL(parse_duration_ms(""), -1);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("6m0s"), 360000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("20ms"), 20);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("1.5s"), 1500);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("1h2m3s"), 3723000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("2"), 2000);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms("soon"), -1);
+    CU_ASSERT_EQUAL(oa_parse_duration_ms(""), -1);
 
     char s[200] = "Incorrect API key provided: sk-proj-abc***xyz. See docs; also gsk_1234567890abcdef, not task-sk-x.";
-    scrub_keys(s);
+    oa_scrub_keys(s);
     CU_ASSERT_STRING_EQUAL(s, "Incorrect API key provided: <redacted>. See docs; also <redacted>, not task-sk-x.");
 
-    CU_ASSERT_EQUAL(map_finish("stop"), SEAM_STOP_STOP);
-    CU_ASSERT_EQUAL(map_finish("length"), SEAM_STOP_LENGTH);
-    CU_ASSERT_EQUAL(map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
-    CU_ASSERT_EQUAL(map_finish("function_call"), SEAM_STOP_TOOL_USE);
-    CU_ASSERT_EQUAL(map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
-    CU_ASSERT_EQUAL(map_finish("error"), SEAM_STOP_ERROR);
+    CU_ASSERT_EQUAL(oa_map_finish("stop"), SEAM_STOP_STOP);
+    CU_ASSERT_EQUAL(oa_map_finish("length"), SEAM_STOP_LENGTH);
+    CU_ASSERT_EQUAL(oa_map_finish("tool_calls"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(oa_map_finish("function_call"), SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(oa_map_finish("content_filter"), SEAM_STOP_CONTENT_FILTER);
+    CU_ASSERT_EQUAL(oa_map_finish("error"), SEAM_STOP_ERROR);
 }
+
+static const tu_test tests[] = {
+    { "wire: basic streamed request", test_wire_basic_stream },
+    { "wire: exact body", test_wire_exact_body },
+    { "wire: conversation, tools, media, json schema", test_wire_conversation },
+    { "wire: tool choice variants", test_tool_choice_variants },
+    { "wire: reasoning families", test_reasoning_families },
+    { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
+    { "wire: no stop for OpenAI's reasoning models", test_stop_reasoning_models },
+    { "wire: profiles", test_profiles },
+    { "wire: request options merged", test_request_options_merge },
+    { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "wire: media", test_media_refused },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: server variants", test_decode_variants },
+    { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
+    { "decode: <think> tags split at every byte", test_think_tags_split },
+    { "decode: <think> tags, edges and profiles", test_think_tags_edges },
+    { "decode: one tokener per decoder", test_tokener_reuse },
+    { "wire: reasoning budget per server", test_reasoning_budget_wires },
+    { "wire: openrouter reasoning effort from a budget", test_openrouter_reasoning },
+    { "wire: mistral tool call ids", test_mistral_tool_ids },
+    { "errors: classification table", test_error_table },
+    { "errors: unreachable server", test_unreachable_server },
+    { "unit: profile inference and options", test_profile_inference },
+    { "unit: capabilities", test_capabilities },
+    { "unit: OpenAI model rules and the endpoint", test_model_rules },
+    { "unit: helpers", test_helpers },
+    { NULL, NULL },
+};
 
 int main(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "wire: basic streamed request", test_wire_basic_stream },
-        { "wire: exact body", test_wire_exact_body },
-        { "wire: conversation, tools, media, json schema", test_wire_conversation },
-        { "wire: tool choice variants", test_tool_choice_variants },
-        { "wire: reasoning families", test_reasoning_families },
-        { "wire: GPT-6 and GPT-5.x on Chat Completions", test_current_families },
-        { "wire: profiles", test_profiles },
-        { "wire: request options merged", test_request_options_merge },
-        { "decode: absurd usage counts are bounded", test_usage_absurd_counts },
-        { "wire: media", test_media_refused },
-        { "decode: split at every byte", test_decode_split_everywhere },
-        { "decode: whole equals stream", test_whole_equals_stream },
-        { "decode: server variants", test_decode_variants },
-        { "decode: cut streams and in-stream errors", test_stream_cut_and_errors },
-        { "decode: <think> tags split at every byte", test_think_tags_split },
-        { "decode: <think> tags, edges and profiles", test_think_tags_edges },
-        { "decode: one tokener per decoder", test_tokener_reuse },
-        { "wire: reasoning budget per server", test_reasoning_budget_wires },
-        { "wire: mistral tool call ids", test_mistral_tool_ids },
-        { "errors: classification table", test_error_table },
-        { "errors: unreachable server", test_unreachable_server },
-        { "unit: profile inference and options", test_profile_inference },
-        { "unit: capabilities", test_capabilities },
-        { "unit: OpenAI model rules and the endpoint", test_model_rules },
-        { "unit: helpers", test_helpers },
-        { NULL, NULL },
-    };
-    return tu_run_suite("openai", tests);
+    return tu_run_suite("openai", tests, start);
 }

@@ -25,20 +25,23 @@ static seam_client *client;
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static seam_client *make_client(void)
+/* Every provider the tests use, all pointed at the fake server. */
+static const char providers[] =
+    "providers = {\n"
+    "  oap = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
+    "  rs = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
+    "  rsq = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
+    "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
+    "  vr = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
+    "};\n"
+    "media = { inline_document_bytes = 65536; };\n"; /* small PDFs inline (default 0) */
+
+static int start(void)
 {
-    const char *url = fake_server_url(srv);
-    return tu_clientf(
-        "providers = {\n"
-        "  oap = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; }; };\n"
-        "  rs = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "         options = { profile = \"openai\"; api = \"responses\"; headers = { X-Title = \"seam-test\"; }; }; };\n"
-        "  rsq = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"" KEY "\";\n"
-        "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
-        "  vr = { plugin = \"openai\"; base_url = \"%s/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
-        "};\n"
-        "media = { inline_document_bytes = 65536; };\n", /* small PDFs inline (default 0) */
-        url, url, url, url);
+    srv = tu_server_start();
+    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
+    return client ? 0 : -1;
 }
 
 /* An SSE body of Responses events (NULL-terminated), each as
@@ -119,13 +122,13 @@ static const char *const mixed_events[] = {
 
 static const char mixed_summary[] =
     "{\"text\":\"Checking Par\xc3\xads.\",\"reasoning\":\"**Plan** check the weather.\\n\\nThen answer.\","
-    "\"signatures\":[\"openai:gAAAAABenc_1-xyz==\"],\"tool_calls\":["
+    "\"signatures\":[\"openai:rs_1:gAAAAABenc_1-xyz==\"],\"tool_calls\":["
     "{\"id\":\"call_a\",\"name\":\"get_weather\",\"args\":{\"city\":\"Par\xc3\xads\"}},"
     "{\"id\":\"call_b\",\"name\":\"noop\",\"args\":{}}],\"stop\":\"tool_use\","
     "\"usage\":{\"in\":20,\"out\":50,\"cache_read\":100,\"reasoning\":20}}";
 
 static const char mixed_log[] =
-    "RS(rs_1) RD RE(rs_1,openai:gAAAAABenc_1-xyz==) TD TS(call_a,get_weather) TS(call_b,noop) "
+    "RS(rs_1) RD RE(rs_1,openai:rs_1:gAAAAABenc_1-xyz==) TD TS(call_a,get_weather) TS(call_b,noop) "
     "TE(call_a,{\"city\":\"Par\xc3\xads\"}) TE(call_b,{}) STOP(tool_use)";
 
 /* ---- encode ------------------------------------------------------------------ */
@@ -142,7 +145,9 @@ static void test_wire_gpt62_tools(void)
     seam_request_set_system(req, "You are terse.");
     seam_request_add_user_text(req, "Weather in Paris?");
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_reasoning(a, "Need weather.", "openai:gAAAAABprev==", 0);
+    seam_message_add_reasoning(a, "Need weather.", "openai:rs_prev:gAAAAABprev==", 0);
+    /* signed by an older seam, without the item's id: not sent (id is required) */
+    seam_message_add_reasoning(a, "older thoughts", "openai:gAAAAABold==", 0);
     seam_message_add_reasoning(a, "another provider's thoughts", "EqQBCkgIAhABGAIiQ", 0);
     seam_message_add_reasoning(a, "unsigned thoughts", NULL, 0);
     seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
@@ -162,10 +167,10 @@ static void test_wire_gpt62_tools(void)
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "text/event-stream"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Content-Type"), "application/json"));
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
-        "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
+        "{\"type\":\"reasoning\",\"id\":\"rs_prev\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"Need weather.\"}],"
         "\"encrypted_content\":\"gAAAAABprev==\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"{\\\"temp\\\":21}\"}],"
@@ -223,7 +228,7 @@ static void test_wire_conversation(void)
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
-    CU_ASSERT_TRUE(tu_last_body_is(srv, 
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4.1\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":["
         "{\"type\":\"input_text\",\"text\":\"What is in these, and the weather?\"},"
@@ -401,7 +406,8 @@ static void test_whole_equals_stream(void)
 }
 
 /* The answer's reasoning goes back on the next turn as a reasoning item with
- * its encrypted content; the calls as function_call items with their call_id. */
+ * its id (the spec's ReasoningItem requires one) and its encrypted content;
+ * the calls as function_call items with their call_id. */
 static void test_reasoning_replayed(void)
 {
     char *body = sse(mixed_events);
@@ -426,7 +432,7 @@ static void test_reasoning_replayed(void)
     json_object *b = tu_last_body(srv);
     json_object *want = json_tokener_parse(
         "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
-        "{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
+        "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
         "\"encrypted_content\":\"gAAAAABenc_1-xyz==\"},"
         "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"Checking Par\\u00eds.\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Par\\u00eds\\\"}\"},"
@@ -523,8 +529,14 @@ static void test_decode_variants(void)
           "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]",
           ",\"usage\":{\"input_tokens\":9,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":70,\"output_tokens_details\":{\"reasoning_tokens\":64}}") "}",
           NULL},
-         "{\"text\":\"4\",\"reasoning\":\"\",\"signatures\":[\"openai:gAAAAB7\"],\"tool_calls\":[],\"stop\":\"stop\","
+         "{\"text\":\"4\",\"reasoning\":\"\",\"signatures\":[\"openai:rs_7:gAAAAB7\"],\"tool_calls\":[],\"stop\":\"stop\","
          "\"usage\":{\"in\":9,\"out\":70,\"cache_read\":0,\"reasoning\":64}}"},
+        {"a reasoning item without an id: its signature has none, so it is not replayed",
+         {"{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"type\":\"reasoning\",\"summary\":[],\"encrypted_content\":\"gAAAAB8\"}}",
+          MSG_ADDED(1), TEXT_DELTA(1, "5"), MSG_DONE(1, "5"),
+          "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]", "") "}",
+          NULL},
+         "{\"text\":\"5\",\"reasoning\":\"\",\"signatures\":[\"openai:gAAAAB8\"],\"tool_calls\":[],\"stop\":\"stop\",\"usage\":{}}"},
         {"a summary part whose deltas never came; a call whose name came only whole",
          {"{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"id\":\"rs_0\",\"type\":\"reasoning\",\"summary\":[]}}",
           "{\"type\":\"response.reasoning_summary_text.delta\",\"item_id\":\"rs_0\",\"output_index\":0,\"summary_index\":0,\"delta\":\"A\"}",
@@ -534,7 +546,7 @@ static void test_decode_variants(void)
           "{\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"id\":\"fc_1\",\"type\":\"function_call\",\"call_id\":\"c1\",\"name\":\"g\",\"arguments\":\"{}\"}}",
           "{\"type\":\"response.completed\",\"response\":" RESPONSE("completed", "[]", "") "}",
           NULL},
-         "{\"text\":\"\",\"reasoning\":\"A\\n\\nB\",\"signatures\":[\"openai:e\"],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"g\",\"args\":{}}],"
+         "{\"text\":\"\",\"reasoning\":\"A\\n\\nB\",\"signatures\":[\"openai:rs_0:e\"],\"tool_calls\":[{\"id\":\"c1\",\"name\":\"g\",\"args\":{}}],"
          "\"stop\":\"tool_use\",\"usage\":{}}"},
     };
     seam_request *req = tu_user_request("x");
@@ -544,10 +556,7 @@ static void test_decode_variants(void)
             fake_server_push_sse(srv, body, split);
             tu_call r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
             CU_ASSERT_EQUAL(r.status, SEAM_OK);
-            if (r.status != SEAM_OK || !r.summary || strcmp(r.summary, variants[i].expect) != 0)
-                fprintf(stderr, "\nvariant \"%s\": status %d (%s) got %s\n", variants[i].what, r.status,
-                        r.err.message, r.summary ? r.summary : "(none)");
-            CU_ASSERT_STRING_EQUAL(r.summary ? r.summary : "", variants[i].expect);
+            CU_ASSERT(tu_summary_is(&r, variants[i].expect, variants[i].what));
             free(r.summary);
         }
         free(body);
@@ -637,13 +646,7 @@ static void test_errors(void)
     free(r.summary);
 
     /* HTTP errors from /responses: the chat table */
-    static const struct {
-        int status;
-        const char *body, *headers;
-        seam_error_kind kind;
-        int retryable;
-        const char *code;
-    } http[] = {
+    static const tu_http_error http[] = {
         {400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":\"context_length_exceeded\"}}",
          NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded"},
         {400, "{\"error\":{\"message\":\"Unsupported value: 'reasoning.effort' does not support 'none' with this model.\",\"type\":\"invalid_request_error\",\"param\":\"reasoning.effort\",\"code\":\"unsupported_value\"}}",
@@ -692,22 +695,19 @@ static void test_errors(void)
     seam_request_free(req);
 }
 
+static const tu_test tests[] = {
+    { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
+    { "wire: conversation, media, structured output", test_wire_conversation },
+    { "wire: reasoning, include and sampling per model", test_wire_options },
+    { "decode: split at every byte", test_decode_split_everywhere },
+    { "decode: whole equals stream", test_whole_equals_stream },
+    { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
+    { "decode: variants", test_decode_variants },
+    { "errors: in-stream, HTTP, whole bodies", test_errors },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(make_client()) : NULL;
-    if (!client)
-        return 1;
-    static const tu_test tests[] = {
-        { "wire: gpt-6.2-sol with tools goes to /responses", test_wire_gpt62_tools },
-        { "wire: conversation, media, structured output", test_wire_conversation },
-        { "wire: reasoning, include and sampling per model", test_wire_options },
-        { "decode: split at every byte", test_decode_split_everywhere },
-        { "decode: whole equals stream", test_whole_equals_stream },
-        { "decode: reasoning replayed on the next turn", test_reasoning_replayed },
-        { "decode: variants", test_decode_variants },
-        { "errors: in-stream, HTTP, whole bodies", test_errors },
-        { NULL, NULL },
-    };
-    return tu_run_suite("openai responses", tests);
+    return tu_run_suite("openai responses", tests, start);
 }

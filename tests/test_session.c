@@ -22,12 +22,34 @@
 static seam_client *mock;  /* m1, m2 (mock); chains default (m1), second (m2); roles */
 static fake_server *srv;
 static seam_client *oa;    /* o (openai, key from $SEAM_TEST_SESSION_KEY) at the fake server */
+static seam_client *an;    /* a (anthropic) at the fake server */
 
-static int64_t now_ms(void)
+static int start(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    mock = tu_client_at_end(tu_clientf(
+        "providers = {\n"
+        "  m1 = { plugin = \"mock\"; options = { reply = \"from m1\"; }; };\n"
+        "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
+        "};\n"
+        "chains = {\n"
+        "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
+        "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
+        "};\n"
+        "roles = { assistant = \"default\"; planner = \"second\"; };\n"));
+    srv = tu_server_start();
+    if (!mock || !srv)
+        return -1;
+    setenv("SEAM_TEST_SESSION_KEY", "key-old", 1);
+    oa = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; "
+        "api_key_env = \"SEAM_TEST_SESSION_KEY\"; }; };\n"
+        "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
+        fake_server_url(srv))));
+    an = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = { a = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k-an\"; }; };\n"
+        "chains = { default = ( { provider = \"a\"; model = \"claude-sonnet-4-5\"; } ); };\n",
+        fake_server_url(srv))));
+    return 0;
 }
 
 static int64_t wall_ms(void)
@@ -299,8 +321,6 @@ static void test_wire_suffix_flags_cache(void)
 /* The cache strategy reaches a plugin that places breakpoints: Anthropic marks
  * the system prompt when the session asks for system_and_3, and not when one
  * call asks for none. */
-static seam_client *an;
-
 static void test_wire_cache_strategy(void)
 {
     if (!an)
@@ -346,9 +366,9 @@ static void test_wire_retry_policy(void)
     fake_server_push_json(srv, 503, overloaded, NULL);
     fake_server_push_json(srv, 503, overloaded, NULL);
     fake_server_push_json(srv, 200, text_answer, NULL);
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(seam_session_send(s, NULL, &r, &err), SEAM_OK);
-    int64_t took = now_ms() - t0;
+    int64_t took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 3);
     CU_ASSERT(took >= 180 && took < 1500);
     seam_result_free(r);
@@ -402,9 +422,9 @@ static void test_wire_cancel_during_backoff(void)
     pthread_create(&th, NULL, cancel_after_100ms, cancel);
     seam_result *r = NULL;
     seam_error err;
-    int64_t t0 = now_ms();
+    int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(seam_session_send(s, &so, &r, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT(now_ms() - t0 < 2000);
+    CU_ASSERT(tu_now_ms() - t0 < 2000);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
     pthread_join(th, NULL);
     seam_cancel_free(cancel);
@@ -527,40 +547,21 @@ static void test_wire_credential_refresh(void)
     seam_session_free(s);
 }
 
+static const tu_test tests[] = {
+    { "history", test_history },
+    { "wire: cache strategy reaches the plugin", test_wire_cache_strategy },
+    { "send appends", test_send_appends },
+    { "stream appends", test_stream_appends },
+    { "role factory", test_role_factory },
+    { "wire: suffix, flags, cache", test_wire_suffix_flags_cache },
+    { "wire: retry policy", test_wire_retry_policy },
+    { "wire: cancel during backoff", test_wire_cancel_during_backoff },
+    { "wire: stream retried before content", test_wire_stream_retry_before_content },
+    { "wire: credential refresh", test_wire_credential_refresh },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    mock = tu_client_at_end(tu_clientf("providers = {\n"
-                      "  m1 = { plugin = \"mock\"; options = { reply = \"from m1\"; }; };\n"
-                      "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
-                      "};\n"
-                      "chains = {\n"
-                      "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
-                      "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
-                      "};\n"
-                      "roles = { assistant = \"default\"; planner = \"second\"; };\n"));
-    srv = tu_server_start();
-    if (!mock || !srv)
-        return 1;
-    setenv("SEAM_TEST_SESSION_KEY", "key-old", 1);
-    oa = tu_client_at_end(tu_client_if_built("providers = { o = { plugin = \"openai\"; base_url = \"%s/v1\"; "
-                            "api_key_env = \"SEAM_TEST_SESSION_KEY\"; }; };\n"
-                            "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n",
-                            fake_server_url(srv)));
-    an = tu_client_at_end(tu_client_if_built("providers = { a = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k-an\"; }; };\n"
-                            "chains = { default = ( { provider = \"a\"; model = \"claude-sonnet-4-5\"; } ); };\n",
-                            fake_server_url(srv)));
-    static const tu_test tests[] = {
-        { "history", test_history },
-        { "wire: cache strategy reaches the plugin", test_wire_cache_strategy },
-        { "send appends", test_send_appends },
-        { "stream appends", test_stream_appends },
-        { "role factory", test_role_factory },
-        { "wire: suffix, flags, cache", test_wire_suffix_flags_cache },
-        { "wire: retry policy", test_wire_retry_policy },
-        { "wire: cancel during backoff", test_wire_cancel_during_backoff },
-        { "wire: stream retried before content", test_wire_stream_retry_before_content },
-        { "wire: credential refresh", test_wire_credential_refresh },
-        { NULL, NULL },
-    };
-    return tu_run_suite("session", tests);
+    return tu_run_suite("session", tests, start);
 }

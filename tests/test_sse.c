@@ -473,20 +473,21 @@ static void test_new_rejects_bad_arguments(void)
     seam_framer_free(NULL);
 }
 
+static const tu_test tests[] = {
+    { "SSE table, every cut, every line end", test_sse_table_every_cut_every_line_end },
+    { "SSE mixed line ends", test_sse_mixed_line_ends },
+    { "SSE CR then LF across feeds", test_sse_cr_lf_across_feeds_is_one_line_end },
+    { "SSE dispatches as soon as complete", test_sse_event_dispatched_as_soon_as_complete },
+    { "SSE large CR-only block", test_sse_large_blocks_cr_only },
+    { "NDJSON", test_ndjson },
+    { "RAW", test_raw_one_frame_per_block },
+    { "max_event_bytes", test_max_event_bytes },
+    { "callback stop propagates", test_callback_stop_propagates },
+    { "bad arguments", test_new_rejects_bad_arguments },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    static const tu_test tests[] = {
-        { "SSE table, every cut, every line end", test_sse_table_every_cut_every_line_end },
-        { "SSE mixed line ends", test_sse_mixed_line_ends },
-        { "SSE CR then LF across feeds", test_sse_cr_lf_across_feeds_is_one_line_end },
-        { "SSE dispatches as soon as complete", test_sse_event_dispatched_as_soon_as_complete },
-        { "SSE large CR-only block", test_sse_large_blocks_cr_only },
-        { "NDJSON", test_ndjson },
-        { "RAW", test_raw_one_frame_per_block },
-        { "max_event_bytes", test_max_event_bytes },
-        { "callback stop propagates", test_callback_stop_propagates },
-        { "bad arguments", test_new_rejects_bad_arguments },
-        { NULL, NULL },
-    };
-    return tu_run_suite("sse", tests);
+    return tu_run_suite("sse", tests, NULL);
 }

@@ -21,6 +21,12 @@
 
 static fake_server *srv;
 
+static int start(void)
+{
+    srv = tu_server_start();
+    return srv ? 0 : -1;
+}
+
 /* A client whose providers all use the testwire codec against the fake server.
  * extra: more conf text (chains). */
 static seam_client *wire_client(const char *provider_keys, const char *extra)
@@ -552,30 +558,28 @@ static void test_threads_share_client(void)
     tu_client_free(c);
 }
 
+static const tu_test tests[] = {
+    { "stream split at many sizes", test_stream_split_everywhere },
+    { "many chunks at once, and dribbled", test_many_chunks_at_once },
+    { "generate (whole body)", test_generate_whole },
+    { "HTTP errors classified", test_http_errors },
+    { "Retry-After parsing", test_retry_after_date },
+    { "hostile numbers are bounded", test_hostile_numbers },
+    { "cut and truncated streams", test_cut_and_truncated_streams },
+    { "idle timeout", test_idle_timeout },
+    { "total timeout", test_total_timeout },
+    { "cancel closes the socket", test_cancel_closes_socket },
+    { "connection refused", test_connection_refused },
+    { "response size cap", test_response_cap },
+    { "retry then success", test_retry_then_success },
+    { "failover skips and advances", test_failover_skips },
+    { "fatal error stops the chain", test_fatal_stops_chain },
+    { "all entries skipped", test_all_skipped },
+    { "threads share one client", test_threads_share_client },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = tu_server_start();
-    if (!srv)
-        return 1;
-    static const tu_test tests[] = {
-        { "stream split at many sizes", test_stream_split_everywhere },
-        { "many chunks at once, and dribbled", test_many_chunks_at_once },
-        { "generate (whole body)", test_generate_whole },
-        { "HTTP errors classified", test_http_errors },
-        { "Retry-After parsing", test_retry_after_date },
-        { "hostile numbers are bounded", test_hostile_numbers },
-        { "cut and truncated streams", test_cut_and_truncated_streams },
-        { "idle timeout", test_idle_timeout },
-        { "total timeout", test_total_timeout },
-        { "cancel closes the socket", test_cancel_closes_socket },
-        { "connection refused", test_connection_refused },
-        { "response size cap", test_response_cap },
-        { "retry then success", test_retry_then_success },
-        { "failover skips and advances", test_failover_skips },
-        { "fatal error stops the chain", test_fatal_stops_chain },
-        { "all entries skipped", test_all_skipped },
-        { "threads share one client", test_threads_share_client },
-        { NULL, NULL },
-    };
-    return tu_run_suite("transport", tests);
+    return tu_run_suite("transport", tests, start);
 }

@@ -2,12 +2,40 @@
  * of tests run under CUnit), fake servers and temp dirs released when the
  * suites end, clients made from conf text, what the server received (bodies
  * as JSON, headers, golden comparison), streams run to the end with their
- * chunks collected, files, and running a command. */
+ * chunks collected, files, and running a command.
+ *
+ * A test program is its tests, then:
+ *
+ *     static fake_server *srv;
+ *     static seam_client *client;
+ *
+ *     static int start(void)  // the suite's init: what every test shares
+ *     {
+ *         srv = tu_server_start();
+ *         client = srv ? tu_client_at_end(tu_client_on(srv,
+ *             "providers = { p = { plugin = \"openai\"; base_url = \"@URL@/v1\"; }; };\n"))
+ *                      : NULL;
+ *         return client ? 0 : -1;
+ *     }
+ *
+ *     static const tu_test tests[] = {
+ *         { "wire: basic request", test_wire_basic },
+ *         { NULL, NULL },
+ *     };
+ *
+ *     int main(void)
+ *     {
+ *         return tu_run_suite("name", tests, start);
+ *     }
+ *
+ * and in Makefile.am its _LDADD is $(TEST_LDADD). The shell tests have
+ * tests/testlib.sh. */
 #ifndef SEAM_TESTUTIL_H
 #define SEAM_TESTUTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <json-c/json.h>
 #include <seam/seam.h>
 
@@ -34,12 +62,41 @@ typedef struct tu_suite {
  * Returns the exit status for main: 0 when every test ran and every assertion
  * held, 1 otherwise, 2 when CUnit could not start. */
 int tu_run_suites(const tu_suite *suites);
-/* tu_run_suites for a program of one suite. */
-int tu_run_suite(const char *name, const tu_test *tests);
+/* tu_run_suites for a program of one suite; init (may be NULL) makes what
+ * the tests share (servers, clients), returning 0, or -1 to fail the program. */
+int tu_run_suite(const char *name, const tu_test *tests, int (*init)(void));
 /* fn(arg) once the suites have run (or right away when out of memory). */
 void tu_at_end(void (*fn)(void *), void *arg);
 /* Milliseconds of the monotonic clock. */
 int64_t tu_now_ms(void);
+
+/* 1 in a build with AddressSanitizer, which replaces the allocator and
+ * reserves terabytes of address space (no RLIMIT_AS, no allocation failures
+ * injected by the test); else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_SANITIZED 1
+#endif
+#endif
+#ifndef TU_SANITIZED
+#define TU_SANITIZED 0
+#endif
+
+/* ---- out of descriptors (tu_limits.c) --------------------------------------------- */
+
+typedef struct tu_fds_jam {
+    struct rlimit old;
+    int fds[64];
+    int n;
+    int exhausted; /* the last dup failed with EMFILE */
+} tu_fds_jam;
+/* Lowers the soft descriptor limit to `spare` above the lowest free one and
+ * takes descriptors until none is left (fatal assertions on the limits). */
+void tu_fds_use_up(tu_fds_jam *j, int spare);
+/* Closes them and puts the limit back. */
+void tu_fds_give_back(tu_fds_jam *j);
 
 /* ---- servers and clients (tu_fixture.c) ---------------------------------------- */
 
@@ -49,10 +106,9 @@ fake_server *tu_server_start(void);
 
 /* A client from conf text: writes `plugin_path = [ "<tu_plugin_dir()>" ];`
  * (unless conf_text names its own) and `model_catalog = "";` (unless conf_text
- * names a catalog) followed by conf_text
- * to a conf file in a fresh temp dir, and creates the client with
- * no_default_plugin_dirs = 1. NULL (err filled) on failure. The temp dir is
- * removed by tu_client_free. */
+ * names a catalog) followed by conf_text to a conf file in a fresh temp dir,
+ * and creates the client with no_default_plugin_dirs = 1. NULL (err filled)
+ * on failure. The temp dir is removed by tu_client_free. */
 seam_client *tu_client(const char *conf_text, seam_error *err);
 void tu_client_free(seam_client *c);
 /* c, freed by tu_client_free when the suites end (a client the whole program
@@ -60,9 +116,14 @@ void tu_client_free(seam_client *c);
 seam_client *tu_client_at_end(seam_client *c);
 /* tu_client of printf-formatted conf text; NULL (the error on stderr) on failure. */
 seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* tu_clientf for the wire tests of a plugin the build may leave out: NULL as
- * well, with a note on stderr, when the first provider's plugin is not loaded. */
-seam_client *tu_client_if_built(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* text with every "@URL@" replaced by the server's URL and every "@TMP@" by
+ * tu_dir(). Malloc'ed; NULL when out of memory. */
+char *tu_expand(fake_server *srv, const char *text);
+/* tu_client of tu_expand(srv, conf_text); NULL (the error on stderr) on failure. */
+seam_client *tu_client_on(fake_server *srv, const char *conf_text);
+/* For the wire tests of a plugin the build may leave out: c, or NULL (c freed,
+ * a note on stderr) when its first provider's plugin is not loaded. */
+seam_client *tu_if_built(seam_client *c);
 
 /* ---- what the server received (tu_wire.c) ------------------------------------ */
 
@@ -87,6 +148,17 @@ int tu_json_equal(json_object *got, const char *want_text);
 int tu_str_eq(const char *got, const char *want, const char *file, int line);
 #define TU_STR_EQ(got, want) tu_str_eq((got), (want), __FILE__, __LINE__)
 
+/* An HTTP error answer of the fake server, and what the core must make of it
+ * (a table of them is a codec's error table). */
+typedef struct tu_http_error {
+    int status;
+    const char *body;
+    const char *headers;      /* extra header lines, each ending "\r\n"; may be NULL */
+    seam_error_kind kind;
+    int retryable;
+    const char *code;
+} tu_http_error;
+
 /* ---- calls run to the end (tu_stream.c) ------------------------------------------ */
 
 /* Flags of the functions below. */
@@ -105,8 +177,8 @@ char *tu_summary(const seam_result *res, unsigned flags);
  * else the chunk type's name; tool-call deltas are not logged. */
 void tu_log_chunk(char *log, size_t size, const seam_chunk *c, unsigned flags);
 
-/* A call run to its end. */
-typedef struct tu_run {
+/* A call run to its end; the caller frees summary and message. */
+typedef struct tu_call {
     int status;            /* seam_generate's, or the last seam_stream_next's */
     seam_error err;
     char *summary;         /* tu_summary of the result (malloc'ed), NULL without one */
@@ -115,9 +187,12 @@ typedef struct tu_run {
     seam_message *message; /* with TU_KEEP_MESSAGE: the answer (owned) */
 } tu_call;
 tu_call tu_run_stream(seam_client *client, const char *provider, const char *model,
-                     const seam_request *req, unsigned flags);
+                      const seam_request *req, unsigned flags);
 tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
-                       const seam_request *req, unsigned flags);
+                        const seam_request *req, unsigned flags);
+/* The call's summary is want; else what, the call's status and both
+ * summaries are printed. */
+int tu_summary_is(const tu_call *r, const char *want, const char *what);
 
 /* ---- files and commands (testutil.c) ------------------------------------------- */
 

@@ -150,10 +150,14 @@ seam_client *tu_client_at_end(seam_client *c)
     return c;
 }
 
-static seam_client *client_vf(const char *fmt, va_list ap)
+seam_client *tu_clientf(const char *fmt, ...)
 {
     char *conf = NULL;
-    if (vasprintf(&conf, fmt, ap) < 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&conf, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
         fprintf(stderr, "tu_clientf: out of memory\n");
         return NULL;
     }
@@ -166,21 +170,41 @@ static seam_client *client_vf(const char *fmt, va_list ap)
     return c;
 }
 
-seam_client *tu_clientf(const char *fmt, ...)
+char *tu_expand(fake_server *srv, const char *text)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    seam_client *c = client_vf(fmt, ap);
-    va_end(ap);
+    const char *url = srv ? fake_server_url(srv) : "";
+    const char *dir = strstr(text, "@TMP@") ? tu_dir() : "";
+    if (!dir)
+        dir = "";
+    size_t cap = strlen(text) + 1, n = 0;
+    for (const char *p = text; (p = strchr(p, '@')); p++)
+        cap += strlen(url) + strlen(dir);
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    for (const char *p = text; *p;) {
+        const char *with = strncmp(p, "@URL@", 5) == 0 ? url : strncmp(p, "@TMP@", 5) == 0 ? dir : NULL;
+        if (with) {
+            n += (size_t)snprintf(out + n, cap - n, "%s", with);
+            p += 5;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+seam_client *tu_client_on(fake_server *srv, const char *conf_text)
+{
+    char *text = tu_expand(srv, conf_text);
+    seam_client *c = text ? tu_clientf("%s", text) : NULL;
+    free(text);
     return c;
 }
 
-seam_client *tu_client_if_built(const char *fmt, ...)
+seam_client *tu_if_built(seam_client *c)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    seam_client *c = client_vf(fmt, ap);
-    va_end(ap);
     seam_provider_info info = { 0 };
     if (c && (seam_client_provider_at(c, 0, &info) != SEAM_OK || !info.plugin_loaded)) {
         fprintf(stderr, "the %s plugin is not built: its wire tests are skipped\n",

@@ -128,37 +128,56 @@ void tu_log_chunk(char *log, size_t size, const seam_chunk *c, unsigned flags)
     strncat(log, item, size - strlen(log) - 1);
 }
 
-tu_call tu_run_stream(seam_client *client, const char *provider, const char *model,
-                     const seam_request *req, unsigned flags)
+/* Runs one call streamed or whole; what a test reads of it is the same. */
+static tu_call run_call(seam_client *client, const char *provider, const char *model,
+                        const seam_request *req, unsigned flags, int streamed)
 {
     tu_call r;
     memset(&r, 0, sizeof r);
     seam_call_options o = tu_call_opts(provider, model);
     seam_stream *s = NULL;
-    r.status = seam_stream_open(client, req, &o, &s, &r.err);
-    if (r.status == SEAM_OK) {
-        const seam_chunk *c;
-        while ((r.status = seam_stream_next(s, &c, &r.err)) == 1)
-            tu_log_chunk(r.log, sizeof r.log, c, flags);
-        r.summary = tu_summary(seam_stream_result(s), flags);
-        r.incomplete = seam_result_incomplete(seam_stream_result(s));
+    seam_result *whole = NULL;
+    const seam_result *res = NULL;
+    if (streamed) {
+        r.status = seam_stream_open(client, req, &o, &s, &r.err);
+        if (r.status == SEAM_OK) {
+            const seam_chunk *c;
+            while ((r.status = seam_stream_next(s, &c, &r.err)) == 1)
+                tu_log_chunk(r.log, sizeof r.log, c, flags);
+            res = seam_stream_result(s);
+        }
+    } else {
+        r.status = seam_generate(client, req, &o, &whole, &r.err);
+        res = whole;
+    }
+    if (res) {
+        r.summary = tu_summary(res, flags);
+        r.incomplete = seam_result_incomplete(res);
         if (flags & TU_KEEP_MESSAGE)
-            r.message = seam_message_dup(seam_result_message(seam_stream_result(s)));
+            r.message = seam_message_dup(seam_result_message(res));
     }
     seam_stream_free(s);
+    seam_result_free(whole);
     return r;
 }
 
-tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
-                       const seam_request *req, unsigned flags)
+tu_call tu_run_stream(seam_client *client, const char *provider, const char *model,
+                      const seam_request *req, unsigned flags)
 {
-    tu_call r;
-    memset(&r, 0, sizeof r);
-    seam_call_options o = tu_call_opts(provider, model);
-    seam_result *res = NULL;
-    r.status = seam_generate(client, req, &o, &res, &r.err);
-    if (res)
-        r.summary = tu_summary(res, flags);
-    seam_result_free(res);
-    return r;
+    return run_call(client, provider, model, req, flags, 1);
+}
+
+tu_call tu_run_generate(seam_client *client, const char *provider, const char *model,
+                        const seam_request *req, unsigned flags)
+{
+    return run_call(client, provider, model, req, flags, 0);
+}
+
+int tu_summary_is(const tu_call *r, const char *want, const char *what)
+{
+    if (r->summary && strcmp(r->summary, want) == 0)
+        return 1;
+    fprintf(stderr, "\n%s: status %d (%s)\n     got %s\nexpected %s\n", what, r->status, r->err.message,
+            r->summary ? r->summary : "(none)", want);
+    return 0;
 }

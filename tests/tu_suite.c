@@ -73,9 +73,9 @@ int tu_run_suites(const tu_suite *suites)
     return failed || ran != listed ? 1 : 0;
 }
 
-int tu_run_suite(const char *name, const tu_test *tests)
+int tu_run_suite(const char *name, const tu_test *tests, int (*init)(void))
 {
-    const tu_suite suites[] = { { .name = name, .tests = tests }, { .name = NULL } };
+    const tu_suite suites[] = { { .name = name, .tests = tests, .init = init }, { .name = NULL } };
     return tu_run_suites(suites);
 }
 

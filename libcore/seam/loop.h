@@ -396,7 +396,7 @@ typedef struct seam_context_engine {
     /* Rewrites the session's history (seam_session_clear/append/truncate; may
      * call seam_executor_auxiliary). SEAM_OK or a negative status. */
     int (*compress)(void *ud, seam_executor *ex, seam_session *s, seam_error *err);
-    /* Token estimate of the history; NULL: about 4 bytes per token. */
+    /* Token estimate of the history; NULL: seam_estimate_tokens's rules (tokens.c). */
     int64_t (*estimate_tokens)(void *ud, const seam_session *s);
     void *ud;
 } seam_context_engine;

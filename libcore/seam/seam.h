@@ -96,6 +96,34 @@ SEAM_EXPORT int seam_client_capabilities(const seam_client *client, const char *
                                          const char *model, seam_capabilities *caps,
                                          seam_error *err);
 
+/* The model catalog: the conf's `models` entries, then the shipped catalog's
+ * (see seam.conf(5), MODEL CATALOG). Set info->size to sizeof(seam_model_info)
+ * before the call; strings are borrowed from the client. */
+typedef struct seam_model_info {
+    uint32_t size;
+    const char *id;
+    const char *provider;        /* a plugin id or a conf provider name; NULL: any */
+    int64_t context_window;      /* tokens; 0 unknown */
+    int64_t max_output_tokens;   /* tokens; 0 unknown */
+    int has_capabilities;        /* the entry lists its capabilities */
+    char capabilities[192];      /* comma-separated: "tools,streaming,vision,..." */
+    int priced;                  /* prices known: micro-cents per million tokens */
+    int64_t price_input;
+    int64_t price_output;
+    int64_t price_cache_read;    /* -1: billed at the input price */
+    int64_t price_cache_write;   /* -1: billed at the input price */
+    int from_catalog;            /* 1: the shipped catalog; 0: the conf's own entry */
+    const char *file;            /* where defined */
+    int line;
+} seam_model_info;
+SEAM_EXPORT size_t seam_client_model_count(const seam_client *client);
+/* The conf's `cli` group (the seam command's own settings: conversation log,
+ * model aliases, templates; see seam.conf(5)) as JSON object text, "{}" when
+ * the conf has none. The library does not interpret it. Borrowed. */
+SEAM_EXPORT const char *seam_client_cli_settings(const seam_client *client);
+/* Model i; SEAM_ERR_INVALID past the end or with info->size too small. */
+SEAM_EXPORT int seam_client_model_at(const seam_client *client, size_t i, seam_model_info *info);
+
 /* Configured chains: names and their entries. */
 SEAM_EXPORT size_t seam_client_chain_count(const seam_client *client);
 SEAM_EXPORT const char *seam_client_chain_name(const seam_client *client, size_t i);
@@ -135,6 +163,70 @@ SEAM_EXPORT void seam_client_set_clock(seam_client *client, int64_t (*now_ms)(vo
                                        int (*sleep_ms)(void *ud, int64_t ms, seam_cancel *cancel),
                                        void *ud);
 
+/* The library's notices: it never prints, so what an operator should know
+ * (the shared state store stopped answering, or answers again; a configured
+ * state backend that cannot be used) goes to a callback the application sets.
+ * Each is one line of text without a trailing newline and never holds a
+ * credential. */
+typedef enum seam_log_level {
+    SEAM_LOG_ERROR = 0,
+    SEAM_LOG_WARNING,
+    SEAM_LOG_INFO
+} seam_log_level;
+/* Sets the client's log callback (NULL: notices are dropped, the default).
+ * log(ud, level, message) may be called from any thread that uses the client,
+ * with the message borrowed for the call; it must not call into the client.
+ * Set it before the client is used by any call. */
+SEAM_EXPORT void seam_client_set_log(seam_client *client,
+                                     void (*log)(void *ud, int level, const char *message),
+                                     void *ud);
+
+/* ---- state shared across processes: budgets, rate limits, the listing ---- */
+
+/* Budgets and rate limits live in the client's state store: in this process
+ * by default, or shared by every process whose conf names the same store
+ * (`state { backend = "redis"; ... }`, see seam.conf(5) and doc/scale-out.md).
+ * A name is the application's (a gateway key, a team), printable ASCII
+ * without spaces, at most 200 bytes.
+ *
+ * seam_budget_check: 1 when the budget `name` has spent less than limit (a
+ * request may go), 0 when it is spent; *spent (may be NULL) is the amount so
+ * far. seam_budget_debit adds amount (the request's real cost, in the
+ * application's unit, e.g. micro-cents) once the request is done; a budget
+ * first debited now runs for window_ms, then starts again from 0. Between the
+ * check and the debit other processes may check too, so a budget holds to
+ * within one request per process. Both return SEAM_ERR_INVALID for a bad
+ * argument, SEAM_ERR_NOMEM; never fail because the shared store is away (the
+ * process's own count stands in). */
+SEAM_EXPORT int seam_budget_check(seam_client *client, const char *name, int64_t limit,
+                                  int64_t *spent, seam_error *err);
+SEAM_EXPORT int seam_budget_debit(seam_client *client, const char *name, int64_t amount,
+                                  int64_t window_ms, int64_t *spent, seam_error *err);
+/* A fixed-window rate limit: 1 when one more event fits in `name`'s current
+ * window of window_ms (at most limit per window) and is counted, 0 when the
+ * window is full. Atomic across processes sharing the store. */
+SEAM_EXPORT int seam_rate_take(seam_client *client, const char *name, int64_t limit,
+                               int64_t window_ms, seam_error *err);
+
+/* One entry of the state the chain runner shares: a provider's key cooling
+ * after a 429, a key the rate-limit guard saw exhausted, or a session's lease
+ * on a key of a sticky pool. */
+typedef struct seam_state_entry {
+    uint32_t size;           /* sizeof(seam_state_entry) */
+    const char *kind;        /* "cooling", "exhausted" or "lease" */
+    const char *provider;    /* the conf name */
+    int key;                 /* the key's place in the provider's pool, from 1 */
+    const char *session;     /* a lease: the session's hash (never its text); else NULL */
+    int64_t left_ms;         /* how long it still holds */
+} seam_state_entry;
+/* Where the client's state lives ("redis 127.0.0.1:6379 db 0", or "local
+ * ...") into store (size bytes), *shared 1 when a shared store answers; then
+ * fn(ud, entry) for each entry it holds now (strings borrowed for the call).
+ * store and fn may be NULL. SEAM_OK, or SEAM_ERR_INVALID / SEAM_ERR_NOMEM. */
+SEAM_EXPORT int seam_client_state(seam_client *client, char *store, size_t size, int *shared,
+                                  void (*fn)(void *ud, const seam_state_entry *entry), void *ud,
+                                  seam_error *err);
+
 /* Checks a conf file (and its conf.d/) without loading plugins. Returns SEAM_OK
  * or SEAM_ERR_CONF with err filled. Each warning (e.g. an inline api_key in a
  * file readable by group or others) is passed to warn(ud, text) when warn is
@@ -170,6 +262,14 @@ SEAM_EXPORT int seam_media_open(seam_client *client, const char *handle, int *fd
  * (its byte length recorded). URL and handle parts are left as they are.
  * On failure the parts before the failing one are already converted. */
 SEAM_EXPORT int seam_media_deinline(seam_client *client, seam_message *msg, seam_error *err);
+/* Writes the conf seam would use for path (NULL: the default search, where a
+ * personal conf overlays the system conf and its conf.d/), merged, as conf
+ * text: one call of line(ud, text) per line, each definition (provider,
+ * chain, role, tool, model entry of the conf) ending with "  # FILE:LINE",
+ * where it came from. No credential is ever written. Returns SEAM_OK, or
+ * SEAM_ERR_CONF / SEAM_ERR_NOMEM with err filled. */
+SEAM_EXPORT int seam_conf_show(const char *path, void (*line)(void *ud, const char *text),
+                               void *ud, seam_error *err);
 
 /* ---- calls: generate and stream ------------------------------------------ */
 
@@ -303,5 +403,6 @@ SEAM_EXPORT void seam_stream_free(seam_stream *s);
 #endif
 
 #include <seam/loop.h>
+#include <seam/embed.h>
 
 #endif /* SEAM_SEAM_H */

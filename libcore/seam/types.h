@@ -434,6 +434,8 @@ typedef struct seam_capabilities {
     unsigned structured_output : 1;
     int64_t context_window;      /* tokens; 0 unknown */
     int64_t max_output_tokens;   /* tokens; 0 unknown */
+    /* Appended: present when size >= offsetof(seam_capabilities, embed) + sizeof(int). */
+    int embed;                   /* 1: an embedding model (seam_embed serves it) */
     /* appended (media): vision is image input, pdf_input document input */
     unsigned video_input : 1;
     /* The closed set of modality sets (SEAM_MODALITY_* bits) the model can

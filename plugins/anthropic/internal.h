@@ -185,4 +185,11 @@ int anthropic_decode_finish(void *d, seam_emitter *out, seam_error *err);
 int anthropic_decode_response(void *instance, const seam_request *req, const char *body,
                               size_t len, seam_emitter *out, seam_error *err);
 
+/* ==== the token count (count_tokens.c) ======================================= */
+
+int anthropic_count_tokens_encode(void *instance, const seam_request *req,
+                                  seam_http_request *out, seam_error *err);
+int anthropic_count_tokens_decode(void *instance, const seam_request *req, const char *body,
+                                  size_t len, int64_t *input_tokens, seam_error *err);
+
 #endif /* SEAM_PLUGIN_ANTHROPIC_INTERNAL_H */

@@ -113,6 +113,9 @@ static const seam_provider_vtable anthropic_vtable = {
     .classify_error = anthropic_classify_error,
     .capabilities = anthropic_capabilities,
     .serve = NULL,
+    /* No embeddings: Anthropic has no embedding endpoint. */
+    .count_tokens_encode = anthropic_count_tokens_encode,
+    .count_tokens_decode = anthropic_count_tokens_decode,
 };
 
 static int anthropic_init(seam_registrar *r)

@@ -213,4 +213,20 @@ int gemini_decode_finish(void *decoder, seam_emitter *out, seam_error *err);
 int gemini_decode_response(void *instance, const seam_request *req, const char *body, size_t len,
                            seam_emitter *out, seam_error *err);
 
+/* ==== embeddings and token counts (embed.c, count_tokens.c) ================ */
+
+/* base_url/models/{model}:{method} (a "models/" or "tunedModels/" name kept
+ * as it is); malloc'ed, NULL without memory. */
+char *gemini_model_url(const gemini_instance *g, const char *model, const char *method);
+/* 1 when model can go into a URL path as a model id. */
+int gemini_model_id_ok(const char *model);
+int gemini_embed_encode(void *instance, const seam_embed_request *er, seam_http_request *out,
+                        seam_error *err);
+int gemini_embed_decode(void *instance, const seam_embed_request *er, const char *body,
+                        size_t len, seam_embeddings *out, seam_error *err);
+int gemini_count_tokens_encode(void *instance, const seam_request *req, seam_http_request *out,
+                               seam_error *err);
+int gemini_count_tokens_decode(void *instance, const seam_request *req, const char *body,
+                               size_t len, int64_t *input_tokens, seam_error *err);
+
 #endif /* SEAM_PLUGIN_GEMINI_INTERNAL_H */

@@ -128,10 +128,17 @@ int gemini_capabilities(void *instance, const char *model, seam_capabilities *ca
     if (!model || !caps)
         return SEAM_ERR_INVALID;
     caps->size = sizeof *caps;
+    if (strstr(model, "embedding")) {
+        /* gemini-embedding-001, text-embedding-004: embedContent only (embed.c). */
+        caps->embed = 1;
+        return SEAM_OK;
+    }
     caps->streaming = 1;
     const model_family *f = gemini_find_family(model);
-    if (!f)
-        return SEAM_OK; /* not a model this plugin knows: nothing more to say */
+    if (!f) {
+        caps->embed = 1; /* not a model this plugin knows: nothing held against it */
+        return SEAM_OK;
+    }
     caps->tools = f->tools;
     caps->parallel_tool_calls = f->tools;
     caps->vision = f->vision;

@@ -91,6 +91,10 @@ static const seam_provider_vtable gemini_vtable = {
     .classify_error = gemini_classify_error,
     .capabilities = gemini_capabilities,
     .serve = NULL,
+    .embed_encode = gemini_embed_encode,
+    .embed_decode = gemini_embed_decode,
+    .count_tokens_encode = gemini_count_tokens_encode,
+    .count_tokens_decode = gemini_count_tokens_decode,
 };
 
 static int gemini_plugin_init(seam_registrar *r)

@@ -40,7 +40,10 @@
  *                (stateless, so tool loops and retries can be scripted); past the
  *                end the last one repeats.
  * Unknown keys are ignored: options meant for another provider of a chain must
- * not break the offline fallback. A key of the wrong type is a bad_request. */
+ * not break the offline fallback. A key of the wrong type is a bad_request.
+ *
+ * Embeddings (embed.c) and the token count endpoint (count_tokens.c) are
+ * served from the same `serve` hook, told apart by the request's URL. */
 #include "config.h"
 
 #include <seam/plugin.h>
@@ -52,14 +55,9 @@
 #include <string.h>
 
 #include "../common/codec_util.h"
+#include "mock_internal.h"
 
 #define MOCK_URL "mock://local/v1/generate"
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-
-typedef struct mock_instance {
-    char *options_json; /* the conf's options, kept as text: parsed per call so
-                         * that concurrent calls share nothing mutable */
-} mock_instance;
 
 /* ---- small helpers (the shared ones are in ../common/codec_util.c) ---------- */
 
@@ -303,8 +301,8 @@ static json_object *merged_options(const mock_instance *m, const seam_request *r
     return base;
 }
 
-static int mock_encode(void *instance, const seam_request *req, int stream,
-                       seam_http_request *out, seam_error *err)
+int mock_encode(void *instance, const seam_request *req, int stream, seam_http_request *out,
+                seam_error *err)
 {
     mock_instance *m = instance;
     json_object *options = merged_options(m, req, err);
@@ -510,7 +508,7 @@ static const char *last_user_text(json_object *messages, strbuf *scratch)
 }
 
 /* Words in the text parts of every message: the default input token count. */
-static int64_t request_words(json_object *messages)
+int64_t request_words(json_object *messages)
 {
     int64_t words = 0;
     size_t n = messages && json_object_is_type(messages, json_type_array)
@@ -1064,10 +1062,31 @@ static int serve_error(const mock_script *sc, seam_served *out)
     return rc;
 }
 
+int mock_serve_script_error(json_object *request, seam_served *out, seam_error *err)
+{
+    json_object *options = jget(request, "options");
+    json_object *script = options && json_object_is_type(options, json_type_object)
+                              ? script_for_turn(options, 0, err)
+                              : json_object_new_object();
+    if (!script)
+        return err->kind == SEAM_ERROR_BAD_REQUEST ? SEAM_ERR_INVALID : SEAM_ERR_NOMEM;
+    mock_script sc = { 0 };
+    int rc = read_script(request, script, 0, &sc, err);
+    if (rc == SEAM_OK && sc.error_status)
+        rc = serve_error(&sc, out) == SEAM_OK ? 1 : SEAM_ERR_NOMEM;
+    script_free(&sc);
+    json_object_put(script);
+    return rc;
+}
+
 static int mock_serve(void *instance, const seam_http_request *hr, seam_served *out,
                       seam_error *err)
 {
-    (void)instance;
+    const char *url = seam_http_request_url(hr);
+    if (url && strcmp(url, MOCK_EMBED_URL) == 0)
+        return mock_embed_serve(instance, hr, out, err);
+    if (url && strcmp(url, MOCK_COUNT_URL) == 0)
+        return mock_count_serve(instance, hr, out, err);
     size_t len = 0;
     const char *body = seam_http_request_body(hr, &len);
     json_object *request = body ? json_parse_strict(body, len) : NULL;
@@ -1423,10 +1442,18 @@ static void mock_classify_error(void *instance, int http_status, const seam_http
 static int mock_capabilities(void *instance, const char *model, seam_capabilities *caps)
 {
     (void)instance;
-    (void)model;
     if (!caps)
         return SEAM_ERR_INVALID;
     caps->size = sizeof *caps;
+    if (model && strstr(model, "embed")) {
+        /* "mock-embed": an embedding model, which does not chat. */
+        memset(caps, 0, sizeof *caps);
+        caps->size = sizeof *caps;
+        caps->embed = 1;
+        caps->context_window = 8192;
+        return SEAM_OK;
+    }
+    caps->embed = 0;
     caps->tools = 1;
     caps->streaming = 1;
     caps->parallel_tool_calls = 1;
@@ -1464,6 +1491,10 @@ static const seam_provider_vtable mock_vtable = {
     .classify_error = mock_classify_error,
     .capabilities = mock_capabilities,
     .serve = mock_serve,
+    .embed_encode = mock_embed_encode,
+    .embed_decode = mock_embed_decode,
+    .count_tokens_encode = mock_count_encode,
+    .count_tokens_decode = mock_count_decode,
 };
 
 static int mock_init(seam_registrar *r)

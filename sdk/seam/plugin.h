@@ -41,13 +41,15 @@
 #define SEAM_PLUGIN_H
 
 #include <seam/types.h>
+#include <seam/embed.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 1 /* 1: seam_emit_media, seam_capabilities media members */
+#define SEAM_PLUGIN_ABI_MINOR 2 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -131,7 +133,7 @@ SEAM_EXPORT int seam_http_headers_at(const seam_http_headers *h, size_t i, const
  * stream to stop (cancel): return that value from decode at once. */
 typedef struct seam_emitter seam_emitter;
 SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
-/* Media in an answer (ABI 1.1): the decoded bytes of base64[0..len) go into
+/* Media in an answer (ABI 1.2): the decoded bytes of base64[0..len) go into
  * the media store and the consumer gets a media_start chunk and a media_end
  * chunk whose text is the handle ("media://sha256-..."): base64 never reaches
  * a chunk, a result or a log. id correlates the two (NULL: "media-N").
@@ -201,6 +203,33 @@ typedef struct seam_provider_vtable {
     /* Optional: answer in-process instead of over the network. */
     int (*serve)(void *instance, const seam_http_request *req, seam_served *out,
                  seam_error *err);
+
+    /* ---- ABI 1.1: appended; a 1.0 plugin's table ends above, so the core
+     * sees NULL for these. ---- */
+
+    /* Optional: embeddings (seam_embed). embed_encode turns er, whose model
+     * the core has set, into the HTTP request of the provider's embedding
+     * endpoint; a provider or model without one fills err (kind bad_request)
+     * and fails, and the chain skips the entry. embed_decode reads the whole
+     * 2xx body into `out`, which expects one vector per input of er:
+     * seam_embeddings_set_vector for each, seam_embeddings_set_usage when the
+     * body reports usage. The core checks that every input got a vector of
+     * one length, and prices the usage. Both or neither. */
+    int (*embed_encode)(void *instance, const seam_embed_request *er, seam_http_request *out,
+                        seam_error *err);
+    int (*embed_decode)(void *instance, const seam_embed_request *er, const char *body,
+                        size_t len, seam_embeddings *out, seam_error *err);
+
+    /* Optional: the provider's own count of a request's input tokens
+     * (seam_count_tokens). encode builds the request to the count endpoint
+     * for req's model, or fails (err filled) when this provider or model has
+     * none: the core then estimates locally. decode reads the 2xx body into
+     * *input_tokens (the whole input: cached tokens included). Both or
+     * neither. */
+    int (*count_tokens_encode)(void *instance, const seam_request *req, seam_http_request *out,
+                               seam_error *err);
+    int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
+                               size_t len, int64_t *input_tokens, seam_error *err);
 } seam_provider_vtable;
 
 /* ---- registration -------------------------------------------------------- */
@@ -212,6 +241,89 @@ typedef struct seam_registrar seam_registrar;
  * for a wrong ABI major, a size too small for the ABI's mandatory members, a
  * missing mandatory member, or an id already registered. */
 SEAM_EXPORT int seam_registrar_add(seam_registrar *r, const seam_provider_vtable *vt);
+
+/* ---- state backends: the second kind of plugin --------------------------- */
+
+/* A state backend is the store several seam processes share: provider
+ * cooldowns, the rate-limit guard's windows, key-pool leases and the
+ * round-robin position, budget and rate counters, checkpoints. The core keeps
+ * its own in-process store ("local") and names no backend: the conf's
+ * state.backend names the id a plugin registers with seam_registrar_add_state
+ * (the file <id>.so has first claim on it, as for providers).
+ *
+ * The core owns what the entries mean; a backend keeps named integers and
+ * blobs, each with a time to live, and makes each operation below atomic
+ * across every process using the store. A name is printable ASCII without
+ * spaces ("cool:openai:0"); the backend puts cfg->prefix before it.
+ *
+ * Every operation returns SEAM_OK, or a negative status with err filled (kind
+ * transport or timeout, never a password) when the store did not answer within
+ * cfg->timeout_ms. No operation may block longer than that: the core then uses
+ * its local store and asks the backend again about once a second. Operations
+ * are called from any thread, concurrently, on one instance. */
+typedef struct seam_state_config {
+    uint32_t size;         /* sizeof of the core's struct: read members below it only */
+    const char *host;      /* NULL: the backend's default */
+    int port;              /* 0: the backend's default */
+    const char *socket;    /* a unix socket path, or NULL for host and port */
+    const char *password;  /* NULL: none. A secret: never in an error or a description */
+    int db;                /* the database number (0 by default) */
+    const char *prefix;    /* put before every name; never NULL */
+    int64_t timeout_ms;    /* the longest any operation may take */
+} seam_state_config;
+
+typedef struct seam_state_vtable {
+    uint32_t abi_version;  /* SEAM_PLUGIN_ABI_VERSION */
+    uint32_t size;         /* sizeof(seam_state_vtable) */
+    const char *id;        /* the conf's state.backend: "redis" */
+    const char *description;
+
+    /* An instance for cfg (borrowed during the call: copy what you keep), or
+     * NULL with err filled for a configuration the backend cannot use. Must
+     * not wait on the store longer than cfg->timeout_ms (connect lazily). */
+    void *(*create)(const seam_state_config *cfg, seam_error *err);
+    void (*destroy)(void *instance);
+    /* Where the store is, for people ("redis 127.0.0.1:6379 db 0"), without
+     * the password. */
+    void (*describe)(void *instance, char *buf, size_t size);
+
+    /* `name` exists for at least ttl_ms more: created, or its time to live
+     * raised (never lowered). */
+    int (*hold)(void *instance, const char *name, int64_t ttl_ms, seam_error *err);
+    /* Removes `name` (absent is not an error). */
+    int (*drop)(void *instance, const char *name, seam_error *err);
+    /* The milliseconds each of names[0..n) has left in left_ms[i]; 0 when absent. */
+    int (*left)(void *instance, const char *const *names, size_t n, int64_t *left_ms,
+                seam_error *err);
+    /* A counter: unless limit >= 0 and its value is already >= limit (then
+     * *refused = 1 and nothing changes), adds delta. *value is the value after.
+     * A counter created here lives ttl_ms; an existing one keeps its time. An
+     * absent counter reads as 0, and delta 0 does not create it. */
+    int (*add)(void *instance, const char *name, int64_t delta, int64_t limit, int64_t ttl_ms,
+               int64_t *value, int *refused, seam_error *err);
+    /* A binding: sets `name` to proposal when it is absent, or always when
+     * force; *value is what it holds afterwards; its time to live is ttl_ms. */
+    int (*bind)(void *instance, const char *name, int64_t proposal, int force, int64_t ttl_ms,
+                int64_t *value, seam_error *err);
+    /* A blob (a checkpoint): stored whole for ttl_ms; get gives a malloc'ed
+     * copy (freed by the core with free()) or *data NULL when absent. */
+    int (*put)(void *instance, const char *name, const void *data, size_t len, int64_t ttl_ms,
+               seam_error *err);
+    int (*get)(void *instance, const char *name, void **data, size_t *len, seam_error *err);
+    /* Calls fn for up to `max` names beginning with prefix (without the
+     * instance's own prefix): the integer it holds (0 for a hold or a blob)
+     * and the milliseconds it has left. */
+    int (*scan)(void *instance, const char *prefix, size_t max,
+                void (*fn)(void *ud, const char *name, int64_t value, int64_t left_ms), void *ud,
+                seam_error *err);
+} seam_state_vtable;
+
+/* Registers a state backend. The vtable must outlive the plugin (static
+ * storage). Refused (SEAM_ERR_PLUGIN, with the reason recorded against the
+ * plugin file) for a wrong ABI major, a missing member, or an id already
+ * registered as a state backend. A plugin may register providers and state
+ * backends alike. */
+SEAM_EXPORT int seam_registrar_add_state(seam_registrar *r, const seam_state_vtable *vt);
 
 #define SEAM_PLUGIN_DEFINE(init_fn)                                                        \
     SEAM_PLUGIN_EXPORT const uint32_t seam_plugin_abi = SEAM_PLUGIN_ABI_VERSION;           \

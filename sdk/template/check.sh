@@ -11,6 +11,10 @@
 #      stop_reason and every usage count it names. This is how to test a codec
 #      against a corpus of recorded provider streams: record the bytes a real
 #      server sent, write down what they must normalize to, and replay them.
+#   4. the conformance kit, seam-plugin-check(1) ($SEAM_PLUGIN_CHECK, default
+#      the one beside $SEAM, else from PATH): the loader's checks, the request
+#      the codec encodes, the same recorded streams cut at random byte
+#      positions, and a fault matrix (HTTP errors, cut streams).
 #
 # Exits 0 when every check passes.
 set -u
@@ -105,6 +109,21 @@ EOF
         fail "$name: the recorded stream does not match $(basename "$expected")"
     fi
 done
+
+# 4. the conformance kit, on the private copy (the path seam trusts)
+if [ -z "${SEAM_PLUGIN_CHECK:-}" ]; then
+    case $SEAM in
+    */*) SEAM_PLUGIN_CHECK=$(dirname "$SEAM")/seam-plugin-check ;;
+    *) SEAM_PLUGIN_CHECK=seam-plugin-check ;;
+    esac
+fi
+"$SEAM_PLUGIN_CHECK" "$tmp/plugins/hello.so" --corpus "$here/tests" >"$tmp/kit.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ]; then
+    ok "seam-plugin-check: $(tail -n 1 "$tmp/kit.out")"
+else
+    fail "seam-plugin-check (exit $rc):"; grep -v '^PASS' "$tmp/kit.out" >&2
+fi
 
 [ "$failures" -eq 0 ] && echo "all hello checks passed"
 [ "$failures" -eq 0 ]

@@ -126,6 +126,8 @@ def setup(work, names):
     procs = []
     scenarios = []
 
+    # Every run is --no-log: the conversation log is the CLI's own SQLite file,
+    # whose failure is a warning beside a whole answer, not a library path.
     # conf load + mock chat: the shipped seam.conf with every conf.d drop-in
     # and the model catalog, then a chat through the mock.
     confdir = os.path.join(work, "conf")
@@ -137,7 +139,7 @@ def setup(work, names):
         f.write('\nplugin_path = [ "%s" ];\nmodel_catalog = "%s";\n'
                 % (PLUGINS, os.path.join(TOP_SRC, "conf", "models.conf")))
     scenarios.append(Scenario("mock", "conf load + mock chat",
-                              [seam, "--conf", os.path.join(confdir, "seam.conf"), "chat",
+                              [seam, "--conf", os.path.join(confdir, "seam.conf"), "chat", "--no-log",
                                "--provider", "mock", "--model", "mock", "--system", "Be brief.", PROMPT]))
 
     families = [("openai", "openai", OPENAI_SSE, "v1", "gpt-4o"),
@@ -154,7 +156,7 @@ def setup(work, names):
                     '                    api_key = "torture-key"; }; };\n'
                     % (PLUGINS, family, port, base))
         scenarios.append(Scenario(name, "a streamed %s chat (--json)" % name,
-                                  [seam, "--conf", conf, "chat", "--json", "--provider", "p",
+                                  [seam, "--conf", conf, "chat", "--no-log", "--json", "--provider", "p",
                                    "--model", model, "--system", "Be brief.", PROMPT]))
 
     # A tool-loop run: the mock calls two command tools, then answers with its
@@ -192,7 +194,7 @@ tools = {
 };
 """ % PLUGINS)
     scenarios.append(Scenario("tools", "a tool-loop run (chat --tools, --json)",
-                              [seam, "--conf", tools, "chat", "--json", "--tools", "add,fail", PROMPT]))
+                              [seam, "--conf", tools, "chat", "--no-log", "--json", "--tools", "add,fail", PROMPT]))
     return [s for s in scenarios if s.name in names], procs
 
 

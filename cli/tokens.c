@@ -1,0 +1,234 @@
+/* tokens.c — `seam tokens`: how many input tokens a prompt is for a model.
+ * The provider's own count endpoint where its plugin has one, else seam's
+ * local estimate (seam_count_tokens). Prints the number on stdout and, on
+ * stderr, whether it is exact and for which provider and model; --json
+ * prints one line {"type":"tokens",...} instead. Uses only <seam/seam.h>. */
+#include "config.h"
+
+#include "cli.h"
+#include "json_out.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <seam/seam.h>
+
+static const char *const tokens_help =
+    "Usage: seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M]\n"
+    "                                 [--system S] [--json] [-v] [PROMPT]\n"
+    "\n"
+    "Counts the input tokens of PROMPT (stdin when absent) for a model: the\n"
+    "provider's own count endpoint where it has one (Anthropic, Gemini, OpenAI),\n"
+    "else seam's local estimate. Prints the number; stderr says which it was.\n"
+    "\n"
+    "  --chain C            the first usable entry of chain C (default: the chain\n"
+    "                       of role \"assistant\", else \"default\")\n"
+    "  --provider P --model M\n"
+    "                       the configured provider P with model M\n"
+    "  -m, --model M        this model instead of the chain entry's\n"
+    "  --system S           a system prompt, counted too\n"
+    "  --json               one line {\"type\":\"tokens\",\"input_tokens\",\"exact\",\n"
+    "                       \"provider\",\"model\",\"note\"} or {\"type\":\"error\",...}\n"
+    "  -v, --verbose        the count endpoint's attempts on stderr\n";
+
+static void tokens_on_attempt(void *ud, const seam_attempt *a)
+{
+    (void)ud;
+    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                               : "skipped";
+    fprintf(stderr, "seam: attempt %d %s %s: %s", a->attempt, a->provider,
+            a->model ? a->model : "?", outcome);
+    if (a->error) {
+        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
+        if (a->error->http_status)
+            fprintf(stderr, " (HTTP %d)", a->error->http_status);
+        if (a->error->message[0])
+            fprintf(stderr, ": %s", a->error->message);
+    }
+    fputc('\n', stderr);
+}
+
+static char *slurp_stdin(void)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (cap - len < 2) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger)
+                break;
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, stdin);
+        len += got;
+        if (got == 0) {
+            if (ferror(stdin))
+                break;
+            buf[len] = '\0';
+            return buf;
+        }
+    }
+    free(buf);
+    return NULL;
+}
+
+static char *join_args(int n, char **words)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(words[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, words[i]);
+    }
+    return s;
+}
+
+static int print_json(const seam_token_count *tc)
+{
+    json_object *o = json_object_new_object();
+    int bad = !o;
+    bad |= json_object_object_add(o, "type", json_object_new_string("tokens")) != 0;
+    bad |= json_object_object_add(o, "input_tokens", json_object_new_int64(tc->input_tokens)) != 0;
+    bad |= json_object_object_add(o, "exact", json_object_new_boolean(tc->exact)) != 0;
+    bad |= json_object_object_add(o, "provider", json_object_new_string(tc->provider)) != 0;
+    bad |= json_object_object_add(o, "model", json_object_new_string(tc->model)) != 0;
+    if (!tc->exact)
+        bad |= json_object_object_add(o, "note", json_object_new_string(tc->note)) != 0;
+    errno = 0;
+    const char *s = bad ? NULL
+                        : json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    int rc = s && errno != ENOMEM && puts(s) >= 0 && fflush(stdout) == 0 ? 0 : -1;
+    json_object_put(o);
+    return rc;
+}
+
+int cmd_tokens(const char *conf, int argc, char **argv)
+{
+    const char *chain = NULL, *provider = NULL, *model = NULL, *system = NULL;
+    int json = 0, verbose = 0, first_word = argc;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r;
+        if (strcmp(a, "--") == 0) {
+            first_word = i + 1;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            first_word = i;
+            break;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(tokens_help, stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = 1;
+            continue;
+        }
+        if ((r = option_value(argc, argv, &i, "--chain", &v)) ||
+            (r = option_value(argc, argv, &i, "--provider", &v)) ||
+            (r = option_value(argc, argv, &i, "--model", &v)) ||
+            (r = option_value(argc, argv, &i, "-m", &v)) ||
+            (r = option_value(argc, argv, &i, "--system", &v))) {
+            if (r < 0) {
+                fprintf(stderr, "seam: %s needs a value\nTry 'seam tokens --help'.\n", a);
+                return EXIT_USAGE;
+            }
+            if (strncmp(a, "--chain", 7) == 0)
+                chain = v;
+            else if (strncmp(a, "--provider", 10) == 0)
+                provider = v;
+            else if (strncmp(a, "--system", 8) == 0)
+                system = v;
+            else
+                model = v;
+            continue;
+        }
+        fprintf(stderr, "seam: unknown option '%s'\nTry 'seam tokens --help'.\n", a);
+        return EXIT_USAGE;
+    }
+    if (chain && provider) {
+        fputs("seam: --chain and --provider exclude each other\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (provider && !model) {
+        fputs("seam: --provider needs --model\n", stderr);
+        return EXIT_USAGE;
+    }
+    char *prompt = first_word < argc ? join_args(argc - first_word, argv + first_word)
+                                     : slurp_stdin();
+    if (!prompt) {
+        fputs("seam: cannot read the prompt\n", stderr);
+        return EXIT_USAGE;
+    }
+    seam_request *req = seam_request_new();
+    int rc = req ? seam_request_add_user_text(req, prompt) : SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK && system)
+        rc = seam_request_set_system(req, system);
+    free(prompt);
+    if (rc != SEAM_OK) {
+        seam_request_free(req);
+        fputs("seam: out of memory\n", stderr);
+        return EXIT_PROVIDER;
+    }
+
+    seam_client *client = NULL;
+    seam_error err;
+    int code = open_client(conf, &client, &err);
+    if (code != EXIT_OK) {
+        seam_request_free(req);
+        return code;
+    }
+    seam_call_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.size = sizeof opts;
+    opts.chain = chain;
+    opts.provider = provider;
+    opts.model = model;
+    if (verbose)
+        opts.on_attempt = tokens_on_attempt;
+    seam_token_count tc;
+    memset(&tc, 0, sizeof tc);
+    tc.size = sizeof tc;
+    rc = seam_count_tokens(client, req, &opts, &tc, &err);
+    int exit_code = EXIT_OK;
+    if (rc != SEAM_OK) {
+        if (json)
+            json_out_error(stdout, &err);
+        else
+            print_error(&err);
+        exit_code = rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
+    } else if (json) {
+        if (print_json(&tc) != 0)
+            exit_code = EXIT_PROVIDER;
+    } else {
+        printf("%lld\n", (long long)tc.input_tokens);
+        if (fflush(stdout) != 0)
+            exit_code = EXIT_PROVIDER;
+        if (tc.exact)
+            fprintf(stderr, "tokens: %lld, counted by the provider  provider: %s  model: %s\n",
+                    (long long)tc.input_tokens, tc.provider, tc.model);
+        else
+            fprintf(stderr, "tokens: about %lld, estimated (%s)  provider: %s  model: %s\n",
+                    (long long)tc.input_tokens, tc.note, tc.provider, tc.model);
+    }
+    seam_request_free(req);
+    seam_client_free(client);
+    return exit_code;
+}

@@ -1,0 +1,169 @@
+/* encode_common.c — the encode pieces both of the openai plugin's wires
+ * share (encode.c: Chat Completions; responses_encode.c: the Responses API):
+ * a refused request's error, tool results and data URLs as the wire carries
+ * them, tool parameter schemas, the JSON response format, and the finished
+ * HTTP request (the conf's and the request's options merged over the body,
+ * URL, headers, framing). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int oa_bad_request(seam_error *err, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "openai: %s", msg);
+}
+
+/* A part's JSON value as it goes into a tool message's content: a JSON string is
+ * sent as its text, anything else as its JSON text. */
+json_object *oa_tool_result_content(const char *result_json)
+{
+    if (!result_json)
+        return json_object_new_string("");
+    json_object *v = json_parse_strict(result_json, strlen(result_json));
+    json_object *out;
+    if (json_object_is_type(v, json_type_string))
+        out = json_object_new_string(json_object_get_string(v));
+    else
+        out = json_object_new_string(result_json);
+    json_object_put(v);
+    return out;
+}
+
+json_object *oa_data_url(const char *mime, const char *b64)
+{
+    strbuf b = {0};
+    if (sb_puts(&b, "data:") || sb_puts(&b, mime) || sb_puts(&b, ";base64,") || sb_puts(&b, b64)) {
+        sb_free(&b);
+        return NULL;
+    }
+    json_object *s = json_object_new_string_len(b.data, (int)b.len);
+    sb_free(&b);
+    return s;
+}
+
+int oa_tool_parameters(const seam_request *req, size_t i, json_object **out, seam_error *err)
+{
+    const char *params = seam_request_tool_parameters(req, i);
+    json_object *schema = params ? json_parse_strict(params, strlen(params)) : NULL;
+    if (params && !json_object_is_type(schema, json_type_object)) {
+        json_object_put(schema);
+        return oa_bad_request(err, "the parameters of tool %s are not a JSON Schema object",
+                           seam_request_tool_name(req, i));
+    }
+    if (!schema) {
+        schema = json_object_new_object();
+        json_object_object_add(schema, "type", json_object_new_string("object"));
+    }
+    /* OpenAI refuses an object schema without "properties". */
+    const char *type = jstr(schema, "type");
+    if (type && strcmp(type, "object") == 0 && !jget(schema, "properties"))
+        json_object_object_add(schema, "properties", json_object_new_object());
+    *out = schema;
+    return SEAM_OK;
+}
+
+int oa_json_format(const seam_request *req, const char **name, json_object **schema, int *strict,
+                   seam_error *err)
+{
+    const char *schema_text = NULL;
+    *schema = NULL;
+    if (seam_request_response_format(req, name, &schema_text, strict) != SEAM_FORMAT_JSON)
+        return 0;
+    json_object *s = schema_text ? json_parse_strict(schema_text, strlen(schema_text)) : NULL;
+    if (schema_text && !json_object_is_type(s, json_type_object)) {
+        json_object_put(s);
+        return oa_bad_request(err, "the response format schema is not a JSON object");
+    }
+    /* No schema, or the bare {"type":"object"} that stands for "any JSON object":
+     * JSON mode, which every server of this wire has. */
+    const char *type = jstr(s, "type");
+    if (s && json_object_object_length(s) == 1 && type && strcmp(type, "object") == 0) {
+        json_object_put(s);
+        s = NULL;
+    }
+    *schema = s;
+    return 1;
+}
+
+/* Shallow-merges the options object text into body; a null value deletes. */
+int oa_merge_options(json_object *body, const char *options_text, int filter_reserved,
+                         seam_error *err)
+{
+    if (!options_text || !*options_text)
+        return SEAM_OK;
+    json_object *opts = json_parse_strict(options_text, strlen(options_text));
+    if (!json_object_is_type(opts, json_type_object)) {
+        json_object_put(opts);
+        return oa_bad_request(err, "provider options are not a JSON object");
+    }
+    json_object_object_foreach(opts, key, val)
+    {
+        if (filter_reserved && oa_is_reserved_option(key))
+            continue;
+        if (!val)
+            json_object_object_del(body, key);
+        else
+            json_object_object_add(body, key, json_object_get(val));
+    }
+    json_object_put(opts);
+    return SEAM_OK;
+}
+
+int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
+                      const char *path, int stream, seam_http_request *out, seam_error *err)
+{
+    /* The escape hatch: the conf's options, then the request's, over the body. */
+    int rc = oa_merge_options(body, in->body_options, 0, err);
+    if (rc == SEAM_OK)
+        rc = oa_merge_options(body, seam_request_provider_options(req), 1, err);
+    if (rc != SEAM_OK)
+        return rc;
+    const char *text = json_text(body);
+    size_t len = text ? strlen(text) : 0;
+    char *copy = text ? malloc(len + 1) : NULL;
+    strbuf url = {0};
+    if (!copy || sb_puts(&url, in->base_url) || sb_puts(&url, path)) {
+        free(copy);
+        sb_free(&url);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    memcpy(copy, text, len + 1);
+    rc = seam_http_request_set_url(out, url.data);
+    sb_free(&url);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_take_body(out, copy, len);
+    else
+        free(copy);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Content-Type", "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
+    if (rc == SEAM_OK && in->headers_json) {
+        json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
+        json_object_object_foreach(h, hk, hv)
+        {
+            if (rc == SEAM_OK)
+                rc = seam_http_request_add_header(out, hk, json_object_get_string(hv));
+        }
+        json_object_put(h);
+    }
+    if (rc == SEAM_OK && stream)
+        rc = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
+    if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
+    return rc;
+}

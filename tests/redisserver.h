@@ -1,0 +1,27 @@
+/* redisserver.h — a real redis-server for tests: started on an ephemeral
+ * 127.0.0.1 port in a temporary directory (no persistence), killed and
+ * restarted on the same port to play an outage, and spoken to with a plain
+ * socket (no hiredis in the tests). */
+#ifndef SEAM_REDISSERVER_H
+#define SEAM_REDISSERVER_H
+
+typedef struct tu_redis tu_redis;
+
+/* 1 when a redis-server program is on $PATH (a test skips with 77 without it). */
+int tu_redis_available(void);
+/* Starts redis-server with extra arguments (NULL-terminated list, may be NULL,
+ * e.g. "--requirepass", "pw", NULL) and waits until it answers. NULL on failure. */
+tu_redis *tu_redis_start(const char *const *extra_args);
+int tu_redis_port(const tu_redis *r);
+/* Kills the server (SIGKILL) and waits for it: what a crash looks like. */
+void tu_redis_kill(tu_redis *r);
+/* Starts it again on the same port with the same arguments; 0 when it answers. */
+int tu_redis_restart(tu_redis *r);
+/* Stops it, removes its directory, frees r. */
+void tu_redis_stop(tu_redis *r);
+/* Sends one command (inline protocol, e.g. "GET seam:x"; AUTH first with the
+ * password given) and returns the reply's first line, malloc'ed ("+PONG",
+ * ":3", "$-1", ...), or NULL when the server does not answer. */
+char *tu_redis_cmd(const tu_redis *r, const char *password, const char *command);
+
+#endif

@@ -1,0 +1,398 @@
+/* test_embed.c — seam_embed through the chain runner with the mock plugin
+ * (deterministic vectors, batch, dimensions, usage and cost, retries and
+ * failover, scripted errors), the chain's skips of plugins and models that do
+ * not embed (a plugin of ABI 1.0 among them, whose table ends before the
+ * embed members), the default chain, and the embedding request and result
+ * objects themselves. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include <seam/seam.h>
+
+#define ASSERT_STR(actual, expected)                                                       \
+    do {                                                                                   \
+        const char *actual_ = (actual);                                                    \
+        CU_ASSERT_PTR_NOT_NULL(actual_);                                                   \
+        if (actual_) {                                                                     \
+            if (strcmp(actual_, (expected)) != 0)                                          \
+                fprintf(stderr, "\n  %s:%d: got \"%s\"\n", __FILE__, __LINE__, actual_);   \
+            CU_ASSERT_STRING_EQUAL(actual_, (expected));                                   \
+        }                                                                                  \
+    } while (0)
+
+static seam_client *client_for(const char *conf)
+{
+    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
+    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
+                                tu_test_plugin_dir(), conf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    return c;
+}
+
+static seam_embed_request *texts(const char *a, const char *b, const char *c)
+{
+    seam_embed_request *er = seam_embed_request_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(er);
+    const char *all[] = {a, b, c};
+    for (size_t i = 0; i < 3; i++)
+        if (all[i])
+            CU_ASSERT_EQUAL(seam_embed_request_add_text(er, all[i]), SEAM_OK);
+    return er;
+}
+
+/* The attempts of a call, as "outcome provider/model[: message]" lines. */
+typedef struct attempts {
+    char log[4096];
+    int n;
+} attempts;
+
+static void on_attempt(void *ud, const seam_attempt *a)
+{
+    attempts *at = ud;
+    size_t used = strlen(at->log);
+    snprintf(at->log + used, sizeof at->log - used, "%s %s/%s%s%s\n",
+             a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+             : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                  : "skipped",
+             a->provider, a->model ? a->model : "?", a->error ? ": " : "",
+             a->error ? a->error->message : "");
+    at->n++;
+}
+
+static double norm(const float *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)v[i] * v[i];
+    return sqrt(s);
+}
+
+/* ---- the mock ------------------------------------------------------------------- */
+
+#define MOCK_CONF                                                                          \
+    "providers = { m = { plugin = \"mock\"; }; };\n"                                        \
+    "chains = { embed = ( { provider = \"m\"; model = \"mock-embed\"; } ); };\n"
+
+static void test_batch_and_determinism(void)
+{
+    seam_client *c = client_for(MOCK_CONF);
+    seam_embed_request *er = texts("the same text", "another text", "the same text");
+    seam_embeddings *e = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_embeddings_count(e), 3);
+    size_t d0 = 0, d1 = 0, d2 = 0;
+    const float *v0 = seam_embeddings_vector(e, 0, &d0);
+    const float *v1 = seam_embeddings_vector(e, 1, &d1);
+    const float *v2 = seam_embeddings_vector(e, 2, &d2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v2);
+    CU_ASSERT_EQUAL(d0, 16);
+    CU_ASSERT_EQUAL(d1, 16);
+    CU_ASSERT_EQUAL(d2, 16);
+    /* One text, one vector; another text, another; unit length. */
+    CU_ASSERT_EQUAL(memcmp(v0, v2, d0 * sizeof *v0), 0);
+    CU_ASSERT_NOT_EQUAL(memcmp(v0, v1, d0 * sizeof *v0), 0);
+    CU_ASSERT_DOUBLE_EQUAL(norm(v0, d0), 1.0, 1e-5);
+    CU_ASSERT_PTR_NULL(seam_embeddings_vector(e, 3, &d0));
+    CU_ASSERT_EQUAL(d0, 0);
+    /* Usage: the mock counts words (3 + 2 + 3); no price, no cost. */
+    const seam_usage *u = seam_embeddings_usage(e);
+    CU_ASSERT(u->present & SEAM_USAGE_INPUT);
+    CU_ASSERT_EQUAL(u->input_tokens, 8);
+    CU_ASSERT_FALSE(u->present & SEAM_USAGE_COST);
+    ASSERT_STR(seam_embeddings_provider(e), "m");
+    ASSERT_STR(seam_embeddings_model(e), "mock-embed");
+
+    /* The same call again gives the same vectors (and so does another client). */
+    seam_embeddings *again = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, NULL, &again, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(memcmp(seam_embeddings_vector(again, 1, NULL), v1, d1 * sizeof *v1), 0);
+    seam_embeddings_free(again);
+    seam_embeddings_free(e);
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+static void test_dimensions(void)
+{
+    seam_client *c = client_for(
+        "providers = { m = { plugin = \"mock\"; }; d = { plugin = \"mock\"; options = { embed_dimensions = 5; }; }; };\n"
+        "chains = { embed = ( { provider = \"m\"; model = \"mock-embed\"; } );\n"
+        "           five = ( { provider = \"d\"; model = \"mock-embed\"; } ); };\n");
+    seam_embed_request *er = texts("dimensions", NULL, NULL);
+    CU_ASSERT_EQUAL(seam_embed_request_set_dimensions(er, -1), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_embed_request_set_dimensions(er, 8), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_embed_request_dimensions(er), 8);
+    seam_embeddings *e = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
+    size_t d = 0;
+    CU_ASSERT_PTR_NOT_NULL(seam_embeddings_vector(e, 0, &d));
+    CU_ASSERT_EQUAL(d, 8);
+    seam_embeddings_free(e);
+    /* No length asked: the provider's (here its script's) default. */
+    CU_ASSERT_EQUAL(seam_embed_request_set_dimensions(er, 0), SEAM_OK);
+    seam_call_options o = {.size = sizeof o, .chain = "five"};
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    seam_embeddings_vector(e, 0, &d);
+    CU_ASSERT_EQUAL(d, 5);
+    seam_embeddings_free(e);
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+/* Cost in micro-cents from the catalog's input price: $0.02 per million
+ * tokens is 2,000,000 micro-cents per million, so 5 words cost 10. */
+static void test_usage_and_cost(void)
+{
+    seam_client *c = client_for(
+        MOCK_CONF
+        "models = ( { id = \"mock-embed\"; provider = \"mock\";\n"
+        "             price = { input = 2000000L; output = 0L; }; } );\n");
+    seam_embed_request *er = texts("one two three", "four five", NULL);
+    attempts at = {{0}, 0};
+    seam_call_options o = {.size = sizeof o, .on_attempt = on_attempt, .ud = &at};
+    seam_embeddings *e = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    const seam_usage *u = seam_embeddings_usage(e);
+    CU_ASSERT_EQUAL(u->input_tokens, 5);
+    CU_ASSERT(u->present & SEAM_USAGE_COST);
+    CU_ASSERT_EQUAL(u->cost_microcents, 10);
+    CU_ASSERT_EQUAL(at.n, 1);
+    ASSERT_STR(at.log, "succeeded m/mock-embed\n");
+    seam_embeddings_free(e);
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+/* ---- the chain's skips ------------------------------------------------------------ */
+
+static void test_chain_skips(void)
+{
+    seam_client *c = client_for(
+        "providers = { m = { plugin = \"mock\"; }; old = { plugin = \"testabi10\"; };\n"
+        "              ec = { plugin = \"testecho\"; }; gone = { plugin = \"nosuchplugin\"; }; };\n"
+        "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; },\n"
+        "                     { provider = \"old\"; model = \"any\"; },\n"
+        "                     { provider = \"gone\"; model = \"any\"; },\n"
+        "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
+    seam_embed_request *er = texts("skip to the embedder", NULL, NULL);
+    attempts at = {{0}, 0};
+    seam_call_options o = {.size = sizeof o, .on_attempt = on_attempt, .ud = &at};
+    seam_embeddings *e = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    ASSERT_STR(seam_embeddings_model(e), "mock-embed");
+    ASSERT_STR(at.log,
+               "skipped m/mock-1: model \"mock-1\" of provider \"m\" is not an embedding model "
+               "(capability embed)\n"
+               "skipped old/any: provider \"old\" (plugin testabi10) has no embeddings\n"
+               "skipped gone/any: plugin \"nosuchplugin\" is not installed\n"
+               "succeeded m/mock-embed\n");
+    seam_embeddings_free(e);
+
+    /* The user's catalog entry says mock-1 embeds: it beats the plugin. */
+    tu_client_free(c);
+    c = client_for(
+        "providers = { m = { plugin = \"mock\"; }; };\n"
+        "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+        "models = ( { id = \"mock-1\"; provider = \"m\"; capabilities = [ \"embed\" ]; } );\n");
+    CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
+    ASSERT_STR(seam_embeddings_model(e), "mock-1");
+    seam_embeddings_free(e);
+
+    /* A generation still works on the ABI 1.0 plugin: its table is read up to its size. */
+    tu_client_free(c);
+    c = client_for("providers = { old = { plugin = \"testabi10\"; }; };\n"
+                   "chains = { default = ( { provider = \"old\"; model = \"any\"; } );\n"
+                   "           embed = ( { provider = \"old\"; model = \"any\"; } ); };\n");
+    seam_request *req = seam_request_new();
+    seam_request_add_user_text(req, "hi");
+    seam_result *res = NULL;
+    CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
+    if (res)
+        ASSERT_STR(seam_result_text(res), "abi 1.0");
+    seam_result_free(res);
+    seam_request_free(req);
+    /* Nothing in the chain embeds: the call fails, saying why for each entry. */
+    CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "has no embeddings"));
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+/* A provider named by the call is asked as it is: a model that does not embed
+ * fails with the reason. */
+static void test_single_provider(void)
+{
+    seam_client *c = client_for(MOCK_CONF);
+    seam_embed_request *er = texts("x", NULL, NULL);
+    seam_call_options o = {.size = sizeof o, .provider = "m", .model = "mock-1"};
+    seam_embeddings *e = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
+    o.model = "mock-embed-small";
+    CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    ASSERT_STR(seam_embeddings_model(e), "mock-embed-small");
+    seam_embeddings_free(e);
+    /* The request's own model, when neither the call nor a chain gives one. */
+    o.model = NULL;
+    CU_ASSERT_EQUAL(seam_embed_request_set_model(er, "mock-embed-2"), SEAM_OK);
+    ASSERT_STR(seam_embed_request_model(er), "mock-embed-2");
+    CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    ASSERT_STR(seam_embeddings_model(e), "mock-embed-2");
+    seam_embeddings_free(e);
+    o.provider = "nobody";
+    CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_ERR_NOT_FOUND);
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+/* ---- errors, retries, failover ----------------------------------------------------- */
+
+static void test_errors_and_failover(void)
+{
+    seam_client *c = client_for(
+        "providers = { busy = { plugin = \"mock\"; options = { error_status = 503; }; };\n"
+        "              bad = { plugin = \"mock\"; options = { error_status = 400;\n"
+        "                      error_body = \"{\\\"error\\\":{\\\"type\\\":\\\"bad_request\\\",\\\"message\\\":\\\"input too long\\\"}}\"; }; };\n"
+        "              m = { plugin = \"mock\"; }; };\n"
+        "chains = { embed = ( { provider = \"busy\"; model = \"mock-embed\"; max_attempts = 2;\n"
+        "                       backoff = { base_ms = 1; max_ms = 1; }; },\n"
+        "                     { provider = \"m\"; model = \"mock-embed\"; } );\n"
+        "           fatal = ( { provider = \"bad\"; model = \"mock-embed\"; },\n"
+        "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
+    seam_embed_request *er = texts("retry me", NULL, NULL);
+    attempts at = {{0}, 0};
+    seam_call_options o = {.size = sizeof o, .on_attempt = on_attempt, .ud = &at};
+    seam_embeddings *e = NULL;
+    seam_error err;
+    /* A retryable error: retried on its entry, then the next entry answers. */
+    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    ASSERT_STR(seam_embeddings_provider(e), "m");
+    CU_ASSERT_EQUAL(at.n, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(at.log, "failed busy/mock-embed: mock: scripted HTTP 503\n"
+                                          "failed busy/mock-embed"));
+    seam_embeddings_free(e);
+    /* A fatal one ends the call with the provider's error. */
+    o.chain = "fatal";
+    at.log[0] = '\0';
+    at.n = 0;
+    CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(err.http_status, 400);
+    ASSERT_STR(err.message, "input too long");
+    ASSERT_STR(err.provider, "bad");
+    CU_ASSERT_EQUAL(at.n, 1);
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+/* ---- the default chain and bad arguments ------------------------------------------ */
+
+static void test_default_chain_and_arguments(void)
+{
+    seam_client *c = client_for("providers = { m = { plugin = \"mock\"; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n");
+    seam_embed_request *er = texts("x", NULL, NULL);
+    seam_embeddings *e = (seam_embeddings *)1;
+    seam_error err;
+    /* No embedding chain: the chat chain is not used in its place. */
+    CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_ERR_NOT_FOUND);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "no chain \"embed\""));
+    tu_client_free(c);
+
+    /* Role "embed" names the chain. */
+    c = client_for("providers = { m = { plugin = \"mock\"; }; };\n"
+                   "chains = { vectors = ( { provider = \"m\"; model = \"mock-embed\"; } ); };\n"
+                   "roles = { embed = \"vectors\"; };\n");
+    CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
+    seam_embeddings_free(e);
+
+    seam_embed_request *none = seam_embed_request_new();
+    CU_ASSERT_EQUAL(seam_embed(c, none, NULL, &e, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_embed(NULL, er, NULL, &e, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_embed(c, er, NULL, NULL, &err), SEAM_ERR_INVALID);
+    seam_call_options unsized = {0};
+    CU_ASSERT_EQUAL(seam_embed(c, er, &unsized, &e, &err), SEAM_ERR_INVALID);
+    seam_embed_request_free(none);
+    seam_embed_request_free(er);
+    tu_client_free(c);
+}
+
+/* ---- the objects ---------------------------------------------------------------------- */
+
+static void test_objects(void)
+{
+    seam_embed_request *er = seam_embed_request_new();
+    CU_ASSERT_EQUAL(seam_embed_request_add_text(er, NULL), SEAM_ERR_INVALID);
+    for (int i = 0; i < 20; i++)
+        CU_ASSERT_EQUAL(seam_embed_request_add_text(er, i % 2 ? "odd" : "even"), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_embed_request_count(er), 20);
+    ASSERT_STR(seam_embed_request_text(er, 19), "odd");
+    CU_ASSERT_PTR_NULL(seam_embed_request_text(er, 20));
+    CU_ASSERT_PTR_NULL(seam_embed_request_model(er));
+    CU_ASSERT_EQUAL(seam_embed_request_set_model(er, "m"), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_embed_request_set_model(er, NULL), SEAM_OK);
+    CU_ASSERT_PTR_NULL(seam_embed_request_model(er));
+    seam_embed_request_free(er);
+    seam_embed_request_free(NULL);
+
+    seam_embeddings *e = seam_embeddings_new(2);
+    float v[3] = {1, 2, 3};
+    CU_ASSERT_EQUAL(seam_embeddings_set_vector(e, 2, v, 3), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_embeddings_set_vector(e, 0, v, 0), SEAM_ERR_INVALID);
+    float bad[2] = {1, NAN};
+    CU_ASSERT_EQUAL(seam_embeddings_set_vector(e, 0, bad, 2), SEAM_ERR_INVALID);
+    float inf[1] = {INFINITY};
+    CU_ASSERT_EQUAL(seam_embeddings_set_vector(e, 0, inf, 1), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_embeddings_set_vector(e, 1, v, 3), SEAM_OK);
+    v[0] = 9; /* copied */
+    size_t d = 0;
+    CU_ASSERT_EQUAL(seam_embeddings_vector(e, 1, &d)[0], 1.0f);
+    CU_ASSERT_EQUAL(d, 3);
+    CU_ASSERT_EQUAL(seam_embeddings_set_vector(e, 1, v, 2), SEAM_OK); /* replaced */
+    CU_ASSERT_EQUAL(seam_embeddings_vector(e, 1, &d)[0], 9.0f);
+    CU_ASSERT_EQUAL(d, 2);
+    CU_ASSERT_PTR_NULL(seam_embeddings_vector(e, 0, &d));
+    seam_usage u = {.present = SEAM_USAGE_INPUT, .input_tokens = -5};
+    CU_ASSERT_EQUAL(seam_embeddings_set_usage(e, &u), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_embeddings_usage(e)->input_tokens, 0); /* clamped */
+    CU_ASSERT_EQUAL(seam_embeddings_count(e), 2);
+    CU_ASSERT_PTR_NULL(seam_embeddings_provider(e));
+    seam_embeddings_free(e);
+    seam_embeddings_free(NULL);
+    CU_ASSERT_EQUAL(seam_embeddings_count(NULL), 0);
+}
+
+static const tu_test tests[] = {
+    {"batch and determinism (mock)", test_batch_and_determinism},
+    {"dimensions", test_dimensions},
+    {"usage and cost", test_usage_and_cost},
+    {"chain skips: models, plugins, ABI 1.0", test_chain_skips},
+    {"a single provider", test_single_provider},
+    {"errors, retries, failover", test_errors_and_failover},
+    {"default chain and arguments", test_default_chain_and_arguments},
+    {"request and result objects", test_objects},
+    {NULL, NULL},
+};
+
+int main(void)
+{
+    return tu_run_suite("embed", tests, NULL);
+}
