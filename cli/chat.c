@@ -239,6 +239,7 @@ int chat_turn(chat_options *o, seam_request *req, const seam_toolset *ts, seam_c
 
 int chat_resolve_model(chat_options *o)
 {
+    o->model = chat_alias(o, o->model);
     if (!o->model || o->provider || o->chain)
         return EXIT_OK;
     const char *p = pick_provider(o->client, o->model);
@@ -348,7 +349,7 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
     seam_cancel *cancel = NULL;
     chat_log *log = NULL;
     char cid[48] = "", *logged_system = NULL;
-    if ((code = chat_resolve_model(&o)) != EXIT_OK)
+    if ((code = chat_apply_template(&o)) != EXIT_OK || (code = chat_resolve_model(&o)) != EXIT_OK)
         goto out;
     if (o.tool_names && (code = build_toolset(&o, client, &toolset, &tools)) != EXIT_OK)
         goto out;
@@ -363,8 +364,11 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         code = EXIT_PROVIDER;
         goto out;
     }
-    if (chat_log_wanted(&o, client) || o.continue_last || o.cid)
-        log = chat_log_open();
+    int logging = chat_log_wanted(&o, client);
+    if ((logging || o.continue_last || o.cid) && !(log = chat_log_open()) && logging) {
+        code = EXIT_PROVIDER;
+        goto out;
+    }
     if ((code = chat_open_conversation(&o, log, req, cid, &logged_system)) != EXIT_OK)
         goto out;
     if (seam_request_add_user_text(req, prompt) != SEAM_OK) {
@@ -376,8 +380,11 @@ int cmd_chat(const char *global_conf, int argc, char **argv)
         goto out;
     int64_t started = now_ms(CLOCK_REALTIME), t0 = now_ms(CLOCK_MONOTONIC);
     code = chat_turn(&o, req, toolset, cancel);
-    if (code == EXIT_OK && o.answer && log && chat_log_wanted(&o, client))
-        chat_log_add(log, cid, &o, prompt, started, now_ms(CLOCK_MONOTONIC) - t0);
+    /* An exchange that should be logged and was not fails the command: it
+     * would be missing from `seam logs` and `-c` without a word. */
+    if (code == EXIT_OK && o.answer && logging &&
+        chat_log_add(log, cid, &o, prompt, started, now_ms(CLOCK_MONOTONIC) - t0) != 0)
+        code = EXIT_PROVIDER;
 
 out:
     chat_log_close(log);

@@ -52,6 +52,7 @@ typedef struct chat_options {
     seam_usage usage;        /* the whole turn's (every attempt, every tool round) */
     char *answer_provider, *answer_model;
     char *repl_model, *repl_system; /* set by /model and /system (repl.c) */
+    struct json_object *cli_settings; /* the conf's cli group, parsed (templates.c) */
 } chat_options;
 
 /* Parses `seam chat`'s arguments (getopt_long; options before the prompt).
@@ -83,6 +84,15 @@ int chat_open_conversation(chat_options *o, struct chat_log *log, seam_request *
 /* The interactive conversation (repl.c): o's client open, ts its tools (may
  * be NULL). Returns the exit code. */
 int chat_repl(chat_options *o, const seam_toolset *ts);
+
+/* The model an alias of the conf's cli.aliases names, else model itself
+ * (templates.c). */
+const char *chat_alias(chat_options *o, const char *model);
+/* -t NAME: fills what the command line left unset from the conf's template
+ * (templates.c). EXIT_OK or an exit code after saying why. */
+int chat_apply_template(chat_options *o);
+/* --reasoning's value: low, medium, high or a number of tokens (chat_opts.c). */
+int chat_reasoning_budget(const char *v, int64_t *out);
 
 /* Forgets the last turn's answer (chat_run.c). */
 void chat_forget_answer(chat_options *o);

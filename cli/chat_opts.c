@@ -110,7 +110,7 @@ static int whole_number(const char *v, long long min, long long max, long long *
 
 /* --reasoning: a level (low, medium, high) or a budget in tokens. The levels
  * are budgets a plugin maps to its provider's effort setting. */
-static int reasoning_budget(const char *v, int64_t *out)
+int chat_reasoning_budget(const char *v, int64_t *out)
 {
     static const struct {
         const char *name;
@@ -189,7 +189,7 @@ int parse_chat_args(int argc, char **argv, chat_options *o)
             break;
         case OPT_SCHEMA: o->schema = optarg; break;
         case OPT_REASONING:
-            if (reasoning_budget(optarg, &o->reasoning_budget) != 0)
+            if (chat_reasoning_budget(optarg, &o->reasoning_budget) != 0)
                 return usage_error("chat: --reasoning must be low, medium, high or a number of "
                                    "tokens, not '%s'", optarg);
             break;
@@ -339,4 +339,5 @@ void chat_options_free(chat_options *o)
     free(o->skipped);
     free(o->repl_model);
     free(o->repl_system);
+    json_object_put(o->cli_settings);
 }

@@ -76,6 +76,7 @@ static void print_usage(const seam_usage *u, const char *provider, const char *m
         memset(&none, 0, sizeof none);
         u = &none;
     }
+    fputs(cli_style(CLI_DIM), stderr);
     fputs("tokens: in ", stderr);
     if (u->present & SEAM_USAGE_INPUT)
         fprintf(stderr, "%lld", (long long)u->input_tokens);
@@ -107,7 +108,7 @@ static void print_usage(const seam_usage *u, const char *provider, const char *m
         fprintf(stderr, "  provider: %s", provider);
     if (model)
         fprintf(stderr, "  model: %s", model);
-    fputc('\n', stderr);
+    fprintf(stderr, "%s\n", cli_style(CLI_RESET));
 }
 
 static void print_usage_line(const seam_result *res)
@@ -248,10 +249,10 @@ static void mark_mock_answer(chat_options *o, const char *provider)
     end_text_line();
     if (o->skipped && !o->verbose)
         fputs(o->skipped, stderr);
-    fprintf(stderr, "seam: this answer is the canned reply of the offline mock (provider %s), "
+    fprintf(stderr, "%sseam: this answer is the canned reply of the offline mock (provider %s), "
                     "not a model's; set an API key (see `seam providers`) or pass --no-mock "
-                    "to fail instead\n",
-            provider);
+                    "to fail instead%s\n",
+            cli_style(CLI_BOLD), provider, cli_style(CLI_RESET));
 }
 
 /* Text mode shows a tool call on stderr: stdout carries the answer's text only. */

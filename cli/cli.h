@@ -30,6 +30,15 @@ enum {
 /* The text of `seam --help` (seam.c). */
 extern const char *const help_text;
 
+/* 1 when stderr may be coloured: a terminal (not TERM=dumb) and NO_COLOR
+ * unset or empty (no-color.org). Then cli_style(...) returns the escape
+ * sequence, else "". */
+int cli_color(void);
+#define CLI_DIM "\033[2m"
+#define CLI_BOLD "\033[1m"
+#define CLI_RESET "\033[0m"
+#define cli_style(seq) (cli_color() ? (seq) : "")
+
 /* "seam: MESSAGE" on stderr. */
 void say(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* say, then "Try 'seam --help'."; returns EXIT_USAGE. */
@@ -70,6 +79,7 @@ int cmd_config(const char *conf, int argc, char **argv);
 int cmd_media(const char *conf, int argc, char **argv);
 int cmd_models(const char *conf, int argc, char **argv);
 int cmd_logs(const char *conf, int argc, char **argv);
+int cmd_keys(const char *conf, int argc, char **argv);
 
 /* The configured provider for a model named alone (`seam chat -m MODEL`): the
  * catalog's provider of that model (one with a credential first), else the

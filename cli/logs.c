@@ -110,7 +110,7 @@ chat_log *chat_log_open(void)
 {
     char dir[4096], path[4200];
     if (log_dir(dir, sizeof dir) != 0) {
-        say("warning: no conversation log (cannot create the folder for it)");
+        say("cannot create the folder of the conversation log (--no-log chats without it)");
         return NULL;
     }
     snprintf(path, sizeof path, "%s/logs.db", dir);
@@ -119,14 +119,16 @@ chat_log *chat_log_open(void)
     if (fd >= 0)
         close(fd);
     chat_log *log = calloc(1, sizeof *log);
-    if (!log)
+    if (!log) {
+        say("cannot open the conversation log: out of memory");
         return NULL;
+    }
     if (sqlite3_open_v2(path, &log->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
             SQLITE_OK ||
         sqlite3_busy_timeout(log->db, 2000) != SQLITE_OK ||
         sqlite3_exec(log->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
-        say("warning: no conversation log (%s: %s)", path,
-            log->db ? sqlite3_errmsg(log->db) : "cannot open");
+        say("cannot open the conversation log %s: %s (--no-log chats without it)", path,
+            log->db ? sqlite3_errmsg(log->db) : "out of memory");
         chat_log_close(log);
         return NULL;
     }
@@ -229,7 +231,7 @@ int chat_log_add(chat_log *log, const char *cid, const chat_options *o, const ch
                            " cost_microcents, duration_ms)"
                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                            -1, &st, NULL) != SQLITE_OK) {
-        say("warning: the exchange was not logged: %s", sqlite3_errmsg(log->db));
+        say("the exchange was not logged: %s", sqlite3_errmsg(log->db));
         return -1;
     }
     char *calls = tool_calls_json(o->answer);
@@ -269,7 +271,7 @@ int chat_log_add(chat_log *log, const char *cid, const chat_options *o, const ch
     sqlite3_bind_int64(st, 13, duration_ms);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     if (rc != 0)
-        say("warning: the exchange was not logged: %s", sqlite3_errmsg(log->db));
+        say("the exchange was not logged: %s", sqlite3_errmsg(log->db));
     sqlite3_finalize(st);
     free(calls);
     free(attachments);

@@ -18,7 +18,8 @@ int chat_log_available(void);
  * `cli = { log = false; }`, nor in a build without SQLite. */
 int chat_log_wanted(const chat_options *o, seam_client *client);
 /* Opens the log, creating the database (mode 0600, its folder 0700). NULL
- * after a warning when it cannot. */
+ * after saying why when it cannot: a chat that should be logged then fails
+ * (exit 1), as an answer that cannot be written does. */
 chat_log *chat_log_open(void);
 void chat_log_close(chat_log *log);
 /* A new conversation id. */
@@ -30,7 +31,8 @@ int chat_log_last_cid(chat_log *log, char out[48]);
  * number of exchanges, or -1 after saying why. */
 int chat_log_load(chat_log *log, const char *cid, seam_request *req, char **system);
 /* Records one exchange: the prompt and o's answer, usage, provider, model,
- * and the attachments as handles (their paths), never their bytes. */
+ * and the attachments as handles (their paths), never their bytes. 0, or -1
+ * after saying why. */
 int chat_log_add(chat_log *log, const char *cid, const chat_options *o, const char *prompt,
                  int64_t started_ms, int64_t duration_ms);
 

@@ -269,10 +269,13 @@ int chat_repl(chat_options *o, const seam_toolset *ts)
     r.req = seam_request_new();
     if (!r.req)
         return say("out of memory"), EXIT_PROVIDER;
-    if (chat_log_wanted(o, o->client) || o->continue_last || o->cid)
-        r.log = chat_log_open();
+    int logging = chat_log_wanted(o, o->client);
     char *logged_system = NULL;
-    int code = chat_open_conversation(o, r.log, r.req, r.cid, &logged_system);
+    int code = EXIT_OK;
+    if ((logging || o->continue_last || o->cid) && !(r.log = chat_log_open()) && logging)
+        code = EXIT_PROVIDER;
+    if (code == EXIT_OK)
+        code = chat_open_conversation(o, r.log, r.req, r.cid, &logged_system);
     if (code == EXIT_OK) {
         history_start();
         size_t turns = seam_request_message_count(r.req) / 2;

@@ -20,7 +20,10 @@
 
 const char *const help_text =
     "Usage:\n"
-    "  seam [--conf FILE] chat [--chain C | --provider P --model M] [--system S]\n"
+    "  seam [--conf FILE] chat [--chain C | --provider P --model M] [-m M] [-s S]\n"
+    "                          [-t NAME] [--temperature T] [--max-tokens N] [--stop S]...\n"
+    "                          [--schema FILE|JSON] [--reasoning LEVEL|N] [-a FILE]...\n"
+    "                          [-c | --cid ID] [--no-log] [--no-mock]\n"
     "                          [--tools T,...] [--max-tool-rounds N]\n"
     "                          [--json] [--no-stream] [--record DIR] [-v] [PROMPT]\n"
     "  seam [--conf FILE] plugins\n"
@@ -31,6 +34,7 @@ const char *const help_text =
     "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
     "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
     "                           [--dimensions N] [--json] [TEXT...]\n"
+    "  seam keys set NAME | keys list\n"
     "  seam [--conf FILE] media path HANDLE\n"
     "  seam help | --help | --version\n"
     "\n"
@@ -39,12 +43,26 @@ const char *const help_text =
     "Commands:\n"
     "  chat        ask a model and stream the answer to stdout; a usage line\n"
     "              (tokens, cost when known, provider and model) goes to stderr.\n"
-    "              The prompt is read from stdin when PROMPT is absent.\n"
+    "              The prompt is read from stdin when PROMPT is absent; with\n"
+    "              PROMPT, piped stdin is sent first, as its context. On a\n"
+    "              terminal with no PROMPT: a conversation (/help lists its\n"
+    "              commands; Ctrl-C stops an answer, Ctrl-D leaves).\n"
     "      --chain C           use the fallback chain C (default: the chain of role\n"
     "                          \"assistant\", else \"default\")\n"
     "      --provider P --model M\n"
     "                          call the configured provider P with model M only\n"
-    "      --system S          system prompt\n"
+    "      -m, --model M       alone: the provider from the model catalog (an\n"
+    "                          alias of the conf's cli.aliases is resolved first)\n"
+    "      -s, --system S      system prompt\n"
+    "      -t, --template NAME the conf's template NAME (cli.templates): system,\n"
+    "                          model and options the command line does not give\n"
+    "      --temperature T, --max-tokens N, --stop S (repeatable)\n"
+    "      --schema FILE|JSON  structured output; the answer is checked against it\n"
+    "      --reasoning LEVEL|N low, medium, high, or a budget in tokens\n"
+    "      -a, --attach FILE   attach an image (PNG, JPEG, GIF, WebP); repeatable\n"
+    "      -c, --continue      continue the last logged conversation\n"
+    "      --cid ID            continue conversation ID (see seam logs)\n"
+    "      --no-log            keep this exchange out of the conversation log\n"
     "      --json              one JSON object per line for each chunk, then a\n"
     "                          \"result\" line, or an \"error\" line on failure\n"
     "      --no-stream         wait for the whole answer, then print it\n"
@@ -81,6 +99,11 @@ const char *const help_text =
     "              count where it has one, else an estimate (seam tokens --help)\n"
     "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
     "              embedding chain (seam embed --help)\n"
+    "  keys set NAME\n"
+    "              store an API key for provider NAME (read without echo; mode\n"
+    "              0600 in $XDG_CONFIG_HOME/seam/keys/): used when the provider's\n"
+    "              environment variable is not set\n"
+    "  keys list   the names of the stored keys (never the keys)\n"
     "  help        this text\n"
     "\n"
     "Options:\n"
@@ -89,12 +112,23 @@ const char *const help_text =
     "  -h, --help      this text\n"
     "  -V, --version   versions of seam and libseam\n"
     "\n"
-    "Environment: SEAM_CONF, SEAM_PLUGIN_PATH (colon-separated plugin directories).\n"
+    "Environment: SEAM_CONF, SEAM_SYSTEM_CONF, SEAM_PLUGIN_PATH (colon-separated\n"
+    "plugin directories), NO_COLOR, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME.\n"
     "Exit status: 0 ok, 1 provider error or output not written, 2 usage or conf\n"
     "error (also a chain whose every entry lacked a key, plugin or provider),\n"
     "130 interrupted.\n";
 
 /* ---- messages ------------------------------------------------------------- */
+
+int cli_color(void)
+{
+    static int color = -1;
+    if (color < 0) {
+        const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+        color = isatty(STDERR_FILENO) && !(no && *no) && !(term && strcmp(term, "dumb") == 0);
+    }
+    return color;
+}
 
 void say(const char *fmt, ...)
 {
@@ -212,6 +246,19 @@ void print_warning(void *ud, const char *text)
 static void print_version(void)
 {
     printf("seam %s (libseam %s)\n", PACKAGE_VERSION, seam_version());
+    /* What this build of the command can do (configure --without-...). */
+    printf("conversation log: %s; line editing: %s\n",
+#ifdef HAVE_SQLITE
+           "sqlite",
+#else
+           "off",
+#endif
+#ifdef HAVE_LIBEDIT
+           "libedit"
+#else
+           "off"
+#endif
+    );
 }
 
 /* A standard descriptor the caller closed is held by /dev/null opened for the
@@ -302,6 +349,7 @@ static int run_command(int argc, char **argv)
         {"logs", cmd_logs},
         {"tokens", cmd_tokens},
         {"embed", cmd_embed},
+        {"keys", cmd_keys},
     };
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
         if (strcmp(cmd, commands[k].name) == 0)

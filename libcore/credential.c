@@ -1,7 +1,8 @@
 /* credential.c — resolving a provider's credential from what the conf names: an
  * environment variable, a file (first line), a command's stdout (first line,
  * optionally followed by an `expires_in=` / `expires_at=` line) or an inline
- * api_key, the first of those configured in that order; and the list of
+ * api_key, the first of those configured in that order (an unset variable
+ * falls back to the key `seam keys set` stored: stored_key.c); and the list of
  * sources of a provider's key pool (that key, then api_keys_env, api_key_files,
  * api_key_commands). The secret
  * is never copied into an error message: messages name where the credential was
@@ -404,8 +405,20 @@ int seam_credential_resolve_source(const seam_conf_provider *p, const seam_cred_
     if (expires_in_ms)
         *expires_in_ms = -1;
     switch (src->kind) {
-    case SEAM_CRED_ENV:
-        return from_env(p, src->value, out, err);
+    case SEAM_CRED_ENV: {
+        int rc = from_env(p, src->value, out, err);
+        /* The provider's own variable unset: a key `seam keys set` stored
+         * under its name (not for the extra variables of a key pool, which
+         * would all find the same one). */
+        if (rc == SEAM_ERR_NO_CREDENTIAL && src->value == p->api_key_env) {
+            int stored = seam_stored_key(p->name, out);
+            if (stored == SEAM_OK && err)
+                seam_error_clear(err);
+            if (stored != SEAM_ERR_NO_CREDENTIAL)
+                return stored;
+        }
+        return rc;
+    }
     case SEAM_CRED_FILE:
         return from_file(p, src->value, out, err);
     case SEAM_CRED_COMMAND:

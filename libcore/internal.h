@@ -394,6 +394,10 @@ int seam_conf_find(const char *explicit_path, const char *installed_path, char *
  * A chain entry naming a provider no file defines is a warning (the entry
  * is skipped at run time); a role naming an unknown chain is an error. */
 int seam_conf_load(const char *path, seam_conf **out, seam_error *err);
+/* The key stored for provider `name` by `seam keys set` (stored_key.c):
+ * SEAM_OK with *out malloc'ed (free with seam_secret_free),
+ * SEAM_ERR_NO_CREDENTIAL when none is stored, SEAM_ERR_NOMEM. */
+int seam_stored_key(const char *name, char **out);
 /* As seam_conf_load, but path (the personal conf) overlays base (the system
  * conf; NULL: none): base and its conf.d/ are read first, then path and its
  * conf.d/, whose providers, chains, roles, tools and model entries add to

@@ -689,21 +689,17 @@ static void test_credential_expiry(void)
 
 /* ---- cooldowns and the rate-limit guard ------------------------------------------------------- */
 
-typedef struct threaded {
-    seam_client *c;
-    int to_w2;
-} threaded;
-
-static void *cooling_thread(void *arg)
+/* Three calls on chain cd; how many skipped the cooling w for w2. */
+static int cooling_thread(seam_client *c)
 {
-    threaded *t = arg;
+    int to_w2 = 0;
     for (int i = 0; i < 3; i++) {
-        run r = go_chain(t->c, "cd");
+        run r = go_chain(c, "cd");
         if (r.status == SEAM_OK && strcmp(r.provider, "w2") == 0 && r.at.n == 2 &&
             r.at.r[0].outcome == SEAM_ATTEMPT_SKIPPED)
-            t->to_w2++;
+            to_w2++;
     }
-    return NULL;
+    return to_w2;
 }
 
 static void test_cooldown_shared(void)
@@ -736,19 +732,7 @@ static void test_cooldown_shared(void)
     for (int i = 0; i < 12; i++)
         push_ok();
     before = fake_server_request_count(srv);
-    threaded t[4];
-    pthread_t th[4];
-    for (int i = 0; i < 4; i++) {
-        t[i].c = c;
-        t[i].to_w2 = 0;
-        pthread_create(&th[i], NULL, cooling_thread, &t[i]);
-    }
-    int total = 0;
-    for (int i = 0; i < 4; i++) {
-        pthread_join(th[i], NULL);
-        total += t[i].to_w2;
-    }
-    CU_ASSERT_EQUAL(total, 12);
+    CU_ASSERT_EQUAL(tu_on_threads(4, cooling_thread, c), 12);
     for (size_t i = before; i < fake_server_request_count(srv); i++)
         CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, i), "/second/stream");
 

@@ -468,7 +468,17 @@ def test_request_options():
     bad.stop()
 
 
+def built_with(feature):
+    """Whether `seam --version` says this build has `feature` (sqlite, libedit)."""
+    p = subprocess.run([SEAM, "--version"], capture_output=True)
+    return feature in text(p.stdout)
+
+
 def test_logs_and_continue():
+    if not built_with("sqlite"):
+        rc, out, err = run(["logs"])
+        check(rc == 2 and "without SQLite" in err, "--without-sqlite: seam logs says so", err)
+        return
     fake = Fake("logs", sse=sse_text("Answer one."))
     conf = fake_conf("logs.conf", fake)
     home = path("logs-home")
@@ -557,9 +567,12 @@ def test_interactive():
     check("## user\n\nfirst turn" in saved and "## assistant\n\nAnswer one." in saved,
           "interactive: /save writes the conversation", saved)
     hist = os.path.join(home, ".local/state/seam/history")
-    check(os.path.exists(hist) and (os.stat(hist).st_mode & 0o777) == 0o600
+    check(not built_with("libedit") or os.path.exists(hist) and (os.stat(hist).st_mode & 0o777) == 0o600
           and "first" in open(hist).read(), "interactive: a private history file", hist)
     # -c continues the conversation logged from the terminal.
+    if not built_with("sqlite"):
+        fake.stop()
+        return
     rc, out, err = run(["--conf", conf, "chat", "-c", "one more"], env=env)
     reqs = fake.requests(4)
     check(len(reqs) == 4 and messages_text(reqs[-1])[-2:] == [("assistant", "Answer one."),
@@ -589,6 +602,165 @@ def test_interactive_ctrl_c_and_ctrl_d():
     code = t.wait(5)
     check(code == 0, "Ctrl-D leaves (exit %s)" % code, text(t.seen))
     slow.stop()
+
+
+def test_keys():
+    fake = Fake("keys", sse=sse_text("Keyed."))
+    conf = write("keys.conf", """plugin_path = [ "%s" ];
+providers = {
+  keyed = { plugin = "openai"; base_url = "%s"; api_key_env = "SEAM_TEST_KEYED_KEY"; };
+};
+chains = { default = ( { provider = "keyed"; model = "fake-model"; max_attempts = 1; } ); };
+""" % (PLUGINS, fake.url))
+    home = path("keys-home")
+    env = env_for(home)
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env)
+    check(rc == 2, "no key: the chain is skipped for want of one (exit %d)" % rc, err)
+    stored = "sk-seamtest-STORED-0a9b8c7d6e5f"
+    rc, out, err = run(["keys", "set", "keyed"], stdin=(stored + "\n").encode(), env=env)
+    f = os.path.join(home, ".config/seam/keys/keyed")
+    check(rc == 0 and os.path.exists(f) and (os.stat(f).st_mode & 0o777) == 0o600
+          and (os.stat(os.path.dirname(f)).st_mode & 0o777) == 0o700,
+          "keys set: stored mode 0600 in a 0700 folder under $XDG_CONFIG_HOME/seam", err)
+    check(stored not in out + err, "keys set: the key is not echoed", out + err)
+    rc, out, err = run(["keys", "list"], env=env)
+    check(rc == 0 and out == "keyed\n", "keys list: names only", out)
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env)
+    check(rc == 0 and "Keyed." in out, "the stored key is used when the variable is not set", err)
+    rc, out, err = run(["--conf", conf, "providers"], env=env)
+    check("credential env SEAM_TEST_KEYED_KEY (set)" in out, "providers: the credential is set", out)
+    env2 = dict(env, SEAM_TEST_KEYED_KEY="sk-seamtest-FROMENV-1122")
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env2)
+    check(rc == 0, "the environment variable first", err)
+    os.chmod(f, 0o644)
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env)
+    check(rc == 2, "a stored key others can read is not used (exit %d)" % rc, err)
+    rc, out, err = run(["keys", "set", "../evil"], stdin=b"x\n", env=env)
+    check(rc == 2, "keys set: a name is not a path", err)
+    with open(path("all.log")) as log:
+        check(stored not in log.read(), "the stored key never shows in any output")
+    fake.stop()
+
+
+def test_templates_and_aliases():
+    fake = Fake("tmpl", sse=sse_text("Word."))
+    catalog = write("tmpl-catalog.conf", 'models = ( { id = "cat-model-2"; provider = "openai"; } );\n')
+    conf = fake_conf("tmpl.conf", fake, """model_catalog = "%s";
+cli = {
+  aliases = { fast = "cat-model-2"; };
+  templates = {
+    terse = { system = "Answer in one word."; model = "fast"; temperature = 0.1;
+              max_tokens = 5; stop = [ "." ]; };
+    broken = { sytem = "typo"; };
+  };
+};
+""" % catalog)
+    rc, out, err = run(["--conf", conf, "chat", "-m", "fast", "q"])
+    reqs = fake.requests(1)
+    check(rc == 0 and reqs and reqs[-1].get("model") == "cat-model-2",
+          "-m ALIAS: the conf's alias names the model, the catalog its provider", err)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "terse", "q"])
+    reqs = fake.requests(2)
+    b = reqs[-1] if len(reqs) == 2 else {}
+    check(rc == 0 and messages_text(b)[:1] == [("system", "Answer in one word.")]
+          and b.get("model") == "cat-model-2" and b.get("temperature") == 0.1
+          and b.get("stop") == ["."] and 5 in (b.get("max_tokens"), b.get("max_completion_tokens")),
+          "-t NAME: the template's system, model (through its alias) and options", b)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "terse", "-s", "Mine.", "--temperature", "0.7", "q"])
+    reqs = fake.requests(3)
+    b = reqs[-1] if len(reqs) == 3 else {}
+    check(messages_text(b)[:1] == [("system", "Mine.")] and b.get("temperature") == 0.7,
+          "-t NAME: the command line wins over the template", b)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "nope", "q"])
+    check(rc == 2 and "nope" in err, "-t of an undefined template: usage error", err)
+    rc, out, err = run(["--conf", conf, "chat", "-t", "broken", "q"])
+    check(rc == 2 and "sytem" in err, "a template's unknown setting is named", err)
+    fake.stop()
+
+
+def test_no_color():
+    fake = Fake("color", sse=sse_text("Colours."))
+    conf = fake_conf("color.conf", fake)
+    # stderr a terminal: the usage line is dimmed ...
+    t = Pty(["--conf", conf, "chat", "hi"], env=env_for(TERM="xterm"))
+    t.wait(10)
+    check(b"\x1b[2mtokens:" in t.seen, "a terminal: the usage line is dimmed", text(t.seen))
+    # ... not with NO_COLOR, nor with TERM=dumb, nor when stderr is not a terminal.
+    t = Pty(["--conf", conf, "chat", "hi"], env=env_for(TERM="xterm", NO_COLOR="1"))
+    t.wait(10)
+    check(b"\x1b[" not in t.seen and b"tokens:" in t.seen, "NO_COLOR: no escape sequence", text(t.seen))
+    t = Pty(["--conf", conf, "chat", "hi"], env=env_for(TERM="dumb"))
+    t.wait(10)
+    check(b"\x1b[" not in t.seen, "TERM=dumb: no escape sequence", text(t.seen))
+    rc, out, err = run(["--conf", conf, "chat", "hi"], env=env_for(TERM="xterm"))
+    check("\x1b[" not in err + out, "stderr not a terminal: no escape sequence", err)
+    fake.stop()
+
+
+def test_completions():
+    bash = shutil.which("bash")
+    if not bash:
+        print("skip: no bash")
+        return
+    comp = os.path.join(TOP_SRC, "cli/completions/seam")
+    fake = Fake("compl", sse=sse_text("x"))
+    conf = fake_conf("compl.conf", fake)
+
+    def complete(*words):
+        script = ('PATH=%s:$PATH; source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _seam; '
+                  'printf "%%s\\n" "${COMPREPLY[@]}"'
+                  % (os.path.dirname(SEAM), comp, " ".join("'%s'" % w for w in words), len(words) - 1))
+        p = subprocess.run([bash, "-c", script], capture_output=True, env=env_for(SEAM_CONF=conf))
+        return text(p.stdout).split()
+
+    check(complete("seam", "mo") == ["models"], "bash completion: a subcommand", complete("seam", "mo"))
+    check("--temperature" in complete("seam", "chat", "--te"), "bash completion: a chat option")
+    check(complete("seam", "chat", "--chain", "") == ["default"], "bash completion: the conf's chains",
+          complete("seam", "chat", "--chain", ""))
+    check(complete("seam", "keys", "set", "") == ["fake"], "bash completion: provider names for keys set")
+    am = open(os.path.join(TOP_SRC, "Makefile.am")).read()
+    check("dist_bashcompletion_DATA = cli/completions/seam" in am
+          and "dist_zshcompletion_DATA = cli/completions/_seam" in am,
+          "both completions are installed")
+    zsh = shutil.which("zsh")
+    if zsh:
+        p = subprocess.run([zsh, "-n", os.path.join(TOP_SRC, "cli/completions/_seam")],
+                           capture_output=True)
+        check(p.returncode == 0, "zsh completion: parses", text(p.stderr))
+    fake.stop()
+
+
+def test_exit_codes():
+    """Every exit status seam(1) documents, each produced."""
+    with open(os.path.join(TOP_SRC, "doc/seam.1")) as f:
+        man = f.read()
+    section = man[man.find(".SH EXIT STATUS"):]
+    section = section[:section.find("\n.SH", 4)]
+    lines = section.splitlines()
+    documented = [l[3:].strip() for i, l in enumerate(lines)
+                  if l.startswith(".B ") and i and lines[i - 1] == ".TP"]
+    check(documented == ["0", "1", "2", "130"], "seam(1) documents 0, 1, 2 and 130", documented)
+    ok = Fake("ec-ok", sse=sse_text("fine"))
+    err500 = Fake("ec-500", "--status", "500", "--json-body", '{"error":{"message":"down"}}')
+    slow = Fake("ec-slow", "--split", "40", "--delay", "100", sse=sse_text(*["t%d " % i for i in range(80)]))
+    rc, _, e = run(["--conf", fake_conf("ec-ok.conf", ok), "chat", "hi"])
+    check(rc == 0, "exit 0: an answer", e)
+    rc, _, e = run(["--conf", fake_conf("ec-500.conf", err500), "chat", "hi"])
+    check(rc == 1, "exit 1: a provider error (%d)" % rc, e)
+    rc, _, e = run(["chat", "--frob", "hi"])
+    check(rc == 2, "exit 2: a usage error (%d)" % rc, e)
+    bad = write("ec-bad.conf", "providers = { x = { plugin = 3; }; };\n")
+    rc, _, e = run(["--conf", bad, "chat", "hi"])
+    check(rc == 2, "exit 2: a conf error (%d)" % rc, e)
+    p = subprocess.Popen([SEAM, "--conf", fake_conf("ec-slow.conf", slow), "chat", "hi"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                         env=env_for())
+    first = p.stdout.read(3)
+    p.send_signal(signal.SIGINT)
+    out, e = p.communicate(timeout=10)
+    check(first and p.returncode == 130, "exit 130: interrupted (%s)" % p.returncode, text(e))
+    for f in (ok, err500, slow):
+        f.stop()
 
 
 def main():

@@ -192,12 +192,17 @@ static void test_chain_skips(void)
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
     ASSERT_STR(seam_embeddings_model(e), "mock-embed");
-    ASSERT_STR(at.log,
-               "skipped m/mock-1: model \"mock-1\" of provider \"m\" is not an embedding model "
-               "(capability embed)\n"
-               "skipped old/any: provider \"old\" (plugin testabi10) has no embeddings\n"
-               "skipped gone/any: plugin \"nosuchplugin\" is not installed\n"
-               "succeeded m/mock-embed\n");
+    /* The third line goes on with the plugin files the loader refused (the
+     * test plugins hold one): one of them may have been the plugin named. */
+    static const char head[] =
+        "skipped m/mock-1: model \"mock-1\" of provider \"m\" is not an embedding model "
+        "(capability embed)\n"
+        "skipped old/any: provider \"old\" (plugin testabi10) has no embeddings\n"
+        "skipped gone/any: plugin \"nosuchplugin\" is not installed";
+    static const char tail[] = "\nsucceeded m/mock-embed\n";
+    size_t n = strlen(at.log);
+    CU_ASSERT_EQUAL(strncmp(at.log, head, sizeof head - 1), 0);
+    CU_ASSERT(n >= sizeof tail - 1 && strcmp(at.log + n - (sizeof tail - 1), tail) == 0);
     seam_embeddings_free(e);
 
     /* The user's catalog entry says mock-1 embeds: it beats the plugin. */

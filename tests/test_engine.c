@@ -168,16 +168,12 @@ static void test_connection_kept_alive(void)
     tu_client_free(c);
 }
 
-typedef struct worker {
-    seam_client *c;
-    int ok;
-} worker;
-
-static void *worker_main(void *arg)
+/* Five streams, one after the other; how many gave every chunk. */
+static int worker_main(seam_client *c)
 {
-    worker *w = arg;
+    int ok = 0;
     for (int k = 0; k < 5; k++) {
-        seam_stream *s = open_stream(w->c, NULL);
+        seam_stream *s = open_stream(c, NULL);
         const seam_chunk *ch;
         seam_error err;
         int rc, texts = 0;
@@ -185,12 +181,12 @@ static void *worker_main(void *arg)
             texts += ch->type == SEAM_CHUNK_TEXT_DELTA;
         if (rc == SEAM_OK && texts == 10 &&
             strcmp(seam_result_text(seam_stream_result(s)), "0123456789") == 0)
-            w->ok++;
+            ok++;
         else
             fprintf(stderr, "worker: rc %d, %d texts: %s\n", rc, texts, err.message);
         seam_stream_free(s);
     }
-    return NULL;
+    return ok;
 }
 
 static void test_threads_stream_at_once(void)
@@ -201,18 +197,7 @@ static void test_threads_stream_at_once(void)
         fake_response fr = { .body = ten_events, .split = 9, .delay_ms = 5, .chunked = 1 };
         fake_server_push(srv, &fr);
     }
-    worker w[THREADS];
-    pthread_t th[THREADS];
-    for (int i = 0; i < THREADS; i++) {
-        w[i].c = c;
-        w[i].ok = 0;
-        pthread_create(&th[i], NULL, worker_main, &w[i]);
-    }
-    int ok = 0;
-    for (int i = 0; i < THREADS; i++) {
-        pthread_join(th[i], NULL);
-        ok += w[i].ok;
-    }
+    int ok = tu_on_threads(THREADS, worker_main, c);
     CU_ASSERT_EQUAL(ok, THREADS * 5);
     tu_client_free(c);
 }

@@ -28,15 +28,7 @@ static seam_client *client; /* m1, m2 (mock); chains default (m1), second (m2); 
 static int start(void)
 {
     client = tu_client_at_end(tu_clientf(
-        "providers = {\n"
-        "  m1 = { plugin = \"mock\"; };\n"
-        "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
-        "};\n"
-        "chains = {\n"
-        "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
-        "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
-        "};\n"
-        "roles = { assistant = \"default\"; planner = \"second\"; };\n"
+        TU_CONF_TWO_MOCKS("")
         /* $1 per million input tokens, $2 per million output tokens */
         "models = ( { id = \"mock-1\"; price = { input = 100000000L; output = 200000000L; }; } );\n"));
     return client ? 0 : -1;

@@ -26,16 +26,7 @@ static seam_client *an;    /* a (anthropic) at the fake server */
 
 static int start(void)
 {
-    mock = tu_client_at_end(tu_clientf(
-        "providers = {\n"
-        "  m1 = { plugin = \"mock\"; options = { reply = \"from m1\"; }; };\n"
-        "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"
-        "};\n"
-        "chains = {\n"
-        "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"
-        "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"
-        "};\n"
-        "roles = { assistant = \"default\"; planner = \"second\"; };\n"));
+    mock = tu_client_at_end(tu_clientf(TU_CONF_TWO_MOCKS("options = { reply = \"from m1\"; };")));
     srv = tu_server_start();
     if (!mock || !srv)
         return -1;

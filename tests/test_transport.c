@@ -354,10 +354,21 @@ static void test_total_timeout(void)
     tu_client_free(c);
 }
 
+typedef struct cancel_job {
+    seam_cancel *cancel;
+    size_t requests; /* the server's count before the call */
+} cancel_job;
+
+/* Cancels 200 ms after the server has the request. Not before: on a slow
+ * machine (valgrind, a loaded host) a cancel that beats the request leaves its
+ * scripted response queued, and the next tests read it. */
 static void *cancel_later(void *arg)
 {
+    cancel_job *job = arg;
+    for (int i = 0; i < 500 && fake_server_request_count(srv) <= job->requests; i++)
+        usleep(10 * 1000);
     usleep(200 * 1000);
-    seam_cancel_trigger(arg);
+    seam_cancel_trigger(job->cancel);
     return NULL;
 }
 
@@ -370,8 +381,9 @@ static void test_cancel_closes_socket(void)
     size_t aborts_before = fake_server_client_aborts(srv);
     fake_response fr = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 5000 };
     fake_server_push(srv, &fr);
+    cancel_job job = { cancel, fake_server_request_count(srv) };
     pthread_t th;
-    pthread_create(&th, NULL, cancel_later, cancel);
+    pthread_create(&th, NULL, cancel_later, &job);
     int64_t t0 = tu_now_ms();
     run r = stream_run(c, &o);
     int64_t took = tu_now_ms() - t0;
@@ -414,6 +426,7 @@ static void test_response_cap(void)
     CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(res);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "limit"));
+    seam_result_free(res); /* none, unless the cap failed */
     seam_request_free(req);
     tu_client_free(c);
 }
@@ -518,21 +531,17 @@ static void test_all_skipped(void)
     tu_client_free(c);
 }
 
-typedef struct threaded {
-    seam_client *c;
-    int ok;
-} threaded;
-
-static void *thread_main(void *arg)
+/* Five streams on w2; how many gave the whole text. */
+static int thread_main(seam_client *c)
 {
-    threaded *t = arg;
+    int ok = 0;
     for (int i = 0; i < 5; i++) {
         seam_call_options o = provider_opts("w2");
-        run r = stream_run(t->c, &o);
+        run r = stream_run(c, &o);
         if (r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0)
-            t->ok++;
+            ok++;
     }
-    return NULL;
+    return ok;
 }
 
 static void test_threads_share_client(void)
@@ -542,19 +551,7 @@ static void test_threads_share_client(void)
         fake_response ok = { .body = stream_body, .chunked = 1 };
         fake_server_push(srv, &ok);
     }
-    threaded t[4];
-    pthread_t th[4];
-    for (int i = 0; i < 4; i++) {
-        t[i].c = c;
-        t[i].ok = 0;
-        pthread_create(&th[i], NULL, thread_main, &t[i]);
-    }
-    int total = 0;
-    for (int i = 0; i < 4; i++) {
-        pthread_join(th[i], NULL);
-        total += t[i].ok;
-    }
-    CU_ASSERT_EQUAL(total, 20);
+    CU_ASSERT_EQUAL(tu_on_threads(4, thread_main, c), 20);
     tu_client_free(c);
 }
 

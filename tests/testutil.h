@@ -125,6 +125,24 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text);
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);
 
+/* Conf text of two mock providers, m1 (its conf members m1_members, e.g.
+ * "options = { reply = \"hi\"; };") and m2 answering "from m2"; chains
+ * default (m1) and second (m2); roles assistant (default) and planner (second). */
+#define TU_CONF_TWO_MOCKS(m1_members)                                            \
+    "providers = {\n"                                                            \
+    "  m1 = { plugin = \"mock\"; " m1_members " };\n"                             \
+    "  m2 = { plugin = \"mock\"; options = { reply = \"from m2\"; }; };\n"        \
+    "};\n"                                                                       \
+    "chains = {\n"                                                               \
+    "  default = ( { provider = \"m1\"; model = \"mock-1\"; } );\n"              \
+    "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"               \
+    "};\n"                                                                       \
+    "roles = { assistant = \"default\"; planner = \"second\"; };\n"
+
+/* Runs fn(c) on n threads at once (64 at most) and returns the sum of what
+ * they returned: how many of their calls went as they should. */
+int tu_on_threads(int n, int (*fn)(seam_client *c), seam_client *c);
+
 /* ---- what the server received (tu_wire.c) ------------------------------------ */
 
 /* The last request's body parsed (caller puts); a fatal assertion without one. */
