@@ -38,7 +38,7 @@ typedef struct chat_options {
     const char *schema;      /* --schema FILE|JSON as given */
     char *schema_json;       /* its JSON text */
     int64_t reasoning_budget;/* --reasoning; 0: not given */
-    const char **attachments;/* -a FILE, each (argv strings) */
+    const char **attachments;/* -a FILE|URL, each (argv strings; media_cmd.c) */
     size_t n_attachments;
     const char *template_name; /* -t NAME */
     int continue_last;       /* -c: continue the last logged conversation */

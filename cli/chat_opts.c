@@ -2,7 +2,8 @@
  * options before the prompt) and the per-request options it turns into the
  * request: system prompt, temperature, max tokens, stop sequences, a JSON
  * Schema for structured output (and the check of the answer against it), a
- * reasoning level or budget, and attachments (images, as base64 media parts).
+ * reasoning level or budget, and attachments (files stored and sent as handles,
+ * URLs; media_cmd.c).
  */
 #include "config.h"
 
@@ -20,6 +21,7 @@
 #include <seam/seam.h>
 
 #include "chat.h"
+#include "media_cmd.h"
 #include "cli.h"
 
 /* Long-only options get codes above the character range. */
@@ -246,70 +248,20 @@ static char *read_file(const char *path, size_t max, size_t *len)
     return data;
 }
 
-/* The MIME type of an image attachment, from its first bytes. */
-static const char *image_type(const unsigned char *d, size_t n)
-{
-    if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0)
-        return "image/png";
-    if (n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff)
-        return "image/jpeg";
-    if (n >= 6 && (memcmp(d, "GIF87a", 6) == 0 || memcmp(d, "GIF89a", 6) == 0))
-        return "image/gif";
-    if (n >= 12 && memcmp(d, "RIFF", 4) == 0 && memcmp(d + 8, "WEBP", 4) == 0)
-        return "image/webp";
-    return NULL;
-}
-
-static char *base64(const unsigned char *d, size_t n)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc((n + 2) / 3 * 4 + 1);
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) |
-                     (i + 2 < n ? d[i + 2] : 0);
-        out[o++] = tab[v >> 18 & 63];
-        out[o++] = tab[v >> 12 & 63];
-        out[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? tab[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return out;
-}
-
-/* The largest attachment read: providers refuse far smaller images. */
-#define MAX_ATTACHMENT ((size_t)20 * 1024 * 1024)
-
-/* Appends the attachments to the last message of req (the user's turn). */
+/* Appends the attachments to the last message of req (the user's turn): a
+ * file goes into the media store and is sent as its handle, its type sniffed
+ * from its bytes (image, audio, video, PDF); a URL is sent as a URL
+ * (media_cmd.c). The core applies the intake limits and resolves handles. */
 static int add_attachments(const chat_options *o, seam_request *req)
 {
     size_t nm = seam_request_message_count(req);
     seam_message *last = nm ? (seam_message *)seam_request_message(req, nm - 1) : NULL;
-    for (size_t i = 0; i < o->n_attachments; i++) {
-        size_t len = 0;
-        char *data = read_file(o->attachments[i], MAX_ATTACHMENT, &len);
-        if (!data) {
-            say("cannot read attachment %s: %s", o->attachments[i], strerror(errno));
-            return EXIT_USAGE;
-        }
-        const char *mime = image_type((const unsigned char *)data, len);
-        if (!mime) {
-            free(data);
-            say("attachment %s: not an image seam can send (PNG, JPEG, GIF or WebP)",
-                o->attachments[i]);
-            return EXIT_USAGE;
-        }
-        char *b64 = base64((const unsigned char *)data, len);
-        free(data);
-        int rc = b64 && last ? seam_message_add_media(last, mime, SEAM_MEDIA_BASE64, b64)
-                             : SEAM_ERR_NOMEM;
-        free(b64);
-        if (rc != SEAM_OK) {
-            say("attachment %s: cannot add it", o->attachments[i]);
-            return EXIT_PROVIDER;
-        }
+    for (size_t i = 0; i < o->n_attachments && last; i++) {
+        seam_error err;
+        seam_error_clear(&err);
+        int code = media_attach(o->client, last, o->attachments[i], &err);
+        if (code != EXIT_OK)
+            return code;
     }
     return EXIT_OK;
 }

@@ -76,6 +76,7 @@ int cmd_chat(const char *conf, int argc, char **argv);
 int cmd_plugins(const char *conf, int argc, char **argv);
 int cmd_providers(const char *conf, int argc, char **argv);
 int cmd_config(const char *conf, int argc, char **argv);
+int cmd_media(const char *conf, int argc, char **argv);
 int cmd_models(const char *conf, int argc, char **argv);
 int cmd_logs(const char *conf, int argc, char **argv);
 int cmd_keys(const char *conf, int argc, char **argv);

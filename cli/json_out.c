@@ -231,6 +231,13 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
         /* The media handle, when the provider gave one (additive). */
         if (c->text)
             json_object_object_add(o, "ref", json_object_new_string(c->text));
+        /* The handle-only part (issue 13): never the bytes. */
+        if (c->text) {
+            json_object *media = json_object_new_object();
+            add_string_or_null(media, "mime_type", c->mime_type);
+            json_object_object_add(media, "handle", json_object_new_string(c->text));
+            json_object_object_add(o, "media", media);
+        }
         break;
     case SEAM_CHUNK_TOOL_RESULT:
         add_string_or_null(o, "id", c->id);
@@ -295,7 +302,9 @@ static json_object *part_object(const seam_part *p)
     case SEAM_PART_MEDIA:
         json_object_object_add(o, "type", json_object_new_string("media"));
         add_string_or_null(o, "mime_type", seam_part_mime_type(p));
-        add_string_or_null(o, seam_part_media_source(p) == SEAM_MEDIA_URL ? "url" : "data",
+        add_string_or_null(o, seam_part_media_source(p) == SEAM_MEDIA_URL      ? "url"
+                              : seam_part_media_source(p) == SEAM_MEDIA_HANDLE ? "handle"
+                                                                               : "data",
                            seam_part_media_data(p));
         break;
     default:
@@ -382,6 +391,25 @@ static json_object *result_object(const seam_result *res, const json_attempts *a
     json_object_object_add(o, "stop_reason", json_object_new_string(
                                                  seam_stop_reason_name(seam_result_stop_reason(res))));
     json_object_object_add(o, "usage", usage_object(seam_result_usage(res)));
+    if (seam_result_media_units_count(res)) {
+        /* Media usage, apart from tokens: [{modality, units, unit}]. */
+        json_object *mu = json_object_new_array();
+        for (size_t k = 0; k < seam_result_media_units_count(res); k++) {
+            uint32_t mod = 0;
+            double units = 0;
+            const char *unit = NULL;
+            seam_result_media_units_at(res, k, &mod, &units, &unit);
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "modality",
+                                   json_object_new_string(mod == SEAM_MODALITY_IMAGE   ? "image"
+                                                          : mod == SEAM_MODALITY_AUDIO ? "audio"
+                                                                                       : "video"));
+            json_object_object_add(e, "units", json_object_new_double(units));
+            add_string_or_null(e, "unit", unit);
+            json_object_array_add(mu, e);
+        }
+        json_object_object_add(o, "media_units", mu);
+    }
     if (attempts)
         json_object_object_add(o, "attempts", json_object_get(attempts->list));
     if (attempts && attempts->incomplete)

@@ -39,6 +39,7 @@ const char *const help_text =
     "                           [--dimensions N] [--json] [TEXT...]\n"
     "  seam keys set NAME | keys list\n"
     "  seam [--conf FILE] serve [--listen HOST:PORT] [--threads N] [--access-log FILE]\n"
+    "  seam [--conf FILE] media path HANDLE\n"
     "  seam help | --help | --version\n"
     "\n"
     "Every LLM provider behind one seam.\n"
@@ -349,6 +350,7 @@ static int run_command(int argc, char **argv)
         {"plugins", cmd_plugins},
         {"providers", cmd_providers},
         {"config", cmd_config},
+        {"media", cmd_media},
         {"models", cmd_models},
         {"logs", cmd_logs},
         {"tokens", cmd_tokens},

@@ -397,6 +397,10 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
     if (!op && seam_request_message_count(req) == 0)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "the request has no messages"),
                SEAM_ERR_INVALID;
+    /* The intake limits hold for every call, before any entry is tried: a
+     * refused part is the caller's to fix, no provider could take it. */
+    if (seam_media_intake(req, &client->conf->media, err) != SEAM_OK)
+        return SEAM_ERR_INVALID;
     seam_stream *s = calloc(1, sizeof *s);
     if (!s)
         return SEAM_ERR_NOMEM;
@@ -693,6 +697,16 @@ static int start_attempt(seam_stream *s)
             seam_request_strip_reasoning(s->sent);
         if (seam_request_set_model(s->sent, e->model) != SEAM_OK)
             return SEAM_ERR_NOMEM;
+        /* A codec gets bytes, never the store: a handle no entry could send
+         * (not in the store, unreadable) ends the call. */
+        int hrc = seam_media_resolve_handles(s->client, s->sent, &why);
+        if (hrc == SEAM_ERR_NOMEM)
+            return hrc;
+        if (hrc != SEAM_OK) {
+            seam_strlcpy(why.provider, e->provider, sizeof why.provider);
+            end_with(s, SEAM_ERR_PROVIDER, &why);
+            return 1;
+        }
         int64_t timeout = slot->conf->timeout_ms;
         int64_t left = time_left(s);
         if (left <= 0) {
@@ -719,6 +733,7 @@ static int start_attempt(seam_stream *s)
             .ca_file = slot->conf->ca_file,
             .ca_path = slot->conf->ca_path,
             .engine = seam_client_engine(s->client),
+            .client = s->client,
             .cassettes = s->client->cassettes,
             .op_encode = s->op ? s->op->encode : NULL,
             .op_decode = s->op ? s->op->decode : NULL,

@@ -11,6 +11,8 @@
 #include "config.h"
 #include "client.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 const seam_conf_model *seam_catalog_find(const seam_client *c, const seam_provider_slot *s,
@@ -25,6 +27,8 @@ const seam_conf_model *seam_catalog_find(const seam_client *c, const seam_provid
 
 typedef struct needs {
     int tools, vision, structured, reasoning;
+    uint32_t inputs;  /* SEAM_MODALITY_* of the media parts */
+    uint32_t outputs; /* the output modalities asked for */
 } needs;
 
 static needs request_needs(const seam_request *req)
@@ -33,6 +37,8 @@ static needs request_needs(const seam_request *req)
     n.tools = seam_request_tool_count(req) > 0;
     n.structured = seam_request_response_format(req, NULL, NULL, NULL) == SEAM_FORMAT_JSON;
     n.reasoning = seam_request_reasoning_budget(req) > 0;
+    n.inputs = seam_media_request_inputs(req);
+    n.outputs = seam_request_output_modalities(req);
     for (size_t i = 0; i < seam_request_message_count(req); i++) {
         const seam_message *m = seam_request_message(req, i);
         for (size_t j = 0; j < seam_message_part_count(m); j++) {
@@ -57,6 +63,9 @@ static needs request_needs(const seam_request *req)
     return n;
 }
 
+/* n_output_combinations of a model whose outputs nobody stated. */
+#define OUTPUTS_UNKNOWN UINT32_MAX
+
 static void caps_from_entry(const seam_conf_model *m, seam_capabilities *caps)
 {
     caps->tools = (m->capabilities & SEAM_CAP_TOOLS) != 0;
@@ -68,8 +77,12 @@ static void caps_from_entry(const seam_conf_model *m, seam_capabilities *caps)
     caps->prompt_cache = (m->capabilities & SEAM_CAP_PROMPT_CACHE) != 0;
     caps->reasoning = (m->capabilities & SEAM_CAP_REASONING) != 0;
     caps->structured_output = (m->capabilities & SEAM_CAP_STRUCTURED_OUTPUT) != 0;
+    caps->video_input = (m->capabilities & SEAM_CAP_VIDEO_INPUT) != 0;
     caps->context_window = m->context_window;
     caps->max_output_tokens = m->max_output_tokens;
+    for (uint32_t i = 0; i < m->n_outputs && i < 8; i++)
+        caps->output_combinations[i] = m->outputs[i];
+    caps->n_output_combinations = m->n_outputs;
     caps->embed = (m->capabilities & SEAM_CAP_EMBED) != 0;
 }
 
@@ -100,6 +113,10 @@ static int model_capabilities(const seam_provider_slot *s, const seam_conf_model
             size_t n = got.size && got.size < sizeof got ? got.size : sizeof got;
             memcpy(caps, &got, n);
             caps->size = sizeof *caps;
+            /* A plugin built before the media members says nothing of outputs. */
+            if (n < offsetof(seam_capabilities, n_output_combinations) +
+                        sizeof caps->n_output_combinations)
+                caps->n_output_combinations = OUTPUTS_UNKNOWN;
             if (n < offsetof(seam_capabilities, embed) + sizeof caps->embed) {
                 caps->embed = 0;
                 *embed_known = 0;
@@ -121,11 +138,42 @@ static int model_capabilities(const seam_provider_slot *s, const seam_conf_model
     if (m && m->context_window > 0) {
         /* Only the window is known: no capability is held against the model. */
         caps->tools = caps->vision = caps->structured_output = caps->reasoning = 1;
+        caps->audio_input = caps->pdf_input = caps->video_input = 1;
+        /* Nothing known of its outputs either: not held against it. */
+        caps->n_output_combinations = OUTPUTS_UNKNOWN;
         caps->context_window = m->context_window;
         *embed_known = 0;
         return 1;
     }
     *embed_known = 0;
+    return 0;
+}
+
+/* "text+image" */
+static const char *modality_set_name(uint32_t set)
+{
+    static const char *const names[] = {"text", "image", "audio", "video"};
+    static _Thread_local char buf[32];
+    buf[0] = '\0';
+    for (int i = 0; i < 4; i++)
+        if (set & (1u << i)) {
+            if (buf[0])
+                strcat(buf, "+");
+            strcat(buf, names[i]);
+        }
+    return buf;
+}
+
+/* Membership in the model's closed set of output combinations; a model that
+ * lists none emits text only. A plugin's struct too short to hold the
+ * combinations says nothing about them: not held against the model. */
+static int emits(const seam_capabilities *caps, uint32_t set)
+{
+    if (caps->n_output_combinations == OUTPUTS_UNKNOWN)
+        return 1;
+    for (uint32_t i = 0; i < caps->n_output_combinations && i < 8; i++)
+        if (caps->output_combinations[i] == set)
+            return 1;
     return 0;
 }
 
@@ -151,9 +199,20 @@ int seam_catalog_cannot_serve(const seam_client *c, const seam_provider_slot *s,
     needs n = request_needs(req);
     const char *missing = n.tools && !caps.tools               ? "tools"
                           : n.vision && !caps.vision           ? "vision (image input)"
+                          : (n.inputs & SEAM_MODALITY_AUDIO) && !caps.audio_input ? "audio input"
+                          : (n.inputs & SEAM_MODALITY_VIDEO) && !caps.video_input ? "video input"
+                          : (n.inputs & SEAM_MODALITY_DOCUMENT) && !caps.pdf_input
+                              ? "document (PDF) input"
                           : n.structured && !caps.structured_output ? "structured output"
                           : n.reasoning && !caps.reasoning     ? "reasoning"
                                                                : NULL;
+    char outputs_missing[96];
+    if (!missing && n.outputs != SEAM_MODALITY_TEXT &&
+        !emits(&caps, n.outputs)) {
+        snprintf(outputs_missing, sizeof outputs_missing, "output modalities %s in one turn",
+                 modality_set_name(n.outputs));
+        missing = outputs_missing;
+    }
     if (missing) {
         seam_error_set(why, SEAM_ERROR_BAD_REQUEST,
                        "model \"%s\" of provider \"%s\" lacks a capability the request needs: %s",

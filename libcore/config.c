@@ -77,6 +77,8 @@ typedef enum range_id {
     R_STATE_PORT,           /* state.port */
     R_STATE_DB,             /* state.db */
     R_STATE_TIMEOUT_MS,     /* state.timeout_ms */
+    R_MEDIA_BYTES,          /* media.inline_*_bytes, media.max_message_bytes */
+    R_MEDIA_PARTS,          /* media.max_parts */
     R_COUNT
 } range_id;
 
@@ -100,6 +102,8 @@ static const struct {
     [R_STATE_PORT] = {1, 65535, "the largest TCP port"},
     [R_STATE_DB] = {0, 65535, "database numbers"},
     [R_STATE_TIMEOUT_MS] = {1, 60000, "one minute; a request may wait this long on the store"},
+    [R_MEDIA_BYTES] = {0, (int64_t)1 << 30, "1 GiB"},
+    [R_MEDIA_PARTS] = {0, 1000, "parts in one message"},
 };
 
 /* Room for a setting path such as "chains.default[3].backoff.base_ms". */
@@ -1557,7 +1561,7 @@ static int load_tools(loader *ld, const config_setting_t *s)
 /* ---- models (the catalog and the user's entries) -------------------------------------------------------- */
 
 static const char model_keys[] =
-    "id, provider, context_window, max_output_tokens, capabilities, price";
+    "id, provider, context_window, max_output_tokens, capabilities, outputs, price";
 static const char price_keys[] = "input, output, cache_read, cache_write";
 
 static const name_bit capability_names[] = {
@@ -1565,8 +1569,11 @@ static const name_bit capability_names[] = {
     {"streaming", SEAM_CAP_STREAMING},
     {"parallel_tool_calls", SEAM_CAP_PARALLEL_TOOL_CALLS},
     {"vision", SEAM_CAP_VISION},
+    {"image_input", SEAM_CAP_VISION}, /* vision is its alias (reference ADR-0031) */
     {"audio_input", SEAM_CAP_AUDIO_INPUT},
+    {"video_input", SEAM_CAP_VIDEO_INPUT},
     {"pdf_input", SEAM_CAP_PDF_INPUT},
+    {"document_input", SEAM_CAP_PDF_INPUT},
     {"prompt_cache", SEAM_CAP_PROMPT_CACHE},
     {"reasoning", SEAM_CAP_REASONING},
     {"structured_output", SEAM_CAP_STRUCTURED_OUTPUT},
@@ -1585,6 +1592,48 @@ static int load_capabilities(loader *ld, seam_conf_model *m, const config_settin
         m->capabilities = bits;
     }
     return rc;
+}
+
+/* outputs = [ "text", "text+image" ]: the closed set of modality sets the
+ * model can emit in one turn. */
+static int load_outputs(loader *ld, seam_conf_model *m, const config_setting_t *s,
+                        const char *path)
+{
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+        return fail_type(ld, s, path, "an array of modality sets [ \"text\", \"text+image\" ]");
+    int n = config_setting_length(s);
+    if (n > 8)
+        return fail_setting(ld, s, "%s lists %d modality sets; at most 8", path, n);
+    m->n_outputs = 0;
+    for (int i = 0; i < n; i++) {
+        const char *v = config_setting_get_string_elem(s, (unsigned)i);
+        if (!v)
+            return fail_type(ld, s, path, "an array of strings");
+        uint32_t bits = 0;
+        const char *p = v;
+        while (*p) {
+            size_t len = strcspn(p, "+");
+            static const struct { const char *name; uint32_t bit; } names[] = {
+                {"text", SEAM_MODALITY_TEXT}, {"image", SEAM_MODALITY_IMAGE},
+                {"audio", SEAM_MODALITY_AUDIO}, {"video", SEAM_MODALITY_VIDEO}};
+            uint32_t bit = 0;
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                if (strlen(names[k].name) == len && strncmp(p, names[k].name, len) == 0)
+                    bit = names[k].bit;
+            if (!bit)
+                return fail_setting(ld, s, "%s: \"%s\" is not a set of text, image, audio, video "
+                                           "joined by +", path, v);
+            bits |= bit;
+            p += len;
+            if (*p == '+')
+                p++;
+        }
+        if (!bits)
+            return fail_setting(ld, s, "%s: an empty modality set", path);
+        m->outputs[m->n_outputs++] = bits;
+    }
+    return SEAM_OK;
 }
 
 static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s, const char *path)
@@ -1650,6 +1699,8 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
             rc = read_int64(ld, e, epath, R_TOKENS, &m.max_output_tokens);
         else if (strcmp(key, "capabilities") == 0)
             rc = load_capabilities(ld, &m, e, epath);
+        else if (strcmp(key, "outputs") == 0)
+            rc = load_outputs(ld, &m, e, epath);
         else if (strcmp(key, "price") == 0)
             rc = load_price(ld, &m, e, epath);
         else
@@ -1956,6 +2007,8 @@ static int check_conf_text(loader *ld, const char *file, const char *text, size_
     return SEAM_OK;
 }
 
+static int load_media(loader *ld, const config_setting_t *s);
+
 static int load_file(loader *ld, const char *file)
 {
     struct stat st;
@@ -2023,12 +2076,64 @@ static int load_file(loader *ld, const char *file)
             load_state(ld, s);
         else if (strcmp(key, "serve") == 0)
             ; /* the gateway's own section: read and checked by `seam serve` (cli/serve/) */
+        else if (strcmp(key, "media") == 0)
+            load_media(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
-                                "chains, roles, models, model_catalog, tools, cli, state, serve)", key);
+                                "chains, roles, models, model_catalog, tools, cli, state, serve, media)",
+                         key);
     }
     config_destroy(&cf);
     return ld->status;
+}
+
+/* ---- media ----------------------------------------------------------------------------------------------- */
+
+static const char media_keys[] =
+    "store, inline_image_bytes, inline_audio_bytes, inline_video_bytes, inline_document_bytes, "
+    "max_parts, max_message_bytes";
+
+/* media = { ... }: the store's directory and the intake limits. A drop-in
+ * may set any key again: the last file read wins, key by key. */
+static int load_media(loader *ld, const config_setting_t *s)
+{
+    if (expect_group(ld, s, "media") != SEAM_OK)
+        return ld->status;
+    seam_conf_media *m = &ld->conf->media;
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        const char *key = config_setting_name(e);
+        char path[PATH_MAX_LEN];
+        join_path(path, "media", key);
+        int rc;
+        if (strcmp(key, "store") == 0) {
+            char *v = NULL;
+            rc = read_string(ld, e, path, &v);
+            if (rc == SEAM_OK) {
+                free(m->store);
+                m->store = resolve_path(ld, v);
+                free(v);
+                if (!m->store)
+                    rc = fail_nomem(ld);
+            }
+        } else if (strcmp(key, "inline_image_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_image_bytes);
+        else if (strcmp(key, "inline_audio_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_audio_bytes);
+        else if (strcmp(key, "inline_video_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_video_bytes);
+        else if (strcmp(key, "inline_document_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->inline_document_bytes);
+        else if (strcmp(key, "max_parts") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_PARTS, &m->max_parts);
+        else if (strcmp(key, "max_message_bytes") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->max_message_bytes);
+        else
+            rc = fail_unknown(ld, e, "media", media_keys);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    return SEAM_OK;
 }
 
 /* ---- conf.d/ -------------------------------------------------------------------------------------------- */
@@ -2197,6 +2302,9 @@ int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, 
         return SEAM_ERR_NOMEM;
     }
     loader ld = {.conf = conf, .err = err, .status = SEAM_OK};
+    conf->media = (seam_conf_media){.inline_image_bytes = -1, .inline_audio_bytes = -1,
+                                    .inline_video_bytes = -1, .inline_document_bytes = -1,
+                                    .max_parts = -1, .max_message_bytes = -1};
     if (base && path) {
         /* The system conf and its conf.d/ first; what the personal conf
          * defines then adds to them or replaces them by name. */
@@ -2247,6 +2355,7 @@ void seam_conf_free(seam_conf *conf)
     if (!conf)
         return;
     free(conf->path);
+    free(conf->media.store);
     for (size_t i = 0; i < conf->n_plugin_path; i++)
         free(conf->plugin_path[i]);
     free(conf->plugin_path);

@@ -79,6 +79,58 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* Part i of msg, mutable (NULL out of range): for de-inlining and handle
+ * resolution, which rewrite a media part's source in place. */
+seam_part *seam_message_part_mut(seam_message *msg, size_t i);
+/* A media part's source becomes a handle (byte_length recorded) / base64 (the
+ * string is taken over). SEAM_OK, SEAM_ERR_NOMEM or SEAM_ERR_INVALID. */
+int seam_part_set_media_handle(seam_part *p, const char *handle, int64_t byte_length);
+int seam_part_set_media_base64(seam_part *p, char *base64_owned);
+
+/* ---- media.c: the MIME check, base64 and the intake limits ----------------- */
+
+typedef struct seam_conf_media seam_conf_media; /* below, with the conf */
+
+#define SEAM_MEDIA_DEFAULT_INLINE_IMAGE ((int64_t)256 * 1024)
+#define SEAM_MEDIA_DEFAULT_INLINE_AUDIO ((int64_t)256 * 1024)
+#define SEAM_MEDIA_DEFAULT_INLINE_VIDEO 0
+#define SEAM_MEDIA_DEFAULT_INLINE_DOCUMENT 0
+#define SEAM_MEDIA_DEFAULT_MAX_PARTS 16
+#define SEAM_MEDIA_DEFAULT_MAX_MESSAGE_BYTES ((int64_t)1024 * 1024)
+/* The limits with every default filled in. */
+seam_conf_media seam_media_limits(const seam_conf_media *conf);
+
+/* The one MIME check of every position: a bare type/subtype of RFC 6838
+ * restricted-name characters, at most 255 bytes, no parameters. Returns the
+ * modality (SEAM_MODALITY_*), or 0 with err (bad_request) naming what is wrong
+ * — where names the position ("message 1 part 2"). */
+uint32_t seam_media_mime_check(const char *mime, const char *where, seam_error *err);
+/* The modality of a MIME type already checked (0: none a part can carry). */
+uint32_t seam_media_modality(const char *mime);
+/* 1 when s is "media://sha256-" and 64 lowercase hex digits. */
+int seam_media_handle_valid(const char *s);
+/* Standard base64 (RFC 4648 §4, padded): the decoded length, or -1 when s is
+ * not valid base64. */
+int64_t seam_base64_decoded_len(const char *s, size_t len);
+/* Decodes s (valid, as checked above) into a malloc'ed buffer; NULL on
+ * invalid input or allocation failure. */
+unsigned char *seam_base64_decode(const char *s, size_t len, size_t *out_len);
+/* Encodes into a malloc'ed NUL-terminated string, NULL on allocation failure. */
+char *seam_base64_encode(const unsigned char *data, size_t len);
+/* The intake limits applied to every media part of req: MIME check, base64
+ * validity, the inline ceiling per modality in decoded bytes, the count and
+ * aggregate caps per message. SEAM_OK, or SEAM_ERR_INVALID with err
+ * (bad_request) naming the limit and the value. */
+int seam_media_intake(const seam_request *req, const seam_conf_media *limits, seam_error *err);
+/* The modalities of the media parts of req (SEAM_MODALITY_* bits). */
+uint32_t seam_media_request_inputs(const seam_request *req);
+
+/* ---- sha256.c / mediastore.c ------------------------------------------------ */
+
+void seam_sha256(const void *data, size_t len, unsigned char out[32]);
+/* Every handle part of req (a copy about to be encoded) becomes base64 of the
+ * stored bytes: codecs see bytes, never the store. */
+int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_error *err);
 /* ---- tokens.c: the local token estimate (seam_estimate_tokens) ---------------- */
 
 /* Tokens of a text by the estimate's rules (0 for NULL). */
@@ -235,7 +287,8 @@ enum {
     SEAM_CAP_PROMPT_CACHE = 1u << 6,
     SEAM_CAP_REASONING = 1u << 7,
     SEAM_CAP_STRUCTURED_OUTPUT = 1u << 8,
-    SEAM_CAP_EMBED = 1u << 9
+    SEAM_CAP_EMBED = 1u << 9,
+    SEAM_CAP_VIDEO_INPUT = 1u << 10
 };
 
 /* One model of the catalog (the shipped models.conf or a `models` entry of the
@@ -247,6 +300,8 @@ typedef struct seam_conf_model {
     int64_t max_output_tokens;/* tokens; 0 unknown */
     int has_capabilities;     /* `capabilities` was given */
     uint32_t capabilities;    /* SEAM_CAP_* */
+    uint32_t outputs[8];      /* output combinations (SEAM_MODALITY_* sets), `outputs` */
+    uint32_t n_outputs;
     int priced;               /* `price` was given (input and output at least) */
     int64_t price_input;
     int64_t price_output;
@@ -293,6 +348,16 @@ typedef struct seam_conf_state {
     char *file;             /* where the backend was chosen, for messages */
     int line;
 } seam_conf_state;
+/* The intake limits (conf `media`), -1 in a field meaning "the default". */
+typedef struct seam_conf_media {
+    char *store;                  /* NULL: $XDG_DATA_HOME/seam/media */
+    int64_t inline_image_bytes;   /* decoded bytes of one base64 image part */
+    int64_t inline_audio_bytes;
+    int64_t inline_video_bytes;
+    int64_t inline_document_bytes;
+    int64_t max_parts;            /* media parts in one message */
+    int64_t max_message_bytes;    /* decoded inline bytes of one message */
+} seam_conf_media;
 
 typedef struct seam_conf {
     char *path;             /* main file, NULL for an empty conf */
@@ -314,6 +379,7 @@ typedef struct seam_conf {
     seam_conf_tool *tools;  /* in the order defined (main file, then conf.d/) */
     size_t n_tools;
     seam_conf_state state;
+    seam_conf_media media;  /* intake limits and the store (-1: default) */
 } seam_conf;
 
 /* The conf path to use: explicit if non-NULL, else $SEAM_CONF, else

@@ -20,7 +20,11 @@ struct seam_part {
     int provider_executed;  /* tool_call, tool_result */
     char *mime_type;        /* media */
     seam_media_source media_source;
-    char *media_data;       /* media: base64 or URL */
+    char *media_data;       /* media: base64, URL or handle */
+    char *media_name;       /* media, may be NULL */
+    char *transcript;       /* media, may be NULL */
+    int64_t byte_length;    /* media: -1 unknown */
+    int64_t duration_ms;    /* media: -1 unknown */
 };
 
 struct seam_message {
@@ -48,14 +52,18 @@ static void part_free(seam_part *p)
     free(p->json);
     free(p->mime_type);
     free(p->media_data);
+    free(p->media_name);
+    free(p->transcript);
     free(p);
 }
 
 static seam_part *part_new(seam_part_type type)
 {
     seam_part *p = calloc(1, sizeof *p);
-    if (p)
+    if (p) {
         p->type = type;
+        p->byte_length = p->duration_ms = -1;
+    }
     return p;
 }
 
@@ -80,6 +88,13 @@ static seam_part *part_dup(const seam_part *src)
     p->is_error = src->is_error;
     p->provider_executed = src->provider_executed;
     p->media_source = src->media_source;
+    p->byte_length = src->byte_length;
+    p->duration_ms = src->duration_ms;
+    if (!copy_field(&p->media_name, src->media_name) ||
+        !copy_field(&p->transcript, src->transcript)) {
+        part_free(p);
+        return NULL;
+    }
     if ((src->text.data && seam_buf_append(&p->text, src->text.data, src->text.len) != SEAM_OK) ||
         !copy_field(&p->signature, src->signature) || !copy_field(&p->id, src->id) ||
         !copy_field(&p->name, src->name) || !copy_field(&p->json, src->json) ||
@@ -276,16 +291,64 @@ int seam_message_add_tool_result(seam_message *msg, const char *tool_call_id, co
 int seam_message_add_media(seam_message *msg, const char *mime_type, seam_media_source source,
                            const char *data)
 {
+    return seam_message_add_media_meta(msg, mime_type, source, data, NULL);
+}
+
+#define META_HAS(m, field) ((m)->size >= offsetof(seam_media_meta, field) + sizeof((m)->field))
+
+int seam_message_add_media_meta(seam_message *msg, const char *mime_type,
+                                seam_media_source source, const char *data,
+                                const seam_media_meta *meta)
+{
     if (!msg || !mime_type || !*mime_type || !data ||
-        (source != SEAM_MEDIA_BASE64 && source != SEAM_MEDIA_URL))
+        (source != SEAM_MEDIA_BASE64 && source != SEAM_MEDIA_URL && source != SEAM_MEDIA_HANDLE))
+        return SEAM_ERR_INVALID;
+    /* A handle names bytes of the store: anything else in its place would be
+     * resolved as a path. */
+    if (source == SEAM_MEDIA_HANDLE && !seam_media_handle_valid(data))
+        return SEAM_ERR_INVALID;
+    if (meta && meta->size < offsetof(seam_media_meta, name) + sizeof meta->name)
         return SEAM_ERR_INVALID;
     seam_part *p = part_new(SEAM_PART_MEDIA);
-    if (!p || !copy_field(&p->mime_type, mime_type) || !copy_field(&p->media_data, data)) {
+    if (!p || !copy_field(&p->mime_type, mime_type) || !copy_field(&p->media_data, data) ||
+        (meta && META_HAS(meta, name) && !copy_field(&p->media_name, meta->name)) ||
+        (meta && META_HAS(meta, transcript) && !copy_field(&p->transcript, meta->transcript))) {
         part_free(p);
         return SEAM_ERR_NOMEM;
     }
+    if (meta && META_HAS(meta, byte_length) && meta->byte_length >= 0)
+        p->byte_length = meta->byte_length;
+    if (meta && META_HAS(meta, duration_ms) && meta->duration_ms >= 0)
+        p->duration_ms = meta->duration_ms;
     p->media_source = source;
     return push_part(msg, p);
+}
+
+/* De-inlining: the part's source becomes the handle its bytes were stored
+ * under, the decoded size recorded. */
+int seam_part_set_media_handle(seam_part *p, const char *handle, int64_t byte_length)
+{
+    if (!p || p->type != SEAM_PART_MEDIA || !seam_media_handle_valid(handle))
+        return SEAM_ERR_INVALID;
+    char *copy = seam_strdup(handle);
+    if (!copy)
+        return SEAM_ERR_NOMEM;
+    free(p->media_data);
+    p->media_data = copy;
+    p->media_source = SEAM_MEDIA_HANDLE;
+    p->byte_length = byte_length;
+    return SEAM_OK;
+}
+
+/* Handle resolution before encode: the part carries the bytes as base64. */
+int seam_part_set_media_base64(seam_part *p, char *base64_owned)
+{
+    if (!p || p->type != SEAM_PART_MEDIA || !base64_owned)
+        return SEAM_ERR_INVALID;
+    free(p->media_data);
+    p->media_data = base64_owned;
+    p->media_source = SEAM_MEDIA_BASE64;
+    return SEAM_OK;
 }
 
 seam_role seam_message_role(const seam_message *msg)
@@ -299,6 +362,11 @@ size_t seam_message_part_count(const seam_message *msg)
 }
 
 const seam_part *seam_message_part(const seam_message *msg, size_t i)
+{
+    return msg && i < msg->n_parts ? msg->parts[i] : NULL;
+}
+
+seam_part *seam_message_part_mut(seam_message *msg, size_t i)
 {
     return msg && i < msg->n_parts ? msg->parts[i] : NULL;
 }
@@ -485,4 +553,24 @@ seam_media_source seam_part_media_source(const seam_part *p)
 const char *seam_part_media_data(const seam_part *p)
 {
     return p && p->type == SEAM_PART_MEDIA ? p->media_data : NULL;
+}
+
+const char *seam_part_media_name(const seam_part *p)
+{
+    return p && p->type == SEAM_PART_MEDIA ? p->media_name : NULL;
+}
+
+const char *seam_part_media_transcript(const seam_part *p)
+{
+    return p && p->type == SEAM_PART_MEDIA ? p->transcript : NULL;
+}
+
+int64_t seam_part_media_byte_length(const seam_part *p)
+{
+    return p && p->type == SEAM_PART_MEDIA ? p->byte_length : -1;
+}
+
+int64_t seam_part_media_duration_ms(const seam_part *p)
+{
+    return p && p->type == SEAM_PART_MEDIA ? p->duration_ms : -1;
 }

@@ -40,6 +40,7 @@ struct seam_request {
     int format_strict;
     char *provider_options;
     int64_t reasoning_budget;
+    uint32_t output_modalities; /* 0: text only (the default) */
 };
 
 seam_request *seam_request_new(void)
@@ -97,6 +98,7 @@ seam_request *seam_request_dup(const seam_request *req)
     copy->format = req->format;
     copy->format_strict = req->format_strict;
     copy->reasoning_budget = req->reasoning_budget;
+    copy->output_modalities = req->output_modalities;
     if (!copy_string(&copy->model, req->model) || !copy_string(&copy->system, req->system) ||
         !copy_string(&copy->tool_choice_name, req->tool_choice_name) ||
         !copy_string(&copy->format_name, req->format_name) ||
@@ -455,4 +457,19 @@ size_t seam_request_strip_reasoning(seam_request *req)
     }
     req->n_messages = kept;
     return removed;
+}
+
+int seam_request_set_output_modalities(seam_request *req, uint32_t modalities)
+{
+    const uint32_t outputs = SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE | SEAM_MODALITY_AUDIO |
+                             SEAM_MODALITY_VIDEO;
+    if (!req || !modalities || (modalities & ~outputs))
+        return SEAM_ERR_INVALID;
+    req->output_modalities = modalities == SEAM_MODALITY_TEXT ? 0 : modalities;
+    return SEAM_OK;
+}
+
+uint32_t seam_request_output_modalities(const seam_request *req)
+{
+    return req && req->output_modalities ? req->output_modalities : SEAM_MODALITY_TEXT;
 }

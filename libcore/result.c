@@ -37,6 +37,7 @@ struct seam_result {
     open_reasoning *reasonings;
     size_t n_reasonings;
     size_t cap_reasonings;
+    int64_t media_images;  /* output images: the media_units entry (image, count) */
 };
 
 seam_result *seam_result_new(void)
@@ -319,6 +320,39 @@ static int fold_error(seam_result *res, const seam_chunk *chunk)
     return SEAM_OK;
 }
 
+/* media_end: the part as the handle it carries (a legacy chunk with any
+ * other text is kept as a URL). Each image counts one output image unit. */
+static int fold_media_end(seam_result *res, const seam_chunk *chunk)
+{
+    if (!chunk->text || !chunk->mime_type)
+        return SEAM_ERR_INVALID;
+    int handle = seam_media_handle_valid(chunk->text);
+    int rc = seam_message_add_media(res->message, chunk->mime_type,
+                                    handle ? SEAM_MEDIA_HANDLE : SEAM_MEDIA_URL, chunk->text);
+    if (rc == SEAM_OK && seam_media_modality(chunk->mime_type) == SEAM_MODALITY_IMAGE)
+        res->media_images++;
+    return rc;
+}
+
+size_t seam_result_media_units_count(const seam_result *res)
+{
+    return res && res->media_images > 0 ? 1 : 0;
+}
+
+int seam_result_media_units_at(const seam_result *res, size_t i, uint32_t *modality,
+                               double *units, const char **unit)
+{
+    if (i >= seam_result_media_units_count(res))
+        return SEAM_ERR_INVALID;
+    if (modality)
+        *modality = SEAM_MODALITY_IMAGE;
+    if (units)
+        *units = (double)res->media_images;
+    if (unit)
+        *unit = "count";
+    return SEAM_OK;
+}
+
 int seam_result_add_chunk(seam_result *res, const seam_chunk *chunk)
 {
     if (!res || !chunk)
@@ -335,8 +369,7 @@ int seam_result_add_chunk(seam_result *res, const seam_chunk *chunk)
     case SEAM_CHUNK_MEDIA_DELTA:
         return SEAM_OK; /* progress only: the part comes with media_end */
     case SEAM_CHUNK_MEDIA_END:
-        return seam_message_add_media(res->message, chunk->mime_type, SEAM_MEDIA_URL,
-                                      chunk->text);
+        return fold_media_end(res, chunk);
     case SEAM_CHUNK_TOOL_RESULT: return tool_result(res, chunk);
     case SEAM_CHUNK_STOP: return fold_stop(res, chunk);
     case SEAM_CHUNK_ERROR: return fold_error(res, chunk);

@@ -855,6 +855,7 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     t->job.cancel = p->cancel;
     t->emitter.fn = on_emit;
     t->emitter.ud = t;
+    t->emitter.client = p->client;
     seam_error_clear(&t->final_err);
     seam_http_request_init(&t->hr, p->credential, p->stream, p->vt->framing);
     seam_error e;

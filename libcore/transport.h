@@ -44,6 +44,9 @@ void seam_http_headers_release(seam_http_headers *h);
 struct seam_emitter {
     int (*fn)(void *ud, const seam_chunk *chunk);
     void *ud;
+    seam_client *client; /* whose media store media goes to; NULL: handles are
+                          * computed, nothing is stored (decoders under test) */
+    unsigned n_media;    /* media emitted so far, for default ids */
 };
 
 typedef struct seam_piece {
@@ -133,6 +136,7 @@ typedef struct seam_transfer_params {
     seam_cancel *cancel;           /* may be NULL */
     seam_engine *engine;           /* the client's; required for network transfers */
     const char *ca_file, *ca_path; /* borrowed; NULL: the system's CAs */
+    seam_client *client;           /* media goes to its store; may be NULL */
     struct seam_cassettes *cassettes; /* the client's record/replay deck, NULL: none */
     /* An operation other than generation (embed.c, tokens.c): when set, these
      * replace vt->encode and vt->decode_response (stream must be 0). decode

@@ -248,7 +248,9 @@ static seam_client *client_with(const char *options, const char *extra)
              "             options = { %s }; };\n"
              "  claude2 = { plugin = \"anthropic\"; base_url = \"%s/v2\"; api_key = \"sk-ant-other-key\"; };\n"
              "  oai = { plugin = \"openai\"; base_url = \"%s/v3\"; api_key = \"sk-oai-key\"; };\n"
-             "};\n%s\n",
+             "};\n%s\n"
+             /* The wire tests send small PDFs inline (the default ceiling is 0). */
+             "media = { inline_document_bytes = 65536; };\n",
              fake_server_url(srv), options ? options : "", fake_server_url(srv),
              fake_server_url(srv), extra ? extra : "");
     seam_error err;

@@ -542,7 +542,7 @@ static void test_unknown_keys(void)
                  "content_filter_fallback, failover_on)");
     expect_error("provider = { p = { }; };\n",
                  "1: unknown setting provider (expected one of: plugin_path, providers, chains, "
-                 "roles, models, model_catalog, tools, cli, state, serve)");
+                 "roles, models, model_catalog, tools, cli, state, serve, media)");
 
     /* Anything goes inside options. */
     seam_conf *c = NULL;

@@ -52,7 +52,8 @@ static const char providers[] =
     "  badprofile = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"nope\"; }; };\n"
     "  oachat = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\"; options = { profile = \"openai\"; api = \"chat\"; }; };\n"
     "  dead = { plugin = \"openai\"; base_url = \"http://127.0.0.1:1/v1\"; connect_timeout_ms = 2000; };\n"
-    "};\n";
+    "};\n"
+    "media = { inline_document_bytes = 65536; };\n"; /* small PDFs inline (default 0) */
 
 static int start(void)
 {

@@ -34,7 +34,8 @@ static const char providers[] =
     "  rsq = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" KEY "\";\n"
     "          options = { profile = \"openai\"; api = \"responses\"; reasoning_summary = \"none\"; }; };\n"
     "  vr = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"vllm\"; api = \"responses\"; }; };\n"
-    "};\n";
+    "};\n"
+    "media = { inline_document_bytes = 65536; };\n"; /* small PDFs inline (default 0) */
 
 static int start(void)
 {

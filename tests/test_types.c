@@ -414,7 +414,7 @@ static void test_message_validation(void)
     EXPECT_INVALID(seam_message_add_media(m, NULL, SEAM_MEDIA_URL, "https://x"));
     EXPECT_INVALID(seam_message_add_media(m, "", SEAM_MEDIA_URL, "https://x"));
     EXPECT_INVALID(seam_message_add_media(m, "image/png", (seam_media_source)0, "x"));
-    EXPECT_INVALID(seam_message_add_media(m, "image/png", (seam_media_source)3, "x"));
+    EXPECT_INVALID(seam_message_add_media(m, "image/png", (seam_media_source)4, "x"));
     EXPECT_INVALID(seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, NULL));
 #undef EXPECT_INVALID
 

@@ -235,6 +235,33 @@ SEAM_EXPORT int seam_conf_check(const char *path,
                                 void (*warn)(void *ud, const char *text), void *ud,
                                 seam_error *err);
 
+/* ---- the media store -------------------------------------------------------
+ *
+ * Content-addressed files: the handle of some bytes is "media://sha256-" and
+ * the 64 lowercase hex digits of their sha256. The store is the conf's
+ * media.store, else $XDG_DATA_HOME/seam/media (~/.local/share/seam/media),
+ * created 0700; each file is written atomically (a temporary, then rename)
+ * and is mode 0600. Every function is safe from any thread. */
+
+/* Stores len bytes and writes their handle (NUL-terminated) into handle.
+ * Storing the same bytes again is a no-op that gives the same handle.
+ * SEAM_OK, SEAM_ERR_INVALID, SEAM_ERR_CONF (no store directory known),
+ * SEAM_ERR_NOMEM, or SEAM_ERR_PROVIDER (a file system error, in err). */
+SEAM_EXPORT int seam_media_put(seam_client *client, const void *bytes, size_t len,
+                               char handle[SEAM_MEDIA_HANDLE_SIZE], seam_error *err);
+/* The path of the stored file of handle in *path (malloc'ed: free() it).
+ * SEAM_ERR_INVALID for a string that is not a handle, SEAM_ERR_NOT_FOUND when
+ * the store does not hold it. */
+SEAM_EXPORT int seam_media_path(seam_client *client, const char *handle, char **path,
+                                seam_error *err);
+/* The stored file of handle opened read-only in *fd (the caller closes it);
+ * the errors of seam_media_path. */
+SEAM_EXPORT int seam_media_open(seam_client *client, const char *handle, int *fd,
+                                seam_error *err);
+/* De-inlines msg: every base64 media part is stored and becomes a handle part
+ * (its byte length recorded). URL and handle parts are left as they are.
+ * On failure the parts before the failing one are already converted. */
+SEAM_EXPORT int seam_media_deinline(seam_client *client, seam_message *msg, seam_error *err);
 /* Writes the conf seam would use for path (NULL: the default search, where a
  * personal conf overlays the system conf and its conf.d/), merged, as conf
  * text: one call of line(ud, text) per line, each definition (provider,

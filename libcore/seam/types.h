@@ -155,8 +155,23 @@ typedef enum seam_part_type {
 
 typedef enum seam_media_source {
     SEAM_MEDIA_BASE64 = 1,
-    SEAM_MEDIA_URL
+    SEAM_MEDIA_URL,
+    SEAM_MEDIA_HANDLE /* appended: "media://sha256-<64 hex>", bytes in the media store */
 } seam_media_source;
+
+/* A media part's modality, derived from its MIME type's prefix (image/,
+ * audio/, video/) — application/pdf is a document, gated apart from images.
+ * As bits, a set of modalities (output_modalities, output combinations). */
+typedef enum seam_modality {
+    SEAM_MODALITY_TEXT = 1u << 0,
+    SEAM_MODALITY_IMAGE = 1u << 1,
+    SEAM_MODALITY_AUDIO = 1u << 2,
+    SEAM_MODALITY_VIDEO = 1u << 3,
+    SEAM_MODALITY_DOCUMENT = 1u << 4
+} seam_modality;
+
+/* The length of a media handle, "media://sha256-" and 64 hex digits, with its NUL. */
+#define SEAM_MEDIA_HANDLE_SIZE 80
 
 typedef struct seam_part seam_part;       /* owned by its message */
 typedef struct seam_message seam_message;
@@ -188,6 +203,21 @@ SEAM_EXPORT int seam_message_add_tool_result(seam_message *msg, const char *tool
 /* data: base64 (no data: prefix) for SEAM_MEDIA_BASE64, an URL for SEAM_MEDIA_URL. */
 SEAM_EXPORT int seam_message_add_media(seam_message *msg, const char *mime_type,
                                        seam_media_source source, const char *data);
+/* What a media part may say besides its bytes. Zero it, set size, then what
+ * you know: strings may be NULL, byte_length and duration_ms are -1 (or 0
+ * when size does not reach them) when unknown. */
+typedef struct seam_media_meta {
+    uint32_t size;          /* sizeof(seam_media_meta) */
+    const char *name;       /* a file name, at most 255 bytes */
+    const char *transcript; /* audio/video: what is said */
+    int64_t byte_length;    /* the decoded size */
+    int64_t duration_ms;    /* audio/video */
+} seam_media_meta;
+/* As seam_message_add_media, for any source (SEAM_MEDIA_HANDLE included),
+ * with the optional metadata (meta may be NULL). */
+SEAM_EXPORT int seam_message_add_media_meta(seam_message *msg, const char *mime_type,
+                                            seam_media_source source, const char *data,
+                                            const seam_media_meta *meta);
 
 SEAM_EXPORT seam_role seam_message_role(const seam_message *msg);
 SEAM_EXPORT size_t seam_message_part_count(const seam_message *msg);
@@ -209,7 +239,11 @@ SEAM_EXPORT int seam_part_is_error(const seam_part *p);           /* tool_result
 SEAM_EXPORT int seam_part_provider_executed(const seam_part *p);  /* tool_call, tool_result */
 SEAM_EXPORT const char *seam_part_mime_type(const seam_part *p);  /* media */
 SEAM_EXPORT seam_media_source seam_part_media_source(const seam_part *p);
-SEAM_EXPORT const char *seam_part_media_data(const seam_part *p); /* base64 or URL */
+SEAM_EXPORT const char *seam_part_media_data(const seam_part *p); /* base64, URL or handle */
+SEAM_EXPORT const char *seam_part_media_name(const seam_part *p);       /* NULL if none */
+SEAM_EXPORT const char *seam_part_media_transcript(const seam_part *p); /* NULL if none */
+SEAM_EXPORT int64_t seam_part_media_byte_length(const seam_part *p);    /* -1 unknown */
+SEAM_EXPORT int64_t seam_part_media_duration_ms(const seam_part *p);    /* -1 unknown */
 
 /* ---- requests ------------------------------------------------------------ */
 
@@ -280,6 +314,11 @@ SEAM_EXPORT seam_response_format seam_request_response_format(const seam_request
                                                               int *strict);
 SEAM_EXPORT const char *seam_request_provider_options(const seam_request *req); /* NULL if unset */
 SEAM_EXPORT int64_t seam_request_reasoning_budget(const seam_request *req);
+/* The modalities the answer may hold, a set of SEAM_MODALITY_* bits among
+ * text, image, audio and video; SEAM_MODALITY_TEXT (the default) asks for text
+ * only. A chain skips an entry whose model cannot emit this set in one turn. */
+SEAM_EXPORT int seam_request_set_output_modalities(seam_request *req, uint32_t modalities);
+SEAM_EXPORT uint32_t seam_request_output_modalities(const seam_request *req);
 
 /* ---- streaming chunks ---------------------------------------------------- */
 
@@ -311,7 +350,8 @@ typedef enum seam_chunk_type {
  *   tool_call_end     id, args_json (the whole parsed-and-reserialized arguments)
  *   media_start       id, mime_type
  *   media_delta       id, progress (0..1)
- *   media_end         id, mime_type, text (a media handle/reference)
+ *   media_end         id, mime_type, text (the part's handle, "media://sha256-…";
+ *                     never bytes: base64 never appears in a chunk)
  *   tool_result       id, name, result_json, is_error (provider-executed)
  *   stop              stop_reason, usage
  *   error             error
@@ -367,6 +407,13 @@ SEAM_EXPORT int seam_result_set_origin(seam_result *res, const char *provider, c
 /* 1 when the stream ended early (error after content, cancel, cut stream). */
 SEAM_EXPORT int seam_result_incomplete(const seam_result *res);
 SEAM_EXPORT void seam_result_set_incomplete(seam_result *res, int incomplete);
+/* Media usage, apart from tokens (reference ADR-0031 mediaUnits): entries of
+ * (modality, units, unit), unit "count" (images) or "second" (audio, video).
+ * The core counts each output image of the answer. _at returns
+ * SEAM_ERR_INVALID past the end; any out pointer may be NULL. */
+SEAM_EXPORT size_t seam_result_media_units_count(const seam_result *res);
+SEAM_EXPORT int seam_result_media_units_at(const seam_result *res, size_t i, uint32_t *modality,
+                                           double *units, const char **unit);
 /* The error folded in from an error chunk, or NULL. Borrowed. */
 SEAM_EXPORT const seam_error *seam_result_error(const seam_result *res);
 
@@ -389,7 +436,16 @@ typedef struct seam_capabilities {
     int64_t max_output_tokens;   /* tokens; 0 unknown */
     /* Appended: present when size >= offsetof(seam_capabilities, embed) + sizeof(int). */
     int embed;                   /* 1: an embedding model (seam_embed serves it) */
+    /* appended (media): vision is image input, pdf_input document input */
+    unsigned video_input : 1;
+    /* The closed set of modality sets (SEAM_MODALITY_* bits) the model can
+     * emit in one turn; none (0 entries): text only. */
+    uint32_t output_combinations[8];
+    uint32_t n_output_combinations;
+    int surface;                 /* SEAM_SURFACE_*; 0: chat */
 } seam_capabilities;
+
+enum { SEAM_SURFACE_CHAT = 0, SEAM_SURFACE_GENERATIVE = 1 };
 
 #ifdef __cplusplus
 }

@@ -192,8 +192,33 @@ static int decode_part_fields(gemini_decoder *d, seam_emitter *out, const char *
     return SEAM_OK;
 }
 
-static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part)
+/* An inlineData part of the answer (native image output, generateContent
+ * with generationConfig.responseModalities; ai.google.dev/api/generate-content:
+ * Part.inlineData is a Blob { mimeType, data (base64) }): the core stores the
+ * bytes and the consumer gets a handle, never the base64. */
+static int decode_inline_data(gemini_decoder *d, seam_emitter *out, json_object *blob,
+                              seam_error *err)
 {
+    const char *mime = jstr(blob, "mimeType");
+    json_object *data = jget(blob, "data");
+    if (!mime || !jis(data, json_type_string)) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "gemini: an inlineData part without mimeType or data");
+        return SEAM_ERR_PROVIDER;
+    }
+    int rc = close_reasoning(d, out);
+    if (rc != SEAM_OK)
+        return rc;
+    char id[40];
+    snprintf(id, sizeof id, "%s-media-%u", d->id_prefix, ++d->n_media);
+    return seam_emit_media(out, id, mime, json_object_get_string(data),
+                           (size_t)json_object_get_string_len(data), err);
+}
+
+static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part, seam_error *err)
+{
+    json_object *blob = jget(part, "inlineData");
+    if (jis(blob, json_type_object))
+        return decode_inline_data(d, out, blob, err);
     json_object *thought = jget(part, "thought");
     const char *signature = jstr(part, "thoughtSignature");
     return decode_part_fields(d, out, jstr(part, "text"),
@@ -326,7 +351,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
     for (size_t i = 0; rc == SEAM_OK && jis(parts, json_type_array) &&
                        i < json_object_array_length(parts);
          i++)
-        rc = decode_part(d, out, json_object_array_get_idx(parts, i));
+        rc = decode_part(d, out, json_object_array_get_idx(parts, i), err);
     if (rc != SEAM_OK)
         return rc;
 
@@ -418,7 +443,8 @@ static int scan_part_(jscan *s, scan_part *p)
         } else if (JSCAN_KEY(k, kl, "thought")) {
             ok = !(seen & 2) && jscan_bool(s, &p->thought);
             seen |= 2;
-        } else if (JSCAN_KEY(k, kl, "thoughtSignature") || JSCAN_KEY(k, kl, "functionCall")) {
+        } else if (JSCAN_KEY(k, kl, "thoughtSignature") || JSCAN_KEY(k, kl, "functionCall") ||
+                   JSCAN_KEY(k, kl, "inlineData")) {
             ok = 0;
         } else {
             ok = jscan_skip(s);

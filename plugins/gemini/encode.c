@@ -532,6 +532,26 @@ static int encode_generation_config(const gemini_instance *g, const seam_request
             jadd(gen, schema_field, schema);
         }
     }
+    /* Output modalities (reference ADR-0031: Gemini lowers them to
+     * generationConfig.responseModalities, ai.google.dev/api/generate-content
+     * GenerationConfig.Modality: TEXT, IMAGE, AUDIO). Text alone is the
+     * default and is not sent. */
+    uint32_t outputs = seam_request_output_modalities(req);
+    if (outputs != SEAM_MODALITY_TEXT) {
+        if (outputs & SEAM_MODALITY_VIDEO) {
+            seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                           "gemini: video output is not a response modality of generateContent");
+            return SEAM_ERR_INVALID;
+        }
+        json_object *mods = json_object_new_array();
+        if (outputs & SEAM_MODALITY_TEXT)
+            json_object_array_add(mods, json_object_new_string("TEXT"));
+        if (outputs & SEAM_MODALITY_IMAGE)
+            json_object_array_add(mods, json_object_new_string("IMAGE"));
+        if (outputs & SEAM_MODALITY_AUDIO)
+            json_object_array_add(mods, json_object_new_string("AUDIO"));
+        jadd(gen, "responseModalities", mods);
+    }
     int64_t budget = seam_request_reasoning_budget(req);
     const char *thinking_field = NULL;
     if (budget > 0) {

@@ -192,6 +192,7 @@ typedef struct gemini_decoder {
     char id_prefix[24];        /* random per response: synthesized ids stay unique */
     unsigned n_calls;          /* tool calls emitted */
     unsigned n_reasoning;      /* reasoning blocks opened */
+    unsigned n_media;          /* media parts emitted */
     int reasoning_open;
     char reasoning_id[32];
     char *reasoning_signature; /* of the open block (from a thought part) */

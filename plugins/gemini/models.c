@@ -151,6 +151,14 @@ int gemini_capabilities(void *instance, const char *model, seam_capabilities *ca
     caps->structured_output = f->structured;
     caps->context_window = f->context_window;
     caps->max_output_tokens = f->max_output;
+    /* Native image output ("Nano Banana": gemini-2.5-flash-image,
+     * gemini-3-pro-image-preview, gemini-3.1-flash-image-preview): text and
+     * image together, or image alone. */
+    if (strstr(model, "-image")) {
+        caps->output_combinations[0] = SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE;
+        caps->output_combinations[1] = SEAM_MODALITY_IMAGE;
+        caps->n_output_combinations = 2;
+    }
     return SEAM_OK;
 }
 

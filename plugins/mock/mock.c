@@ -383,6 +383,9 @@ int mock_encode(void *instance, const seam_request *req, int stream, seam_http_r
         options = NULL;
     }
     json_object_put(options);
+    if (rc == 0 && seam_request_output_modalities(req) != SEAM_MODALITY_TEXT)
+        rc |= put(root, "output_modalities",
+                  json_object_new_int64((int64_t)seam_request_output_modalities(req)));
 
     const char *text = rc == 0 ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
     int status = text ? SEAM_OK : SEAM_ERR_NOMEM;
@@ -431,6 +434,7 @@ typedef struct mock_script {
     int stream_error;
     const char *stream_error_type;
     const char *stream_error_message;
+    uint32_t media;             /* output modalities asked for beyond text */
 } mock_script;
 
 static void script_free(mock_script *sc)
@@ -674,6 +678,8 @@ static int read_script(json_object *request, json_object *script, size_t turn,
     int rc;
     sc->chunks = 4;
     sc->cut_after = -1;
+    json_object *om = jget(request, "output_modalities");
+    sc->media = om ? (uint32_t)json_object_get_int64(om) : 0;
 
     const char *reply = NULL;
     if ((rc = opt_string(script, "reply", &reply, err)) != SEAM_OK)
@@ -881,6 +887,55 @@ static json_object *error_json(const mock_script *sc)
     return e;
 }
 
+/* Deterministic media: a 1x1 PNG (every chunk's CRC valid) and a WAV of
+ * 8 silent 8 kHz 8-bit mono samples, in base64. */
+static const char mock_png_b64[] =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+static const char mock_wav_b64[] =
+    "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/* The media items of the answer: an image and/or audio as the request asked. */
+static int add_media_items(const mock_script *sc, json_object *(*make)(void),
+                           void (*take)(void *, json_object *), void *ud)
+{
+    int rc = 0;
+    const struct { uint32_t bit; const char *mime, *data; } media[] = {
+        {SEAM_MODALITY_IMAGE, "image/png", mock_png_b64},
+        {SEAM_MODALITY_AUDIO, "audio/wav", mock_wav_b64},
+    };
+    for (size_t i = 0; i < sizeof media / sizeof media[0]; i++) {
+        if (!(sc->media & media[i].bit))
+            continue;
+        json_object *m = make();
+        rc |= add_string(m, "mime_type", media[i].mime);
+        rc |= add_string(m, "data", media[i].data);
+        take(ud, m);
+    }
+    return rc;
+}
+
+static json_object *media_event(void)
+{
+    return event_new("media");
+}
+
+static void take_event(void *ud, json_object *e)
+{
+    add_event(ud, e);
+}
+
+static json_object *media_part(void)
+{
+    json_object *p = json_object_new_object();
+    add_string(p, "type", "media");
+    return p;
+}
+
+static void take_part(void *ud, json_object *p)
+{
+    push(ud, p);
+}
+
 /* The SSE events of a streamed answer, in order, one piece each. */
 static void stream_events(const mock_script *sc, piece_list *l)
 {
@@ -894,6 +949,7 @@ static void stream_events(const mock_script *sc, piece_list *l)
     }
     delta_ctx d = { l, "text_delta", NULL };
     split_utf8(sc->reply, sc->chunks, add_delta, &d);
+    rc |= add_media_items(sc, media_event, take_event, l);
     if (sc->stream_error) {
         json_object *ev = event_new("error");
         json_object *e = error_json(sc);
@@ -941,6 +997,7 @@ static char *whole_body(const mock_script *sc)
         rc |= add_string(p, "text", sc->reply);
         rc |= push(content, p);
     }
+    rc |= add_media_items(sc, media_part, take_part, content);
     if (sc->stream_error) {
         json_object *e = error_json(sc);
         rc |= e ? put(root, "error", e) : -1;
@@ -1187,6 +1244,16 @@ static int malformed(seam_error *err, const char *what)
     return SEAM_ERR_INVALID;
 }
 
+/* {"mime_type", "data": base64}: to the core's media store. */
+static int emit_media(json_object *m, seam_emitter *out, seam_error *err)
+{
+    const char *mime = jstr(m, "mime_type");
+    const char *data = jstr(m, "data");
+    if (!mime || !data)
+        return malformed(err, "media without mime_type or data");
+    return seam_emit_media(out, NULL, mime, data, strlen(data), err);
+}
+
 static int mock_decode_event(void *decoder, const seam_frame *frame, seam_emitter *out,
                              seam_error *err)
 {
@@ -1267,6 +1334,8 @@ static int mock_decode_event(void *decoder, const seam_frame *frame, seam_emitte
             free(d->tool_id);
             d->tool_id = NULL;
         }
+    } else if (strcmp(type, "media") == 0) {
+        rc = emit_media(ev, out, err);
     } else if (strcmp(type, "stop") == 0) {
         rc = emit_stop(ev, out);
     } else if (strcmp(type, "error") == 0) {
@@ -1312,6 +1381,8 @@ static int mock_decode_response(void *instance, const seam_request *req, const c
             seam_chunk c = { .type = SEAM_CHUNK_TEXT_DELTA, .text = jstr(p, "text") };
             if (c.text && *c.text)
                 rc = seam_emit(out, &c);
+        } else if (strcmp(type, "media") == 0) {
+            rc = emit_media(p, out, err);
         } else if (strcmp(type, "tool_call") == 0) {
             const char *id = jstr(p, "id");
             const char *name = jstr(p, "name");
@@ -1393,6 +1464,13 @@ static int mock_capabilities(void *instance, const char *model, seam_capabilitie
     caps->reasoning = 1;
     caps->structured_output = 1;
     caps->context_window = 1000000;
+    caps->video_input = 1;
+    /* It answers an image and/or audio when asked (a PNG, a WAV). */
+    const uint32_t T = SEAM_MODALITY_TEXT, I = SEAM_MODALITY_IMAGE, A = SEAM_MODALITY_AUDIO;
+    const uint32_t combos[] = {T, T | I, T | A, T | I | A, I, A};
+    for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++)
+        caps->output_combinations[i] = combos[i];
+    caps->n_output_combinations = sizeof combos / sizeof combos[0];
     return SEAM_OK;
 }
 

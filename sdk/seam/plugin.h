@@ -48,7 +48,8 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 1 /* 1.1: embed_* and count_tokens_* appended */
+#define SEAM_PLUGIN_ABI_MINOR 2 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -132,6 +133,16 @@ SEAM_EXPORT int seam_http_headers_at(const seam_http_headers *h, size_t i, const
  * stream to stop (cancel): return that value from decode at once. */
 typedef struct seam_emitter seam_emitter;
 SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
+/* Media in an answer (ABI 1.2): the decoded bytes of base64[0..len) go into
+ * the media store and the consumer gets a media_start chunk and a media_end
+ * chunk whose text is the handle ("media://sha256-..."): base64 never reaches
+ * a chunk, a result or a log. id correlates the two (NULL: "media-N").
+ * mime_type must be a bare type/subtype of a media modality. Returns SEAM_OK,
+ * SEAM_ERR_PROVIDER with err filled (invalid base64, a bad MIME type: the
+ * answer is malformed; a store that cannot be written), or the consumer's
+ * non-zero cancel value, to be returned from decode as seam_emit's is. */
+SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
+                                const char *base64, size_t len, seam_error *err);
 
 /* The response a `serve` hook produces: what an HTTP server would have sent.
  * Pieces are played back in order, each after its delay; the core applies the
