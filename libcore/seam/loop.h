@@ -1,5 +1,6 @@
 /* seam/loop.h — generation with the automatic tool loop, sessions and the
- * agent executor. Included by <seam/seam.h>; do not include directly.
+ * agent executor. Included by <seam/seam.h>; may also be included alone (it
+ * includes <seam/seam.h> for the client, call options and cancel tokens).
  *
  * The conventions of <seam/types.h> hold: opaque handles with _new/_free (free
  * of NULL is a no-op), `const char *` arguments copied, `const char *` results
@@ -16,7 +17,10 @@
 #ifndef SEAM_LOOP_H
 #define SEAM_LOOP_H
 
-#include <seam/types.h>
+/* seam.h includes this file at its end; included first, this header pulls in
+ * seam.h whole (its include of loop.h is then a no-op) before its own
+ * declarations, which use seam_client, seam_call_options and seam_cancel. */
+#include <seam/seam.h>
 
 #ifdef __cplusplus
 extern "C" {
