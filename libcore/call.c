@@ -63,6 +63,7 @@ struct seam_stream {
     char *affinity;
     char *skip_plugins;       /* the caller's skip_plugins, ",a,b," (NULL: none) */
     char *opt_provider, *opt_model;
+    char *credential;         /* the caller's per-call credential (wiped), NULL: the conf's */
 
     /* the plan */
     int single;               /* one provider named by the call, not a chain */
@@ -435,6 +436,16 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
         s->ud = opts->ud;
         if (OPT_HAS(opts, affinity) && opts->affinity && !(s->affinity = strdup(opts->affinity)))
             rc = SEAM_ERR_NOMEM;
+        if (OPT_HAS(opts, credential) && opts->credential) {
+            if (!opts->provider) {
+                seam_stream_free(s);
+                return seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                                      "a per-call credential needs a provider, not a chain"),
+                       SEAM_ERR_INVALID;
+            }
+            if (!(s->credential = strdup(opts->credential)))
+                rc = SEAM_ERR_NOMEM;
+        }
         if (OPT_HAS(opts, skip_plugins) && opts->skip_plugins && *opts->skip_plugins) {
             /* Framed by commas so that a lookup is one strstr of ",id,". */
             size_t n = strlen(opts->skip_plugins);
@@ -639,7 +650,13 @@ static int start_attempt(seam_stream *s)
         /* The key. A call naming one provider is not routed: cooldowns and the
          * guard steer chains, an explicit provider is always called. */
         release_lease(s);
-        if (s->have_pending) {
+        if (s->credential) {
+            /* The caller's key stands outside the pool: index past the keys,
+             * so cooldowns and rejections touch no key of the conf. */
+            s->lease = (seam_key_lease){ .index = SIZE_MAX };
+            if (!(s->lease.secret = strdup(s->credential)))
+                return SEAM_ERR_NOMEM;
+        } else if (s->have_pending) {
             s->lease = s->pending;
             s->have_pending = 0;
         } else {
@@ -865,7 +882,7 @@ static void after_failure(seam_stream *s, seam_error *e)
             end_with(s, SEAM_ERR_PROVIDER, e);
         return;
     }
-    if (e->kind == SEAM_ERROR_RATE_LIMIT && slot->n_keys > 1) {
+    if (e->kind == SEAM_ERROR_RATE_LIMIT && slot->n_keys > 1 && !s->credential) {
         /* Rotation: another key of the pool that is ready now takes the next
          * attempt at once. */
         seam_key_lease next;
@@ -1107,6 +1124,7 @@ void seam_stream_free(seam_stream *s)
     free(s->opt_provider);
     free(s->opt_model);
     free(s->affinity);
+    seam_secret_free(s->credential);
     free(s->skip_plugins);
     free(s);
 }

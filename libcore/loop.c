@@ -769,6 +769,7 @@ typedef struct engine {
     int streaming;
 
     char *chain, *provider, *model;
+    char *credential;          /* the call's per-call credential (wiped), NULL: the conf's */
     seam_cancel *cancel;
     int64_t total_ms, idle_ms, step_ms, first_ms;
     void (*on_attempt)(void *, const seam_attempt *);
@@ -807,6 +808,7 @@ static void engine_free(engine *e)
     seam_request_free(e->conv);
     seam_generation_free(e->gen);
     free(e->chain);
+    seam_secret_free(e->credential);
     free(e->provider);
     free(e->model);
     free(e);
@@ -897,7 +899,9 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
             e->attempt_ud = co->ud;
             if (copy_opt(&e->chain, co->chain) != SEAM_OK ||
                 copy_opt(&e->provider, co->provider) != SEAM_OK ||
-                copy_opt(&e->model, co->model) != SEAM_OK)
+                copy_opt(&e->model, co->model) != SEAM_OK ||
+                (HAS_FIELD(co, seam_call_options, credential) &&
+                 copy_opt(&e->credential, co->credential) != SEAM_OK))
                 rc = SEAM_ERR_NOMEM;
         }
     }
@@ -917,7 +921,8 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
         /* Resolve the chain now, so that a bad one fails before the run starts:
          * opening a stream builds the plan and sends nothing. */
         seam_call_options probe = { .size = sizeof probe, .chain = e->chain,
-                                    .provider = e->provider, .model = e->model };
+                                    .provider = e->provider, .model = e->model,
+                                    .credential = e->credential };
         seam_stream *s = NULL;
         rc = seam_stream_open(client, e->conv, &probe, &s, err);
         seam_stream_free(s);
@@ -959,6 +964,7 @@ static int turn_options(engine *e, seam_call_options *co, seam_cancel *cancel)
         .idle_timeout_ms = e->idle_ms,
         .on_attempt = e->on_attempt,
         .ud = e->attempt_ud,
+        .credential = e->credential,
     };
     return 0;
 }

@@ -62,7 +62,66 @@ static void test_error_names_plugin(void)
     seam_request_free(req);
 }
 
+/* ---- the per-call credential ---------------------------------------------------------- */
+
+static void test_call_credential(void)
+{
+    if (!oa)
+        return;
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    co.credential = "sk-tenant-42";
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer sk-tenant-42");
+    seam_result_free(res);
+    res = NULL;
+
+    /* An error body echoing the key: the message never shows it, and the
+     * conf's key is not tried after the caller's was refused. */
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401,
+                          "{\"error\":{\"message\":\"Incorrect API key provided: sk-tenant-42\","
+                          "\"code\":\"invalid_api_key\"}}", NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "sk-tenant-42"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    seam_result_free(res);
+    res = NULL;
+
+    /* Without it, the conf's key again. */
+    co.credential = NULL;
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer k-conf");
+    seam_result_free(res);
+    res = NULL;
+
+    /* A chain would hand one vendor's key to another: refused. */
+    seam_call_options chain = { .size = sizeof chain, .chain = "default", .credential = "sk-x" };
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &chain, &res, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NULL(res);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "sk-x"));
+
+    /* The tool loop passes it to every turn. */
+    seam_loop_options lo;
+    seam_loop_options_init(&lo);
+    co.credential = "sk-tenant-43";
+    lo.call = &co;
+    seam_generation *g = NULL;
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer sk-tenant-43");
+    seam_generation_free(g);
+    seam_request_free(req);
+}
+
 static const tu_test tests[] = {
+    { "per-call credential", test_call_credential },
     { "error: provider and plugin", test_error_names_plugin },
     { NULL, NULL },
 };

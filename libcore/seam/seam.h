@@ -226,6 +226,13 @@ typedef struct seam_call_options {
     const char *skip_plugins;/* comma-separated plugin ids (e.g. "mock"): a chain
                               * entry whose provider uses one of them is skipped
                               * as a conf reason; NULL: none */
+    /* Appended (issue 14). The credential (API key) of this call instead of
+     * the conf's: for a multi-tenant application whose users bring their own
+     * key. Only with `provider` (a chain would hand one vendor's key to
+     * another: SEAM_ERR_INVALID); the conf's key pool, its cooldowns and its
+     * rotation are left out. Copied for the call and wiped after it; never
+     * logged, never in an error (redacted from every message, like the conf's). */
+    const char *credential;
 } seam_call_options;
 
 /* Blocking call: sends req through the chain and returns the whole result in
