@@ -64,6 +64,7 @@ struct seam_stream {
     char *skip_plugins;       /* the caller's skip_plugins, ",a,b," (NULL: none) */
     char *opt_provider, *opt_model;
     char *credential;         /* the caller's per-call credential (wiped), NULL: the conf's */
+    seam_raw_response *raw;   /* the caller's, kept for debugging; NULL: not kept */
 
     /* the plan */
     int single;               /* one provider named by the call, not a chain */
@@ -436,6 +437,8 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
         s->ud = opts->ud;
         if (OPT_HAS(opts, affinity) && opts->affinity && !(s->affinity = strdup(opts->affinity)))
             rc = SEAM_ERR_NOMEM;
+        if (OPT_HAS(opts, raw))
+            s->raw = opts->raw;
         if (OPT_HAS(opts, credential) && opts->credential) {
             if (!opts->provider) {
                 seam_stream_free(s);
@@ -772,6 +775,8 @@ static void on_success(seam_stream *s)
     char ratelimit[sizeof ((seam_error *)0)->ratelimit];
     if (seam_transfer_ratelimit(s->transfer, ratelimit, sizeof ratelimit))
         seam_keys_observe_ratelimit(s->client, s->slot, &s->lease, ratelimit);
+    /* Out of memory here costs the debugging copy only, not the answer. */
+    (void)seam_raw_response_keep(s->raw, s->transfer, NULL);
     seam_transfer_free(s->transfer);
     s->transfer = NULL;
     const seam_usage *au = charge_attempt(s, pe);
@@ -823,6 +828,11 @@ static size_t failover_target(const seam_stream *s, const seam_error *e)
 static void after_failure(seam_stream *s, seam_error *e)
 {
     const plan_entry *pe = &s->plan[s->entry];
+    if (s->raw) {
+        seam_error cause = *e;
+        name_plugin(s, &cause);
+        (void)seam_raw_response_keep(s->raw, s->transfer, &cause);
+    }
     seam_transfer_free(s->transfer);
     s->transfer = NULL;
     const seam_usage *au = charge_attempt(s, pe);

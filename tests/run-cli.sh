@@ -268,7 +268,7 @@ def check_error(o, where, kind, status):
     need(isinstance(e, dict), where + ": error is an object")
     if not isinstance(e, dict):
         return
-    check_keys(dict(e, type=None), {"kind", "retryable", "status", "provider", "message"}, {"code"}, where)
+    check_keys(dict(e, type=None), {"kind", "retryable", "status", "provider", "message"}, {"code", "plugin"}, where)
     need(e.get("kind") == kind, where + ": kind %r, expected %r" % (e.get("kind"), kind))
     need(isinstance(e.get("retryable"), bool), where + ": retryable is a bool")
     want_status = None if status == "null" else int(status)
@@ -759,7 +759,7 @@ if [ -e "$PLUGINS/openai.so" ]; then
 EOF
     start_fake stream --sse-file "$tmp/stream.sse" --family openai --split 7
     stream_port=$port
-    start_fake denied --status 401 --json-body "{\"error\":{\"message\":\"Incorrect API key provided: $SECRET_INLINE\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}"
+    start_fake denied --status 401 --json-body "{\"error\":{\"message\":\"Incorrect API key provided: $SECRET_INLINE\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\",\"debug_marker\":\"zq-raw-only-77\"}}" --header 'X-Debug-Marker: zq-raw-header-77'
     denied_port=$port
     start_fake limited --status 429 --header 'Retry-After: 1' --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
     limited_port=$port
@@ -824,6 +824,11 @@ EOF
     expect_json_field http_denied_json 'o["error"]["provider"]' denied
     expect_json_field http_denied_json 'o["error"]["retryable"]' False
     expect_json_field http_denied_json 'o["error"].get("code")' invalid_api_key
+    # The error names the adapter beside the conf provider; the raw answer (a
+    # body field and a header no classifier reads) is never serialized.
+    expect_json_field http_denied_json 'o["error"]["plugin"]' openai
+    expect_no_grep http_denied_json out 'zq-raw' 'the raw body and headers stay out of --json'
+    expect_no_grep http_denied_json err 'zq-raw' 'the raw body and headers stay off stderr'
     run http_limited_json "$SEAM" --conf "$tmp/http.conf" chat --json --chain limited 'Hi'
     expect_rc http_limited_json 1 && check_json http_limited_json error rate_limit 429
     expect_json_field http_limited_json 'o["error"]["retryable"]' True

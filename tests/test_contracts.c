@@ -47,7 +47,6 @@ static void test_error_names_plugin(void)
     if (!oa)
         return;
     fake_server_push_json(srv, 401, OA_401, NULL);
-    fake_server_push_json(srv, 401, OA_401, NULL);
     seam_request *req = tu_user_request("hi");
     seam_call_options co = tu_call_opts("work", "gpt-4o");
     seam_result *res = NULL;
@@ -120,7 +119,73 @@ static void test_call_credential(void)
     seam_request_free(req);
 }
 
+/* ---- the raw response, kept on request ------------------------------------------------ */
+
+static void test_raw_response(void)
+{
+    if (!oa)
+        return;
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_raw_response *raw = seam_raw_response_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(raw);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 0);
+    CU_ASSERT_PTR_NULL(seam_raw_response_body(raw, NULL));
+    CU_ASSERT_PTR_NULL(seam_raw_response_cause(raw));
+    co.raw = raw;
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+
+    /* A failure: the body as sent (a field no classifier reads included),
+     * the headers, and the attempt's own error as the cause. The key the
+     * server echoes is scrubbed. */
+    fake_server_push_json(srv, 401, OA_401, "X-Echo: k-conf\r\nX-Request-Id: req-9\r\n");
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 401);
+    size_t len = 0;
+    const char *body = seam_raw_response_body(raw, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    CU_ASSERT_EQUAL(len, strlen(OA_401));
+    CU_ASSERT_PTR_NOT_NULL(strstr(body, "zq-raw-only-77"));
+    CU_ASSERT_PTR_NULL(strstr(err.message, "zq-raw-only-77"));
+    const char *h = seam_raw_response_headers(raw);
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "X-Request-Id: req-9\n"));
+    CU_ASSERT_PTR_NULL(strstr(h, "k-conf"));
+    const seam_error *cause = seam_raw_response_cause(raw);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cause);
+    CU_ASSERT_EQUAL(cause->kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(cause->http_status, 401);
+    CU_ASSERT_STRING_EQUAL(cause->provider, "work");
+    CU_ASSERT_STRING_EQUAL(cause->plugin, "openai");
+    seam_result_free(res);
+    res = NULL;
+
+    /* A success replaces it: the whole body, no cause. */
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 200);
+    body = seam_raw_response_body(raw, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    CU_ASSERT_EQUAL(len, strlen(OA_REPLY));
+    CU_ASSERT_PTR_NOT_NULL(strstr(body, "chatcmpl-77"));
+    CU_ASSERT_PTR_NULL(seam_raw_response_cause(raw));
+    seam_result_free(res);
+
+    /* Not asked for: nothing kept (the record stays as it was). */
+    co.raw = NULL;
+    res = NULL;
+    fake_server_push_json(srv, 401, OA_401, NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 200);
+    seam_result_free(res);
+    seam_raw_response_free(raw);
+    seam_raw_response_free(NULL);
+    seam_request_free(req);
+}
+
 static const tu_test tests[] = {
+    { "raw response", test_raw_response },
     { "per-call credential", test_call_credential },
     { "error: provider and plugin", test_error_names_plugin },
     { NULL, NULL },
