@@ -361,10 +361,14 @@ static int build_plan(seam_stream *s, const seam_call_options *o, seam_error *er
         s->plan = calloc(1, sizeof *s->plan);
         if (!s->opt_provider || !s->plan)
             return SEAM_ERR_NOMEM;
-        if (!seam_conf_find_provider(conf, o->provider)) {
+        const seam_conf_provider *cp = seam_conf_find_provider(conf, o->provider);
+        if (!cp) {
             seam_error_set(err, SEAM_ERROR_CONF, "no provider \"%s\" in the conf", o->provider);
             return SEAM_ERR_NOT_FOUND;
         }
+        /* Neither the call nor the request names a model: the provider's own. */
+        if (!s->opt_model && cp->default_model && !(s->opt_model = strdup(cp->default_model)))
+            return SEAM_ERR_NOMEM;
         s->plan[0] = (plan_entry){s->opt_provider, s->opt_model, 1, {500, 20000, 0.1}};
         s->n_plan = 1;
         s->single = 1;

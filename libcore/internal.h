@@ -200,6 +200,7 @@ typedef struct seam_conf_provider {
     int64_t api_key_command_timeout_ms; /* default 30000; never more than timeout_ms */
     char *ca_file;          /* CA bundle to trust (resolved path), NULL: the system's */
     char *ca_path;          /* directory of hashed CA certificates, NULL: the system's */
+    char *default_model;    /* the model of a call naming this provider and none, NULL: none */
 } seam_conf_provider;
 
 #define SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS 30000

@@ -184,7 +184,97 @@ static void test_raw_response(void)
     seam_request_free(req);
 }
 
+/* ---- default_model --------------------------------------------------------------------- */
+
+static int conf_refused(const char *text, const char *want)
+{
+    char *dir = tu_mkdtemp();
+    if (!dir)
+        return 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/seam.conf", dir);
+    seam_error err;
+    seam_error_clear(&err);
+    int ok = tu_write_file(path, text) == 0 && seam_conf_check(path, NULL, NULL, &err) == SEAM_ERR_CONF &&
+             strstr(err.message, want) && strstr(err.message, "seam.conf:");
+    if (!ok)
+        fprintf(stderr, "conf check said: %s\n", err.message);
+    tu_rm_rf(dir);
+    free(dir);
+    return ok;
+}
+
+static void test_default_model(void)
+{
+    seam_client *c = tu_if_built(tu_clientf(
+        "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\";\n"
+        "  default_model = \"gpt-4o-mini\"; }; bare = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; }; };\n",
+        fake_server_url(srv), fake_server_url(srv)));
+    if (!c)
+        return;
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = { .size = sizeof co, .provider = "work" };
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
+    json_object *body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "model"), "gpt-4o-mini");
+    json_object_put(body);
+    TU_STR_EQ(seam_result_model(res), "gpt-4o-mini");
+    seam_result_free(res);
+    res = NULL;
+
+    /* The call's model, then the request's, win over it. */
+    co.model = "gpt-4.1";
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
+    body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "model"), "gpt-4.1");
+    json_object_put(body);
+    seam_result_free(res);
+    res = NULL;
+    co.model = NULL;
+    seam_request_set_model(req, "o3");
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
+    body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "model"), "o3");
+    json_object_put(body);
+    seam_result_free(res);
+    res = NULL;
+
+    /* A provider without one: no model, a bad_request error, nothing sent. */
+    seam_request_free(req);
+    req = tu_user_request("hi");
+    size_t before = fake_server_request_count(srv);
+    co.provider = "bare";
+    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    seam_result_free(res);
+    seam_request_free(req);
+    tu_client_free(c);
+
+    /* The conf check: a string, not empty, no space or control character,
+     * at most 256 bytes; each refusal names file:line. */
+    CU_ASSERT(conf_refused("providers = { p = { plugin = \"mock\"; default_model = 5; }; };\n",
+                           "default_model"));
+    CU_ASSERT(conf_refused("providers = { p = { plugin = \"mock\"; default_model = \"\"; }; };\n",
+                           "non-empty"));
+    CU_ASSERT(conf_refused("providers = { p = { plugin = \"mock\"; default_model = \"gpt 4\"; }; };\n",
+                           "space or a control"));
+    char big[600];
+    char id[300];
+    memset(id, 'm', 257);
+    id[257] = '\0';
+    snprintf(big, sizeof big, "providers = { p = { plugin = \"mock\"; default_model = \"%s\"; }; };\n", id);
+    CU_ASSERT(conf_refused(big, "longer than 256"));
+}
+
 static const tu_test tests[] = {
+    { "default_model", test_default_model },
     { "raw response", test_raw_response },
     { "per-call credential", test_call_credential },
     { "error: provider and plugin", test_error_names_plugin },
