@@ -455,8 +455,18 @@ run bad_option "$SEAM" chat --frob hello
 expect_rc bad_option 2 && expect_grep bad_option err '--frob' 'names the unknown option'
 run missing_value "$SEAM" --conf "$tmp/mock.conf" chat --chain
 expect_rc missing_value 2
+# --provider alone: the provider's default_model (issue 14), else the
+# library's bad_request error naming the provider.
 run provider_without_model "$SEAM" --conf "$tmp/mock.conf" chat --provider mock hello
-expect_rc provider_without_model 2
+expect_rc provider_without_model 1
+expect_grep provider_without_model err 'no model given for provider "mock"' 'says no model was given'
+cat >"$tmp/default-model.conf" <<EOF
+plugin_path = [ "$PLUGINS" ];
+providers = { mock = { plugin = "mock"; default_model = "mock-default"; }; };
+EOF
+run provider_default_model "$SEAM" --conf "$tmp/default-model.conf" chat --no-stream --json --provider mock hello
+expect_rc provider_default_model 0
+expect_json_field provider_default_model 'o["model"]' mock-default
 run chain_and_provider "$SEAM" --conf "$tmp/mock.conf" chat --chain default --provider mock --model m hello
 expect_rc chain_and_provider 2
 
