@@ -79,6 +79,9 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* Keeps only the tools named in `names` (comma-separated): a step's active
+ * tools. Returns the number of tools kept. */
+size_t seam_request_retain_tools(seam_request *req, const char *names);
 /* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
 
 /* The nesting limit of JSON seam takes from callers: deep enough for any real

@@ -273,7 +273,139 @@ static void test_default_model(void)
     CU_ASSERT(conf_refused(big, "longer than 256"));
 }
 
+/* ---- the per-step hook of the tool loop ----------------------------------------------- */
+
+static const char *OA_CALL_ADD =
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+    "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"add\","
+    "\"arguments\":\"{\\\"a\\\":2,\\\"b\\\":3}\"}}]},\"finish_reason\":\"tool_calls\"}],"
+    "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
+
+static int tool_five(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    (void)call;
+    return seam_tool_output_json(out, "5");
+}
+
+typedef struct hook_log {
+    size_t calls;
+    size_t steps[4];
+    size_t so_far[4];
+    seam_tool_choice seen[4];
+} hook_log;
+
+static int prepare(void *ud, size_t step, const seam_generation *so_far, seam_step_settings *next)
+{
+    hook_log *h = ud;
+    if (h->calls < 4) {
+        h->steps[h->calls] = step;
+        h->so_far[h->calls] = seam_generation_step_count(so_far);
+        h->seen[h->calls] = next->tool_choice;
+    }
+    h->calls++;
+    if (step == 0) {
+        next->active_tools = "add";  /* the first turn sees add alone */
+    } else {
+        next->tool_choice = SEAM_TOOL_CHOICE_NAMED; /* kept forced after a round */
+        next->tool_name = "mul";
+        next->active_tools = "mul,nope";
+    }
+    return SEAM_OK;
+}
+
+static int fail_hook(void *ud, size_t step, const seam_generation *so_far, seam_step_settings *next)
+{
+    (void)ud;
+    (void)step;
+    (void)so_far;
+    (void)next;
+    return -1;
+}
+
+static json_object *body_at(size_t i)
+{
+    return json_tokener_parse(fake_server_request_body(srv, i));
+}
+
+static void test_prepare_step(void)
+{
+    if (!oa)
+        return;
+    seam_toolset *ts = seam_toolset_new();
+    CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "mul", "multiplies", NULL, tool_five, NULL), SEAM_OK);
+    seam_request *req = tu_user_request("2+3?");
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_loop_options lo;
+    seam_loop_options_init(&lo);
+    lo.call = &co;
+    lo.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+
+    /* No hook: required on the first turn, auto after the round (as before). */
+    size_t base = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, OA_CALL_ADD, NULL);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    seam_generation_free(g);
+    g = NULL;
+    json_object *b0 = body_at(base), *b1 = body_at(base + 1);
+    TU_STR_EQ(tu_json_str(b0, "tool_choice"), "required");
+    TU_STR_EQ(tu_json_str(b1, "tool_choice"), "auto");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b0, "tools")), 2);
+    json_object_put(b0);
+    json_object_put(b1);
+
+    /* The hook: called before each turn with its index and the steps so
+     * far; sets the tools offered and the choice, for that turn only. */
+    hook_log h;
+    memset(&h, 0, sizeof h);
+    lo.prepare_step = prepare;
+    lo.ud = &h;
+    base = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, OA_CALL_ADD, NULL);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 2);
+    seam_generation_free(g);
+    g = NULL;
+    CU_ASSERT_EQUAL(h.calls, 2);
+    CU_ASSERT_EQUAL(h.steps[0], 0);
+    CU_ASSERT_EQUAL(h.so_far[0], 0);
+    CU_ASSERT_EQUAL(h.seen[0], SEAM_TOOL_CHOICE_REQUIRED);
+    CU_ASSERT_EQUAL(h.steps[1], 1);
+    CU_ASSERT_EQUAL(h.so_far[1], 1);
+    CU_ASSERT_EQUAL(h.seen[1], SEAM_TOOL_CHOICE_AUTO); /* the default it may override */
+    b0 = body_at(base);
+    b1 = body_at(base + 1);
+    TU_STR_EQ(tu_json_str(b0, "tool_choice"), "required");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b0, "tools")), 1);
+    TU_STR_EQ(tu_json_str(b0, "tools.0.function.name"), "add");
+    TU_STR_EQ(tu_json_str(b1, "tool_choice.function.name"), "mul");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b1, "tools")), 1);
+    TU_STR_EQ(tu_json_str(b1, "tools.0.function.name"), "mul");
+    json_object_put(b0);
+    json_object_put(b1);
+
+    /* A hook that fails ends the run before anything is sent. */
+    lo.prepare_step = fail_hook;
+    base = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), base);
+    seam_generation_free(g);
+
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
 static const tu_test tests[] = {
+    { "prepare_step hook", test_prepare_step },
     { "default_model", test_default_model },
     { "raw response", test_raw_response },
     { "per-call credential", test_call_credential },
