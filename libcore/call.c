@@ -854,6 +854,9 @@ static void after_failure(seam_stream *s, seam_error *e)
     if (s->yielded_content) {
         report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
         seam_result_set_incomplete(s->result, 1);
+        /* The partial answer is this entry's: say whose, as a whole one does
+         * (out of memory only costs the names). */
+        (void)seam_result_set_origin(s->result, pe->provider, pe->model);
         end_with(s, SEAM_ERR_PROVIDER, e);
         return;
     }

@@ -404,7 +404,41 @@ static void test_prepare_step(void)
     seam_toolset_free(ts);
 }
 
+/* ---- a partial result keeps its origin ------------------------------------------------ */
+
+static void test_partial_origin(void)
+{
+    if (!oa)
+        return;
+    static const char sse[] =
+        "data: {\"id\":\"c9\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+        "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c9\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+        "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" and more\"},\"finish_reason\":null}]}\n\n";
+    fake_response r = { .body = sse, .cut_after = sizeof sse - 1 - 20 };
+    fake_server_push(srv, &r);
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_stream *st = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(oa, req, &co, &st, &err), SEAM_OK);
+    const seam_chunk *c;
+    int rc, texts = 0;
+    while ((rc = seam_stream_next(st, &c, &err)) == 1)
+        texts += c->type == SEAM_CHUNK_TEXT_DELTA;
+    CU_ASSERT(rc < 0);
+    CU_ASSERT(texts >= 1);
+    const seam_result *res = seam_stream_result(st);
+    CU_ASSERT(seam_result_incomplete(res));
+    TU_STR_EQ(seam_result_provider(res), "work");
+    TU_STR_EQ(seam_result_model(res), "gpt-4o");
+    seam_stream_free(st);
+    seam_request_free(req);
+}
+
 static const tu_test tests[] = {
+    { "partial result keeps its origin", test_partial_origin },
     { "prepare_step hook", test_prepare_step },
     { "default_model", test_default_model },
     { "raw response", test_raw_response },
