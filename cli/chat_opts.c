@@ -213,8 +213,8 @@ int parse_chat_args(int argc, char **argv, chat_options *o)
 
     if (o->chain && (o->provider || o->model))
         return usage_error("chat: --chain cannot be combined with --provider/--model");
-    if (o->provider && !o->model)
-        return usage_error("chat: --provider needs --model");
+    /* --provider alone: the provider's default_model, or the library says
+     * that no model was given. */
     if (o->max_tool_rounds >= 0 && !o->tool_names)
         return usage_error("chat: --max-tool-rounds needs --tools");
     if (o->continue_last && o->cid)

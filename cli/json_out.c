@@ -127,6 +127,8 @@ static json_object *error_object(const seam_error *err)
     json_object_object_add(e, "status",
                            err->http_status ? json_object_new_int(err->http_status) : NULL);
     add_string_or_null(e, "provider", err->provider[0] ? err->provider : NULL);
+    if (err->plugin[0]) /* additive: the adapter behind the conf provider */
+        json_object_object_add(e, "plugin", json_object_new_string(err->plugin));
     json_object_object_add(e, "message", json_object_new_string(err->message));
     if (err->code[0])
         json_object_object_add(e, "code", json_object_new_string(err->code));

@@ -64,6 +64,8 @@ struct seam_stream {
     char *affinity;
     char *skip_plugins;       /* the caller's skip_plugins, ",a,b," (NULL: none) */
     char *opt_provider, *opt_model;
+    char *credential;         /* the caller's per-call credential (wiped), NULL: the conf's */
+    seam_raw_response *raw;   /* the caller's, kept for debugging; NULL: not kept */
 
     /* the plan */
     int single;               /* one provider named by the call, not a chain */
@@ -205,11 +207,31 @@ static int is_content(seam_chunk_type t)
 
 /* ---- reporting ------------------------------------------------------------------------ */
 
+/* An error names both the conf provider and its adapter: the conf name says
+ * which entry, the plugin id which wire (two conf providers may share one). */
+static void name_plugin(seam_stream *s, seam_error *e)
+{
+    if (!e->provider[0] || e->plugin[0])
+        return;
+    /* The conf, not the slot: naming must not load a plugin. */
+    const seam_conf_provider *p = seam_conf_find_provider(s->client->conf, e->provider);
+    if (p && p->plugin)
+        seam_strlcpy(e->plugin, p->plugin, sizeof e->plugin);
+}
+
 static void report(seam_stream *s, seam_attempt_outcome outcome, const plan_entry *e,
                    const seam_error *err, const seam_usage *usage, int64_t wait_ms)
 {
     if (!s->on_attempt)
         return;
+    seam_error named;
+    if (err) {
+        named = *err;
+        if (!named.provider[0])
+            seam_strlcpy(named.provider, e->provider, sizeof named.provider);
+        name_plugin(s, &named);
+        err = &named;
+    }
     seam_attempt a;
     memset(&a, 0, sizeof a);
     a.outcome = outcome;
@@ -260,7 +282,8 @@ static void end_with(seam_stream *s, int status, const seam_error *e)
     release_lease(s);
     if (status != SEAM_OK && e) {
         s->final_err = *e;
-        seam_chunk c = {.type = SEAM_CHUNK_ERROR, .error = e};
+        name_plugin(s, &s->final_err);
+        seam_chunk c = {.type = SEAM_CHUNK_ERROR, .error = &s->final_err};
         seam_result_add_chunk(s->result, &c);
     }
 }
@@ -339,10 +362,14 @@ static int build_plan(seam_stream *s, const seam_call_options *o, seam_error *er
         s->plan = calloc(1, sizeof *s->plan);
         if (!s->opt_provider || !s->plan)
             return SEAM_ERR_NOMEM;
-        if (!seam_conf_find_provider(conf, o->provider)) {
+        const seam_conf_provider *cp = seam_conf_find_provider(conf, o->provider);
+        if (!cp) {
             seam_error_set(err, SEAM_ERROR_CONF, "no provider \"%s\" in the conf", o->provider);
             return SEAM_ERR_NOT_FOUND;
         }
+        /* Neither the call nor the request names a model: the provider's own. */
+        if (!s->opt_model && cp->default_model && !(s->opt_model = strdup(cp->default_model)))
+            return SEAM_ERR_NOMEM;
         s->plan[0] = (plan_entry){s->opt_provider, s->opt_model, 1, {500, 20000, 0.1}};
         s->n_plan = 1;
         s->single = 1;
@@ -420,6 +447,18 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
         s->ud = opts->ud;
         if (OPT_HAS(opts, affinity) && opts->affinity && !(s->affinity = strdup(opts->affinity)))
             rc = SEAM_ERR_NOMEM;
+        if (OPT_HAS(opts, raw))
+            s->raw = opts->raw;
+        if (OPT_HAS(opts, credential) && opts->credential) {
+            if (!opts->provider) {
+                seam_stream_free(s);
+                return seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                                      "a per-call credential needs a provider, not a chain"),
+                       SEAM_ERR_INVALID;
+            }
+            if (!(s->credential = strdup(opts->credential)))
+                rc = SEAM_ERR_NOMEM;
+        }
         if (OPT_HAS(opts, skip_plugins) && opts->skip_plugins && *opts->skip_plugins) {
             /* Framed by commas so that a lookup is one strstr of ",id,". */
             size_t n = strlen(opts->skip_plugins);
@@ -638,7 +677,13 @@ static int start_attempt(seam_stream *s)
         /* The key. A call naming one provider is not routed: cooldowns and the
          * guard steer chains, an explicit provider is always called. */
         release_lease(s);
-        if (s->have_pending) {
+        if (s->credential) {
+            /* The caller's key stands outside the pool: index past the keys,
+             * so cooldowns and rejections touch no key of the conf. */
+            s->lease = (seam_key_lease){ .index = SIZE_MAX };
+            if (!(s->lease.secret = strdup(s->credential)))
+                return SEAM_ERR_NOMEM;
+        } else if (s->have_pending) {
             s->lease = s->pending;
             s->have_pending = 0;
         } else {
@@ -769,6 +814,8 @@ static void on_success(seam_stream *s)
     char ratelimit[sizeof ((seam_error *)0)->ratelimit];
     if (seam_transfer_ratelimit(s->transfer, ratelimit, sizeof ratelimit))
         seam_keys_observe_ratelimit(s->client, s->slot, &s->lease, ratelimit);
+    /* Out of memory here costs the debugging copy only, not the answer. */
+    (void)seam_raw_response_keep(s->raw, s->transfer, NULL);
     seam_transfer_free(s->transfer);
     s->transfer = NULL;
     const seam_usage *au = charge_attempt(s, pe);
@@ -820,6 +867,11 @@ static size_t failover_target(const seam_stream *s, const seam_error *e)
 static void after_failure(seam_stream *s, seam_error *e)
 {
     const plan_entry *pe = &s->plan[s->entry];
+    if (s->raw) {
+        seam_error cause = *e;
+        name_plugin(s, &cause);
+        (void)seam_raw_response_keep(s->raw, s->transfer, &cause);
+    }
     seam_transfer_free(s->transfer);
     s->transfer = NULL;
     const seam_usage *au = charge_attempt(s, pe);
@@ -837,6 +889,9 @@ static void after_failure(seam_stream *s, seam_error *e)
     if (s->yielded_content) {
         report(s, SEAM_ATTEMPT_FAILED, pe, e, au, 0);
         seam_result_set_incomplete(s->result, 1);
+        /* The partial answer is this entry's: say whose, as a whole one does
+         * (out of memory only costs the names). */
+        (void)seam_result_set_origin(s->result, pe->provider, pe->model);
         end_with(s, SEAM_ERR_PROVIDER, e);
         return;
     }
@@ -879,7 +934,7 @@ static void after_failure(seam_stream *s, seam_error *e)
             end_with(s, SEAM_ERR_PROVIDER, e);
         return;
     }
-    if (e->kind == SEAM_ERROR_RATE_LIMIT && slot->n_keys > 1) {
+    if (e->kind == SEAM_ERROR_RATE_LIMIT && slot->n_keys > 1 && !s->credential) {
         /* Rotation: another key of the pool that is ready now takes the next
          * attempt at once. */
         seam_key_lease next;
@@ -1121,6 +1176,7 @@ void seam_stream_free(seam_stream *s)
     free(s->opt_provider);
     free(s->opt_model);
     free(s->affinity);
+    seam_secret_free(s->credential);
     free(s->skip_plugins);
     free(s);
 }

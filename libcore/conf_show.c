@@ -65,6 +65,7 @@ static void show_provider(shower *sh, const seam_conf_provider *p)
     add(sh, "  %s = {", p->name);
     add_key(sh, "plugin", p->plugin);
     add_key(sh, "base_url", p->base_url);
+    add_key(sh, "default_model", p->default_model);
     if (p->api_key_env && strchr(p->api_key_env, '\n')) {
         /* Several variables, the first one set wins: stored one a line. */
         add(sh, " api_key_env = [");

@@ -50,6 +50,8 @@
 #define DEFAULT_BACKOFF_JITTER 0.1
 #define DEFAULT_RETRY_AFTER_CAP_MS 60000
 #define DEFAULT_COOLDOWN_MS 30000
+/* The longest default_model accepted: real model ids are far shorter. */
+#define SEAM_MAX_MODEL_ID 256
 
 /* The largest conf file (or drop-in, or model catalog) read. */
 #define MAX_CONF_BYTES ((size_t)16 * 1024 * 1024)
@@ -157,6 +159,7 @@ static void free_provider(seam_conf_provider *p)
     free(p->name);
     free(p->plugin);
     free(p->base_url);
+    free(p->default_model);
     free(p->api_key_env);
     free(p->api_key_file);
     free(p->api_key_command);
@@ -686,7 +689,7 @@ static const char provider_keys[] =
     "plugin, base_url, api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
     "api_key_files, api_key_commands, key_selection, rate_limit_guard, api_key_ttl_ms, "
     "api_key_command_timeout_ms, timeout_ms, connect_timeout_ms, idle_timeout_ms, "
-    "max_response_bytes, ca_file, ca_path, options";
+    "max_response_bytes, ca_file, ca_path, options, default_model";
 
 /* An array or list of non-empty strings; each file path is resolved like
  * api_key_file when resolve is set. */
@@ -802,6 +805,20 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
     join_path(path, parent, key);
     if (strcmp(key, "plugin") == 0)
         return read_string(ld, m, path, &p->plugin);
+    if (strcmp(key, "default_model") == 0) {
+        if (read_string(ld, m, path, &p->default_model) != SEAM_OK)
+            return ld->status;
+        /* A model id goes into URLs (Gemini) and JSON bodies verbatim. */
+        size_t n = strlen(p->default_model);
+        if (n > SEAM_MAX_MODEL_ID)
+            return fail_setting(ld, m, "%s is longer than %d bytes", path, SEAM_MAX_MODEL_ID);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)p->default_model[i];
+            if (c <= ' ' || c == 0x7f)
+                return fail_setting(ld, m, "%s holds a space or a control character", path);
+        }
+        return SEAM_OK;
+    }
     if (strcmp(key, "base_url") == 0) {
         if (read_string(ld, m, path, &p->base_url) != SEAM_OK)
             return ld->status;

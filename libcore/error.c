@@ -59,6 +59,7 @@ void seam_error_clear(seam_error *err)
     err->provider[0] = '\0';
     err->message[0] = '\0';
     err->ratelimit[0] = '\0';
+    err->plugin[0] = '\0';
 }
 
 int seam_error_set(seam_error *err, seam_error_kind kind, const char *fmt, ...)

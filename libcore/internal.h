@@ -140,6 +140,9 @@ int64_t seam_tokens_parts(const seam_message *m);
 /* Tokens of a message in a request: its parts and its framing. */
 int64_t seam_tokens_message(const seam_message *m);
 
+/* Keeps only the tools named in `names` (comma-separated): a step's active
+ * tools. Returns the number of tools kept. */
+size_t seam_request_retain_tools(seam_request *req, const char *names);
 /* ---- jsonparse.c: JSON text, an allocation failure told from invalid text ---- */
 
 /* The nesting limit of JSON seam takes from callers: deep enough for any real
@@ -261,6 +264,7 @@ typedef struct seam_conf_provider {
     int64_t api_key_command_timeout_ms; /* default 30000; never more than timeout_ms */
     char *ca_file;          /* CA bundle to trust (resolved path), NULL: the system's */
     char *ca_path;          /* directory of hashed CA certificates, NULL: the system's */
+    char *default_model;    /* the model of a call naming this provider and none, NULL: none */
 } seam_conf_provider;
 
 #define SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS 30000

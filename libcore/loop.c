@@ -769,11 +769,13 @@ typedef struct engine {
     int streaming;
 
     char *chain, *provider, *model;
+    char *credential;          /* the call's per-call credential (wiped), NULL: the conf's */
     seam_cancel *cancel;
     int64_t total_ms, idle_ms, step_ms, first_ms;
     void (*on_attempt)(void *, const seam_attempt *);
     void *attempt_ud;
     void (*on_step)(void *, const seam_step *, size_t);
+    int (*prepare_step)(void *, size_t, const seam_generation *, seam_step_settings *);
     void *ud;
     int64_t start_ms;
 
@@ -807,6 +809,7 @@ static void engine_free(engine *e)
     seam_request_free(e->conv);
     seam_generation_free(e->gen);
     free(e->chain);
+    seam_secret_free(e->credential);
     free(e->provider);
     free(e->model);
     free(e);
@@ -883,6 +886,7 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
     e->step_ms = d.step_timeout_ms;
     e->first_ms = d.first_content_timeout_ms;
     e->on_step = d.on_step;
+    e->prepare_step = HAS_FIELD(&d, seam_loop_options, prepare_step) ? d.prepare_step : NULL;
     e->ud = d.ud;
     int rc = SEAM_OK;
     const seam_call_options *co = d.call;
@@ -897,7 +901,9 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
             e->attempt_ud = co->ud;
             if (copy_opt(&e->chain, co->chain) != SEAM_OK ||
                 copy_opt(&e->provider, co->provider) != SEAM_OK ||
-                copy_opt(&e->model, co->model) != SEAM_OK)
+                copy_opt(&e->model, co->model) != SEAM_OK ||
+                (HAS_FIELD(co, seam_call_options, credential) &&
+                 copy_opt(&e->credential, co->credential) != SEAM_OK))
                 rc = SEAM_ERR_NOMEM;
         }
     }
@@ -917,7 +923,8 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
         /* Resolve the chain now, so that a bad one fails before the run starts:
          * opening a stream builds the plan and sends nothing. */
         seam_call_options probe = { .size = sizeof probe, .chain = e->chain,
-                                    .provider = e->provider, .model = e->model };
+                                    .provider = e->provider, .model = e->model,
+                                    .credential = e->credential };
         seam_stream *s = NULL;
         rc = seam_stream_open(client, e->conv, &probe, &s, err);
         seam_stream_free(s);
@@ -959,6 +966,7 @@ static int turn_options(engine *e, seam_call_options *co, seam_cancel *cancel)
         .idle_timeout_ms = e->idle_ms,
         .on_attempt = e->on_attempt,
         .ud = e->attempt_ud,
+        .credential = e->credential,
     };
     return 0;
 }
@@ -1117,6 +1125,48 @@ static int finish_turn(engine *e, seam_result *res)
     return SEAM_OK;
 }
 
+/* The request of the next turn: the conversation itself, or with a
+ * prepare_step hook a copy carrying the turn's tool choice and active tools
+ * (*owned set: free it after the turn is opened). NULL after a failure. */
+static const seam_request *turn_request(engine *e, seam_request **owned)
+{
+    *owned = NULL;
+    if (!e->prepare_step)
+        return e->conv;
+    const char *name = NULL;
+    seam_step_settings next = { .size = sizeof next };
+    next.tool_choice = seam_request_tool_choice(e->conv, &name);
+    next.tool_name = name;
+    int rc = e->prepare_step(e->ud, e->gen->n_steps, e->gen, &next);
+    if (rc == SEAM_ERR_NOMEM) {
+        engine_fail(e, SEAM_ERR_NOMEM, NULL);
+        return NULL;
+    }
+    if (rc != SEAM_OK) {
+        engine_fail_kind(e, SEAM_ERROR_BAD_REQUEST, "the prepare_step hook failed");
+        return NULL;
+    }
+    seam_request *r = seam_request_dup(e->conv);
+    if (!r) {
+        engine_fail(e, SEAM_ERR_NOMEM, NULL);
+        return NULL;
+    }
+    rc = seam_request_set_tool_choice(r, next.tool_choice, next.tool_name);
+    if (rc == SEAM_OK && next.active_tools)
+        seam_request_retain_tools(r, next.active_tools);
+    if (rc != SEAM_OK) {
+        seam_request_free(r);
+        if (rc == SEAM_ERR_NOMEM)
+            engine_fail(e, rc, NULL);
+        else
+            engine_fail_kind(e, SEAM_ERROR_BAD_REQUEST,
+                             "the prepare_step hook set an invalid tool choice");
+        return NULL;
+    }
+    *owned = r;
+    return r;
+}
+
 /* Checks that precede every turn. SEAM_OK to go on. */
 static int before_turn(engine *e)
 {
@@ -1133,10 +1183,15 @@ static int blocking_turn(engine *e)
     seam_call_options co;
     if (turn_options(e, &co, e->cancel))
         return total_deadline_error(e);
+    seam_request *owned;
+    const seam_request *req = turn_request(e, &owned);
+    if (!req)
+        return e->status;
     seam_result *res = NULL;
     seam_error x;
     seam_error_clear(&x);
-    int rc = seam_generate(e->client, e->conv, &co, &res, &x);
+    int rc = seam_generate(e->client, req, &co, &res, &x);
+    seam_request_free(owned);
     if (rc != SEAM_OK) {
         explain_timeout(e, &x);
         return fail_turn(e, res, rc, &x);
@@ -1162,12 +1217,22 @@ static int open_turn(engine *e)
         e->wd = NULL;
         return total_deadline_error(e);
     }
+    seam_request *owned;
+    const seam_request *req = turn_request(e, &owned);
+    if (!req) {
+        watchdog_stop(e->wd);
+        e->wd = NULL;
+        return e->status;
+    }
     seam_error x;
     seam_error_clear(&x);
     e->acc = seam_result_new();
-    if (!e->acc)
+    if (!e->acc) {
+        seam_request_free(owned);
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
-    int rc = seam_stream_open(e->client, e->conv, &co, &e->cur, &x);
+    }
+    int rc = seam_stream_open(e->client, req, &co, &e->cur, &x); /* copies req */
+    seam_request_free(owned);
     if (rc != SEAM_OK) {
         watchdog_stop(e->wd);
         e->wd = NULL;

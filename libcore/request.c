@@ -473,3 +473,25 @@ uint32_t seam_request_output_modalities(const seam_request *req)
 {
     return req && req->output_modalities ? req->output_modalities : SEAM_MODALITY_TEXT;
 }
+
+/* The prepare_step hook's active tools: the others are left out of one turn. */
+size_t seam_request_retain_tools(seam_request *req, const char *names)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < req->n_tools; i++) {
+        const char *n = req->tools[i].name;
+        size_t len = strlen(n);
+        int found = 0;
+        for (const char *p = names; p && *p && !found;) {
+            size_t l = strcspn(p, ",");
+            found = l == len && strncmp(p, n, len) == 0;
+            p += l + (p[l] == ',');
+        }
+        if (found)
+            req->tools[kept++] = req->tools[i];
+        else
+            tool_def_clear(&req->tools[i]);
+    }
+    req->n_tools = kept;
+    return kept;
+}

@@ -312,6 +312,17 @@ static size_t ratelimit_headers(const seam_http_headers *h, char *buf, size_t si
     return strlen(buf);
 }
 
+void seam_transfer_raw(const seam_transfer *t, long *status, const seam_http_headers **headers,
+                       const char **body, size_t *len, const char **credential)
+{
+    *status = t->status_known ? t->status : 0;
+    *headers = &t->resp_headers;
+    int kept = !is_success(t->status) || !t->p.stream;
+    *body = kept && t->status_known ? (t->body.data ? t->body.data : "") : NULL;
+    *len = *body ? t->body.len : 0;
+    *credential = t->p.credential;
+}
+
 size_t seam_transfer_ratelimit(const seam_transfer *t, char *buf, size_t size)
 {
     return t && buf && size ? ratelimit_headers(&t->resp_headers, buf, size) : 0;

@@ -171,6 +171,20 @@ size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t 
 size_t seam_transfer_ratelimit(const seam_transfer *t, char *buf, size_t size);
 /* Aborts the transfer if still running (closing its connection) and frees it. */
 void seam_transfer_free(seam_transfer *t);
+/* The answer as received, for raw.c (every pointer borrowed from t): the
+ * HTTP status (0 before one), the response headers, the body kept (an error
+ * body, capped, or a whole non-streamed body; NULL for a streamed success,
+ * whose events are decoded as they come) and the call's credential, to be
+ * scrubbed out. */
+void seam_transfer_raw(const seam_transfer *t, long *status, const seam_http_headers **headers,
+                       const char **body, size_t *len, const char **credential);
+
+/* ---- raw.c ------------------------------------------------------------------ */
+
+/* Replaces what r holds with t's answer (t may be NULL: the cause alone) and
+ * the attempt's error (NULL on success). r NULL: nothing. SEAM_OK or
+ * SEAM_ERR_NOMEM. */
+int seam_raw_response_keep(seam_raw_response *r, const seam_transfer *t, const seam_error *cause);
 
 /* Parses a Retry-After value (delta-seconds or an HTTP date) to ms; -1 if invalid. */
 int64_t seam_parse_retry_after(const char *value);

@@ -268,7 +268,7 @@ def check_error(o, where, kind, status):
     need(isinstance(e, dict), where + ": error is an object")
     if not isinstance(e, dict):
         return
-    check_keys(dict(e, type=None), {"kind", "retryable", "status", "provider", "message"}, {"code"}, where)
+    check_keys(dict(e, type=None), {"kind", "retryable", "status", "provider", "message"}, {"code", "plugin"}, where)
     need(e.get("kind") == kind, where + ": kind %r, expected %r" % (e.get("kind"), kind))
     need(isinstance(e.get("retryable"), bool), where + ": retryable is a bool")
     want_status = None if status == "null" else int(status)
@@ -455,8 +455,18 @@ run bad_option "$SEAM" chat --frob hello
 expect_rc bad_option 2 && expect_grep bad_option err '--frob' 'names the unknown option'
 run missing_value "$SEAM" --conf "$tmp/mock.conf" chat --chain
 expect_rc missing_value 2
+# --provider alone: the provider's default_model (issue 14), else the
+# library's bad_request error naming the provider.
 run provider_without_model "$SEAM" --conf "$tmp/mock.conf" chat --provider mock hello
-expect_rc provider_without_model 2
+expect_rc provider_without_model 1
+expect_grep provider_without_model err 'no model given for provider "mock"' 'says no model was given'
+cat >"$tmp/default-model.conf" <<EOF
+plugin_path = [ "$PLUGINS" ];
+providers = { mock = { plugin = "mock"; default_model = "mock-default"; }; };
+EOF
+run provider_default_model "$SEAM" --conf "$tmp/default-model.conf" chat --no-stream --json --provider mock hello
+expect_rc provider_default_model 0
+expect_json_field provider_default_model 'o["model"]' mock-default
 run chain_and_provider "$SEAM" --conf "$tmp/mock.conf" chat --chain default --provider mock --model m hello
 expect_rc chain_and_provider 2
 
@@ -759,7 +769,7 @@ if [ -e "$PLUGINS/openai.so" ]; then
 EOF
     start_fake stream --sse-file "$tmp/stream.sse" --family openai --split 7
     stream_port=$port
-    start_fake denied --status 401 --json-body "{\"error\":{\"message\":\"Incorrect API key provided: $SECRET_INLINE\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}"
+    start_fake denied --status 401 --json-body "{\"error\":{\"message\":\"Incorrect API key provided: $SECRET_INLINE\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\",\"debug_marker\":\"zq-raw-only-77\"}}" --header 'X-Debug-Marker: zq-raw-header-77'
     denied_port=$port
     start_fake limited --status 429 --header 'Retry-After: 1' --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
     limited_port=$port
@@ -824,6 +834,11 @@ EOF
     expect_json_field http_denied_json 'o["error"]["provider"]' denied
     expect_json_field http_denied_json 'o["error"]["retryable"]' False
     expect_json_field http_denied_json 'o["error"].get("code")' invalid_api_key
+    # The error names the adapter beside the conf provider; the raw answer (a
+    # body field and a header no classifier reads) is never serialized.
+    expect_json_field http_denied_json 'o["error"]["plugin"]' openai
+    expect_no_grep http_denied_json out 'zq-raw' 'the raw body and headers stay out of --json'
+    expect_no_grep http_denied_json err 'zq-raw' 'the raw body and headers stay off stderr'
     run http_limited_json "$SEAM" --conf "$tmp/http.conf" chat --json --chain limited 'Hi'
     expect_rc http_limited_json 1 && check_json http_limited_json error rate_limit 429
     expect_json_field http_limited_json 'o["error"]["retryable"]' True

@@ -526,7 +526,7 @@ static void test_unknown_keys(void)
                  "api_key_env, api_key_file, api_key_command, api_key, api_keys_env, "
                  "api_key_files, api_key_commands, key_selection, rate_limit_guard, "
                  "api_key_ttl_ms, api_key_command_timeout_ms, timeout_ms, connect_timeout_ms, "
-                 "idle_timeout_ms, max_response_bytes, ca_file, ca_path, options)");
+                 "idle_timeout_ms, max_response_bytes, ca_file, ca_path, options, default_model)");
     expect_error("providers = { p = { }; };\n"
                  "chains = { c = ( { provider = \"p\";\n modle = \"m\"; } ); };\n",
                  "3: unknown setting chains.c[0].modle (expected one of: provider, model, "

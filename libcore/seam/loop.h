@@ -1,5 +1,6 @@
 /* seam/loop.h — generation with the automatic tool loop, sessions and the
- * agent executor. Included by <seam/seam.h>; do not include directly.
+ * agent executor. Included by <seam/seam.h>; may also be included alone (it
+ * includes <seam/seam.h> for the client, call options and cancel tokens).
  *
  * The conventions of <seam/types.h> hold: opaque handles with _new/_free (free
  * of NULL is a no-op), `const char *` arguments copied, `const char *` results
@@ -16,7 +17,10 @@
 #ifndef SEAM_LOOP_H
 #define SEAM_LOOP_H
 
-#include <seam/types.h>
+/* seam.h includes this file at its end; included first, this header pulls in
+ * seam.h whole (its include of loop.h is then a no-op) before its own
+ * declarations, which use seam_client, seam_call_options and seam_cancel. */
+#include <seam/seam.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,6 +107,23 @@ typedef struct seam_step seam_step;
 
 #define SEAM_DEFAULT_TOOL_ROUNDS 10
 
+/* What a prepare_step hook (seam_loop_options.prepare_step) may set for the
+ * next model turn, like the Vercel AI SDK's prepareStep. On entry it holds
+ * what the turn would use without the hook; what the hook sets applies to
+ * that turn only (the next call starts again from the defaults). */
+typedef struct seam_step_settings {
+    uint32_t size;               /* sizeof(seam_step_settings), set by the library */
+    seam_tool_choice tool_choice;/* default: the request's choice on the first
+                                  * turn; after a round of tools "required" and
+                                  * a named choice become "auto" */
+    const char *tool_name;       /* for SEAM_TOOL_CHOICE_NAMED; copied after the hook */
+    /* The tools offered in this turn, comma-separated names ("" offers none);
+     * NULL (the default) offers all. A name no tool has is ignored. Copied
+     * after the hook. Calls the model still makes to a tool not offered run
+     * as usual. */
+    const char *active_tools;
+} seam_step_settings;
+
 typedef struct seam_loop_options {
     uint32_t size;            /* sizeof(seam_loop_options) */
     /* Where and how each model turn is sent (chain or provider+model, on_attempt)
@@ -129,6 +150,14 @@ typedef struct seam_loop_options {
      * with the 0-based step index. May be NULL. */
     void (*on_step)(void *ud, const seam_step *step, size_t index);
     void *ud;
+    /* Appended (issue 14). Called on the caller's thread before each model
+     * turn with its 0-based index (the number of steps so far) and the
+     * generation so far (its steps: seam_generation_step), to set the turn's
+     * tool choice and active tools in *next (see seam_step_settings). Returns
+     * SEAM_OK, or any other value to end the run with a bad_request error
+     * (SEAM_ERR_NOMEM: out of memory). NULL: the defaults. ud is passed. */
+    int (*prepare_step)(void *ud, size_t step, const seam_generation *so_far,
+                        seam_step_settings *next);
 } seam_loop_options;
 
 /* Sets size and the defaults (max_tool_rounds = SEAM_DEFAULT_TOOL_ROUNDS, the
@@ -143,8 +172,8 @@ SEAM_EXPORT void seam_loop_options_init(seam_loop_options *opts);
  * of the run. A turn that calls a passive tool ends the run with its calls
  * unexecuted (seam_generation_tool_call*). req supplies model, system,
  * parameters, tool definitions, tool_choice (after a round of tools, "required"
- * and a named choice fall back to "auto" so the model can answer) and provider
- * options; it may be NULL when opts->prompt is given. Media parts (base64 or
+ * and a named choice fall back to "auto" so the model can answer, unless a
+ * prepare_step hook sets them again) and provider options; it may be NULL when opts->prompt is given. Media parts (base64 or
  * URL images) reach the plugin unchanged.
  * Returns SEAM_OK with *out set. On a failure before anything was sent (bad
  * input, unknown chain) *out is NULL. On a failure during the run (provider

@@ -317,7 +317,42 @@ typedef struct seam_call_options {
     const char *skip_plugins;/* comma-separated plugin ids (e.g. "mock"): a chain
                               * entry whose provider uses one of them is skipped
                               * as a conf reason; NULL: none */
+    /* Appended (issue 14). The credential (API key) of this call instead of
+     * the conf's: for a multi-tenant application whose users bring their own
+     * key. Only with `provider` (a chain would hand one vendor's key to
+     * another: SEAM_ERR_INVALID); the conf's key pool, its cooldowns and its
+     * rotation are left out. Copied for the call and wiped after it; never
+     * logged, never in an error (redacted from every message, like the conf's). */
+    const char *credential;
+    /* Appended (issue 14). Where to keep the raw answer of the call's last
+     * attempt, for debugging (see seam_raw_response_new); NULL: not kept.
+     * Borrowed for the call; one per call in flight. */
+    struct seam_raw_response *raw;
 } seam_call_options;
+
+/* The raw answer of a call's last attempt, kept on request for debugging:
+ * set seam_call_options.raw to one before the call, read it after (success or
+ * failure). seam itself never logs, prints or serializes it. The call's
+ * credential is scrubbed out of headers and body. */
+typedef struct seam_raw_response seam_raw_response;
+/* A new empty record; NULL without memory. Free with seam_raw_response_free. */
+SEAM_EXPORT seam_raw_response *seam_raw_response_new(void);
+SEAM_EXPORT void seam_raw_response_free(seam_raw_response *r);
+/* The last attempt's HTTP status; 0 when none was received (a refused
+ * connection, a skipped entry). */
+SEAM_EXPORT int seam_raw_response_status(const seam_raw_response *r);
+/* Its response headers, "name: value\n" each, as received ("" when none).
+ * Borrowed until the next call using r, or seam_raw_response_free. */
+SEAM_EXPORT const char *seam_raw_response_headers(const seam_raw_response *r);
+/* Its body and, in *len (may be NULL), its length: an error body (the first
+ * 64 KiB) or a whole non-streamed answer; NULL for a streamed answer that
+ * succeeded (its events were decoded as they came) or when none was received.
+ * Not NUL-safe: may hold any bytes. Borrowed like the headers. */
+SEAM_EXPORT const char *seam_raw_response_body(const seam_raw_response *r, size_t *len);
+/* The error the last attempt ended with, before the chain went on or wrapped
+ * it: its provider, kind, status and message; NULL when it succeeded.
+ * Borrowed like the headers. */
+SEAM_EXPORT const seam_error *seam_raw_response_cause(const seam_raw_response *r);
 
 /* Blocking call: sends req through the chain and returns the whole result in
  * *out (free with seam_result_free()). req is not modified. On failure returns

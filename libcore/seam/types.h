@@ -77,6 +77,10 @@ typedef struct seam_error {
     char provider[64];        /* configured provider name (or plugin id) */
     char message[512];        /* human-readable, redacted */
     char ratelimit[512];      /* rate-limit response headers kept verbatim, "name: value\n" each */
+    /* Appended (issue 14): the adapter behind `provider`, the plugin's provider
+     * id ("openai" for a conf provider "work" with plugin = "openai"); empty
+     * when no configured provider was involved. */
+    char plugin[64];
 } seam_error;
 
 SEAM_EXPORT void seam_error_clear(seam_error *err);

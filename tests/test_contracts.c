@@ -1,0 +1,453 @@
+/* test_contracts.c — what issue 14 asks of the library core beyond the codecs:
+ * an error naming both the conf provider and its plugin, the per-call
+ * credential, the raw response kept for debugging on request, the conf's
+ * default model, the per-step hook of the tool loop, and the stream metadata
+ * (stream start, step finish, response id). Through the real loader, against
+ * the fake server. */
+#include "config.h"
+
+#include <CUnit/Basic.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fakeserver.h"
+#include "testutil.h"
+#include <seam/seam.h>
+
+static fake_server *srv;
+static seam_client *oa; /* work (openai plugin, key "k-conf") at the fake server */
+
+static int start(void)
+{
+    srv = tu_server_start();
+    if (!srv)
+        return -1;
+    oa = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k-conf\"; }; };\n"
+        "chains = { default = ( { provider = \"work\"; model = \"gpt-4o\"; } ); };\n",
+        fake_server_url(srv))));
+    return 0;
+}
+
+static const char *OA_REPLY =
+    "{\"id\":\"chatcmpl-77\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},"
+    "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
+
+static const char *OA_401 =
+    "{\"error\":{\"message\":\"bad key\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\","
+    "\"debug_marker\":\"zq-raw-only-77\"}}";
+
+/* ---- the error's provider: conf name and plugin ------------------------------------ */
+
+static void test_error_names_plugin(void)
+{
+    if (!oa)
+        return;
+    fake_server_push_json(srv, 401, OA_401, NULL);
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    int rc = seam_generate(oa, req, &co, &res, &err);
+    CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_STRING_EQUAL(err.provider, "work");
+    CU_ASSERT_STRING_EQUAL(err.plugin, "openai");
+    seam_result_free(res);
+    seam_request_free(req);
+}
+
+/* ---- the per-call credential ---------------------------------------------------------- */
+
+static void test_call_credential(void)
+{
+    if (!oa)
+        return;
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    co.credential = "sk-tenant-42";
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer sk-tenant-42");
+    seam_result_free(res);
+    res = NULL;
+
+    /* An error body echoing the key: the message never shows it, and the
+     * conf's key is not tried after the caller's was refused. */
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, 401,
+                          "{\"error\":{\"message\":\"Incorrect API key provided: sk-tenant-42\","
+                          "\"code\":\"invalid_api_key\"}}", NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "sk-tenant-42"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    seam_result_free(res);
+    res = NULL;
+
+    /* Without it, the conf's key again. */
+    co.credential = NULL;
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer k-conf");
+    seam_result_free(res);
+    res = NULL;
+
+    /* A chain would hand one vendor's key to another: refused. */
+    seam_call_options chain = { .size = sizeof chain, .chain = "default", .credential = "sk-x" };
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &chain, &res, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NULL(res);
+    CU_ASSERT_PTR_NULL(strstr(err.message, "sk-x"));
+
+    /* The tool loop passes it to every turn. */
+    seam_loop_options lo;
+    seam_loop_options_init(&lo);
+    co.credential = "sk-tenant-43";
+    lo.call = &co;
+    seam_generation *g = NULL;
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer sk-tenant-43");
+    seam_generation_free(g);
+    seam_request_free(req);
+}
+
+/* ---- the raw response, kept on request ------------------------------------------------ */
+
+static void test_raw_response(void)
+{
+    if (!oa)
+        return;
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_raw_response *raw = seam_raw_response_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(raw);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 0);
+    CU_ASSERT_PTR_NULL(seam_raw_response_body(raw, NULL));
+    CU_ASSERT_PTR_NULL(seam_raw_response_cause(raw));
+    co.raw = raw;
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+
+    /* A failure: the body as sent (a field no classifier reads included),
+     * the headers, and the attempt's own error as the cause. The key the
+     * server echoes is scrubbed. */
+    fake_server_push_json(srv, 401, OA_401, "X-Echo: k-conf\r\nX-Request-Id: req-9\r\n");
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 401);
+    size_t len = 0;
+    const char *body = seam_raw_response_body(raw, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    CU_ASSERT_EQUAL(len, strlen(OA_401));
+    CU_ASSERT_PTR_NOT_NULL(strstr(body, "zq-raw-only-77"));
+    CU_ASSERT_PTR_NULL(strstr(err.message, "zq-raw-only-77"));
+    const char *h = seam_raw_response_headers(raw);
+    CU_ASSERT_PTR_NOT_NULL(strstr(h, "X-Request-Id: req-9\n"));
+    CU_ASSERT_PTR_NULL(strstr(h, "k-conf"));
+    const seam_error *cause = seam_raw_response_cause(raw);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(cause);
+    CU_ASSERT_EQUAL(cause->kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_EQUAL(cause->http_status, 401);
+    CU_ASSERT_STRING_EQUAL(cause->provider, "work");
+    CU_ASSERT_STRING_EQUAL(cause->plugin, "openai");
+    seam_result_free(res);
+    res = NULL;
+
+    /* A success replaces it: the whole body, no cause. */
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 200);
+    body = seam_raw_response_body(raw, &len);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    CU_ASSERT_EQUAL(len, strlen(OA_REPLY));
+    CU_ASSERT_PTR_NOT_NULL(strstr(body, "chatcmpl-77"));
+    CU_ASSERT_PTR_NULL(seam_raw_response_cause(raw));
+    seam_result_free(res);
+
+    /* Not asked for: nothing kept (the record stays as it was). */
+    co.raw = NULL;
+    res = NULL;
+    fake_server_push_json(srv, 401, OA_401, NULL);
+    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_raw_response_status(raw), 200);
+    seam_result_free(res);
+    seam_raw_response_free(raw);
+    seam_raw_response_free(NULL);
+    seam_request_free(req);
+}
+
+/* ---- default_model --------------------------------------------------------------------- */
+
+static int conf_refused(const char *text, const char *want)
+{
+    char *dir = tu_mkdtemp();
+    if (!dir)
+        return 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/seam.conf", dir);
+    seam_error err;
+    seam_error_clear(&err);
+    int ok = tu_write_file(path, text) == 0 && seam_conf_check(path, NULL, NULL, &err) == SEAM_ERR_CONF &&
+             strstr(err.message, want) && strstr(err.message, "seam.conf:");
+    if (!ok)
+        fprintf(stderr, "conf check said: %s\n", err.message);
+    tu_rm_rf(dir);
+    free(dir);
+    return ok;
+}
+
+static void test_default_model(void)
+{
+    seam_client *c = tu_if_built(tu_clientf(
+        "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\";\n"
+        "  default_model = \"gpt-4o-mini\"; }; bare = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; }; };\n",
+        fake_server_url(srv), fake_server_url(srv)));
+    if (!c)
+        return;
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = { .size = sizeof co, .provider = "work" };
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
+    json_object *body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "model"), "gpt-4o-mini");
+    json_object_put(body);
+    TU_STR_EQ(seam_result_model(res), "gpt-4o-mini");
+    seam_result_free(res);
+    res = NULL;
+
+    /* The call's model, then the request's, win over it. */
+    co.model = "gpt-4.1";
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
+    body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "model"), "gpt-4.1");
+    json_object_put(body);
+    seam_result_free(res);
+    res = NULL;
+    co.model = NULL;
+    seam_request_set_model(req, "o3");
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
+    body = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(body, "model"), "o3");
+    json_object_put(body);
+    seam_result_free(res);
+    res = NULL;
+
+    /* A provider without one: no model, a bad_request error, nothing sent. */
+    seam_request_free(req);
+    req = tu_user_request("hi");
+    size_t before = fake_server_request_count(srv);
+    co.provider = "bare";
+    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    seam_result_free(res);
+    seam_request_free(req);
+    tu_client_free(c);
+
+    /* The conf check: a string, not empty, no space or control character,
+     * at most 256 bytes; each refusal names file:line. */
+    CU_ASSERT(conf_refused("providers = { p = { plugin = \"mock\"; default_model = 5; }; };\n",
+                           "default_model"));
+    CU_ASSERT(conf_refused("providers = { p = { plugin = \"mock\"; default_model = \"\"; }; };\n",
+                           "non-empty"));
+    CU_ASSERT(conf_refused("providers = { p = { plugin = \"mock\"; default_model = \"gpt 4\"; }; };\n",
+                           "space or a control"));
+    char big[600];
+    char id[300];
+    memset(id, 'm', 257);
+    id[257] = '\0';
+    snprintf(big, sizeof big, "providers = { p = { plugin = \"mock\"; default_model = \"%s\"; }; };\n", id);
+    CU_ASSERT(conf_refused(big, "longer than 256"));
+}
+
+/* ---- the per-step hook of the tool loop ----------------------------------------------- */
+
+static const char *OA_CALL_ADD =
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\","
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+    "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"add\","
+    "\"arguments\":\"{\\\"a\\\":2,\\\"b\\\":3}\"}}]},\"finish_reason\":\"tool_calls\"}],"
+    "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
+
+static int tool_five(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    (void)call;
+    return seam_tool_output_json(out, "5");
+}
+
+typedef struct hook_log {
+    size_t calls;
+    size_t steps[4];
+    size_t so_far[4];
+    seam_tool_choice seen[4];
+} hook_log;
+
+static int prepare(void *ud, size_t step, const seam_generation *so_far, seam_step_settings *next)
+{
+    hook_log *h = ud;
+    if (h->calls < 4) {
+        h->steps[h->calls] = step;
+        h->so_far[h->calls] = seam_generation_step_count(so_far);
+        h->seen[h->calls] = next->tool_choice;
+    }
+    h->calls++;
+    if (step == 0) {
+        next->active_tools = "add";  /* the first turn sees add alone */
+    } else {
+        next->tool_choice = SEAM_TOOL_CHOICE_NAMED; /* kept forced after a round */
+        next->tool_name = "mul";
+        next->active_tools = "mul,nope";
+    }
+    return SEAM_OK;
+}
+
+static int fail_hook(void *ud, size_t step, const seam_generation *so_far, seam_step_settings *next)
+{
+    (void)ud;
+    (void)step;
+    (void)so_far;
+    (void)next;
+    return -1;
+}
+
+static json_object *body_at(size_t i)
+{
+    return json_tokener_parse(fake_server_request_body(srv, i));
+}
+
+static void test_prepare_step(void)
+{
+    if (!oa)
+        return;
+    seam_toolset *ts = seam_toolset_new();
+    CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "mul", "multiplies", NULL, tool_five, NULL), SEAM_OK);
+    seam_request *req = tu_user_request("2+3?");
+    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_loop_options lo;
+    seam_loop_options_init(&lo);
+    lo.call = &co;
+    lo.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+
+    /* No hook: required on the first turn, auto after the round (as before). */
+    size_t base = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, OA_CALL_ADD, NULL);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    seam_generation_free(g);
+    g = NULL;
+    json_object *b0 = body_at(base), *b1 = body_at(base + 1);
+    TU_STR_EQ(tu_json_str(b0, "tool_choice"), "required");
+    TU_STR_EQ(tu_json_str(b1, "tool_choice"), "auto");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b0, "tools")), 2);
+    json_object_put(b0);
+    json_object_put(b1);
+
+    /* The hook: called before each turn with its index and the steps so
+     * far; sets the tools offered and the choice, for that turn only. */
+    hook_log h;
+    memset(&h, 0, sizeof h);
+    lo.prepare_step = prepare;
+    lo.ud = &h;
+    base = fake_server_request_count(srv);
+    fake_server_push_json(srv, 200, OA_CALL_ADD, NULL);
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_generation_step_count(g), 2);
+    seam_generation_free(g);
+    g = NULL;
+    CU_ASSERT_EQUAL(h.calls, 2);
+    CU_ASSERT_EQUAL(h.steps[0], 0);
+    CU_ASSERT_EQUAL(h.so_far[0], 0);
+    CU_ASSERT_EQUAL(h.seen[0], SEAM_TOOL_CHOICE_REQUIRED);
+    CU_ASSERT_EQUAL(h.steps[1], 1);
+    CU_ASSERT_EQUAL(h.so_far[1], 1);
+    CU_ASSERT_EQUAL(h.seen[1], SEAM_TOOL_CHOICE_AUTO); /* the default it may override */
+    b0 = body_at(base);
+    b1 = body_at(base + 1);
+    TU_STR_EQ(tu_json_str(b0, "tool_choice"), "required");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b0, "tools")), 1);
+    TU_STR_EQ(tu_json_str(b0, "tools.0.function.name"), "add");
+    TU_STR_EQ(tu_json_str(b1, "tool_choice.function.name"), "mul");
+    CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b1, "tools")), 1);
+    TU_STR_EQ(tu_json_str(b1, "tools.0.function.name"), "mul");
+    json_object_put(b0);
+    json_object_put(b1);
+
+    /* A hook that fails ends the run before anything is sent. */
+    lo.prepare_step = fail_hook;
+    base = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), base);
+    seam_generation_free(g);
+
+    seam_request_free(req);
+    seam_toolset_free(ts);
+}
+
+/* ---- a partial result keeps its origin ------------------------------------------------ */
+
+static void test_partial_origin(void)
+{
+    if (!oa)
+        return;
+    static const char sse[] =
+        "data: {\"id\":\"c9\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+        "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"},\"finish_reason\":null}]}\n\n"
+        "data: {\"id\":\"c9\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+        "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" and more\"},\"finish_reason\":null}]}\n\n";
+    fake_response r = { .body = sse, .cut_after = sizeof sse - 1 - 20 };
+    fake_server_push(srv, &r);
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts("work", "gpt-4o");
+    seam_stream *st = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(oa, req, &co, &st, &err), SEAM_OK);
+    const seam_chunk *c;
+    int rc, texts = 0;
+    while ((rc = seam_stream_next(st, &c, &err)) == 1)
+        texts += c->type == SEAM_CHUNK_TEXT_DELTA;
+    CU_ASSERT(rc < 0);
+    CU_ASSERT(texts >= 1);
+    const seam_result *res = seam_stream_result(st);
+    CU_ASSERT(seam_result_incomplete(res));
+    TU_STR_EQ(seam_result_provider(res), "work");
+    TU_STR_EQ(seam_result_model(res), "gpt-4o");
+    seam_stream_free(st);
+    seam_request_free(req);
+}
+
+static const tu_test tests[] = {
+    { "partial result keeps its origin", test_partial_origin },
+    { "prepare_step hook", test_prepare_step },
+    { "default_model", test_default_model },
+    { "raw response", test_raw_response },
+    { "per-call credential", test_call_credential },
+    { "error: provider and plugin", test_error_names_plugin },
+    { NULL, NULL },
+};
+
+int main(void)
+{
+    return tu_run_suite("contracts", tests, start);
+}
