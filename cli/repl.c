@@ -97,11 +97,42 @@ static void history_add(const char *line)
 #endif
 }
 
+static char *read_line_once(const char *prompt);
+static volatile sig_atomic_t prompt_interrupted;
+
+static void on_prompt_interrupt(int sig)
+{
+    (void)sig;
+    prompt_interrupted = 1;
+}
+
 /* One line from the user, without its newline; NULL at the end of input. */
 static char *read_line(const char *prompt)
 {
-    /* Ctrl-C at the prompt does not end the conversation. */
-    signal(SIGINT, SIG_IGN);
+    /* Ctrl-C at the prompt does not end the conversation. Caught rather than
+     * ignored: where libedit installs its own SIGINT handler anyway, an
+     * interrupted read ends readline() with NULL, which must not pass for the
+     * end of input; the prompt is asked again instead. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prompt_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    char *line;
+    do {
+        if (prompt_interrupted) {
+            clearerr(stdin); /* getline's EINTR left the error flag */
+            fputc('\n', stdout);
+        }
+        prompt_interrupted = 0;
+        line = read_line_once(prompt);
+    } while (!line && prompt_interrupted);
+    signal(SIGINT, SIG_DFL);
+    return line;
+}
+
+static char *read_line_once(const char *prompt)
+{
 #ifdef HAVE_LIBEDIT
     char *line = readline(prompt);
 #else
@@ -117,7 +148,6 @@ static char *read_line(const char *prompt)
         line[n - 1] = '\0';
     }
 #endif
-    signal(SIGINT, SIG_DFL);
     return line;
 }
 
