@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "fakeserver.h"
+#include "redisserver.h"
 #include "testutil.h"
 
 #include <CUnit/CUnit.h>
@@ -68,12 +69,16 @@ static const char *base_conf(void)
     return buf;
 }
 
-/* Starts `seam serve` with base_conf() + extra; 0 on success. */
-static int gw_start_listen(gw *g, const char *extra, const char *listen)
+/* Starts `seam serve` with base_conf() + extra, its conf and stderr in files
+ * named after tag (two gateways at once need two); 0 on success. */
+static int gw_start_tagged(gw *g, const char *extra, const char *listen, const char *tag)
 {
     memset(g, 0, sizeof *g);
-    g->conf = tu_path(tmpdir, "serve.conf");
-    g->err = tu_path(tmpdir, "serve.err");
+    char name[64];
+    snprintf(name, sizeof name, "%s.conf", tag);
+    g->conf = tu_path(tmpdir, name);
+    snprintf(name, sizeof name, "%s.err", tag);
+    g->err = tu_path(tmpdir, name);
     char *text = malloc(strlen(base_conf()) + strlen(extra ? extra : "") + 1);
     strcpy(text, base_conf());
     strcat(text, extra ? extra : "");
@@ -108,6 +113,11 @@ static int gw_start_listen(gw *g, const char *extra, const char *listen)
         usleep(10000);
     }
     return -1;
+}
+
+static int gw_start_listen(gw *g, const char *extra, const char *listen)
+{
+    return gw_start_tagged(g, extra, listen, "serve");
 }
 
 static int gw_start(gw *g, const char *extra)
@@ -905,6 +915,58 @@ static int start(void)
     return 0;
 }
 
+/* Two gateways sharing a Redis state store spend one key budget between them
+ * (issue 18): the answer through A spends carol's budget, so B refuses her
+ * next request although B itself has charged her nothing. */
+static void test_budget_shared_between_gateways(void)
+{
+    if (!tu_redis_available()) {
+        fprintf(stderr, "\n  (no redis-server: the shared budget is not tried)\n");
+        return;
+    }
+    tu_redis *redis = tu_redis_start(NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(redis);
+    char hc[65];
+    FILE *p = popen("printf %s gw-key-carol | sha256sum", "r");
+    CU_ASSERT_FATAL(p && fscanf(p, "%64s", hc) == 1);
+    pclose(p);
+    char extra[1024];
+    snprintf(extra, sizeof extra,
+             "state = { backend = \"redis\"; host = \"127.0.0.1\"; port = %d; prefix = \"gwtest\"; };\n"
+             "serve = { keys = { carol = { sha256 = \"%s\"; budget_microcents = 1000L; }; }; };\n",
+             tu_redis_port(redis), hc);
+    gw a, b;
+    CU_ASSERT_FATAL(gw_start_tagged(&a, extra, "127.0.0.1:0", "serve-a") == 0);
+    CU_ASSERT_FATAL(gw_start_tagged(&b, extra, "127.0.0.1:0", "serve-b") == 0);
+    resp r;
+    fake_server_push_sse(up, text_sse, 0); /* 1700 micro-cents, as in test_keys */
+    http(a.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
+         chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    resp_free(&r);
+    /* A charges the answer when it is done with the request: its access-log
+     * line is written right after. */
+    int charged = 0;
+    for (int i = 0; i < 300 && !charged; i++) {
+        char *log = gw_log(&a);
+        charged = strstr(log, "cost_microcents=1700") != NULL;
+        free(log);
+        if (!charged)
+            usleep(10 * 1000);
+    }
+    CU_ASSERT_TRUE(charged);
+    size_t before = fake_server_request_count(up);
+    http(b.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
+         chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 429);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"insufficient_quota\""));
+    resp_free(&r);
+    CU_ASSERT_EQUAL(fake_server_request_count(up), before); /* B sent nothing upstream */
+    CU_ASSERT_EQUAL(gw_stop(&a), 0);
+    CU_ASSERT_EQUAL(gw_stop(&b), 0);
+    tu_redis_stop(redis);
+}
+
 static const tu_test tests[] = {
     { "chat: a whole answer", test_chat_plain },
     { "chat: streamed, with usage", test_chat_stream },
@@ -921,6 +983,7 @@ static const tu_test tests[] = {
     { "responses: tools, streamed text", test_responses },
     { "models, healthz, metrics, access log", test_models_health_metrics },
     { "keys: hashes, models, rate limit, budget", test_keys },
+    { "keys: a budget shared by two gateways on Redis", test_budget_shared_between_gateways },
     { "no keys: loopback only", test_no_keys_loopback_only },
     { "the serve section is checked", test_serve_section_checked },
     { "SIGHUP reload, SIGTERM drain", test_reload_and_drain },

@@ -2,8 +2,12 @@
  * stored as the sha256 of its text (a leaked conf leaks no key), names what it
  * may use (chains, roles, PROVIDER/MODEL, PROVIDER/ * or *), and carries a
  * budget in micro-cents and request and token rate limits per minute. The
- * counters live in this process (token buckets refilled continuously). A key
- * is compared by its hash, in constant time, and never printed. */
+ * budget is also kept in the client's state store (seam_budget_check/_debit,
+ * under "serve:HASH"), so that gateways sharing a store (the conf's `state`
+ * section, e.g. Redis) spend one budget between them; the process's own count
+ * stands in when the store is away and survives a reload. The rate limits are
+ * token buckets of this process, refilled continuously. A key is compared by
+ * its hash, in constant time, and never printed. */
 #include "config.h"
 
 #include "serve.h"
@@ -347,7 +351,28 @@ static void refill(gw_key *k, int64_t now)
     }
 }
 
-int keys_admit(serve_keys *k, int index, const serve_call *c, serve_err *e)
+/* A budget's life in the shared store: a year, i.e. until the conf changes it
+ * (a store name needs a TTL; the gateway's budgets do not reset by time). */
+#define BUDGET_WINDOW_MS ((int64_t)366 * 24 * 3600 * 1000)
+
+static void budget_name(const gw_key *key, char *buf, size_t size)
+{
+    snprintf(buf, size, "serve:%s", key->hash);
+}
+
+/* 1 when the shared store says the key's budget is spent (by any gateway). */
+static int shared_budget_spent(seam_client *client, const gw_key *key)
+{
+    if (!client || key->budget_microcents <= 0)
+        return 0;
+    char name[80];
+    budget_name(key, name, sizeof name);
+    seam_error err;
+    seam_error_clear(&err);
+    return seam_budget_check(client, name, key->budget_microcents, NULL, &err) == 0;
+}
+
+int keys_admit(serve_keys *k, seam_client *client, int index, const serve_call *c, serve_err *e)
 {
     if (!k || index < 0)
         return 0;
@@ -360,7 +385,8 @@ int keys_admit(serve_keys *k, int index, const serve_call *c, serve_err *e)
     pthread_mutex_lock(&k->mu);
     refill(key, serve_now_us());
     int rc = 0;
-    if (key->budget_microcents > 0 && key->spent_microcents >= key->budget_microcents) {
+    if (key->budget_microcents > 0 &&
+        (key->spent_microcents >= key->budget_microcents || shared_budget_spent(client, key))) {
         serve_err_set(e, 429, SEAM_ERROR_RATE_LIMIT, "insufficient_quota",
                       "This key has spent its budget");
         rc = -1;
@@ -383,7 +409,7 @@ int keys_admit(serve_keys *k, int index, const serve_call *c, serve_err *e)
     return rc;
 }
 
-void keys_charge(serve_keys *k, int index, const seam_usage *u)
+void keys_charge(serve_keys *k, seam_client *client, int index, const seam_usage *u)
 {
     if (!k || index < 0 || (size_t)index >= k->n)
         return;
@@ -399,4 +425,12 @@ void keys_charge(serve_keys *k, int index, const seam_usage *u)
     if (u->present & SEAM_USAGE_COST)
         key->spent_microcents += u->cost_microcents;
     pthread_mutex_unlock(&k->mu);
+    if (client && key->budget_microcents > 0 && (u->present & SEAM_USAGE_COST) &&
+        u->cost_microcents > 0) {
+        char name[80];
+        budget_name(key, name, sizeof name);
+        seam_error err;
+        seam_error_clear(&err);
+        seam_budget_debit(client, name, u->cost_microcents, BUDGET_WINDOW_MS, NULL, &err);
+    }
 }

@@ -222,14 +222,17 @@ void keys_carry(serve_keys *to, serve_keys *from);
 int keys_check(serve_keys *k, const char *presented, int *index, char *name, size_t namesize,
                serve_err *e);
 /* Whether the key may use the route, and is within its limits now (429 / 403
- * with e filled otherwise). Counts the request. */
-int keys_admit(serve_keys *k, int index, const serve_call *c, serve_err *e);
+ * with e filled otherwise): the budget as this process counted it and as the
+ * client's state store holds it (shared with other gateways). Counts the
+ * request. client may be NULL (this process's count alone). */
+int keys_admit(serve_keys *k, seam_client *client, int index, const serve_call *c, serve_err *e);
 /* 1 when key `index` (-1: no keys) may use `name` (what the client asked
  * for), which resolves to `chain` or to provider/model. */
 int keys_allows(const serve_keys *k, int index, const char *name, const char *chain,
                 const char *provider, const char *model);
-/* Charges an answer's tokens and cost to the key. */
-void keys_charge(serve_keys *k, int index, const seam_usage *u);
+/* Charges an answer's tokens and cost to the key, its cost also to the
+ * budget in client's state store (client may be NULL). */
+void keys_charge(serve_keys *k, seam_client *client, int index, const seam_usage *u);
 /* The sha256 of s as 64 hex digits. */
 void keys_sha256_hex(const char *s, size_t n, char hex[65]);
 

@@ -131,7 +131,7 @@ void call_unref(serve_call *c)
      * so that nothing writes what the log and the metrics read. */
     if (c->t_end_us) {
         if (c->gen && c->key_index >= 0)
-            keys_charge(c->gen->keys, c->key_index, &c->usage);
+            keys_charge(c->gen->keys, c->gen->client, c->key_index, &c->usage);
         metrics_record(c);
         accesslog_write(c);
     }
@@ -357,7 +357,7 @@ static enum MHD_Result start(serve_server *srv, serve_call *c)
     if (rc < 0)
         return send_error(c, &e);
     if (route_resolve(c->gen->client, c, &e) < 0 ||
-        keys_admit(c->gen->keys, c->key_index, c, &e) < 0)
+        keys_admit(c->gen->keys, c->gen->client, c->key_index, c, &e) < 0)
         return send_error(c, &e);
     pthread_mutex_lock(&c->mu);
     c->phase = CALL_QUEUED;
