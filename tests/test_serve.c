@@ -915,9 +915,10 @@ static int start(void)
     return 0;
 }
 
-/* Two gateways sharing a Redis state store spend one key budget between them
- * (issue 18): the answer through A spends carol's budget, so B refuses her
- * next request although B itself has charged her nothing. */
+/* Two gateways sharing a Redis state store spend one key budget and one rate
+ * limit between them (issue 18): the answer through A spends carol's budget,
+ * so B refuses her next request although B itself has charged her nothing;
+ * dave's one request a minute, made through A, leaves none for B. */
 static void test_budget_shared_between_gateways(void)
 {
     if (!tu_redis_available()) {
@@ -926,15 +927,16 @@ static void test_budget_shared_between_gateways(void)
     }
     tu_redis *redis = tu_redis_start(NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(redis);
-    char hc[65];
-    FILE *p = popen("printf %s gw-key-carol | sha256sum", "r");
-    CU_ASSERT_FATAL(p && fscanf(p, "%64s", hc) == 1);
+    char hc[65], hd[65];
+    FILE *p = popen("printf %s gw-key-carol | sha256sum; printf %s gw-key-dave | sha256sum", "r");
+    CU_ASSERT_FATAL(p && fscanf(p, "%64s %*s %64s", hc, hd) == 2);
     pclose(p);
     char extra[1024];
     snprintf(extra, sizeof extra,
              "state = { backend = \"redis\"; host = \"127.0.0.1\"; port = %d; prefix = \"gwtest\"; };\n"
-             "serve = { keys = { carol = { sha256 = \"%s\"; budget_microcents = 1000L; }; }; };\n",
-             tu_redis_port(redis), hc);
+             "serve = { keys = { carol = { sha256 = \"%s\"; budget_microcents = 1000L; };\n"
+             "                   dave = { sha256 = \"%s\"; requests_per_minute = 1; }; }; };\n",
+             tu_redis_port(redis), hc, hd);
     gw a, b;
     CU_ASSERT_FATAL(gw_start_tagged(&a, extra, "127.0.0.1:0", "serve-a") == 0);
     CU_ASSERT_FATAL(gw_start_tagged(&b, extra, "127.0.0.1:0", "serve-b") == 0);
@@ -962,6 +964,21 @@ static void test_budget_shared_between_gateways(void)
     CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"insufficient_quota\""));
     resp_free(&r);
     CU_ASSERT_EQUAL(fake_server_request_count(up), before); /* B sent nothing upstream */
+    /* dave may make one request a minute, wherever it lands */
+    fake_server_push_sse(up, text_sse, 0);
+    http(a.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-dave\r\n",
+         chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    resp_free(&r);
+    before = fake_server_request_count(up);
+    http(b.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-dave\r\n",
+         chat_body, &r);
+    char h[32];
+    CU_ASSERT_EQUAL(r.status, 429);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"rate_limit_exceeded\""));
+    CU_ASSERT_PTR_NOT_NULL(resp_header(&r, "Retry-After", h, sizeof h));
+    resp_free(&r);
+    CU_ASSERT_EQUAL(fake_server_request_count(up), before);
     CU_ASSERT_EQUAL(gw_stop(&a), 0);
     CU_ASSERT_EQUAL(gw_stop(&b), 0);
     tu_redis_stop(redis);
@@ -983,7 +1000,7 @@ static const tu_test tests[] = {
     { "responses: tools, streamed text", test_responses },
     { "models, healthz, metrics, access log", test_models_health_metrics },
     { "keys: hashes, models, rate limit, budget", test_keys },
-    { "keys: a budget shared by two gateways on Redis", test_budget_shared_between_gateways },
+    { "keys: a budget and a rate shared by two gateways on Redis", test_budget_shared_between_gateways },
     { "no keys: loopback only", test_no_keys_loopback_only },
     { "the serve section is checked", test_serve_section_checked },
     { "SIGHUP reload, SIGTERM drain", test_reload_and_drain },

@@ -6,8 +6,9 @@
  * under "serve:HASH"), so that gateways sharing a store (the conf's `state`
  * section, e.g. Redis) spend one budget between them; the process's own count
  * stands in when the store is away and survives a reload. The rate limits are
- * token buckets of this process, refilled continuously. A key is compared by
- * its hash, in constant time, and never printed. */
+ * token buckets of this process, refilled continuously, and fixed one-minute
+ * windows in the store, which every gateway sharing it counts against. A key
+ * is compared by its hash, in constant time, and never printed. */
 #include "config.h"
 
 #include "serve.h"
@@ -372,6 +373,42 @@ static int shared_budget_spent(seam_client *client, const gw_key *key)
     return seam_budget_check(client, name, key->budget_microcents, NULL, &err) == 0;
 }
 
+/* The shared store's view of the key's rate limits, taken after this
+ * process's own buckets admitted the request: the requests of this minute's
+ * window (counting this one) and the tokens charged in it, across every
+ * gateway sharing the store. 0 when within both, else -1 with e filled. The
+ * store keeps fixed one-minute windows and does not say when one started, so
+ * Retry-After is the spacing the limit allows, not the window's end. */
+static int shared_rates_admit(seam_client *client, const gw_key *key, serve_err *e)
+{
+    if (!client || (!key->rpm && !key->tpm))
+        return 0;
+    char name[96];
+    seam_error err;
+    seam_error_clear(&err);
+    if (key->tpm) {
+        snprintf(name, sizeof name, "serve:%s:tpm", key->hash);
+        if (seam_budget_check(client, name, key->tpm, NULL, &err) == 0) {
+            serve_err_set(e, 429, SEAM_ERROR_RATE_LIMIT, "rate_limit_exceeded",
+                          "Rate limit reached for this key: %lld tokens per minute",
+                          (long long)key->tpm);
+            e->retry_after_ms = 60000;
+            return -1;
+        }
+    }
+    if (key->rpm) {
+        snprintf(name, sizeof name, "serve:%s:rpm", key->hash);
+        if (seam_rate_take(client, name, key->rpm, 60000, &err) == 0) {
+            serve_err_set(e, 429, SEAM_ERROR_RATE_LIMIT, "rate_limit_exceeded",
+                          "Rate limit reached for this key: %lld requests per minute",
+                          (long long)key->rpm);
+            e->retry_after_ms = 60000 / key->rpm + 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int keys_admit(serve_keys *k, seam_client *client, int index, const serve_call *c, serve_err *e)
 {
     if (!k || index < 0)
@@ -382,11 +419,13 @@ int keys_admit(serve_keys *k, seam_client *client, int index, const serve_call *
                       "This key may not use '%.200s'", c->model);
         return -1;
     }
+    /* The store is asked outside the keys' lock: it may take up to its timeout. */
+    int shared_spent = shared_budget_spent(client, key);
     pthread_mutex_lock(&k->mu);
     refill(key, serve_now_us());
     int rc = 0;
     if (key->budget_microcents > 0 &&
-        (key->spent_microcents >= key->budget_microcents || shared_budget_spent(client, key))) {
+        (key->spent_microcents >= key->budget_microcents || shared_spent)) {
         serve_err_set(e, 429, SEAM_ERROR_RATE_LIMIT, "insufficient_quota",
                       "This key has spent its budget");
         rc = -1;
@@ -406,6 +445,14 @@ int keys_admit(serve_keys *k, seam_client *client, int index, const serve_call *
         key->req_tokens -= 1.0;
     }
     pthread_mutex_unlock(&k->mu);
+    if (rc == 0 && shared_rates_admit(client, key, e) < 0) {
+        if (key->rpm) { /* this process's token goes back: the request is not sent */
+            pthread_mutex_lock(&k->mu);
+            key->req_tokens += 1.0;
+            pthread_mutex_unlock(&k->mu);
+        }
+        rc = -1;
+    }
     return rc;
 }
 
@@ -425,12 +472,17 @@ void keys_charge(serve_keys *k, seam_client *client, int index, const seam_usage
     if (u->present & SEAM_USAGE_COST)
         key->spent_microcents += u->cost_microcents;
     pthread_mutex_unlock(&k->mu);
+    seam_error err;
+    seam_error_clear(&err);
     if (client && key->budget_microcents > 0 && (u->present & SEAM_USAGE_COST) &&
         u->cost_microcents > 0) {
         char name[80];
         budget_name(key, name, sizeof name);
-        seam_error err;
-        seam_error_clear(&err);
         seam_budget_debit(client, name, u->cost_microcents, BUDGET_WINDOW_MS, NULL, &err);
+    }
+    if (client && key->tpm && tokens > 0) {
+        char name[96];
+        snprintf(name, sizeof name, "serve:%s:tpm", key->hash);
+        seam_budget_debit(client, name, tokens, 60000, NULL, &err);
     }
 }
