@@ -18,6 +18,7 @@
 
 static fake_server *srv;
 static seam_client *oa; /* work (openai plugin, key "k-conf") at the fake server */
+static seam_client *wires; /* one provider per wire: oc, rs, an, gm */
 
 static int start(void)
 {
@@ -28,6 +29,16 @@ static int start(void)
         "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k-conf\"; }; };\n"
         "chains = { default = ( { provider = \"work\"; model = \"gpt-4o\"; } ); };\n",
         fake_server_url(srv))));
+    const char *u = fake_server_url(srv);
+    wires = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = {\n"
+        "  oc = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; };\n"
+        "  rs = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\";\n"
+        "         options = { profile = \"openai\"; api = \"responses\"; }; };\n"
+        "  an = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k\"; };\n"
+        "  gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\"; api_key = \"k\"; };\n"
+        "};\n",
+        u, u, u, u)));
     return 0;
 }
 
@@ -437,7 +448,97 @@ static void test_partial_origin(void)
     seam_request_free(req);
 }
 
+/* ---- the response id ------------------------------------------------------------------ */
+
+typedef struct wire_case {
+    const char *provider, *model, *sse, *id;
+} wire_case;
+
+static const wire_case WIRE_CASES[] = {
+    { "oc", "gpt-4o",
+      "data: {\"id\":\"chatcmpl-s1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n"
+      "data: {\"id\":\"chatcmpl-s1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+      "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: [DONE]\n\n",
+      "chatcmpl-s1" },
+    { "rs", "gpt-4o",
+      "event: response.created\n"
+      "data: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_s2\",\"status\":\"in_progress\",\"output\":[]}}\n\n"
+      "event: response.output_text.delta\n"
+      "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"item_id\":\"msg_1\","
+      "\"content_index\":0,\"delta\":\"hi\"}\n\n"
+      "event: response.completed\n"
+      "data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_s2\",\"status\":\"completed\","
+      "\"output\":[{\"type\":\"message\",\"id\":\"msg_1\",\"role\":\"assistant\","
+      "\"content\":[{\"type\":\"output_text\",\"text\":\"hi\"}]}],"
+      "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+      "resp_s2" },
+    { "an", "claude-sonnet-4-5",
+      "event: message_start\n"
+      "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_s3\",\"type\":\"message\",\"role\":\"assistant\","
+      "\"content\":[],\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":3,\"output_tokens\":0}}}\n\n"
+      "event: content_block_start\n"
+      "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\n"
+      "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n"
+      "event: content_block_stop\n"
+      "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+      "event: message_delta\n"
+      "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n"
+      "event: message_stop\n"
+      "data: {\"type\":\"message_stop\"}\n\n",
+      "msg_s3" },
+    { "gm", "gemini-2.5-flash",
+      "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hi\"}]}}],"
+      "\"responseId\":\"gm-s4\"}\n\n"
+      "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"!\"}]},"
+      "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":2},"
+      "\"responseId\":\"gm-s4\"}\n\n",
+      "gm-s4" },
+};
+
+/* Every wire's id reaches the result, streamed and (OpenAI chat, whose fast
+ * path skips the id) blocking. */
+static void test_response_id(void)
+{
+    if (!wires)
+        return;
+    seam_request *req = tu_user_request("hi");
+    for (size_t i = 0; i < sizeof WIRE_CASES / sizeof WIRE_CASES[0]; i++) {
+        const wire_case *w = &WIRE_CASES[i];
+        fake_server_push_sse(srv, w->sse, 0);
+        seam_call_options co = tu_call_opts(w->provider, w->model);
+        seam_stream *st = NULL;
+        seam_error err;
+        seam_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(seam_stream_open(wires, req, &co, &st, &err), SEAM_OK);
+        const seam_chunk *c;
+        int rc;
+        while ((rc = seam_stream_next(st, &c, &err)) == 1)
+            ;
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc != 0)
+            fprintf(stderr, "%s: %s\n", w->provider, err.message);
+        const seam_result *res = seam_stream_result(st);
+        CU_ASSERT(TU_STR_EQ(seam_result_text(res), i == 3 ? "hi!" : "hi"));
+        CU_ASSERT(TU_STR_EQ(seam_result_response_id(res), w->id));
+        seam_stream_free(st);
+    }
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    seam_call_options co = tu_call_opts("oc", "gpt-4o");
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_generate(wires, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT(TU_STR_EQ(seam_result_response_id(res), "chatcmpl-77"));
+    seam_result_free(res);
+    CU_ASSERT_PTR_NULL(seam_result_response_id(NULL));
+    seam_request_free(req);
+}
+
 static const tu_test tests[] = {
+    { "response id", test_response_id },
     { "partial result keeps its origin", test_partial_origin },
     { "prepare_step hook", test_prepare_step },
     { "default_model", test_default_model },

@@ -357,7 +357,7 @@ typedef enum seam_chunk_type {
  *   media_end         id, mime_type, text (the part's handle, "media://sha256-…";
  *                     never bytes: base64 never appears in a chunk)
  *   tool_result       id, name, result_json, is_error (provider-executed)
- *   stop              stop_reason, usage
+ *   stop              stop_reason, usage, id (the provider's response id, or NULL)
  *   error             error
  */
 typedef struct seam_chunk {
@@ -408,6 +408,10 @@ SEAM_EXPORT const seam_usage *seam_result_usage(const seam_result *res);
 SEAM_EXPORT const char *seam_result_provider(const seam_result *res);
 SEAM_EXPORT const char *seam_result_model(const seam_result *res);
 SEAM_EXPORT int seam_result_set_origin(seam_result *res, const char *provider, const char *model);
+/* The provider's id for this answer (OpenAI "chatcmpl-…" or "resp_…", Anthropic
+ * "msg_…", Gemini responseId), from the stop chunk's id; NULL when the provider
+ * gave none or the stream never stopped. Borrowed: valid while res lives. */
+SEAM_EXPORT const char *seam_result_response_id(const seam_result *res);
 /* 1 when the stream ended early (error after content, cancel, cut stream). */
 SEAM_EXPORT int seam_result_incomplete(const seam_result *res);
 SEAM_EXPORT void seam_result_set_incomplete(seam_result *res, int incomplete);
