@@ -256,6 +256,11 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
         break;
     case SEAM_CHUNK_ERROR:
         break; /* handled above */
+    case SEAM_CHUNK_STREAM_START:
+        add_string_or_null(o, "provider", c->name);
+        add_string_or_null(o, "model", c->text);
+        add_string_or_null(o, "response_id", c->id);
+        break;
     }
     return emit_line(out, o);
 }

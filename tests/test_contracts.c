@@ -537,7 +537,61 @@ static void test_response_id(void)
     seam_request_free(req);
 }
 
+/* ---- the stream_start chunk ------------------------------------------------------------ */
+
+/* Streams one OpenAI chat answer with stream_start as asked; the chunk types
+ * in order, space-separated, into log; the first chunk's name/text into who. */
+static int stream_types(seam_client *c, const char *provider, int ask, char *log, size_t cap,
+                        char *who, size_t who_cap)
+{
+    fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts(provider, "gpt-4o");
+    co.stream_start = ask;
+    seam_stream *st = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    log[0] = who[0] = '\0';
+    int rc = seam_stream_open(c, req, &co, &st, &err);
+    const seam_chunk *ch;
+    if (rc != SEAM_OK) {
+        seam_request_free(req);
+        return rc;
+    }
+    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
+        if (ch->type == SEAM_CHUNK_STREAM_START)
+            snprintf(who, who_cap, "%s/%s/%s", ch->name ? ch->name : "(null)",
+                     ch->text ? ch->text : "(null)", ch->id ? ch->id : "(null)");
+        size_t n = strlen(log);
+        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+    }
+    seam_stream_free(st);
+    seam_request_free(req);
+    return rc;
+}
+
+static void test_stream_start(void)
+{
+    if (!wires)
+        return;
+    char log[512], who[256];
+    CU_ASSERT_EQUAL(stream_types(wires, "oc", 1, log, sizeof log, who, sizeof who), 0);
+    CU_ASSERT(TU_STR_EQ(log, "stream_start text_delta stop"));
+    CU_ASSERT(TU_STR_EQ(who, "oc/gpt-4o/(null)"));
+    /* Not asked: the sequence is what it always was. */
+    CU_ASSERT_EQUAL(stream_types(wires, "oc", 0, log, sizeof log, who, sizeof who), 0);
+    CU_ASSERT(TU_STR_EQ(log, "text_delta stop"));
+    CU_ASSERT(TU_STR_EQ(seam_chunk_type_name(SEAM_CHUNK_STREAM_START), "stream_start"));
+    /* A chunk the accumulator takes without changing the result. */
+    seam_result *res = seam_result_new();
+    seam_chunk start = {.type = SEAM_CHUNK_STREAM_START, .name = "p", .text = "m"};
+    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &start), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_result_message(res)), 0);
+    seam_result_free(res);
+}
+
 static const tu_test tests[] = {
+    { "stream_start chunk", test_stream_start },
     { "response id", test_response_id },
     { "partial result keeps its origin", test_partial_origin },
     { "prepare_step hook", test_prepare_step },

@@ -339,7 +339,8 @@ typedef enum seam_chunk_type {
     SEAM_CHUNK_MEDIA_END,
     SEAM_CHUNK_TOOL_RESULT, /* provider-executed tool result: record, never run */
     SEAM_CHUNK_STOP,
-    SEAM_CHUNK_ERROR
+    SEAM_CHUNK_ERROR,
+    SEAM_CHUNK_STREAM_START /* appended: values above are ABI */
 } seam_chunk_type;
 
 /* One streaming chunk: a flat tagged record (fields not used by a type are
@@ -359,6 +360,11 @@ typedef enum seam_chunk_type {
  *   tool_result       id, name, result_json, is_error (provider-executed)
  *   stop              stop_reason, usage, id (the provider's response id, or NULL)
  *   error             error
+ *   stream_start      name (the conf provider), text (the model), id (the
+ *                     provider's response id when known this early, else NULL:
+ *                     the stop chunk has it). The core emits it once per call
+ *                     that asks (seam_call_options.stream_start), before the
+ *                     answering attempt's first chunk; codecs never.
  */
 typedef struct seam_chunk {
     seam_chunk_type type;
