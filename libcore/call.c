@@ -220,6 +220,7 @@ static int is_content(seam_chunk_type t)
     case SEAM_CHUNK_STOP:
     case SEAM_CHUNK_ERROR:
     case SEAM_CHUNK_STREAM_START:
+    case SEAM_CHUNK_STEP_FINISH:
         return 0;
     default:
         return 1;

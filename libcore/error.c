@@ -130,6 +130,7 @@ const char *seam_chunk_type_name(seam_chunk_type t)
     case SEAM_CHUNK_STOP: return "stop";
     case SEAM_CHUNK_ERROR: return "error";
     case SEAM_CHUNK_STREAM_START: return "stream_start";
+    case SEAM_CHUNK_STEP_FINISH: return "step_finish";
     }
     return "unknown";
 }

@@ -383,6 +383,7 @@ int seam_result_add_chunk(seam_result *res, const seam_chunk *chunk)
     case SEAM_CHUNK_STOP: return fold_stop(res, chunk);
     case SEAM_CHUNK_ERROR: return fold_error(res, chunk);
     case SEAM_CHUNK_STREAM_START: return SEAM_OK; /* the origin is set by the caller */
+    case SEAM_CHUNK_STEP_FINISH: return SEAM_OK;  /* the loop's, not one answer's */
     }
     return SEAM_ERR_INVALID;
 }

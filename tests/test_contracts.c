@@ -590,7 +590,73 @@ static void test_stream_start(void)
     seam_result_free(res);
 }
 
+/* ---- the tool loop's step_finish chunk ------------------------------------------------ */
+
+static const char OA_SSE_CALL[] =
+    "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\","
+    "\"function\":{\"name\":\"add\",\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n"
+    "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"delta\":{},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2}}\n\n"
+    "data: [DONE]\n\n";
+
+/* Runs a two-step loop stream (a call of "add", then "hi"); the chunk types in
+ * order into log; the step_finish's step, stop reason and usage into *fin. */
+static int loop_types(int ask, char *log, size_t cap, size_t *fin_step, seam_chunk *fin)
+{
+    seam_toolset *ts = seam_toolset_new();
+    seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL);
+    seam_request *req = tu_user_request("2+3?");
+    seam_call_options co = tu_call_opts("oc", "gpt-4o");
+    co.stream_start = ask;
+    seam_loop_options lo;
+    seam_loop_options_init(&lo);
+    lo.call = &co;
+    lo.tools = ts;
+    fake_server_push_sse(srv, OA_SSE_CALL, 0);
+    fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
+    seam_loop_stream *ls = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    log[0] = '\0';
+    int rc = seam_loop_stream_open(wires, req, &lo, &ls, &err);
+    const seam_chunk *ch;
+    while (rc == SEAM_OK && (rc = seam_loop_stream_next(ls, &ch, &err)) == 1) {
+        if (ch->type == SEAM_CHUNK_STEP_FINISH) {
+            *fin = *ch;
+            *fin_step = seam_loop_stream_step(ls);
+        }
+        size_t n = strlen(log);
+        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+        rc = SEAM_OK;
+    }
+    seam_loop_stream_free(ls);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+    return rc;
+}
+
+static void test_step_finish(void)
+{
+    if (!wires)
+        return;
+    char log[1024];
+    size_t step = 99;
+    seam_chunk fin = { 0 };
+    CU_ASSERT_EQUAL(loop_types(1, log, sizeof log, &step, &fin), 0);
+    CU_ASSERT(TU_STR_EQ(log, "stream_start tool_call_start tool_call_delta tool_call_end stop tool_result "
+                             "step_finish stream_start text_delta stop"));
+    CU_ASSERT_EQUAL(step, 0);
+    CU_ASSERT_EQUAL(fin.stop_reason, SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(fin.usage.input_tokens, 5);
+    CU_ASSERT_EQUAL(fin.usage.output_tokens, 2);
+    /* Not asked: neither chunk. */
+    CU_ASSERT_EQUAL(loop_types(0, log, sizeof log, &step, &fin), 0);
+    CU_ASSERT(TU_STR_EQ(log, "tool_call_start tool_call_delta tool_call_end stop tool_result text_delta stop"));
+}
+
 static const tu_test tests[] = {
+    { "step_finish chunk", test_step_finish },
     { "stream_start chunk", test_stream_start },
     { "response id", test_response_id },
     { "partial result keeps its origin", test_partial_origin },

@@ -340,7 +340,8 @@ typedef enum seam_chunk_type {
     SEAM_CHUNK_TOOL_RESULT, /* provider-executed tool result: record, never run */
     SEAM_CHUNK_STOP,
     SEAM_CHUNK_ERROR,
-    SEAM_CHUNK_STREAM_START /* appended: values above are ABI */
+    SEAM_CHUNK_STREAM_START, /* appended: values above are ABI */
+    SEAM_CHUNK_STEP_FINISH
 } seam_chunk_type;
 
 /* One streaming chunk: a flat tagged record (fields not used by a type are
@@ -365,6 +366,9 @@ typedef enum seam_chunk_type {
  *                     the stop chunk has it). The core emits it once per call
  *                     that asks (seam_call_options.stream_start), before the
  *                     answering attempt's first chunk; codecs never.
+ *   step_finish       stop_reason, usage: of the tool loop's step that just
+ *                     ended (seam_loop_stream_step() gives its index), between
+ *                     it and the next step; loop streams that ask only.
  */
 typedef struct seam_chunk {
     seam_chunk_type type;
