@@ -201,6 +201,7 @@ static void call_options(chat_options *o, seam_call_options *call, seam_cancel *
     call->cancel = cancel;
     call->on_attempt = on_attempt;
     call->skip_plugins = o->no_mock ? "mock" : NULL;
+    call->stream_start = o->json; /* the --json contract opens with it */
     call->ud = o;
 }
 

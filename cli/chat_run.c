@@ -446,6 +446,7 @@ typedef struct chunk_source {
     int (*next)(void *s, const seam_chunk **chunk, seam_error *err);
     int (*is_client_result)(const void *s, const seam_chunk *chunk); /* NULL: never */
     void *s;
+    size_t (*step)(const void *s); /* the last chunk's step; NULL: no steps */
 } chunk_source;
 
 static int next_plain(void *s, const seam_chunk **chunk, seam_error *err)
@@ -461,6 +462,11 @@ static int next_loop(void *s, const seam_chunk **chunk, seam_error *err)
 static int loop_client_result(const void *s, const seam_chunk *chunk)
 {
     return is_client_result(s, chunk);
+}
+
+static size_t loop_step(const void *s)
+{
+    return seam_loop_stream_step(s);
 }
 
 /* Prints a stream as it arrives: text to stdout, notes on stderr, or every
@@ -504,6 +510,8 @@ static int print_stream(chat_options *o, const chunk_source *src, seam_error *fa
              * transport saw). */
             if (client_result)
                 json_out_client_tool_result(stdout, chunk);
+            else if (chunk->type == SEAM_CHUNK_STEP_FINISH)
+                json_out_step_finish(stdout, chunk, src->step ? src->step(src->s) : 0);
             else if (chunk->type != SEAM_CHUNK_ERROR)
                 json_out_chunk(stdout, chunk);
             continue;
@@ -534,7 +542,7 @@ int chat_streaming(chat_options *o, seam_client *client, const seam_request *req
     int rc = seam_stream_open(client, req, call, &s, &err);
     if (rc != SEAM_OK)
         return report_failure(o, rc, &err, cancel);
-    chunk_source src = { next_plain, NULL, s };
+    chunk_source src = { next_plain, NULL, s, NULL };
     int status;
     int code = EXIT_OK;
     if (print_stream(o, &src, &err, &status)) {
@@ -646,7 +654,7 @@ int chat_tools_streaming(chat_options *o, seam_client *client, const seam_reques
     int rc = seam_loop_stream_open(client, req, &lo, &s, &err);
     if (rc != SEAM_OK)
         return report_failure(o, rc, &err, cancel);
-    chunk_source src = { next_loop, loop_client_result, s };
+    chunk_source src = { next_loop, loop_client_result, s, loop_step };
     int status;
     int code = EXIT_OK;
     if (print_stream(o, &src, &err, &status))

@@ -256,6 +256,16 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
         break;
     case SEAM_CHUNK_ERROR:
         break; /* handled above */
+    case SEAM_CHUNK_STREAM_START:
+        add_string_or_null(o, "provider", c->name);
+        add_string_or_null(o, "model", c->text);
+        add_string_or_null(o, "response_id", c->id);
+        break;
+    case SEAM_CHUNK_STEP_FINISH: /* json_out_step_finish() adds the step */
+        json_object_object_add(o, "stop_reason",
+                               json_object_new_string(seam_stop_reason_name(c->stop_reason)));
+        json_object_object_add(o, "usage", usage_object(&c->usage));
+        break;
     }
     return emit_line(out, o);
 }
@@ -478,5 +488,21 @@ int json_out_error(FILE *out, const seam_error *err)
         return -1;
     json_object_object_add(o, "type", json_object_new_string("error"));
     json_object_object_add(o, "error", error_object(err));
+    return emit_line(out, o);
+}
+
+int json_out_step_finish(FILE *out, const seam_chunk *c, size_t step)
+{
+    errno = 0;
+    json_object *o = json_object_new_object();
+    if (!o) {
+        failed = 1;
+        return -1;
+    }
+    json_object_object_add(o, "type", json_object_new_string("step_finish"));
+    json_object_object_add(o, "step", json_object_new_int64((int64_t)step));
+    json_object_object_add(o, "stop_reason",
+                           json_object_new_string(seam_stop_reason_name(c->stop_reason)));
+    json_object_object_add(o, "usage", usage_object(&c->usage));
     return emit_line(out, o);
 }

@@ -24,6 +24,10 @@ int json_out_result(FILE *out, const seam_result *res);
  * without "provider_executed" (which appears only when true). */
 int json_out_client_tool_result(FILE *out, const seam_chunk *chunk);
 
+/* {"type":"step_finish","step":N,"stop_reason":...,"usage":{...}}: the tool
+ * loop's step N (0-based) ended and the next one starts. */
+int json_out_step_finish(FILE *out, const seam_chunk *chunk, size_t step);
+
 /* {"type":"error","error":{"kind":...,"retryable":...,"status":...,"provider":...,
  *  "message":...}} ("code" added when the error has one). */
 int json_out_error(FILE *out, const seam_error *err);

@@ -101,6 +101,8 @@ struct seam_stream {
     size_t q_head, q_ready, q_len, q_cap;
     owned_chunk current;      /* the chunk last handed out, when copied */
     int yielded_content;
+    int want_start;           /* seam_call_options.stream_start */
+    int start_sent;           /* the stream_start chunk is queued */
 
     seam_result *result;
     seam_usage total;         /* every attempt's usage, priced */
@@ -182,6 +184,24 @@ static void drop_held(seam_stream *s)
     s->q_len = s->q_ready;
 }
 
+/* Queues the stream_start chunk ahead of the answering attempt's chunks, which
+ * are about to go out (its first content, or its success): only then is it
+ * known which entry of the chain answers. Generation calls only. */
+static int queue_start(seam_stream *s, const char *provider, const char *model)
+{
+    if (!s->want_start || s->start_sent || s->op)
+        return SEAM_OK;
+    seam_chunk start = {.type = SEAM_CHUNK_STREAM_START, .name = provider, .text = model};
+    if (queue_push(s, &start) != SEAM_OK)
+        return SEAM_ERR_NOMEM;
+    size_t at = s->q_ready; /* read after the push, which may rewind an empty queue */
+    owned_chunk moved = s->queue[s->q_len - 1];
+    memmove(&s->queue[at + 1], &s->queue[at], (s->q_len - 1 - at) * sizeof *s->queue);
+    s->queue[at] = moved;
+    s->start_sent = 1;
+    return SEAM_OK;
+}
+
 static void drop_all_queued(seam_stream *s)
 {
     for (size_t i = s->q_head; i < s->q_len; i++)
@@ -199,6 +219,8 @@ static int is_content(seam_chunk_type t)
     case SEAM_CHUNK_MEDIA_START:
     case SEAM_CHUNK_STOP:
     case SEAM_CHUNK_ERROR:
+    case SEAM_CHUNK_STREAM_START:
+    case SEAM_CHUNK_STEP_FINISH:
         return 0;
     default:
         return 1;
@@ -449,6 +471,8 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
             rc = SEAM_ERR_NOMEM;
         if (OPT_HAS(opts, raw))
             s->raw = opts->raw;
+        if (OPT_HAS(opts, stream_start))
+            s->want_start = opts->stream_start != 0;
         if (OPT_HAS(opts, credential) && opts->credential) {
             if (!opts->provider) {
                 seam_stream_free(s);
@@ -825,6 +849,14 @@ static void on_success(seam_stream *s)
     for (size_t i = s->q_ready; i < s->q_len; i++)
         if (s->queue[i].c.type == SEAM_CHUNK_STOP)
             s->queue[i].c.usage = total;
+    if (queue_start(s, pe->provider, pe->model) != SEAM_OK) {
+        seam_error e;
+        seam_error_clear(&e);
+        seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+        drop_all_queued(s);
+        end_with(s, SEAM_ERR_NOMEM, &e);
+        return;
+    }
     s->q_ready = s->q_len;
     seam_keys_succeeded(s->client, s->slot, &s->lease);
     if (seam_result_set_origin(s->result, pe->provider, pe->model) != SEAM_OK) {
@@ -1089,6 +1121,14 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
                 continue;
             }
             if (is_content(c->type)) {
+                const plan_entry *pe = &s->plan[s->entry];
+                if (queue_start(s, pe->provider, pe->model) != SEAM_OK) {
+                    seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
+                    seam_transfer_free(s->transfer);
+                    s->transfer = NULL;
+                    end_with(s, SEAM_ERR_NOMEM, &e);
+                    continue;
+                }
                 s->yielded_content = 1;
                 s->q_ready = s->q_len; /* the held framing goes out with it */
             }

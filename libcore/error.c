@@ -129,6 +129,8 @@ const char *seam_chunk_type_name(seam_chunk_type t)
     case SEAM_CHUNK_TOOL_RESULT: return "tool_result";
     case SEAM_CHUNK_STOP: return "stop";
     case SEAM_CHUNK_ERROR: return "error";
+    case SEAM_CHUNK_STREAM_START: return "stream_start";
+    case SEAM_CHUNK_STEP_FINISH: return "step_finish";
     }
     return "unknown";
 }

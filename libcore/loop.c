@@ -797,6 +797,11 @@ typedef struct engine {
     size_t emit_next;
     seam_chunk chunk;
     size_t chunk_step;
+
+    /* seam_call_options.stream_start: each turn opens with stream_start, and a
+     * step_finish goes out between two steps */
+    int stream_meta;
+    size_t finish_sent;          /* steps whose step_finish went out */
 } engine;
 
 static void engine_free(engine *e)
@@ -899,6 +904,7 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
             e->idle_ms = co->idle_timeout_ms;
             e->on_attempt = co->on_attempt;
             e->attempt_ud = co->ud;
+            e->stream_meta = HAS_FIELD(co, seam_call_options, stream_start) && co->stream_start;
             if (copy_opt(&e->chain, co->chain) != SEAM_OK ||
                 copy_opt(&e->provider, co->provider) != SEAM_OK ||
                 copy_opt(&e->model, co->model) != SEAM_OK ||
@@ -967,6 +973,7 @@ static int turn_options(engine *e, seam_call_options *co, seam_cancel *cancel)
         .on_attempt = e->on_attempt,
         .ud = e->attempt_ud,
         .credential = e->credential,
+        .stream_start = e->stream_meta,
     };
     return 0;
 }
@@ -1246,7 +1253,27 @@ static int open_turn(engine *e)
 
 static int is_content_chunk(seam_chunk_type t)
 {
-    return t != SEAM_CHUNK_STOP && t != SEAM_CHUNK_ERROR;
+    return t != SEAM_CHUNK_STOP && t != SEAM_CHUNK_ERROR && t != SEAM_CHUNK_STREAM_START;
+}
+
+/* The step_finish of the last step, when another step is about to open: its
+ * stop reason and usage (the step's, not the run's); seam_loop_stream_step()
+ * gives its index. 1 when it goes out now. */
+static int next_step_finish(engine *e, const seam_chunk **chunk)
+{
+    size_t n = e->gen->n_steps;
+    if (!e->stream_meta || n == 0 || e->finish_sent == n)
+        return 0;
+    e->finish_sent = n;
+    const seam_step *st = e->gen->steps[n - 1];
+    e->chunk = (seam_chunk){
+        .type = SEAM_CHUNK_STEP_FINISH,
+        .stop_reason = seam_result_stop_reason(st->result),
+        .usage = *seam_step_usage(st),
+    };
+    e->chunk_step = n - 1;
+    *chunk = &e->chunk;
+    return 1;
 }
 
 /* The next tool-result chunk of the last round, 1 when there was one. */
@@ -1284,6 +1311,8 @@ static int engine_next(engine *e, const seam_chunk **chunk, seam_error *err)
             return e->status;
         }
         if (!e->cur) {
+            if (next_step_finish(e, chunk))
+                return 1;
             open_turn(e);
             continue;
         }

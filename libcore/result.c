@@ -28,6 +28,7 @@ struct seam_result {
     seam_usage usage;
     char *provider;
     char *model;
+    char *response_id; /* the provider's id for the answer, from the stop chunk */
     int incomplete;
     int has_error;
     seam_error error;
@@ -80,6 +81,7 @@ void seam_result_free(seam_result *res)
     seam_message_free(res->message);
     free(res->provider);
     free(res->model);
+    free(res->response_id);
     free(res);
 }
 
@@ -305,6 +307,13 @@ static int fold_stop(seam_result *res, const seam_chunk *chunk)
     if (!res->has_error)
         res->stop_reason = chunk->stop_reason;
     res->usage = chunk->usage;
+    if (chunk->id && *chunk->id) {
+        char *id = seam_strdup(chunk->id);
+        if (!id)
+            return SEAM_ERR_NOMEM;
+        free(res->response_id);
+        res->response_id = id;
+    }
     return rc;
 }
 
@@ -373,6 +382,8 @@ int seam_result_add_chunk(seam_result *res, const seam_chunk *chunk)
     case SEAM_CHUNK_TOOL_RESULT: return tool_result(res, chunk);
     case SEAM_CHUNK_STOP: return fold_stop(res, chunk);
     case SEAM_CHUNK_ERROR: return fold_error(res, chunk);
+    case SEAM_CHUNK_STREAM_START: return SEAM_OK; /* the origin is set by the caller */
+    case SEAM_CHUNK_STEP_FINISH: return SEAM_OK;  /* the loop's, not one answer's */
     }
     return SEAM_ERR_INVALID;
 }
@@ -407,6 +418,11 @@ const char *seam_result_provider(const seam_result *res)
 const char *seam_result_model(const seam_result *res)
 {
     return res ? res->model : NULL;
+}
+
+const char *seam_result_response_id(const seam_result *res)
+{
+    return res ? res->response_id : NULL;
 }
 
 int seam_result_set_origin(seam_result *res, const char *provider, const char *model)

@@ -145,6 +145,8 @@ CHUNKS = {
     "media_delta": ({"id", "progress"}, set()),
     "media_end": ({"id", "mime_type"}, {"ref"}),
     "stop": ({"stop_reason", "usage"}, set()),
+    "stream_start": ({"provider", "model", "response_id"}, set()),
+    "step_finish": ({"step", "stop_reason", "usage"}, set()),
 }
 STOP_REASONS = {"stop", "length", "tool_use", "content_filter", "error"}
 
@@ -177,6 +179,14 @@ def check_chunk(o, where):
         need(isinstance(o["is_error"], bool), where + ": is_error is a bool")
         if "provider_executed" in o:
             need(o["provider_executed"] is True, where + ": provider_executed only when true")
+    if t == "stream_start":
+        need(isinstance(o["provider"], str) and isinstance(o["model"], str),
+             where + ": provider and model are strings")
+        need(opt_str(o["response_id"]), where + ": response_id is a string or null")
+    if t == "step_finish":
+        need(is_int(o["step"]) and o["step"] >= 0, where + ": step is a count")
+        need(o["stop_reason"] in STOP_REASONS, where + ": stop_reason")
+        check_usage(o["usage"], where)
     if t == "stop":
         need(o["stop_reason"] in STOP_REASONS, where + ": stop_reason")
         check_usage(o["usage"], where)
@@ -560,6 +570,15 @@ run fallback_json "$SEAM" --conf "$tmp/mock.conf" chat --json --chain fallback '
 expect_rc fallback_json 0 && check_json fallback_json success "$MOCK_TEXT"
 expect_json_field fallback_json '[(a["provider"], a["outcome"], a.get("wait_ms"), a.get("error", {}).get("kind")) for a in o["attempts"]]' \
     "[('failing', 'failed', 10, 'overloaded'), ('failing', 'failed', None, 'overloaded'), ('mock', 'succeeded', None, None)]"
+# The stream opens with one stream_start naming the entry that answered, not
+# the ones that failed before it (issue 14, item 5).
+checks=$((checks + 1))
+if [ "$(head -n 1 "$tmp/fallback_json.out")" = '{"type":"stream_start","provider":"mock","model":"mock-1","response_id":null}' ] &&
+    [ "$(grep -c '"type":"stream_start"' "$tmp/fallback_json.out")" -eq 1 ]; then
+    ok "fallback_json: one stream_start first, naming the answering entry"
+else
+    fail "fallback_json: expected one stream_start line first, naming mock/mock-1"
+fi
 
 # A provider error: exit 1, and in --json the error line.
 run failing "$SEAM" --conf "$tmp/mock.conf" chat --chain failing 'Hi'
@@ -674,6 +693,7 @@ run tools_json "$SEAM" --conf "$tmp/tools.conf" chat --json --tools add --tools 
 expect_rc tools_json 0 && check_json tools_json tools 'The sum is 5.'
 expect_grep tools_json out '^{"type":"tool_result","id":"c1","name":"add","result":5,"is_error":false}$' 'a tool_result line for add'
 expect_grep tools_json out '^{"type":"tool_result","id":"c2","name":"fail","result":"command exited with status 3: disk on fire","is_error":true}$' 'a tool_result line for the failing tool'
+expect_grep tools_json out '^{"type":"step_finish","step":0,"stop_reason":"tool_use","usage":{' 'a step_finish line between the steps'
 expect_json_field tools_json 'len(o["steps"])' 2
 expect_json_field tools_json '[(c["id"], c["name"], c["args"]) for c in o["steps"][0]["tool_calls"]]' \
     "[('c1', 'add', {'a': 2, 'b': 3}), ('c2', 'fail', {'why': 'test'})]"

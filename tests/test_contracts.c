@@ -18,6 +18,7 @@
 
 static fake_server *srv;
 static seam_client *oa; /* work (openai plugin, key "k-conf") at the fake server */
+static seam_client *wires; /* one provider per wire: oc, rs, an, gm */
 
 static int start(void)
 {
@@ -28,6 +29,16 @@ static int start(void)
         "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k-conf\"; }; };\n"
         "chains = { default = ( { provider = \"work\"; model = \"gpt-4o\"; } ); };\n",
         fake_server_url(srv))));
+    const char *u = fake_server_url(srv);
+    wires = tu_client_at_end(tu_if_built(tu_clientf(
+        "providers = {\n"
+        "  oc = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; };\n"
+        "  rs = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\";\n"
+        "         options = { profile = \"openai\"; api = \"responses\"; }; };\n"
+        "  an = { plugin = \"anthropic\"; base_url = \"%s/v1\"; api_key = \"k\"; };\n"
+        "  gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\"; api_key = \"k\"; };\n"
+        "};\n",
+        u, u, u, u)));
     return 0;
 }
 
@@ -437,7 +448,217 @@ static void test_partial_origin(void)
     seam_request_free(req);
 }
 
+/* ---- the response id ------------------------------------------------------------------ */
+
+typedef struct wire_case {
+    const char *provider, *model, *sse, *id;
+} wire_case;
+
+static const wire_case WIRE_CASES[] = {
+    { "oc", "gpt-4o",
+      "data: {\"id\":\"chatcmpl-s1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+      "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n"
+      "data: {\"id\":\"chatcmpl-s1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
+      "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: [DONE]\n\n",
+      "chatcmpl-s1" },
+    { "rs", "gpt-4o",
+      "event: response.created\n"
+      "data: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_s2\",\"status\":\"in_progress\",\"output\":[]}}\n\n"
+      "event: response.output_text.delta\n"
+      "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"item_id\":\"msg_1\","
+      "\"content_index\":0,\"delta\":\"hi\"}\n\n"
+      "event: response.completed\n"
+      "data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_s2\",\"status\":\"completed\","
+      "\"output\":[{\"type\":\"message\",\"id\":\"msg_1\",\"role\":\"assistant\","
+      "\"content\":[{\"type\":\"output_text\",\"text\":\"hi\"}]}],"
+      "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+      "resp_s2" },
+    { "an", "claude-sonnet-4-5",
+      "event: message_start\n"
+      "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_s3\",\"type\":\"message\",\"role\":\"assistant\","
+      "\"content\":[],\"model\":\"claude-sonnet-4-5\",\"usage\":{\"input_tokens\":3,\"output_tokens\":0}}}\n\n"
+      "event: content_block_start\n"
+      "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\n"
+      "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n"
+      "event: content_block_stop\n"
+      "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+      "event: message_delta\n"
+      "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n"
+      "event: message_stop\n"
+      "data: {\"type\":\"message_stop\"}\n\n",
+      "msg_s3" },
+    { "gm", "gemini-2.5-flash",
+      "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"hi\"}]}}],"
+      "\"responseId\":\"gm-s4\"}\n\n"
+      "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"!\"}]},"
+      "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":2},"
+      "\"responseId\":\"gm-s4\"}\n\n",
+      "gm-s4" },
+};
+
+/* Every wire's id reaches the result, streamed and (OpenAI chat, whose fast
+ * path skips the id) blocking. */
+static void test_response_id(void)
+{
+    if (!wires)
+        return;
+    seam_request *req = tu_user_request("hi");
+    for (size_t i = 0; i < sizeof WIRE_CASES / sizeof WIRE_CASES[0]; i++) {
+        const wire_case *w = &WIRE_CASES[i];
+        fake_server_push_sse(srv, w->sse, 0);
+        seam_call_options co = tu_call_opts(w->provider, w->model);
+        seam_stream *st = NULL;
+        seam_error err;
+        seam_error_clear(&err);
+        CU_ASSERT_EQUAL_FATAL(seam_stream_open(wires, req, &co, &st, &err), SEAM_OK);
+        const seam_chunk *c;
+        int rc;
+        while ((rc = seam_stream_next(st, &c, &err)) == 1)
+            ;
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc != 0)
+            fprintf(stderr, "%s: %s\n", w->provider, err.message);
+        const seam_result *res = seam_stream_result(st);
+        CU_ASSERT(TU_STR_EQ(seam_result_text(res), i == 3 ? "hi!" : "hi"));
+        CU_ASSERT(TU_STR_EQ(seam_result_response_id(res), w->id));
+        seam_stream_free(st);
+    }
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    seam_call_options co = tu_call_opts("oc", "gpt-4o");
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_generate(wires, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT(TU_STR_EQ(seam_result_response_id(res), "chatcmpl-77"));
+    seam_result_free(res);
+    CU_ASSERT_PTR_NULL(seam_result_response_id(NULL));
+    seam_request_free(req);
+}
+
+/* ---- the stream_start chunk ------------------------------------------------------------ */
+
+/* Streams one OpenAI chat answer with stream_start as asked; the chunk types
+ * in order, space-separated, into log; the first chunk's name/text into who. */
+static int stream_types(seam_client *c, const char *provider, int ask, char *log, size_t cap,
+                        char *who, size_t who_cap)
+{
+    fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
+    seam_request *req = tu_user_request("hi");
+    seam_call_options co = tu_call_opts(provider, "gpt-4o");
+    co.stream_start = ask;
+    seam_stream *st = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    log[0] = who[0] = '\0';
+    int rc = seam_stream_open(c, req, &co, &st, &err);
+    const seam_chunk *ch;
+    if (rc != SEAM_OK) {
+        seam_request_free(req);
+        return rc;
+    }
+    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
+        if (ch->type == SEAM_CHUNK_STREAM_START)
+            snprintf(who, who_cap, "%s/%s/%s", ch->name ? ch->name : "(null)",
+                     ch->text ? ch->text : "(null)", ch->id ? ch->id : "(null)");
+        size_t n = strlen(log);
+        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+    }
+    seam_stream_free(st);
+    seam_request_free(req);
+    return rc;
+}
+
+static void test_stream_start(void)
+{
+    if (!wires)
+        return;
+    char log[512], who[256];
+    CU_ASSERT_EQUAL(stream_types(wires, "oc", 1, log, sizeof log, who, sizeof who), 0);
+    CU_ASSERT(TU_STR_EQ(log, "stream_start text_delta stop"));
+    CU_ASSERT(TU_STR_EQ(who, "oc/gpt-4o/(null)"));
+    /* Not asked: the sequence is what it always was. */
+    CU_ASSERT_EQUAL(stream_types(wires, "oc", 0, log, sizeof log, who, sizeof who), 0);
+    CU_ASSERT(TU_STR_EQ(log, "text_delta stop"));
+    CU_ASSERT(TU_STR_EQ(seam_chunk_type_name(SEAM_CHUNK_STREAM_START), "stream_start"));
+    /* A chunk the accumulator takes without changing the result. */
+    seam_result *res = seam_result_new();
+    seam_chunk start = {.type = SEAM_CHUNK_STREAM_START, .name = "p", .text = "m"};
+    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &start), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_result_message(res)), 0);
+    seam_result_free(res);
+}
+
+/* ---- the tool loop's step_finish chunk ------------------------------------------------ */
+
+static const char OA_SSE_CALL[] =
+    "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\","
+    "\"function\":{\"name\":\"add\",\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n"
+    "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"delta\":{},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2}}\n\n"
+    "data: [DONE]\n\n";
+
+/* Runs a two-step loop stream (a call of "add", then "hi"); the chunk types in
+ * order into log; the step_finish's step, stop reason and usage into *fin. */
+static int loop_types(int ask, char *log, size_t cap, size_t *fin_step, seam_chunk *fin)
+{
+    seam_toolset *ts = seam_toolset_new();
+    seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL);
+    seam_request *req = tu_user_request("2+3?");
+    seam_call_options co = tu_call_opts("oc", "gpt-4o");
+    co.stream_start = ask;
+    seam_loop_options lo;
+    seam_loop_options_init(&lo);
+    lo.call = &co;
+    lo.tools = ts;
+    fake_server_push_sse(srv, OA_SSE_CALL, 0);
+    fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
+    seam_loop_stream *ls = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    log[0] = '\0';
+    int rc = seam_loop_stream_open(wires, req, &lo, &ls, &err);
+    const seam_chunk *ch;
+    while (rc == SEAM_OK && (rc = seam_loop_stream_next(ls, &ch, &err)) == 1) {
+        if (ch->type == SEAM_CHUNK_STEP_FINISH) {
+            *fin = *ch;
+            *fin_step = seam_loop_stream_step(ls);
+        }
+        size_t n = strlen(log);
+        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+        rc = SEAM_OK;
+    }
+    seam_loop_stream_free(ls);
+    seam_request_free(req);
+    seam_toolset_free(ts);
+    return rc;
+}
+
+static void test_step_finish(void)
+{
+    if (!wires)
+        return;
+    char log[1024];
+    size_t step = 99;
+    seam_chunk fin = { 0 };
+    CU_ASSERT_EQUAL(loop_types(1, log, sizeof log, &step, &fin), 0);
+    CU_ASSERT(TU_STR_EQ(log, "stream_start tool_call_start tool_call_delta tool_call_end stop tool_result "
+                             "step_finish stream_start text_delta stop"));
+    CU_ASSERT_EQUAL(step, 0);
+    CU_ASSERT_EQUAL(fin.stop_reason, SEAM_STOP_TOOL_USE);
+    CU_ASSERT_EQUAL(fin.usage.input_tokens, 5);
+    CU_ASSERT_EQUAL(fin.usage.output_tokens, 2);
+    /* Not asked: neither chunk. */
+    CU_ASSERT_EQUAL(loop_types(0, log, sizeof log, &step, &fin), 0);
+    CU_ASSERT(TU_STR_EQ(log, "tool_call_start tool_call_delta tool_call_end stop tool_result text_delta stop"));
+}
+
 static const tu_test tests[] = {
+    { "step_finish chunk", test_step_finish },
+    { "stream_start chunk", test_stream_start },
+    { "response id", test_response_id },
     { "partial result keeps its origin", test_partial_origin },
     { "prepare_step hook", test_prepare_step },
     { "default_model", test_default_model },

@@ -162,7 +162,8 @@ const char *tu_json_str(json_object *o, const char *path);
 int64_t tu_json_int(json_object *o, const char *path);
 /* got (may be NULL) equals the JSON text want; both printed when not. */
 int tu_json_equal(json_object *got, const char *want_text);
-/* Strings equal, neither NULL; both printed with file:line when not. */
+/* Strings equal, neither NULL; both printed with file:line, and a failed CUnit
+ * assertion recorded, when not. */
 int tu_str_eq(const char *got, const char *want, const char *file, int line);
 #define TU_STR_EQ(got, want) tu_str_eq((got), (want), __FILE__, __LINE__)
 

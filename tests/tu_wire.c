@@ -116,5 +116,8 @@ int tu_str_eq(const char *got, const char *want, const char *file, int line)
         return 1;
     fprintf(stderr, "\n  %s:%d: got \"%s\", want \"%s\"\n", file, line, got ? got : "(null)",
             want ? want : "(null)");
+    /* Counted as a failed assertion here, so that a bare TU_STR_EQ(...) statement
+     * fails its test too (wrapped in CU_ASSERT it is counted twice, harmlessly). */
+    CU_assertImplementation(CU_FALSE, (unsigned)line, "TU_STR_EQ", file, "", CU_FALSE);
     return 0;
 }

@@ -328,6 +328,11 @@ typedef struct seam_call_options {
      * attempt, for debugging (see seam_raw_response_new); NULL: not kept.
      * Borrowed for the call; one per call in flight. */
     struct seam_raw_response *raw;
+    /* Appended (issue 14). Nonzero: a streamed generation opens with a
+     * SEAM_CHUNK_STREAM_START chunk naming the conf provider and the model of
+     * the chain entry that answers (see seam_chunk). 0: no such chunk, as
+     * before, so callers that pin the chunk sequence are unaffected. */
+    int stream_start;
 } seam_call_options;
 
 /* The raw answer of a call's last attempt, kept on request for debugging:

@@ -339,7 +339,9 @@ typedef enum seam_chunk_type {
     SEAM_CHUNK_MEDIA_END,
     SEAM_CHUNK_TOOL_RESULT, /* provider-executed tool result: record, never run */
     SEAM_CHUNK_STOP,
-    SEAM_CHUNK_ERROR
+    SEAM_CHUNK_ERROR,
+    SEAM_CHUNK_STREAM_START, /* appended: values above are ABI */
+    SEAM_CHUNK_STEP_FINISH
 } seam_chunk_type;
 
 /* One streaming chunk: a flat tagged record (fields not used by a type are
@@ -357,8 +359,16 @@ typedef enum seam_chunk_type {
  *   media_end         id, mime_type, text (the part's handle, "media://sha256-…";
  *                     never bytes: base64 never appears in a chunk)
  *   tool_result       id, name, result_json, is_error (provider-executed)
- *   stop              stop_reason, usage
+ *   stop              stop_reason, usage, id (the provider's response id, or NULL)
  *   error             error
+ *   stream_start      name (the conf provider), text (the model), id (the
+ *                     provider's response id when known this early, else NULL:
+ *                     the stop chunk has it). The core emits it once per call
+ *                     that asks (seam_call_options.stream_start), before the
+ *                     answering attempt's first chunk; codecs never.
+ *   step_finish       stop_reason, usage: of the tool loop's step that just
+ *                     ended (seam_loop_stream_step() gives its index), between
+ *                     it and the next step; loop streams that ask only.
  */
 typedef struct seam_chunk {
     seam_chunk_type type;
@@ -408,6 +418,10 @@ SEAM_EXPORT const seam_usage *seam_result_usage(const seam_result *res);
 SEAM_EXPORT const char *seam_result_provider(const seam_result *res);
 SEAM_EXPORT const char *seam_result_model(const seam_result *res);
 SEAM_EXPORT int seam_result_set_origin(seam_result *res, const char *provider, const char *model);
+/* The provider's id for this answer (OpenAI "chatcmpl-…" or "resp_…", Anthropic
+ * "msg_…", Gemini responseId), from the stop chunk's id; NULL when the provider
+ * gave none or the stream never stopped. Borrowed: valid while res lives. */
+SEAM_EXPORT const char *seam_result_response_id(const seam_result *res);
 /* 1 when the stream ended early (error after content, cancel, cut stream). */
 SEAM_EXPORT int seam_result_incomplete(const seam_result *res);
 SEAM_EXPORT void seam_result_set_incomplete(seam_result *res, int incomplete);

@@ -71,6 +71,7 @@ typedef struct decoder {
     seam_usage usage;
     seam_stop_reason stop_reason;
     int stopped;
+    char response_id[128]; /* message.id, carried on the stop chunk */
     jscan_buf scan; /* the fast path's decoded strings, reused per event */
 } decoder;
 
@@ -426,6 +427,8 @@ static int block_stop(decoder *dec, block *b, seam_emitter *em, seam_error *err)
 static int emit_stop(decoder *dec, seam_emitter *em)
 {
     seam_chunk c = { .type = SEAM_CHUNK_STOP, .usage = dec->usage };
+    if (dec->response_id[0])
+        c.id = dec->response_id;
     c.stop_reason = dec->stop_reason != SEAM_STOP_NONE ? dec->stop_reason : SEAM_STOP_STOP;
     /* The JSON answer was a forced tool call, but to the caller it is the answer. */
     if (dec->json_tool && c.stop_reason == SEAM_STOP_TOOL_USE)
@@ -455,6 +458,14 @@ static int fold_whole_blocks(decoder *dec, json_object *content, seam_emitter *o
 /* message_start: usage so far, and whatever content and stop reason the
  * message already holds. A message_start after message_stop (recordings that
  * hold several messages back to back) opens the next message of the stream. */
+static void note_id(decoder *dec, json_object *msg)
+{
+    const char *id = jstr(msg, "id");
+    dec->response_id[0] = '\0';
+    if (id && strlen(id) < sizeof dec->response_id)
+        memcpy(dec->response_id, id, strlen(id) + 1);
+}
+
 static int message_start(decoder *dec, json_object *msg, seam_emitter *out, seam_error *err)
 {
     if (dec->stopped) {
@@ -463,6 +474,7 @@ static int message_start(decoder *dec, json_object *msg, seam_emitter *out, seam
         dec->stopped = 0;
         dec->stop_reason = SEAM_STOP_NONE;
     }
+    note_id(dec, msg);
     read_usage(&dec->usage, member(msg, "usage", json_type_object));
     const char *reason = jstr(msg, "stop_reason");
     if (reason)
@@ -648,6 +660,7 @@ int anthropic_decode_response(void *instance, const seam_request *req, const cha
         json_object_put(msg);
         return nomem(err);
     }
+    note_id(dec, msg);
     read_usage(&dec->usage, member(msg, "usage", json_type_object));
     int rc = fold_whole_blocks(dec, member(msg, "content", json_type_array), out, err);
     if (rc == SEAM_OK) {

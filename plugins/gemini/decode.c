@@ -317,10 +317,18 @@ static int emit_stop(gemini_decoder *d, seam_emitter *out)
     if (reason == SEAM_STOP_STOP && d->saw_tool_call)
         reason = SEAM_STOP_TOOL_USE;
     seam_chunk c = {.type = SEAM_CHUNK_STOP, .stop_reason = reason};
+    if (d->response_id[0])
+        c.id = d->response_id;
     if (d->have_usage)
         c.usage = d->usage;
     d->stop_emitted = 1;
     return emit(out, &c);
+}
+
+static void note_id(gemini_decoder *d, const char *id)
+{
+    if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id)
+        memcpy(d->response_id, id, strlen(id) + 1);
 }
 
 /* One GenerateContentResponse. */
@@ -335,6 +343,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
     if (d->stop_emitted)
         return SEAM_OK; /* nothing may follow the stop chunk */
 
+    note_id(d, jstr(resp, "responseId"));
     int rc = SEAM_OK;
     json_object *um = jget(resp, "usageMetadata");
     int usage_here = jis(um, json_type_object);
@@ -518,12 +527,14 @@ static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_e
         return 0;
     scan_resp sr;
     memset(&sr, 0, sizeof sr);
+    const char *response_id = NULL;
     const char *k;
     size_t kl;
     int r, seen = 0;
     while ((r = jscan_member(&s, &k, &kl)) == 1) {
         int bit = JSCAN_KEY(k, kl, "candidates")      ? 1
                   : JSCAN_KEY(k, kl, "usageMetadata") ? 2
+                  : JSCAN_KEY(k, kl, "responseId")    ? 4
                                                          : 0;
         if (bit & seen)
             return 0;
@@ -540,6 +551,8 @@ static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_e
             ok = ok && e == 0;
         } else if (bit == 2) {
             ok = scan_usage(&s, &sr);
+        } else if (bit == 4) {
+            ok = jscan_string_or_null(&s, &response_id);
         } else {
             ok = !JSCAN_KEY(k, kl, "error") && !JSCAN_KEY(k, kl, "promptFeedback") &&
                  jscan_skip(&s);
@@ -549,6 +562,7 @@ static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_e
     }
     if (r != 0 || !jscan_end(&s))
         return 0;
+    note_id(d, response_id);
     /* decode_response_object's order: usage, parts, (finish), stop. */
     if (sr.usage_here) {
         usage_from_counts(sr.has, sr.n, &d->usage);

@@ -202,6 +202,7 @@ typedef struct gemini_decoder {
     int stop_emitted;
     int have_usage;
     seam_usage usage;          /* from the last usageMetadata */
+    char response_id[128];     /* responseId, carried on the stop chunk */
     jscan_buf scan;            /* the fast path's decoded strings, reused per event */
 } gemini_decoder;
 

@@ -474,6 +474,8 @@ static int emit_stop(oa_decoder *d, seam_emitter *em)
         r = SEAM_STOP_CONTENT_FILTER;
     d->stop_emitted = 1;
     seam_chunk c = {.type = SEAM_CHUNK_STOP, .stop_reason = r, .usage = d->usage};
+    if (d->response_id[0])
+        c.id = d->response_id;
     return emit(em, &c);
 }
 
@@ -627,6 +629,14 @@ static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
     return oa_error_event(d->in, root, err);
 }
 
+/* The fast path skips the id; the finish event, which it never takes, has it too. */
+static void note_id(oa_decoder *d, json_object *root)
+{
+    const char *id = jstr(root, "id");
+    if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id)
+        memcpy(d->response_id, id, strlen(id) + 1);
+}
+
 static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
 {
     if (!fr)
@@ -673,6 +683,7 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
         json_object_put(root);
         return rc;
     }
+    note_id(d, root);
     json_object *choice = first_choice(root);
     if (choice) {
         rc = on_delta(d, out, jget(choice, "delta"), 0);
@@ -717,6 +728,7 @@ int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
     if (jget(root, "error")) {
         rc = stream_error(d, root, err);
     } else {
+        note_id(d, root);
         json_object *choice = first_choice(root);
         if (!choice) {
             rc = oa_malformed(err, "response (no choices)");

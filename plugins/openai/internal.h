@@ -250,6 +250,7 @@ typedef struct oa_decoder {
     int refusal_seen;
     seam_usage usage;
     int stop_emitted;
+    char response_id[128]; /* the chunks' "id", carried on the stop chunk */
     json_tokener *tok;  /* reused for every event of the stream */
     int think_on;       /* the instance's think_tags */
     int think_state;    /* THINK_*, see oa_chat_on_content_text() */

@@ -483,7 +483,7 @@ static int rs_finish(rs_decoder *d, json_object *response, const char *status, s
         reason = SEAM_STOP_CONTENT_FILTER;
     }
     d->stop_emitted = 1;
-    seam_chunk c = {.type = SEAM_CHUNK_STOP, .stop_reason = reason};
+    seam_chunk c = {.type = SEAM_CHUNK_STOP, .stop_reason = reason, .id = jstr(response, "id")};
     rs_read_usage(jget(response, "usage"), &c.usage);
     return rs_emit(em, &c);
 }
