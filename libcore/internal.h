@@ -361,6 +361,7 @@ typedef struct seam_conf_media {
     int64_t inline_document_bytes;
     int64_t max_parts;            /* media parts in one message */
     int64_t max_message_bytes;    /* decoded inline bytes of one message */
+    int allow_private_urls;       /* seam_media_fetch may reach private addresses */
 } seam_conf_media;
 
 typedef struct seam_conf {
