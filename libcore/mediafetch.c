@@ -5,7 +5,8 @@
  * The check runs on the socket address libcurl is about to connect to
  * (seam_fetch_url in transport.c), so a name that resolves to a public address
  * when checked and a private one when connected (DNS rebinding) is still
- * refused. */
+ * refused. Also here: seam_message_add_media_url, where the conf's
+ * media.fetch_urls decides between passing a URL on and fetching it. */
 #include "config.h"
 #include "client.h"
 #include "transport.h"
@@ -88,9 +89,9 @@ static int addr_ok(void *ud, const struct sockaddr *sa, char *reason, size_t siz
      * networks, never them. */
     if (pol->allow_private && strcmp(rule, "cloud metadata address") != 0)
         return 1;
-    snprintf(reason, size,
-             "media URL: host %s resolves to %s, a %s; refused (media.allow_private_urls)",
-             pol->host, text, rule);
+    int metadata = strcmp(rule, "cloud metadata address") == 0;
+    snprintf(reason, size, "media URL: host %s resolves to %s, a %s; refused%s", pol->host, text,
+             rule, metadata ? "" : " (media.allow_private_urls = true allows it)");
     return 0;
 }
 
@@ -124,8 +125,9 @@ static int url_host(const char *url, char *host, size_t size)
     return 0;
 }
 
-int seam_media_fetch(seam_client *client, const char *url, char handle[SEAM_MEDIA_HANDLE_SIZE],
-                     seam_error *err)
+/* seam_media_fetch, with the stored length in *len. */
+static int fetch(seam_client *client, const char *url, char handle[SEAM_MEDIA_HANDLE_SIZE],
+                 size_t *len, seam_error *err)
 {
     seam_error_clear(err);
     if (!client || !url || !handle)
@@ -165,6 +167,40 @@ int seam_media_fetch(seam_client *client, const char *url, char handle[SEAM_MEDI
     if (rc != SEAM_OK)
         return rc;
     rc = seam_media_put(client, body.data, body.len, handle, err);
+    *len = body.len;
     seam_buf_free(&body);
+    return rc;
+}
+
+int seam_media_fetch(seam_client *client, const char *url, char handle[SEAM_MEDIA_HANDLE_SIZE],
+                     seam_error *err)
+{
+    size_t len;
+    return fetch(client, url, handle, &len, err);
+}
+
+int seam_message_add_media_url(seam_client *client, seam_message *msg, const char *mime_type,
+                               const char *url, seam_error *err)
+{
+    seam_error_clear(err);
+    if (!client || !msg || !mime_type || !url)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    int rc;
+    if (!client->conf || client->conf->media.fetch_urls <= 0) {
+        rc = seam_message_add_media(msg, mime_type, SEAM_MEDIA_URL, url);
+    } else {
+        char handle[SEAM_MEDIA_HANDLE_SIZE];
+        size_t len = 0;
+        rc = fetch(client, url, handle, &len, err);
+        if (rc != SEAM_OK)
+            return rc;
+        seam_media_meta meta = { .size = sizeof meta, .byte_length = (int64_t)len,
+                                 .duration_ms = -1 };
+        rc = seam_message_add_media_meta(msg, mime_type, SEAM_MEDIA_HANDLE, handle, &meta);
+    }
+    if (rc == SEAM_ERR_NOMEM)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
+    else if (rc != SEAM_OK)
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid media part");
     return rc;
 }

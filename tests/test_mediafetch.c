@@ -152,6 +152,67 @@ static void test_bad_args(void)
     tu_client_free(c);
 }
 
+/* seam_message_add_media_url: a URL part by default; with media.fetch_urls
+ * the URL is fetched under the same rules, a refusal leaving msg as it was. */
+static void test_add_media_url(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    char url[128];
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/cat.png", fake_server_port(srv));
+    seam_error err;
+
+    seam_client *c = fetch_client(NULL);
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    CU_ASSERT_EQUAL(seam_message_add_media_url(c, m, "image/png", url, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 1);
+    const seam_part *p = seam_message_part(m, 0);
+    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_URL);
+    TU_STR_EQ(seam_part_media_data(p), url);
+    seam_message_free(m);
+    tu_client_free(c);
+    CU_ASSERT_EQUAL(fake_server_connection_count(srv), 0);
+
+    c = fetch_client("fetch_urls = true;");
+    m = seam_message_new(SEAM_ROLE_USER);
+    CU_ASSERT_EQUAL(seam_message_add_media_url(c, m, "image/png", url, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "host 127.0.0.1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "loopback"));
+    CU_ASSERT_EQUAL(seam_message_add_media_url(c, m, "image/png", "http://example.org/a.png", &err),
+                    SEAM_ERR_INVALID);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "only https"));
+    CU_ASSERT_EQUAL(seam_message_part_count(m), 0);
+    seam_message_free(m);
+    tu_client_free(c);
+    CU_ASSERT_EQUAL(fake_server_connection_count(srv), 0);
+}
+
+/* seam chat -a URL under media.fetch_urls: refused before any provider is
+ * tried, the rule and the host on stderr. */
+static void test_cli_attach_url(void)
+{
+    if (!store_dir)
+        store_dir = tu_mkdtemp_private();
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+                                "media = { store = \"%s\"; fetch_urls = true; };\n", store_dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    char cmd[4096];
+    char *out = NULL, *errout = NULL;
+    snprintf(cmd, sizeof cmd, "SEAM_PLUGIN_PATH= '%s/cli/seam' --conf '%s' chat "
+                              "-a https://169.254.169.254/latest/x.png hi",
+             TOP_BUILDDIR, seam_client_conf_path(c));
+    int st = tu_run(cmd, &out, &errout);
+    CU_ASSERT_EQUAL(st, 2);
+    CU_ASSERT_PTR_NOT_NULL(errout ? strstr(errout, "host 169.254.169.254") : NULL);
+    CU_ASSERT_PTR_NOT_NULL(errout ? strstr(errout, "cloud metadata address") : NULL);
+    CU_ASSERT_PTR_NULL(out ? strstr(out, "mock") : NULL);
+    free(out);
+    free(errout);
+    tu_client_free(c);
+}
+
 static void cleanup(void *arg)
 {
     (void)arg;
@@ -172,6 +233,8 @@ static const tu_test tests[] = {
     { "media.allow_private_urls opens private, not metadata", test_private_allowed },
     { "allow_private_urls is a boolean", test_conf_key },
     { "invalid arguments", test_bad_args },
+    { "seam_message_add_media_url: URL part, or fetched under media.fetch_urls", test_add_media_url },
+    { "cli: chat -a URL with media.fetch_urls refuses a metadata host", test_cli_attach_url },
     { NULL, NULL },
 };
 

@@ -269,6 +269,13 @@ SEAM_EXPORT int seam_media_open(seam_client *client, const char *handle, int *fd
  * SEAM_ERR_PROVIDER; the store's errors as seam_media_put. Blocks. */
 SEAM_EXPORT int seam_media_fetch(seam_client *client, const char *url,
                                  char handle[SEAM_MEDIA_HANDLE_SIZE], seam_error *err);
+/* Appends a media part of url to msg as the conf asks: a URL part the
+ * provider fetches (the default), or, with media.fetch_urls = true, a handle
+ * part of the bytes seam_media_fetch stored (its refusals and errors; msg is
+ * unchanged on failure). */
+SEAM_EXPORT int seam_message_add_media_url(seam_client *client, seam_message *msg,
+                                           const char *mime_type, const char *url,
+                                           seam_error *err);
 /* De-inlines msg: every base64 media part is stored and becomes a handle part
  * (its byte length recorded). URL and handle parts are left as they are.
  * On failure the parts before the failing one are already converted. */
