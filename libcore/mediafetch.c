@@ -49,8 +49,10 @@ static const char *v6_rule(const unsigned char *b)
         return "loopback address";
     if (memcmp(b, zero, 16) == 0)
         return "unspecified address";
-    /* ::ffff:a.b.c.d and the deprecated ::a.b.c.d reach the IPv4 address. */
-    if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0) {
+    static const unsigned char nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+    /* ::ffff:a.b.c.d, the deprecated ::a.b.c.d and NAT64's 64:ff9b::a.b.c.d
+     * reach the IPv4 address. */
+    if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0 || memcmp(b, nat64, 12) == 0) {
         uint32_t a = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
         return v4_rule(a);
     }

@@ -1157,7 +1157,9 @@ int seam_fetch_url(const seam_fetch_params *p, seam_buf *out, seam_error *err)
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(e);
     int rc = SEAM_OK;
-    if (st.refused) {
+    /* A refused address with a successful transfer: libcurl went on to
+     * another address of the name that passed the check. */
+    if (st.refused && code != CURLE_OK) {
         seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "%s", st.reason);
         rc = SEAM_ERR_INVALID;
     } else if (st.too_big || code == CURLE_FILESIZE_EXCEEDED) {

@@ -101,6 +101,7 @@ static void test_private_refused(void)
     /* The IPv4-mapped form reaches the IPv4 address and is judged as it. */
     expect_refused(c, "https://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1", "loopback address");
     expect_refused(c, "https://[::ffff:169.254.169.254]/", "cloud metadata", NULL);
+    expect_refused(c, "https://[64:ff9b::10.0.0.1]/", "64:ff9b::a00:1", "RFC 1918");
     /* Decimal and short forms are parsed by the resolver to the same address. */
     expect_refused(c, "https://2130706433/", "127.0.0.1", "loopback");
     tu_client_free(c);
