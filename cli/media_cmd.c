@@ -113,9 +113,12 @@ int media_attach(seam_client *client, seam_message *msg, const char *what, seam_
             say("chat: -a %s: cannot tell the media type of the URL from its name", what);
             return EXIT_USAGE;
         }
-        if (seam_message_add_media(msg, mime, SEAM_MEDIA_URL, what) != SEAM_OK) {
-            say("out of memory");
-            return EXIT_PROVIDER;
+        /* The conf's media.fetch_urls decides: the URL goes to the provider,
+         * or seam fetches it (https, public addresses) and sends a handle. */
+        int rc = seam_message_add_media_url(client, msg, mime, what, err);
+        if (rc != SEAM_OK) {
+            print_error(err);
+            return rc == SEAM_ERR_INVALID ? EXIT_USAGE : EXIT_PROVIDER;
         }
         return EXIT_OK;
     }

@@ -2108,7 +2108,7 @@ static int load_file(loader *ld, const char *file)
 
 static const char media_keys[] =
     "store, inline_image_bytes, inline_audio_bytes, inline_video_bytes, inline_document_bytes, "
-    "max_parts, max_message_bytes";
+    "max_parts, max_message_bytes, allow_private_urls, fetch_urls";
 
 /* media = { ... }: the store's directory and the intake limits. A drop-in
  * may set any key again: the last file read wins, key by key. */
@@ -2145,7 +2145,15 @@ static int load_media(loader *ld, const config_setting_t *s)
             rc = read_int64(ld, e, path, R_MEDIA_PARTS, &m->max_parts);
         else if (strcmp(key, "max_message_bytes") == 0)
             rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->max_message_bytes);
-        else
+        else if (strcmp(key, "allow_private_urls") == 0 || strcmp(key, "fetch_urls") == 0) {
+            if (config_setting_type(e) != CONFIG_TYPE_BOOL)
+                rc = fail_type(ld, e, path, "a boolean");
+            else {
+                *(key[0] == 'a' ? &m->allow_private_urls : &m->fetch_urls) =
+                    config_setting_get_bool(e);
+                rc = SEAM_OK;
+            }
+        } else
             rc = fail_unknown(ld, e, "media", media_keys);
         if (rc != SEAM_OK)
             return rc;

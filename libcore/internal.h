@@ -361,6 +361,8 @@ typedef struct seam_conf_media {
     int64_t inline_document_bytes;
     int64_t max_parts;            /* media parts in one message */
     int64_t max_message_bytes;    /* decoded inline bytes of one message */
+    int allow_private_urls;       /* seam_media_fetch may reach private addresses */
+    int fetch_urls;               /* seam_message_add_media_url fetches and stores */
 } seam_conf_media;
 
 typedef struct seam_conf {

@@ -1085,3 +1085,104 @@ void seam_transfer_free(seam_transfer *t)
     slabs_free(t);
     free(t);
 }
+
+/* ---- seam's own fetch of a media URL ---------------------------------------------- */
+
+typedef struct fetch_state {
+    const seam_fetch_params *p;
+    seam_buf *out;
+    int refused;        /* addr_ok said no */
+    int too_big;
+    int socket_errno;
+    char reason[256];
+} fetch_state;
+
+/* The one place a fetched URL's socket is made: the address is checked here,
+ * after libcurl resolved the name and just before it connects, so what is
+ * checked is what is connected. */
+static curl_socket_t fetch_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    fetch_state *st = ud;
+    (void)purpose;
+    if (!st->p->addr_ok(st->p->ud, &a->addr, st->reason, sizeof st->reason)) {
+        st->refused = 1;
+        return CURL_SOCKET_BAD;
+    }
+    curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+    st->socket_errno = fd == CURL_SOCKET_BAD ? errno : 0;
+    return fd;
+}
+
+static size_t fetch_write_cb(char *data, size_t size, size_t n, void *ud)
+{
+    fetch_state *st = ud;
+    size_t len = size * n;
+    if ((int64_t)(st->out->len + len) > st->p->max_bytes) {
+        st->too_big = 1;
+        return 0;
+    }
+    return seam_buf_append(st->out, data, len) == SEAM_OK ? len : 0;
+}
+
+int seam_fetch_url(const seam_fetch_params *p, seam_buf *out, seam_error *err)
+{
+    fetch_state st = { .p = p, .out = out };
+    CURL *e = curl_easy_init();
+    if (!e)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot initialise libcurl"), SEAM_ERR_NOMEM;
+    curl_easy_setopt(e, CURLOPT_URL, p->url);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
+#else
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTPS);
+#endif
+    /* No proxy: the address checked must be the origin's, not a proxy's. */
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, fetch_open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, &st);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, fetch_write_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &st);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
+    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)p->max_bytes);
+    if (p->timeout_ms > 0)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)p->timeout_ms);
+    if (p->ca_file)
+        curl_easy_setopt(e, CURLOPT_CAINFO, p->ca_file);
+    if (p->ca_path)
+        curl_easy_setopt(e, CURLOPT_CAPATH, p->ca_path);
+    CURLcode code = curl_easy_perform(e);
+    long status = 0;
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(e);
+    int rc = SEAM_OK;
+    /* A refused address with a successful transfer: libcurl went on to
+     * another address of the name that passed the check. */
+    if (st.refused && code != CURLE_OK) {
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "%s", st.reason);
+        rc = SEAM_ERR_INVALID;
+    } else if (st.too_big || code == CURLE_FILESIZE_EXCEEDED) {
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                       "media URL: the answer is over the limit of %lld bytes (media.max_message_bytes)",
+                       (long long)p->max_bytes);
+        rc = SEAM_ERR_INVALID;
+    } else if (code == CURLE_UNSUPPORTED_PROTOCOL) {
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "media URL: only https is fetched");
+        rc = SEAM_ERR_INVALID;
+    } else if (code != CURLE_OK) {
+        seam_error_set(err, SEAM_ERROR_TRANSPORT, "media URL: %s", curl_easy_strerror(code));
+        rc = SEAM_ERR_PROVIDER;
+    } else if (status >= 300 && status < 400) {
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                       "media URL: the server answered %ld (a redirect); redirects are not followed",
+                       status);
+        rc = SEAM_ERR_INVALID;
+    } else if (status != 200) {
+        seam_error_set(err, SEAM_ERROR_TRANSPORT, "media URL: the server answered HTTP %ld", status);
+        rc = SEAM_ERR_PROVIDER;
+    }
+    if (rc != SEAM_OK)
+        seam_buf_free(out);
+    return rc;
+}

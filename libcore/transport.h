@@ -189,4 +189,25 @@ int seam_raw_response_keep(seam_raw_response *r, const seam_transfer *t, const s
 /* Parses a Retry-After value (delta-seconds or an HTTP date) to ms; -1 if invalid. */
 int64_t seam_parse_retry_after(const char *value);
 
+/* ---- transport.c: seam's own fetch of a media URL (mediafetch.c) ------------- */
+
+/* One GET of url with a plain easy handle, blocking. addr_ok is asked about
+ * every address libcurl is about to connect to (the socket is opened only when
+ * it returns 1), so the check binds to the address actually connected and a
+ * DNS answer that changes between a check and the connect cannot slip past
+ * it. Redirects are not followed (a 3xx is an error); only https is allowed;
+ * at most max_bytes are taken. SEAM_OK with the body in *out, else a status
+ * with err filled (a refusal by addr_ok: bad_request with addr_ok's reason). */
+struct sockaddr;
+typedef struct seam_fetch_params {
+    const char *url;
+    int64_t max_bytes;
+    int64_t timeout_ms;
+    const char *ca_file, *ca_path; /* borrowed; NULL: the system's CAs */
+    /* 1: allowed; 0: refused, with why written to reason (size bytes). */
+    int (*addr_ok)(void *ud, const struct sockaddr *sa, char *reason, size_t size);
+    void *ud;
+} seam_fetch_params;
+int seam_fetch_url(const seam_fetch_params *p, seam_buf *out, seam_error *err);
+
 #endif

@@ -266,6 +266,7 @@ seam_loop_stream_open.3	plain	Paris is the capital of France.
 seam_message_add_text.3	plain	2 parts: What is in this picture?
 seam_message_add_media_meta.3	plain	hello.wav 4
 seam_media_put.3	plain	media://sha256-ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
+seam_media_fetch.3	plain	refused: media URL: host 169.254.169.254 resolves to 169.254.169.254, a cloud metadata address
 seam_part_get_type.3	plain	c1 weather({"city":"Oslo"})
 seam_request_set.3	plain	1 tool(s), choice weather, max 500 tokens
 seam_result_new.3	plain	Hello, world. (stop, 2 tokens)

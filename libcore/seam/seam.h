@@ -258,6 +258,24 @@ SEAM_EXPORT int seam_media_path(seam_client *client, const char *handle, char **
  * the errors of seam_media_path. */
 SEAM_EXPORT int seam_media_open(seam_client *client, const char *handle, int *fd,
                                 seam_error *err);
+/* Fetches url itself and stores the bytes: *handle gets the handle (as
+ * seam_media_put). Only https; a host that resolves to a loopback, private
+ * (RFC 1918, fc00::/7), link-local, CGNAT, unspecified, multicast or cloud
+ * metadata address is refused unless the conf's media.allow_private_urls is
+ * true (metadata addresses always). The address checked is the one
+ * connected to; redirects are not followed; the body may be at most
+ * media.max_message_bytes. A refusal is SEAM_ERR_INVALID with err
+ * (bad_request) naming the rule and the host; a network failure
+ * SEAM_ERR_PROVIDER; the store's errors as seam_media_put. Blocks. */
+SEAM_EXPORT int seam_media_fetch(seam_client *client, const char *url,
+                                 char handle[SEAM_MEDIA_HANDLE_SIZE], seam_error *err);
+/* Appends a media part of url to msg as the conf asks: a URL part the
+ * provider fetches (the default), or, with media.fetch_urls = true, a handle
+ * part of the bytes seam_media_fetch stored (its refusals and errors; msg is
+ * unchanged on failure). */
+SEAM_EXPORT int seam_message_add_media_url(seam_client *client, seam_message *msg,
+                                           const char *mime_type, const char *url,
+                                           seam_error *err);
 /* De-inlines msg: every base64 media part is stored and becomes a handle part
  * (its byte length recorded). URL and handle parts are left as they are.
  * On failure the parts before the failing one are already converted. */
