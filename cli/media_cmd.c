@@ -105,12 +105,29 @@ static unsigned char *read_whole(const char *path, size_t *len)
     return buf;
 }
 
+/* The URL as it may be shown: without a user:password@ part and without its
+ * query or fragment, where tokens travel. */
+static void url_for_display(const char *url, char *out, size_t size)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t scheme = (size_t)(host - url);
+    const char *end = host + strcspn(host, "/?#");
+    const char *at = memchr(host, '@', (size_t)(end - host));
+    if (at)
+        host = at + 1;
+    size_t rest = strcspn(host, "?#");
+    snprintf(out, size, "%.*s%.*s", (int)scheme, url, (int)(rest > 300 ? 300 : rest), host);
+}
+
 int media_attach(seam_client *client, seam_message *msg, const char *what, seam_error *err)
 {
     if (strncmp(what, "https://", 8) == 0 || strncmp(what, "http://", 7) == 0) {
         const char *mime = mime_of_extension(what);
         if (!mime) {
-            say("chat: -a %s: cannot tell the media type of the URL from its name", what);
+            char shown[400];
+            url_for_display(what, shown, sizeof shown);
+            say("chat: -a %s: cannot tell the media type of the URL from its name", shown);
             return EXIT_USAGE;
         }
         /* The conf's media.fetch_urls decides: the URL goes to the provider,

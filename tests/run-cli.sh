@@ -465,6 +465,10 @@ run bad_option "$SEAM" chat --frob hello
 expect_rc bad_option 2 && expect_grep bad_option err '--frob' 'names the unknown option'
 run missing_value "$SEAM" --conf "$tmp/mock.conf" chat --chain
 expect_rc missing_value 2
+# An -a URL whose type cannot be told is named without its password or query.
+run attach_url_secret "$SEAM" --conf "$tmp/mock.conf" chat -a 'https://u:pw-SECRET-1@example.com/x?token=TOK-SECRET-2' hi
+expect_rc attach_url_secret 2 && expect_grep attach_url_secret err 'https://example.com/x' 'names the URL' \
+    && expect_no_grep attach_url_secret err 'SECRET' 'without its password or query'
 # --provider alone: the provider's default_model (issue 14), else the
 # library's bad_request error naming the provider.
 run provider_without_model "$SEAM" --conf "$tmp/mock.conf" chat --provider mock hello
