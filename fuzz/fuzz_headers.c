@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "state.h"
 #include "internal.h"
 #include "transport.h"
 
@@ -82,8 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seam_strlcpy(e.ratelimit, lines.data, sizeof e.ratelimit);
 
         for (int guard = SEAM_GUARD_ROTATE; guard <= SEAM_GUARD_OFF; guard++) {
+            /* The guard's window lives in the client's state store (the
+             * local one here) as "exh:PROVIDER:KEY". */
+            seam_conf conf;
+            memset(&conf, 0, sizeof conf);
             seam_conf_provider pc;
             memset(&pc, 0, sizeof pc);
+            pc.name = (char *)"p";
             pc.rate_limit_guard = guard;
             seam_key key;
             memset(&key, 0, sizeof key);
@@ -95,18 +101,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pthread_mutex_init(&slot.lock, NULL);
             seam_client client;
             memset(&client, 0, sizeof client);
+            client.conf = &conf;
             client.clock_now = fake_now;
-            seam_key_lease lease = {0, 0, NULL};
+            pthread_mutex_init(&client.state_lock, NULL);
+            seam_key_lease lease;
+            memset(&lease, 0, sizeof lease);
 
             seam_keys_observe_ratelimit(&client, &slot, &lease, e.ratelimit);
             seam_keys_observe_ratelimit(&client, &slot, &lease, lines.data);
-            if (key.exhausted_until != 0 &&
-                (guard == SEAM_GUARD_OFF || key.exhausted_until < now_ms ||
-                 key.exhausted_until > now_ms + MAX_WAIT_MS)) {
-                fprintf(stderr, "guard window out of bounds: %lld\n",
-                        (long long)key.exhausted_until);
+            seam_state *st = atomic_load(&client.state);
+            const char *const names[] = {"exh:p:0"};
+            int64_t left = 0;
+            if (st)
+                seam_state_left(st, names, 1, &left);
+            if (left != 0 && (guard == SEAM_GUARD_OFF || left < 0 || left > MAX_WAIT_MS)) {
+                fprintf(stderr, "guard window out of bounds: %lld ms\n", (long long)left);
                 abort();
             }
+            seam_state_free(st);
+            pthread_mutex_destroy(&client.state_lock);
             pthread_mutex_destroy(&slot.lock);
         }
     }

@@ -178,10 +178,16 @@ int oa_scan_event(oa_decoder *d, const seam_frame *frame, const char *data, size
         int bit = JSCAN_KEY(k, kl, "choices")  ? 1
                   : JSCAN_KEY(k, kl, "object") ? 2
                   : JSCAN_KEY(k, kl, "usage")  ? 4
+                  : JSCAN_KEY(k, kl, "id")     ? 8
                                                   : 0;
         if (bit & seen)
             return 0;
         seen |= bit;
+        /* The stream's response id is taken from the first event that has
+         * one, by the json-c path (decode.c), so that both paths carry the
+         * same id on the stop chunk. */
+        if (bit == 8 && !d->response_id[0])
+            return 0;
         int ok;
         if (bit == 1) {
             ok = jscan_array(&s);
