@@ -125,6 +125,11 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text);
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);
 
+/* A client of conf_text whose plugin_path lists the built plugins first, then
+ * the test plugins (tests/plugins also holds a duplicate "mock": the real one
+ * must win). Failure is a fatal CUnit assertion. */
+seam_client *tu_client_with_test_plugins(const char *conf_text);
+
 /* Conf text of two mock providers, m1 (its conf members m1_members, e.g.
  * "options = { reply = \"hi\"; };") and m2 answering "from m2"; chains
  * default (m1) and second (m2); roles assistant (default) and planner (second). */
@@ -166,6 +171,18 @@ int tu_json_equal(json_object *got, const char *want_text);
  * assertion recorded, when not. */
 int tu_str_eq(const char *got, const char *want, const char *file, int line);
 #define TU_STR_EQ(got, want) tu_str_eq((got), (want), __FILE__, __LINE__)
+/* Two CUnit assertions: actual is not NULL, and (then) equals expected; what
+ * it was is printed when not (CU_ASSERT_STRING_EQUAL alone would crash on NULL). */
+#define TU_ASSERT_STR(actual, expected)                                                    \
+    do {                                                                                   \
+        const char *actual_ = (actual);                                                    \
+        CU_ASSERT_PTR_NOT_NULL(actual_);                                                   \
+        if (actual_) {                                                                     \
+            if (strcmp(actual_, (expected)) != 0)                                          \
+                fprintf(stderr, "\n  %s:%d: got \"%s\"\n", __FILE__, __LINE__, actual_);   \
+            CU_ASSERT_STRING_EQUAL(actual_, (expected));                                   \
+        }                                                                                  \
+    } while (0)
 
 /* An HTTP error answer of the fake server, and what the core must make of it
  * (a table of them is a codec's error table). */
@@ -187,6 +204,20 @@ typedef struct tu_http_error {
 /* Call options naming one provider and model; a request of one user text. */
 seam_call_options tu_call_opts(const char *provider, const char *model);
 seam_request *tu_user_request(const char *text);
+/* tu_user_request, its failure (out of memory, the text refused) a fatal
+ * CUnit assertion. */
+seam_request *tu_user(const char *text);
+
+/* The attempts a call reports (seam_call_options.on_attempt = tu_on_attempt,
+ * .ud = a tu_attempts zeroed), one line each: "outcome provider/model", with
+ * TU_ATTEMPT_ERRORS in flags followed by ": message" when it failed. */
+#define TU_ATTEMPT_ERRORS 1u
+typedef struct tu_attempts {
+    char log[4096];
+    int n;          /* how many */
+    unsigned flags;
+} tu_attempts;
+void tu_on_attempt(void *ud, const seam_attempt *a);
 /* One canonical JSON line of a result: {"text", "reasoning", ["signatures"],
  * "tool_calls": [{"id","name","args"}], "stop", "usage": {"in","out",
  * "cache_read","cache_write","reasoning"} (those present)}. Malloc'ed. */

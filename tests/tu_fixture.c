@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 
+#include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -167,6 +168,14 @@ seam_client *tu_clientf(const char *fmt, ...)
     if (!c)
         fprintf(stderr, "tu_client: %s\n", err.message);
     free(conf);
+    return c;
+}
+
+seam_client *tu_client_with_test_plugins(const char *conf_text)
+{
+    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
+                                tu_test_plugin_dir(), conf_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
 
