@@ -184,6 +184,23 @@ int tu_str_eq(const char *got, const char *want, const char *file, int line);
         }                                                                                  \
     } while (0)
 
+/* A member of a request body (a tu_json_at path) and what it must be: the
+ * JSON text it equals, TU_ABSENT (no such member, not even null) or
+ * TU_PRESENT (there, whatever it holds). A table of them, TU_MEMBERS(...),
+ * ends with { NULL, NULL }. */
+typedef struct tu_member {
+    const char *path;
+    const char *want;
+} tu_member;
+extern const char tu_present[];
+#define TU_ABSENT ((const char *)0)
+#define TU_PRESENT tu_present
+#define TU_MEMBERS(...) ((const tu_member[]){ __VA_ARGS__, { NULL, NULL } })
+/* One CUnit assertion a member of wants, each failure printed with the path
+ * and with file:line (the caller's); returns whether all held. */
+int tu_members_are(json_object *body, const tu_member *wants, const char *file, int line);
+#define TU_ASSERT_MEMBERS(body, ...) tu_members_are((body), TU_MEMBERS(__VA_ARGS__), __FILE__, __LINE__)
+
 /* An HTTP error answer of the fake server, and what the core must make of it
  * (a table of them is a codec's error table). */
 typedef struct tu_http_error {
