@@ -201,6 +201,12 @@ extern const char tu_present[];
 int tu_members_are(json_object *body, const tu_member *wants, const char *file, int line);
 #define TU_ASSERT_MEMBERS(body, ...) tu_members_are((body), TU_MEMBERS(__VA_ARGS__), __FILE__, __LINE__)
 
+/* One CUnit assertion a needle (a NULL-ended list): text is not NULL and
+ * holds it; each missing one printed with file:line. Returns whether all were there. */
+int tu_contains_all(const char *text, const char *const *needles, const char *file, int line);
+#define TU_ASSERT_CONTAINS(text, ...) \
+    tu_contains_all((text), (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
+
 /* An HTTP error answer of the fake server, and what the core must make of it
  * (a table of them is a codec's error table). */
 typedef struct tu_http_error {

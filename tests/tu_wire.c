@@ -144,3 +144,17 @@ int tu_members_are(json_object *body, const tu_member *wants, const char *file, 
     }
     return all;
 }
+
+int tu_contains_all(const char *text, const char *const *needles, const char *file, int line)
+{
+    int all = 1;
+    for (; *needles; needles++) {
+        int ok = text && strstr(text, *needles);
+        if (!ok)
+            fprintf(stderr, "\n  %s:%d: not in the text: %s\n", file, line, *needles);
+        CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, "TU_ASSERT_CONTAINS", file, "",
+                                CU_FALSE);
+        all &= ok;
+    }
+    return all;
+}
