@@ -144,6 +144,14 @@ seam_client *tu_client_with_test_plugins(const char *conf_text);
     "};\n"                                                                       \
     "roles = { assistant = \"default\"; planner = \"second\"; };\n"
 
+/* The lines a log callback (seam_client_set_log, seam_state_hooks) was given,
+ * one a line, and how many: tu_on_log with a zeroed tu_logbook as ud. */
+typedef struct tu_logbook {
+    char text[4096];
+    int n;
+} tu_logbook;
+void tu_on_log(void *ud, int level, const char *message);
+
 /* Runs fn(c) on n threads at once (64 at most) and returns the sum of what
  * they returned: how many of their calls went as they should. */
 int tu_on_threads(int n, int (*fn)(seam_client *c), seam_client *c);

@@ -179,6 +179,15 @@ seam_client *tu_client_with_test_plugins(const char *conf_text)
     return c;
 }
 
+void tu_on_log(void *ud, int level, const char *message)
+{
+    tu_logbook *lb = ud;
+    (void)level;
+    size_t used = strlen(lb->text);
+    snprintf(lb->text + used, sizeof lb->text - used, "%s\n", message);
+    lb->n++;
+}
+
 char *tu_expand(fake_server *srv, const char *text)
 {
     const char *url = srv ? fake_server_url(srv) : "";
