@@ -262,20 +262,6 @@ static void test_table_unix_socket(void)
 
 /* ---- state.c in front of it ---------------------------------------------------------------- */
 
-typedef struct logbook {
-    char text[2048];
-    int n;
-} logbook;
-
-static void on_log(void *ud, int level, const char *message)
-{
-    logbook *lb = ud;
-    (void)level;
-    size_t used = strlen(lb->text);
-    snprintf(lb->text + used, sizeof lb->text - used, "%s\n", message);
-    lb->n++;
-}
-
 static void test_layer(void)
 {
     seam_conf_state conf;
@@ -287,9 +273,9 @@ static void test_layer(void)
     /* A killed Redis refuses at once: the long timeout only keeps a busy
      * machine from setting the store aside while it is up. */
     conf.timeout_ms = slow ? 10000 : 2000;
-    logbook lb;
+    tu_logbook lb;
     memset(&lb, 0, sizeof lb);
-    seam_state_hooks hooks = { NULL, NULL, on_log, &lb };
+    seam_state_hooks hooks = { NULL, NULL, tu_on_log, &lb };
     seam_state *st = seam_state_new(&conf, (seam_registry *)&conf, &hooks);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     char where[256];
@@ -371,9 +357,9 @@ static void test_layer_without_backend(void)
     seam_conf_state conf;
     memset(&conf, 0, sizeof conf);
     conf.backend = "etcd";
-    logbook lb;
+    tu_logbook lb;
     memset(&lb, 0, sizeof lb);
-    seam_state_hooks hooks = { NULL, NULL, on_log, &lb };
+    seam_state_hooks hooks = { NULL, NULL, tu_on_log, &lb };
     seam_state *st = seam_state_new(&conf, (seam_registry *)&conf, &hooks);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     CU_ASSERT_EQUAL(lb.n, 1);
