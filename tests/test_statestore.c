@@ -382,6 +382,25 @@ static void test_layer_without_backend(void)
     seam_state_free(st);
 }
 
+static void stop_redis(void *r)
+{
+    tu_redis_stop(r);
+}
+
+static void close_plugin(void *h)
+{
+    dlclose(h);
+}
+
+static const tu_test tests[] = {
+    { "the redis backend's table", test_table },
+    { "the redis backend's timeout", test_table_timeout },
+    { "the redis backend over a unix socket", test_table_unix_socket },
+    { "state.c in front of redis", test_layer },
+    { "a backend that cannot be used", test_layer_without_backend },
+    { NULL, NULL },
+};
+
 int main(void)
 {
     slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
@@ -398,21 +417,10 @@ int main(void)
         fprintf(stderr, "test_statestore: the redis plugin was not built or not loadable: skipped\n");
         return 77;
     }
+    tu_at_end(close_plugin, h);
     redis = tu_redis_start(NULL);
     if (!redis)
         return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("statestore", NULL, NULL);
-    CU_add_test(s, "the redis backend's table", test_table);
-    CU_add_test(s, "the redis backend's timeout", test_table_timeout);
-    CU_add_test(s, "the redis backend over a unix socket", test_table_unix_socket);
-    CU_add_test(s, "state.c in front of redis", test_layer);
-    CU_add_test(s, "a backend that cannot be used", test_layer_without_backend);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_redis_stop(redis);
-    dlclose(h);
-    return failed ? 1 : 0;
+    tu_at_end(stop_redis, redis);
+    return tu_run_suite("statestore", tests, NULL);
 }
