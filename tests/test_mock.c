@@ -104,6 +104,28 @@ static void run_done(run *r)
     r->stream = NULL;
 }
 
+/* A mock client of options asked question (both owned), and the stream of
+ * its answer run (r, open until case_close). */
+typedef struct mock_case {
+    seam_client *c;
+    seam_request *req;
+    run r;
+} mock_case;
+
+static void case_open(mock_case *k, const char *options, const char *question)
+{
+    k->c = mock_client(options);
+    k->req = tu_user(question);
+    run_stream(k->c, k->req, NULL, &k->r);
+}
+
+static void case_close(mock_case *k)
+{
+    run_done(&k->r);
+    seam_request_free(k->req);
+    tu_client_free(k->c);
+}
+
 /* Two results are the same: text, parts, stop reason and usage. */
 static void assert_same_result(const seam_result *a, const seam_result *b)
 {
@@ -143,47 +165,35 @@ static void assert_same_result(const seam_result *a, const seam_result *b)
 
 static void test_stream_text_chunks(void)
 {
-    seam_client *c = mock_client("reply = \"abcdef\"; chunks = 3;");
-    seam_request *req = tu_user("one two three");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_EQUAL(r.n_text, 3);
-    TU_ASSERT_STR(r.trace, "text_delta(ab) text_delta(cd) text_delta(ef) stop(stop)");
-    const seam_result *res = seam_stream_result(r.stream);
+    mock_case k;
+    case_open(&k, "reply = \"abcdef\"; chunks = 3;", "one two three");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(k.r.n_text, 3);
+    TU_ASSERT_STR(k.r.trace, "text_delta(ab) text_delta(cd) text_delta(ef) stop(stop)");
+    const seam_result *res = seam_stream_result(k.r.stream);
     TU_ASSERT_STR(seam_result_text(res), "abcdef");
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
     CU_ASSERT_FALSE(seam_result_incomplete(res));
     TU_ASSERT_STR(seam_result_provider(res), "m");
     TU_ASSERT_STR(seam_result_model(res), "mock-1");
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 /* Pieces never split a UTF-8 sequence, and a short text gives fewer pieces. */
 static void test_stream_utf8_pieces(void)
 {
-    seam_client *c = mock_client("reply = \"h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac\"; chunks = 13;");
-    seam_request *req = tu_user("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_EQUAL(r.n_text, 13);
-    TU_ASSERT_STR(seam_result_text(seam_stream_result(r.stream)),
+    mock_case k;
+    case_open(&k, "reply = \"h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac\"; chunks = 13;", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(k.r.n_text, 13);
+    TU_ASSERT_STR(seam_result_text(seam_stream_result(k.r.stream)),
                            "h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac");
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "text_delta(\xe2\x82\xac)"));
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "text_delta(\xe2\x82\xac)"));
+    case_close(&k);
 
-    c = mock_client("reply = \"ok\"; chunks = 10;");
-    req = tu_user("hi");
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.n_text, 2);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_open(&k, "reply = \"ok\"; chunks = 10;", "hi");
+    CU_ASSERT_EQUAL(k.r.n_text, 2);
+    case_close(&k);
 }
 
 static void test_default_reply_and_usage(void)
@@ -206,13 +216,11 @@ static void test_default_reply_and_usage(void)
 
 static void test_explicit_usage(void)
 {
-    seam_client *c = mock_client("reply = \"x\"; usage = { input_tokens = 10; output_tokens = 20;"
-                                 " cache_read_tokens = 30; reasoning_tokens = 5; };");
-    seam_request *req = tu_user("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    const seam_usage *u = seam_result_usage(seam_stream_result(r.stream));
+    mock_case k;
+    case_open(&k, "reply = \"x\"; usage = { input_tokens = 10; output_tokens = 20;"
+                  " cache_read_tokens = 30; reasoning_tokens = 5; };", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    const seam_usage *u = seam_result_usage(seam_stream_result(k.r.stream));
     CU_ASSERT_EQUAL(u->present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ |
                                     SEAM_USAGE_REASONING);
     CU_ASSERT_EQUAL(u->input_tokens, 10);
@@ -220,32 +228,26 @@ static void test_explicit_usage(void)
     CU_ASSERT_EQUAL(u->cache_read_tokens, 30);
     CU_ASSERT_EQUAL(u->reasoning_tokens, 5);
     CU_ASSERT_FALSE(u->present & SEAM_USAGE_CACHE_WRITE);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 static void test_reasoning_and_signature(void)
 {
-    seam_client *c = mock_client("reply = \"answer\"; chunks = 2; reasoning = \"thinkhard\";"
-                                 " signature = \"sig-123\";");
-    seam_request *req = tu_user("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    TU_ASSERT_STR(r.trace, "reasoning_start reasoning_delta(thin) reasoning_delta(khard) "
+    mock_case k;
+    case_open(&k, "reply = \"answer\"; chunks = 2; reasoning = \"thinkhard\";"
+                  " signature = \"sig-123\";", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    TU_ASSERT_STR(k.r.trace, "reasoning_start reasoning_delta(thin) reasoning_delta(khard) "
                                     "reasoning_end(sig-123) text_delta(ans) text_delta(wer) "
                                     "stop(stop)");
-    const seam_message *m = seam_result_message(seam_stream_result(r.stream));
+    const seam_message *m = seam_result_message(seam_stream_result(k.r.stream));
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 2);
     const seam_part *p = seam_message_part(m, 0);
     CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_REASONING);
     TU_ASSERT_STR(seam_part_text(p), "thinkhard");
     TU_ASSERT_STR(seam_part_signature(p), "sig-123");
     CU_ASSERT_EQUAL(seam_part_get_type(seam_message_part(m, 1)), SEAM_PART_TEXT);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 static const char *TOOL_SCRIPT =
@@ -255,18 +257,16 @@ static const char *TOOL_SCRIPT =
 
 static void test_tool_calls(void)
 {
-    seam_client *c = mock_client(TOOL_SCRIPT);
-    seam_request *req = tu_user("weather and time?");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT(r.n_tool_deltas >= 4); /* 2+ fragments per call */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "tool_call_start(call_a,get_weather)"));
+    mock_case k;
+    case_open(&k, TOOL_SCRIPT, "weather and time?");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    CU_ASSERT(k.r.n_tool_deltas >= 4); /* 2+ fragments per call */
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "tool_call_start(call_a,get_weather)"));
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(r.trace, "tool_call_end(call_a,{\"city\":\"Paris\",\"days\":2})"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "tool_call_end(call_0_1,{\"tz\":\"UTC\"})"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "stop(tool_use)"));
-    const seam_result *res = seam_stream_result(r.stream);
+        strstr(k.r.trace, "tool_call_end(call_a,{\"city\":\"Paris\",\"days\":2})"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "tool_call_end(call_0_1,{\"tz\":\"UTC\"})"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "stop(tool_use)"));
+    const seam_result *res = seam_stream_result(k.r.stream);
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_TOOL_USE);
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 3);
@@ -276,9 +276,7 @@ static void test_tool_calls(void)
     TU_ASSERT_STR(seam_part_tool_name(call), "get_weather");
     CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_args_json(call), "\"Paris\""));
     TU_ASSERT_STR(seam_part_tool_name(seam_message_part(m, 2)), "get_time");
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 /* generate (the whole-body decode) gives the result the accumulated stream does. */
@@ -289,30 +287,26 @@ static void test_generate_equals_stream(void)
              "%s reasoning = \"Two tools are needed.\"; signature = \"s1\";"
              " usage = { cache_write_tokens = 7; };",
              TOOL_SCRIPT);
-    seam_client *c = mock_client(script);
-    seam_request *req = tu_user("weather and time?");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    mock_case k;
+    case_open(&k, script, "weather and time?");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
     seam_result *whole = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &whole, &err), SEAM_OK);
-    assert_same_result(whole, seam_stream_result(r.stream));
+    CU_ASSERT_EQUAL_FATAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_OK);
+    assert_same_result(whole, seam_stream_result(k.r.stream));
     CU_ASSERT_EQUAL(seam_message_part_count(seam_result_message(whole)), 4);
     CU_ASSERT_TRUE(seam_result_usage(whole)->present & SEAM_USAGE_CACHE_WRITE);
     seam_result_free(whole);
-    run_done(&r);
+    run_done(&k.r);
 
     /* And for plain text in many chunks. */
-    tu_client_free(c);
-    c = mock_client("reply = \"a b c d e f g\"; chunks = 7;");
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &whole, &err), SEAM_OK);
-    assert_same_result(whole, seam_stream_result(r.stream));
+    tu_client_free(k.c);
+    k.c = mock_client("reply = \"a b c d e f g\"; chunks = 7;");
+    run_stream(k.c, k.req, NULL, &k.r);
+    CU_ASSERT_EQUAL_FATAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_OK);
+    assert_same_result(whole, seam_stream_result(k.r.stream));
     seam_result_free(whole);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 static void test_http_error_rate_limit(void)
@@ -381,63 +375,53 @@ static void test_http_error_classification(void)
 
 static void test_cut_stream(void)
 {
-    seam_client *c = mock_client("reply = \"aabbccdd\"; chunks = 4; cut_after = 2;");
-    seam_request *req = tu_user("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
-    TU_ASSERT_STR(r.trace, "text_delta(aa) text_delta(bb)");
-    const seam_result *res = seam_stream_result(r.stream);
+    mock_case k;
+    case_open(&k, "reply = \"aabbccdd\"; chunks = 4; cut_after = 2;", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_TRANSPORT);
+    TU_ASSERT_STR(k.r.trace, "text_delta(aa) text_delta(bb)");
+    const seam_result *res = seam_stream_result(k.r.stream);
     CU_ASSERT_TRUE(seam_result_incomplete(res));
     TU_ASSERT_STR(seam_result_text(res), "aabb");
-    run_done(&r);
+    run_done(&k.r);
 
     /* A non-streamed answer cut midway is a transport error too. */
     seam_result *whole = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_PTR_NULL(whole);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 
     /* Cut before any byte: a retryable transport error and no content. */
-    c = mock_client("cut_after = 0;");
-    req = tu_user("hi");
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
-    CU_ASSERT_EQUAL(r.err.retryable, 1);
-    TU_ASSERT_STR(r.trace, "");
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_open(&k, "cut_after = 0;", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_EQUAL(k.r.err.retryable, 1);
+    TU_ASSERT_STR(k.r.trace, "");
+    case_close(&k);
 }
 
 static void test_stream_error_event(void)
 {
-    seam_client *c = mock_client("reply = \"partial\"; chunks = 1;"
-                                 " stream_error = { type = \"overloaded\"; message = \"busy now\"; };");
-    seam_request *req = tu_user("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "busy now"));
-    TU_ASSERT_STR(r.trace, "text_delta(partial)");
-    const seam_result *res = seam_stream_result(r.stream);
+    mock_case k;
+    case_open(&k, "reply = \"partial\"; chunks = 1;"
+                  " stream_error = { type = \"overloaded\"; message = \"busy now\"; };", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.err.message, "busy now"));
+    TU_ASSERT_STR(k.r.trace, "text_delta(partial)");
+    const seam_result *res = seam_stream_result(k.r.stream);
     CU_ASSERT_TRUE(seam_result_incomplete(res));
     TU_ASSERT_STR(seam_result_text(res), "partial");
-    run_done(&r);
+    run_done(&k.r);
 
     seam_result *whole = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_OVERLOADED);
     seam_result_free(whole);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 /* replies: the entry is picked by the number of assistant messages. */
