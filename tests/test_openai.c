@@ -57,9 +57,7 @@ static const char providers[] =
 
 static int start(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
-    return client ? 0 : -1;
+    return tu_start_client_on(&srv, &client, providers);
 }
 
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]

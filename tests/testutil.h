@@ -11,11 +11,8 @@
  *
  *     static int start(void)  // the suite's init: what every test shares
  *     {
- *         srv = tu_server_start();
- *         client = srv ? tu_client_at_end(tu_client_on(srv,
- *             "providers = { p = { plugin = \"openai\"; base_url = \"@URL@/v1\"; }; };\n"))
- *                      : NULL;
- *         return client ? 0 : -1;
+ *         return tu_start_client_on(&srv, &client,
+ *             "providers = { p = { plugin = \"openai\"; base_url = \"@URL@/v1\"; }; };\n");
  *     }
  *
  *     static const tu_test tests[] = {
@@ -121,6 +118,10 @@ seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2
 char *tu_expand(fake_server *srv, const char *text);
 /* tu_client of tu_expand(srv, conf_text); NULL (the error on stderr) on failure. */
 seam_client *tu_client_on(fake_server *srv, const char *conf_text);
+/* The suite init of most wire tests: *srv a server (tu_server_start) and
+ * *client a client of conf_text on it (tu_client_on) that the program shares.
+ * 0, or -1 when either could not be made. */
+int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text);
 /* For the wire tests of a plugin the build may leave out: c, or NULL (c freed,
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);

@@ -221,6 +221,13 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text)
     return c;
 }
 
+int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text)
+{
+    *srv = tu_server_start();
+    *client = *srv ? tu_client_at_end(tu_client_on(*srv, conf_text)) : NULL;
+    return *client ? 0 : -1;
+}
+
 seam_client *tu_if_built(seam_client *c)
 {
     seam_provider_info info = { 0 };
