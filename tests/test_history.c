@@ -6,7 +6,8 @@
  * structure sharing, thread ids (random, given, kept, forked); then the
  * session's history as such a state (snapshots that do not move, an applied
  * batch, going back to an old state, all seen on the wire of the OpenAI
- * plugin at the fake server) and the executor's compression made a COMPACT. */
+ * plugin at the fake server), the executor's compression made a COMPACT and
+ * a resumed call's answer an UPDATE. */
 #include "config.h"
 
 #include <CUnit/Basic.h>
@@ -659,6 +660,84 @@ static void test_executor_compression_is_a_compact(void)
     seam_session_free(s);
 }
 
+static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    (void)call;
+    return seam_tool_output_json(out, "3");
+}
+
+static int tool_ask(void *ud, const seam_tool_call *call, seam_tool_output *out)
+{
+    (void)ud;
+    (void)call;
+    return seam_tool_output_pause(out, "Which city?");
+}
+
+static const char two_calls[] =
+    "{\"id\":\"x\",\"object\":\"chat.completion\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+    "\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+    "{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"add\",\"arguments\":\"{}\"}},"
+    "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"ask\",\"arguments\":\"{}\"}}]},"
+    "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":5}}";
+
+static void drain(seam_run *run, const char *want_reason)
+{
+    const seam_event *ev;
+    seam_error err;
+    const char *reason = "";
+    int rc;
+    while ((rc = seam_run_next(run, &ev, &err)) == 1)
+        if (ev->kind == SEAM_EVENT_DONE)
+            reason = ev->reason;
+        else if (ev->kind == SEAM_EVENT_ERROR)
+            fprintf(stderr, "run: %s\n", ev->error->message);
+    CU_ASSERT_EQUAL(rc, 0);
+    TU_STR_EQ(reason, want_reason);
+}
+
+static void test_executor_resume_is_an_update(void)
+{
+    seam_session *s = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_session_new(oa, NULL, &s, &err), SEAM_OK);
+    seam_toolset *ts = seam_toolset_new();
+    seam_toolset_add(ts, "add", "Adds", NULL, tool_add, NULL);
+    seam_toolset_add(ts, "ask", "Asks a person", NULL, tool_ask, NULL);
+    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
+    seam_executor *ex = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    fake_server_push_json(srv, 200, two_calls, NULL);
+    seam_run *run = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_run(ex, "plan", NULL, &run, &err), SEAM_OK);
+    drain(run, "paused");
+    seam_run_free(run);
+    /* user, the calls, the tool message with add's result (item 3). */
+    seam_history *paused = seam_session_history(s);
+    CU_ASSERT_EQUAL_FATAL(seam_history_count(paused), 3);
+    CU_ASSERT_EQUAL(seam_history_item_id(paused, 2), 3);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(paused, 2)), 1);
+
+    size_t before = fake_server_request_count(srv);
+    push_answer("Oslo it is");
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(ex, "Oslo", NULL, &run, &err), SEAM_OK);
+    drain(run, "stop");
+    seam_run_free(run);
+    /* The answer joined item 3 (same id, now two results); the paused state
+     * still has the one. */
+    seam_history *now = seam_session_history(s);
+    CU_ASSERT_EQUAL_FATAL(seam_history_count(now), 4);
+    CU_ASSERT_EQUAL(seam_history_item_id(now, 2), 3);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(now, 2)), 2);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(paused, 2)), 1);
+    TU_STR_EQ(wire_messages(before), "plan|?|3|Oslo");
+    seam_history_free(paused);
+    seam_history_free(now);
+    seam_executor_free(ex);
+    seam_toolset_free(ts);
+    seam_session_free(s);
+}
+
 static const tu_test tests[] = {
     { "thread ids: random, given, kept, forked", test_thread_ids },
     { "ADD", test_add },
@@ -673,6 +752,7 @@ static const tu_test tests[] = {
     { "immutability: appends from many threads", test_appends_from_many_threads },
     { "session: the history is a state (wire)", test_session_history_is_a_state },
     { "executor: compression is a COMPACT (wire)", test_executor_compression_is_a_compact },
+    { "executor: a resumed answer is an UPDATE (wire)", test_executor_resume_is_an_update },
     { NULL, NULL },
 };
 
