@@ -322,6 +322,7 @@ struct seam_run {
     seam_error err;
     int tools_failed;            /* the tool runner was interrupted: err holds why */
     long failing;                /* END_RUN: the first call that failed, -1 none */
+    char *thread_id;             /* the history's when the run started */
 };
 
 
@@ -345,6 +346,7 @@ void seam_run_free(seam_run *r)
     release_turn(r);
     if (r->ex && r->ex->current == r)
         r->ex->current = NULL;
+    free(r->thread_id);
     free(r);
 }
 
@@ -387,6 +389,11 @@ static int run_create(seam_executor *ex, const seam_run_options *o, seam_run **o
     if (!r)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
     r->ex = ex;
+    r->thread_id = seam_strdup(seam_session_thread_id(ex->session));
+    if (!r->thread_id) {
+        free(r);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    }
     r->send = ex->send;
     if (o->send) {
         memset(&r->send, 0, sizeof r->send);
@@ -793,10 +800,20 @@ static int maybe_compress(seam_run *r)
     return 1;
 }
 
+static int run_step(seam_run *r, const seam_event **event, seam_error *err);
+
 int seam_run_next(seam_run *r, const seam_event **event, seam_error *err)
 {
     if (!r || !event)
         return SEAM_ERR_INVALID;
+    int rc = run_step(r, event, err);
+    if (rc == 1)
+        r->ev.thread_id = r->thread_id;
+    return rc;
+}
+
+static int run_step(seam_run *r, const seam_event **event, seam_error *err)
+{
     *event = NULL;
     r->ex->current = r;
     for (;;) {

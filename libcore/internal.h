@@ -537,6 +537,9 @@ int seam_session_set_pending(seam_session *s, const char *call_id, const char *n
 int seam_session_send_by(seam_session *s, const seam_request *req, const seam_send_options *o,
                          int64_t deadline_ms, seam_result **out, seam_error *err);
 
+/* The thread id of the session's history (borrowed until it changes). */
+const char *seam_session_thread_id(const seam_session *s);
+
 /* history.c: empties this handle in place, without allocating (for the
  * owner of a handle nobody else sees, when an operation ran out of memory). */
 void seam_history_empty_handle(seam_history *h);

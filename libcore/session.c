@@ -394,6 +394,11 @@ const seam_message *seam_session_history_at(const seam_session *s, size_t i)
     return s ? seam_history_message(s->hist, i) : NULL;
 }
 
+const char *seam_session_thread_id(const seam_session *s)
+{
+    return s ? seam_history_thread_id(s->hist) : NULL;
+}
+
 seam_history *seam_session_history(const seam_session *s)
 {
     return s ? seam_history_dup(s->hist) : NULL;

@@ -177,6 +177,7 @@ typedef struct trace {
     seam_error err;        /* the error event's, else seam_run_next's */
     int iterations;
     int64_t ms;            /* from the start of the run to its end */
+    char thread[64];       /* the thread id every event carried ("mixed" if not one) */
 } trace;
 
 static seam_session *new_session(const seam_session_options *o)
@@ -227,6 +228,10 @@ static void run_all(seam_run *run, trace *t, int64_t t0)
         if (t->text[0])
             strcat(t->text, " ");
         strcat(t->text, item);
+        if (!t->thread[0])
+            snprintf(t->thread, sizeof t->thread, "%s", ev->thread_id ? ev->thread_id : "(null)");
+        else if (!ev->thread_id || strcmp(t->thread, ev->thread_id) != 0)
+            snprintf(t->thread, sizeof t->thread, "mixed");
     }
     t->status = rc;
     t->ms = tu_now_ms() - t0;
@@ -269,7 +274,8 @@ static void run_text(seam_executor *ex, const char *text, const seam_run_options
 
 static void test_run_on_messages(void)
 {
-    seam_session *s = new_session(NULL);
+    seam_session_options so = { .size = sizeof so, .thread_id = "runs-1" };
+    seam_session *s = new_session(&so);
     seam_executor *ex = new_executor(s, NULL);
     seam_message *a = text_msg(SEAM_ROLE_USER, "a"), *b = text_msg(SEAM_ROLE_ASSISTANT, "b"),
                  *c = text_msg(SEAM_ROLE_USER, "c");
@@ -280,6 +286,8 @@ static void test_run_on_messages(void)
     run_with(ex, msgs, 3, NULL, &t);
     TU_STR_EQ(t.text, "response0(d) done(stop)");
     CU_ASSERT_EQUAL(t.status, 0);
+    /* Every event names the conversation's thread. */
+    TU_STR_EQ(t.thread, "runs-1");
     TU_STR_EQ(wire_messages(before), "user:a|assistant:b|user:c");
     CU_ASSERT_EQUAL(seam_session_history_count(s), 4);
 

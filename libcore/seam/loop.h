@@ -514,6 +514,9 @@ typedef struct seam_event {
     const char *pending_call_id;   /* done, paused: the call waiting for a person */
     const char *prompt;            /* done, paused: what to ask them (may be NULL) */
     const seam_error *error;       /* error: classified */
+    /* Appended (issue 14): every event, the thread id of the session's
+     * history when the run started (see seam_history_new). */
+    const char *thread_id;
 } seam_event;
 
 typedef struct seam_executor seam_executor;
