@@ -560,11 +560,11 @@ static int past_deadline(const seam_run *r, int64_t slack_ms)
 /* An error the run's deadline caused says so. */
 static void explain_deadline(const seam_run *r, seam_error *x)
 {
-    if (!past_deadline(r, 20) || (x->kind != SEAM_ERROR_TIMEOUT && x->kind != SEAM_ERROR_CANCELLED))
+    if (x->kind != SEAM_ERROR_TIMEOUT || !past_deadline(r, 20))
         return;
     char why[sizeof x->message];
     snprintf(why, sizeof why, "the run's deadline (%lld ms) passed", (long long)r->timeout_ms);
-    if (x->kind == SEAM_ERROR_TIMEOUT && strstr(x->message, why) == NULL) {
+    if (strstr(x->message, why) == NULL) {
         char full[sizeof x->message + sizeof why + 2];
         snprintf(full, sizeof full, "%s: %s", why, x->message);
         seam_strlcpy(x->message, full, sizeof x->message);
