@@ -261,6 +261,7 @@ seam_count_tokens.3	plain	5 tokens for mock/mock-1 (exact)
 seam_embed.3	plain	input 1: 16 dimensions
 seam_executor_run.3	tools	<- clock "12:00"
 seam_generate.3	plain	Paris is the capital of France.
+seam_history_apply.3	plain	trip-planning: 4 items, then 2; the undo point has 2
 seam_loop_generate.3	tools	It is 12:00.
 seam_loop_stream_open.3	plain	Paris is the capital of France.
 seam_message_add_text.3	plain	2 parts: What is in this picture?
