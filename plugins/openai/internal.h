@@ -227,24 +227,13 @@ const char *oa_wire_id(oa_id_map *m, const char *id);
 /* Reserves every id of the request that Mistral accepts as it is. */
 void oa_id_map_reserve(oa_id_map *m, const seam_request *req);
 
-typedef struct tool_slot {
-    int index;       /* the wire's index, or -1 when the server sent none */
-    char *id;
-    char *name;
-    strbuf args;     /* argument fragments received before the start was emitted, then all */
-    int started;
-    int ended;
-} tool_slot;
-
 typedef struct oa_decoder {
     unsigned wire;      /* OA_WIRE_CHAT: tells it from a Responses decoder */
     const oa_instance *in;
     int reasoning_open;
     unsigned reasoning_seq;
     char reasoning_id[32];
-    tool_slot *tools;
-    size_t n_tools, cap_tools;
-    unsigned synthesized_ids;
+    seam_toolcalls *tools; /* the SDK's assembler, made on the first tool call */
     int finish_seen;
     seam_stop_reason stop;
     int refusal_seen;
@@ -266,7 +255,8 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
 int oa_chat_decode_finish(oa_decoder *d, seam_emitter *out, seam_error *err);
 int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
                             seam_emitter *out, seam_error *err);
-seam_stop_reason oa_map_finish(const char *finish_reason);
+/* The finish reason of a choice: the SDK's table of the common wires. */
+#define oa_map_finish seam_stop_reason_from_wire
 
 /* What the fast path hands its deltas to (decode.c), in the json-c path's order. */
 int oa_chat_on_reasoning(oa_decoder *d, seam_emitter *em, const char *text);
@@ -302,10 +292,11 @@ void oa_error_from_fields(const oa_instance *in, const char *code, const char *t
 int oa_malformed(seam_error *err, const char *what);
 /* Out of memory, as both wires' codecs report it; returns its status. */
 int oa_nomem(seam_error *err);
-/* "6m0s", "1.5s", "20ms", "1h2m" (OpenAI's x-ratelimit-reset-*) -> ms; -1 if not. */
-int64_t oa_parse_duration_ms(const char *s);
-/* Masks what looks like an API key in a provider's message, in place. */
-void oa_scrub_keys(char *s);
+/* "6m0s", "1.5s", "20ms", "1h2m" (OpenAI's x-ratelimit-reset-*) -> ms; -1 if
+ * not; and the masking of what looks like an API key in a provider's message,
+ * in place: the SDK's helpers (<seam/codec.h>). */
+#define oa_parse_duration_ms seam_parse_duration_ms
+#define oa_scrub_keys seam_scrub_keys
 
 /* ---- the Responses API (responses_encode.c, responses_decode.c) -------------------- */
 
