@@ -46,6 +46,12 @@ bad() {
 
 # ---- what the library exports ---------------------------------------------------
 
+# libseam-openai-compat's header marks its exports with a macro of its own:
+# read it as the others.
+sed 's/SEAM_OPENAI_COMPAT_EXPORT /SEAM_EXPORT /' "$top_srcdir/sdk/seam/openai_compat.h" \
+    >"$tmp/openai_compat.h"
+HEADERS="$HEADERS $tmp/openai_compat.h"
+
 # "name<TAB>prototype" for every SEAM_EXPORT declaration of the headers:
 # comments and preprocessor lines dropped, the declaration read up to the
 # parenthesis closing its parameter list, white space squeezed.
