@@ -43,10 +43,12 @@ int seam_error_protocol(seam_error *err, const char *fmt, ...)
         err->kind = SEAM_ERROR_TRANSPORT;
         err->retryable = 1;
         seam_strlcpy(err->code, "protocol_error", sizeof err->code);
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt ? fmt : "", ap);
-        va_end(ap);
+        if (fmt) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err->message, sizeof err->message, fmt, ap);
+            va_end(ap);
+        }
     }
     return SEAM_ERR_PROVIDER;
 }
