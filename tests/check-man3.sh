@@ -26,7 +26,7 @@ set -u
 MAN3=$top_srcdir/doc/man3
 HEADERS="$top_srcdir/libcore/seam/types.h $top_srcdir/libcore/seam/seam.h
 $top_srcdir/libcore/seam/loop.h $top_srcdir/sdk/seam/plugin.h
-$top_srcdir/libcore/seam/embed.h"
+$top_srcdir/libcore/seam/embed.h $top_srcdir/sdk/seam/codec.h"
 LIBSEAM=$top_builddir/.libs/libseam.so
 PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
 
@@ -45,6 +45,12 @@ bad() {
 }
 
 # ---- what the library exports ---------------------------------------------------
+
+# libseam-openai-compat's header marks its exports with a macro of its own:
+# read it as the others.
+sed 's/SEAM_OPENAI_COMPAT_EXPORT /SEAM_EXPORT /' "$top_srcdir/sdk/seam/openai_compat.h" \
+    >"$tmp/openai_compat.h"
+HEADERS="$HEADERS $tmp/openai_compat.h"
 
 # "name<TAB>prototype" for every SEAM_EXPORT declaration of the headers:
 # comments and preprocessor lines dropped, the declaration read up to the
