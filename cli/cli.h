@@ -43,6 +43,10 @@ int cli_color(void);
 void say(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* say, then "Try 'seam --help'."; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* The start of a -v line about an attempt on stderr: "seam: [chain NAME: ]attempt
+ * N PROVIDER MODEL: OUTCOME[: KIND (HTTP S): MESSAGE]", the chain when
+ * with_chain; the caller adds the rest of the line. */
+void print_attempt_head(const seam_attempt *a, int with_chain);
 /* "seam: provider: message [kind, HTTP 429, code x]" on stderr. */
 void print_error(const seam_error *err);
 /* A conf warning ("seam: warning: TEXT"), as seam_conf_check reports one. */

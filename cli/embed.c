@@ -51,19 +51,7 @@ static void embed_cost(int64_t microcents, char *buf, size_t size)
 static void embed_on_attempt(void *ud, const seam_attempt *a)
 {
     (void)ud;
-    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                               : "skipped";
-    fprintf(stderr, "seam: %s%s%sattempt %d %s %s: %s", a->chain ? "chain " : "",
-            a->chain ? a->chain : "", a->chain ? ": " : "", a->attempt, a->provider,
-            a->model ? a->model : "?", outcome);
-    if (a->error) {
-        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
-        if (a->error->http_status)
-            fprintf(stderr, " (HTTP %d)", a->error->http_status);
-        if (a->error->message[0])
-            fprintf(stderr, ": %s", a->error->message);
-    }
+    print_attempt_head(a, 1);
     if (a->wait_ms > 0)
         fprintf(stderr, "; retrying in %lld ms", (long long)a->wait_ms);
     fputc('\n', stderr);

@@ -261,6 +261,23 @@ seam_call_options target_call_options(const target_opts *o,
     return opts;
 }
 
+void print_attempt_head(const seam_attempt *a, int with_chain)
+{
+    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                               : "skipped";
+    const char *chain = with_chain ? a->chain : NULL;
+    fprintf(stderr, "seam: %s%s%sattempt %d %s %s: %s", chain ? "chain " : "", chain ? chain : "",
+            chain ? ": " : "", a->attempt, a->provider, a->model ? a->model : "?", outcome);
+    if (a->error) {
+        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
+        if (a->error->http_status)
+            fprintf(stderr, " (HTTP %d)", a->error->http_status);
+        if (a->error->message[0])
+            fprintf(stderr, ": %s", a->error->message);
+    }
+}
+
 /* ---- the client ------------------------------------------------------------- */
 
 /* The library's notices (the shared state store away or back) go to stderr. */

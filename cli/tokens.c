@@ -37,18 +37,7 @@ static const char *const tokens_help =
 static void tokens_on_attempt(void *ud, const seam_attempt *a)
 {
     (void)ud;
-    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                               : "skipped";
-    fprintf(stderr, "seam: attempt %d %s %s: %s", a->attempt, a->provider,
-            a->model ? a->model : "?", outcome);
-    if (a->error) {
-        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
-        if (a->error->http_status)
-            fprintf(stderr, " (HTTP %d)", a->error->http_status);
-        if (a->error->message[0])
-            fprintf(stderr, ": %s", a->error->message);
-    }
+    print_attempt_head(a, 0);
     fputc('\n', stderr);
 }
 
