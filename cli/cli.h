@@ -73,6 +73,9 @@ int parse_target_opts(const char *cmd, const char *help, const char *extra_name,
 /* The call options of o's target; with -v, each attempt goes to on_attempt. */
 seam_call_options target_call_options(const target_opts *o,
                                       void (*on_attempt)(void *ud, const seam_attempt *a));
+/* The words joined by single spaces (so `seam chat hello there` is one
+ * prompt). Malloc'ed; NULL when out of memory. */
+char *join_words(int n, char **words);
 /* For subcommands without options of their own: --conf and --help. Returns 0,
  * -1 after printing the help, or an exit code. */
 int parse_simple_args(const char *cmd, int argc, char **argv, const char **conf);

@@ -192,6 +192,23 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
     return 1;
 }
 
+char *join_words(int n, char **words)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(words[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, words[i]);
+    }
+    return s;
+}
+
 int parse_target_opts(const char *cmd, const char *help, const char *extra_name, int argc,
                       char **argv, target_opts *o)
 {

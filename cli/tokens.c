@@ -66,23 +66,6 @@ static char *slurp_stdin(void)
     return NULL;
 }
 
-static char *join_args(int n, char **words)
-{
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(words[i]) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, words[i]);
-    }
-    return s;
-}
-
 static int print_json(const seam_token_count *tc)
 {
     json_object *o = json_object_new_object();
@@ -109,7 +92,7 @@ int cmd_tokens(const char *conf, int argc, char **argv)
     int done = parse_target_opts("tokens", tokens_help, "--system", argc, argv, &o);
     if (done >= 0)
         return done;
-    char *prompt = o.first < argc ? join_args(argc - o.first, argv + o.first)
+    char *prompt = o.first < argc ? join_words(argc - o.first, argv + o.first)
                                      : slurp_stdin();
     if (!prompt) {
         fputs("seam: cannot read the prompt\n", stderr);
