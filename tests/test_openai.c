@@ -826,27 +826,33 @@ static void test_decode_variants(void)
     seam_request_free(req);
 }
 
+/* A stream of the payload lines (sse: with [DONE] when done), split bytes a
+ * write, as the answer of "oa" with model "m" to req. */
+static tu_call stream_lines(int done, const char *const *lines, size_t split, const seam_request *req)
+{
+    char *body = sse(done, lines);
+    fake_server_push_sse(srv, body, split);
+    tu_call r = tu_run_stream(client, "oa", "m", req, 0);
+    free(body);
+    return r;
+}
+
 static void test_stream_cut_and_errors(void)
 {
     seam_request *req = tu_user_request("x");
     /* no finish_reason, no [DONE]: the stream is incomplete */
     const char *const cut[] = {CH("{\"content\":\"partial\"}", "null"), NULL};
-    char *body = sse(0, cut);
-    fake_server_push_sse(srv, body, 0);
-    tu_call r = tu_run_stream(client, "oa", "m", req, 0);
+    tu_call r = stream_lines(0, cut, 0, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.incomplete);
     free(r.summary);
-    free(body);
 
     /* an error object inside a 200 stream after some content */
     const char *const mid[] = {CH("{\"content\":\"Hel\"}", "null"),
                                "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}",
                                NULL};
-    body = sse(0, mid);
-    fake_server_push_sse(srv, body, 1);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(0, mid, 1, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_TRUE(r.err.retryable);
@@ -856,39 +862,29 @@ static void test_stream_cut_and_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"Hel\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"stop\":\"error\""));
     free(r.summary);
-    free(body);
 
     /* OpenRouter style: the HTTP status as a numeric code, before any content */
     const char *const early[] = {"{\"error\":{\"code\":429,\"message\":\"Rate limit exceeded upstream\"}}", NULL};
-    body = sse(0, early);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(0, early, 0, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_TRUE(r.err.retryable);
     free(r.summary);
-    free(body);
 
     /* context overflow reported in-stream */
     const char *const ctx[] = {"{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}", NULL};
-    body = sse(0, ctx);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(0, ctx, 0, req);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
     CU_ASSERT_FALSE(r.err.retryable);
     CU_ASSERT_STRING_EQUAL(r.err.code, "context_length_exceeded");
     free(r.summary);
-    free(body);
 
     /* garbage in the stream */
     const char *const junk[] = {"{not json", NULL};
-    body = sse(1, junk);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(1, junk, 0, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "malformed"));
     free(r.summary);
-    free(body);
     seam_request_free(req);
 }
 
@@ -1463,6 +1459,18 @@ static void *create_with(const char *name, const char *base_url, const char *opt
     return in;
 }
 
+/* Options the plugin refuses for provider "prov": no instance, a conf error
+ * whose message holds needle. */
+static void expect_conf_refused(const char *options, const char *needle)
+{
+    seam_provider_config cfg = {sizeof cfg, "prov", NULL, options};
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, needle));
+}
+
 static void test_profile_inference(void)
 {
     static const struct {
@@ -1525,14 +1533,8 @@ static void test_profile_inference(void)
                                       "{\"max_tokens_param\":\"tokens\"}", "{\"stream_usage\":\"yes\"}",
                                       "{\"headers\":{\"X\":1}}", "{\"headers\":{\"authorization\":\"Bearer x\"}}",
                                       "{\"capabilities\":[]}", "[]", "{\"think_tags\":\"yes\"}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
-        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "prov"));
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_conf_refused(bad[i], "prov");
 }
 
 static void test_capabilities(void)
@@ -1674,14 +1676,8 @@ static void test_model_rules(void)
     seam_request_free(req);
     static const char *const bad[] = {"{\"api\":\"completions\"}", "{\"api\":true}",
                                       "{\"reasoning_summary\":\"short\"}", "{\"reasoning_summary\":1}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
-        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "options."));
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_conf_refused(bad[i], "options.");
 
     /* the effort ladder: the highest accepted level at or below the budget's */
     unsigned all = EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX;
