@@ -400,13 +400,16 @@ static void test_stream_cut_everywhere(void)
     seam_request_free(req);
 }
 
+/* The start of an event whose candidate says "Hi" (its finishReason and usage follow). */
+#define SSE_HI "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+
 /* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
  * candidates and thoughts (undefined behaviour). They are bounded now. */
 static void test_usage_absurd_counts(void)
 {
     seam_request *req = user_request("hi");
     outcome o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
             "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
             "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
@@ -424,7 +427,7 @@ static void test_stream_usage_after_finish(void)
     seam_request *req = user_request("hi");
     /* finishReason first, usage in a later event: one stop, with that usage. */
     outcome o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
             "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
             "\"totalTokenCount\":4}}\r\n\r\n",
@@ -439,7 +442,7 @@ static void test_stream_usage_after_finish(void)
 
     /* finishReason and never any usage: the stop still comes, at the end. */
     o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
             0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
@@ -450,7 +453,7 @@ static void test_stream_usage_after_finish(void)
 
     /* No finishReason at all before the server closes: a cut stream. */
     o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"index\":0}]}\r\n\r\n",
             0);
     CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
