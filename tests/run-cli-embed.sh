@@ -30,9 +30,7 @@ print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
         fail "$1: $2 is '$got', expected '$3'"
     fi
 }
-cat >"$tmp/mock.conf" <<EOCONF
-plugin_path = [ "$PLUGINS", "$TESTPLUGINS" ];
-model_catalog = "";
+tl_conf "$tmp/mock.conf" "$PLUGINS" "$TESTPLUGINS" <<EOCONF
 providers = {
   mock = { plugin = "mock"; };
   echo = { plugin = "testecho"; };
@@ -151,9 +149,7 @@ if [ -f "$PLUGINS/gemini.so" ] && [ -f "$PLUGINS/anthropic.so" ]; then
     gport=$port
     tl_start_fake anthropic_count --status 200 --json-body '{"input_tokens":17}'
     aport=$port
-    cat >"$tmp/wire.conf" <<EOCONF
-plugin_path = [ "$PLUGINS" ];
-model_catalog = "";
+    tl_conf "$tmp/wire.conf" "$PLUGINS" <<EOCONF
 providers = {
   gm = { plugin = "gemini"; base_url = "http://127.0.0.1:$gport/v1beta"; api_key = "$SECRET"; };
   an = { plugin = "anthropic"; base_url = "http://127.0.0.1:$aport/v1"; api_key = "$SECRET"; };

@@ -68,9 +68,7 @@ tl_start_fake e401 --status 401 \
     --json-body '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}'
 port() { cat "$tmp/$1.port"; }
 
-cat > "$tmp/serve.conf" <<C
-plugin_path = [ "$PLUGINS" ];
-model_catalog = "";
+tl_conf "$tmp/serve.conf" "$PLUGINS" <<C
 providers = {
   text = { plugin = "openai"; base_url = "http://127.0.0.1:$(port text)/v1"; api_key = "sk-fake-text"; };
   tool = { plugin = "openai"; base_url = "http://127.0.0.1:$(port tool)/v1"; api_key = "sk-fake-tool"; };

@@ -320,90 +320,102 @@ static void test_handlers(void)
     seam_session_free(s);
 }
 
+/* A session whose model calls ask_user (question) and add, then answers "Blue
+ * it is, and 3."; an executor over it with two_tools, ask_user (no callback)
+ * and the desk's handler; run with "pick for me", which pauses on ask_user. */
+typedef struct paused {
+    seam_session *s;
+    seam_toolset *ts;
+    seam_executor_options eo;
+    desk d;
+    seam_tool_handler h;
+    seam_executor *ex;
+    trace t;
+} paused;
+
+static void pause_on(paused *p, const char *question)
+{
+    char script[512];
+    snprintf(script, sizeof script,
+             "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
+             "{\"id\":\"q1\",\"name\":\"ask_user\",\"args\":{\"question\":\"%s\"}},"
+             "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
+             "{\"reply\":\"Blue it is, and 3.\"}]}",
+             question);
+    p->s = scripted_session(script);
+    p->ts = two_tools();
+    seam_toolset_add(p->ts, "ask_user", "Asks the user", NULL, NULL, NULL);
+    p->eo = (seam_executor_options){ .size = sizeof p->eo, .tools = p->ts };
+    p->ex = executor_on(p->s, &p->eo);
+    p->d = (desk){ 0 };
+    p->h = desk_handler(&p->d);
+    seam_executor_add_handler(p->ex, &p->h);
+    run_input(p->ex, "pick for me", &p->t);
+}
+
+static void paused_free(paused *p)
+{
+    seam_executor_free(p->ex);
+    seam_toolset_free(p->ts);
+    seam_session_free(p->s);
+}
+
 static void test_pause_and_resume(void)
 {
-    seam_session *s = scripted_session(
-        "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
-        "{\"id\":\"q1\",\"name\":\"ask_user\",\"args\":{\"question\":\"Favourite colour?\"}},"
-        "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
-        "{\"reply\":\"Blue it is, and 3.\"}]}");
-    seam_toolset *ts = two_tools();
-    seam_toolset_add(ts, "ask_user", "Asks the user", NULL, NULL, NULL);
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
+    paused p;
+    pause_on(&p, "Favourite colour?");
     seam_error err;
-    seam_executor *ex = executor_on(s, &eo);
-    desk d = { 0 };
-    seam_tool_handler h = desk_handler(&d);
-    seam_executor_add_handler(ex, &h);
-    trace t;
-    run_input(ex, "pick for me", &t);
-    CU_ASSERT_EQUAL(t.status, 0);
-    CU_ASSERT_STRING_EQUAL(t.text, "response0() call0(ask_user {\"question\":\"Favourite colour?\"}) "
-                                   "call0(add {\"a\":1,\"b\":2}) result0(add=3) done(paused)");
-    CU_ASSERT_STRING_EQUAL(t.pending, "q1");
-    CU_ASSERT_STRING_EQUAL(t.prompt, "Favourite colour?");
+    CU_ASSERT_EQUAL(p.t.status, 0);
+    CU_ASSERT_STRING_EQUAL(p.t.text, "response0() call0(ask_user {\"question\":\"Favourite colour?\"}) "
+                                     "call0(add {\"a\":1,\"b\":2}) result0(add=3) done(paused)");
+    CU_ASSERT_STRING_EQUAL(p.t.pending, "q1");
+    CU_ASSERT_STRING_EQUAL(p.t.prompt, "Favourite colour?");
     const char *name = NULL, *prompt = NULL;
-    CU_ASSERT_STRING_EQUAL(seam_session_pending_call(s, &name, &prompt), "q1");
+    CU_ASSERT_STRING_EQUAL(seam_session_pending_call(p.s, &name, &prompt), "q1");
     CU_ASSERT_STRING_EQUAL(name, "ask_user");
     CU_ASSERT_STRING_EQUAL(prompt, "Favourite colour?");
     /* Waiting: a new run is refused. */
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL(seam_executor_run(ex, "hello?", NULL, &run, &err), SEAM_ERR_INVALID);
-    seam_executor_free(ex);
+    CU_ASSERT_EQUAL(seam_executor_run(p.ex, "hello?", NULL, &run, &err), SEAM_ERR_INVALID);
+    seam_executor_free(p.ex);
 
     /* Resumed later, by another executor over the same session. */
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
-    seam_executor_add_handler(ex, &h);
-    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(ex, "blue", NULL, &run, &err), SEAM_OK);
-    run_all(run, &t);
+    CU_ASSERT_EQUAL_FATAL(seam_executor_new(p.s, &p.eo, &p.ex, &err), SEAM_OK);
+    seam_executor_add_handler(p.ex, &p.h);
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_OK);
+    run_all(run, &p.t);
     seam_run_free(run);
-    CU_ASSERT_EQUAL(t.status, 0);
-    CU_ASSERT_STRING_EQUAL(t.text, "response0(Blue it is, and 3.) done(stop)");
+    CU_ASSERT_EQUAL(p.t.status, 0);
+    CU_ASSERT_STRING_EQUAL(p.t.text, "response0(Blue it is, and 3.) done(stop)");
     /* Nothing waits any more. */
-    CU_ASSERT_EQUAL(seam_executor_resume(ex, "blue", NULL, &run, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_ERR_INVALID);
     CU_ASSERT_PTR_NULL(run);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    paused_free(&p);
 }
 
 /* The answer joins the other results of its turn, in one tool message. */
 static void test_resume_answer_lands_with_its_turn(void)
 {
-    seam_session *s = scripted_session(
-        "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
-        "{\"id\":\"q1\",\"name\":\"ask_user\",\"args\":{\"question\":\"Colour?\"}},"
-        "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
-        "{\"reply\":\"Blue it is, and 3.\"}]}");
-    seam_toolset *ts = two_tools();
-    seam_toolset_add(ts, "ask_user", "Asks the user", NULL, NULL, NULL);
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_error err;
-    seam_executor *ex = executor_on(s, &eo);
-    desk d = { 0 };
-    seam_tool_handler h = desk_handler(&d);
-    seam_executor_add_handler(ex, &h);
-    trace t;
-    run_input(ex, "pick for me", &t);
-    CU_ASSERT_STRING_EQUAL(t.reason, "paused");
+    paused p;
+    pause_on(&p, "Colour?");
+    CU_ASSERT_STRING_EQUAL(p.t.reason, "paused");
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(ex, "blue", NULL, &run, &err), SEAM_OK);
-    CU_ASSERT_PTR_NULL(seam_session_pending_call(s, NULL, NULL));
-    run_all(run, &t);
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_OK);
+    CU_ASSERT_PTR_NULL(seam_session_pending_call(p.s, NULL, NULL));
+    run_all(run, &p.t);
     seam_run_free(run);
-    CU_ASSERT_EQUAL(t.status, 0);
-    CU_ASSERT_STRING_EQUAL(t.text, "response0(Blue it is, and 3.) done(stop)");
+    CU_ASSERT_EQUAL(p.t.status, 0);
+    CU_ASSERT_STRING_EQUAL(p.t.text, "response0(Blue it is, and 3.) done(stop)");
     /* user, assistant (2 calls), tool (add and the answer, together), assistant */
-    CU_ASSERT_EQUAL_FATAL(seam_session_history_count(s), 4);
-    const seam_message *tool = seam_session_history_at(s, 2);
+    CU_ASSERT_EQUAL_FATAL(seam_session_history_count(p.s), 4);
+    const seam_message *tool = seam_session_history_at(p.s, 2);
     CU_ASSERT_EQUAL(seam_message_role(tool), SEAM_ROLE_TOOL);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(tool), 2);
     CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_message_part(tool, 1)), "q1");
     CU_ASSERT_STRING_EQUAL(seam_part_result_json(seam_message_part(tool, 1)), "\"blue\"");
-    CU_ASSERT_EQUAL(d.asked, 1);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    CU_ASSERT_EQUAL(p.d.asked, 1);
+    paused_free(&p);
 }
 
 /* ---- context engines ------------------------------------------------------------------------ */

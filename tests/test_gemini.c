@@ -400,13 +400,16 @@ static void test_stream_cut_everywhere(void)
     seam_request_free(req);
 }
 
+/* The start of an event whose candidate says "Hi" (its finishReason and usage follow). */
+#define SSE_HI "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+
 /* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
  * candidates and thoughts (undefined behaviour). They are bounded now. */
 static void test_usage_absurd_counts(void)
 {
     seam_request *req = user_request("hi");
     outcome o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
             "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
             "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
@@ -424,7 +427,7 @@ static void test_stream_usage_after_finish(void)
     seam_request *req = user_request("hi");
     /* finishReason first, usage in a later event: one stop, with that usage. */
     outcome o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
             "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
             "\"totalTokenCount\":4}}\r\n\r\n",
@@ -439,7 +442,7 @@ static void test_stream_usage_after_finish(void)
 
     /* finishReason and never any usage: the stop still comes, at the end. */
     o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
             0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
@@ -450,7 +453,7 @@ static void test_stream_usage_after_finish(void)
 
     /* No finishReason at all before the server closes: a cut stream. */
     o = streamed(req,
-            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+            SSE_HI
             "\"index\":0}]}\r\n\r\n",
             0);
     CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
@@ -1498,58 +1501,45 @@ static void test_capabilities_per_family(void)
 
 static void test_error_table(void)
 {
+    /* Google's error object, {"error":{"code","message","status"[,"details"]}},
+     * from its fields; or a body as it comes (raw). The code a row expects is
+     * its status. */
     static const struct {
         int status;
-        const char *body;
+        const char *code, *message, *details, *raw;
         seam_error_kind kind;
         int retryable;
         int64_t retry_after_ms;
-        const char *code;
     } table[] = {
-        {400, "{\"error\":{\"code\":400,\"message\":\"Invalid JSON payload received. Unknown name \\\"foo\\\"\","
-              "\"status\":\"INVALID_ARGUMENT\"}}",
-         SEAM_ERROR_BAD_REQUEST, 0, -1, "INVALID_ARGUMENT"},
-        {400, "{\"error\":{\"code\":400,\"message\":\"The input token count (1200000) exceeds the maximum "
-              "number of tokens allowed (1048576).\",\"status\":\"INVALID_ARGUMENT\"}}",
-         SEAM_ERROR_CONTEXT_OVERFLOW, 0, -1, "INVALID_ARGUMENT"},
-        {400, "{\"error\":{\"code\":400,\"message\":\"API key not valid. Please pass a valid API key.\","
-              "\"status\":\"INVALID_ARGUMENT\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\","
-              "\"reason\":\"API_KEY_INVALID\",\"domain\":\"googleapis.com\"}]}}",
-         SEAM_ERROR_AUTH, 0, -1, "INVALID_ARGUMENT"},
-        {400, "{\"error\":{\"code\":400,\"message\":\"User location is not supported for the API use.\","
-              "\"status\":\"FAILED_PRECONDITION\"}}",
-         SEAM_ERROR_BAD_REQUEST, 0, -1, "FAILED_PRECONDITION"},
-        {401, "{\"error\":{\"code\":401,\"message\":\"Request had invalid authentication credentials.\","
-              "\"status\":\"UNAUTHENTICATED\"}}",
-         SEAM_ERROR_AUTH, 0, -1, "UNAUTHENTICATED"},
-        {403, "{\"error\":{\"code\":403,\"message\":\"Method doesn't allow unregistered callers.\","
-              "\"status\":\"PERMISSION_DENIED\"}}",
-         SEAM_ERROR_AUTH, 0, -1, "PERMISSION_DENIED"},
-        {404, "{\"error\":{\"code\":404,\"message\":\"models/gemini-9 is not found for API version v1beta\","
-              "\"status\":\"NOT_FOUND\"}}",
-         SEAM_ERROR_MODEL_NOT_FOUND, 0, -1, "NOT_FOUND"},
-        {429, "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota.\","
-              "\"status\":\"RESOURCE_EXHAUSTED\",\"details\":["
-              "{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[]},"
-              "{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"2.5s\"}]}}",
-         SEAM_ERROR_RATE_LIMIT, 1, 2500, "RESOURCE_EXHAUSTED"},
-        {429, "[{\"error\":{\"code\":429,\"message\":\"Resource exhausted. Please try again later.\","
-              "\"status\":\"RESOURCE_EXHAUSTED\"}}]",
-         SEAM_ERROR_RATE_LIMIT, 1, -1, "RESOURCE_EXHAUSTED"},
-        {500, "{\"error\":{\"code\":500,\"message\":\"An internal error has occurred.\",\"status\":\"INTERNAL\"}}",
-         SEAM_ERROR_OVERLOADED, 1, -1, "INTERNAL"},
-        {503, "{\"error\":{\"code\":503,\"message\":\"The model is overloaded. Please try again later.\","
-              "\"status\":\"UNAVAILABLE\"}}",
-         SEAM_ERROR_OVERLOADED, 1, -1, "UNAVAILABLE"},
-        {504, "{\"error\":{\"code\":504,\"message\":\"Deadline expired before operation could complete.\","
-              "\"status\":\"DEADLINE_EXCEEDED\"}}",
-         SEAM_ERROR_TIMEOUT, 1, -1, "DEADLINE_EXCEEDED"},
-        {502, "<html><body>Bad Gateway</body></html>", SEAM_ERROR_OVERLOADED, 1, -1, ""},
+        {400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unknown name \\\"foo\\\"", NULL, NULL, SEAM_ERROR_BAD_REQUEST, 0, -1},
+        {400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", NULL, NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, -1},
+        {400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
+         "[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":\"API_KEY_INVALID\",\"domain\":\"googleapis.com\"}]", NULL, SEAM_ERROR_AUTH, 0, -1},
+        {400, "FAILED_PRECONDITION", "User location is not supported for the API use.", NULL, NULL, SEAM_ERROR_BAD_REQUEST, 0, -1},
+        {401, "UNAUTHENTICATED", "Request had invalid authentication credentials.", NULL, NULL, SEAM_ERROR_AUTH, 0, -1},
+        {403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.", NULL, NULL, SEAM_ERROR_AUTH, 0, -1},
+        {404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta", NULL, NULL, SEAM_ERROR_MODEL_NOT_FOUND, 0, -1},
+        {429, "RESOURCE_EXHAUSTED", "You exceeded your current quota.",
+         "[{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[]},{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"2.5s\"}]", NULL, SEAM_ERROR_RATE_LIMIT, 1, 2500},
+        {429, "RESOURCE_EXHAUSTED", NULL, NULL,
+         "[{\"error\":{\"code\":429,\"message\":\"Resource exhausted. Please try again later.\",\"status\":\"RESOURCE_EXHAUSTED\"}}]", SEAM_ERROR_RATE_LIMIT, 1, -1},
+        {500, "INTERNAL", "An internal error has occurred.", NULL, NULL, SEAM_ERROR_OVERLOADED, 1, -1},
+        {503, "UNAVAILABLE", "The model is overloaded. Please try again later.", NULL, NULL, SEAM_ERROR_OVERLOADED, 1, -1},
+        {504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.", NULL, NULL, SEAM_ERROR_TIMEOUT, 1, -1},
+        {502, "", NULL, NULL, "<html><body>Bad Gateway</body></html>", SEAM_ERROR_OVERLOADED, 1, -1},
     };
     seam_request *req = user_request("hi");
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         for (int streaming = 0; streaming <= 1; streaming++) {
-            fake_server_push_json(server, table[i].status, table[i].body, NULL);
+            char body[1024];
+            if (table[i].raw)
+                snprintf(body, sizeof body, "%s", table[i].raw);
+            else
+                snprintf(body, sizeof body,
+                         "{\"error\":{\"code\":%d,\"message\":\"%s\",\"status\":\"%s\"%s%s}}",
+                         table[i].status, table[i].message, table[i].code,
+                         table[i].details ? ",\"details\":" : "", table[i].details ? table[i].details : "");
+            fake_server_push_json(server, table[i].status, body, NULL);
             outcome o = run(req, streaming);
             CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
             if (o.err.kind != table[i].kind)

@@ -264,15 +264,10 @@ static void test_table_unix_socket(void)
 
 static void test_layer(void)
 {
-    seam_conf_state conf;
-    memset(&conf, 0, sizeof conf);
-    conf.backend = "redis";
-    conf.host = "127.0.0.1";
-    conf.port = tu_redis_port(redis);
-    conf.prefix = "v3:";
     /* A killed Redis refuses at once: the long timeout only keeps a busy
      * machine from setting the store aside while it is up. */
-    conf.timeout_ms = slow ? 10000 : 2000;
+    seam_conf_state conf = { .backend = "redis", .host = "127.0.0.1", .port = tu_redis_port(redis),
+                             .prefix = "v3:", .timeout_ms = slow ? 10000 : 2000 };
     tu_logbook lb;
     memset(&lb, 0, sizeof lb);
     seam_state_hooks hooks = { NULL, NULL, tu_on_log, &lb };
@@ -354,11 +349,8 @@ static void test_layer(void)
 
 static void test_layer_without_backend(void)
 {
-    seam_conf_state conf;
-    memset(&conf, 0, sizeof conf);
-    conf.backend = "etcd";
-    tu_logbook lb;
-    memset(&lb, 0, sizeof lb);
+    seam_conf_state conf = { .backend = "etcd" };
+    tu_logbook lb = { .n = 0 };
     seam_state_hooks hooks = { NULL, NULL, tu_on_log, &lb };
     seam_state *st = seam_state_new(&conf, (seam_registry *)&conf, &hooks);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);

@@ -102,6 +102,23 @@ check() {
     if "$@"; then ok "$name: $what"; else fail "$name: $what"; show "$name" >&2; fi
 }
 
+# tl_conf FILE DIR...: writes FILE: a plugin_path of the DIRs, no model
+# catalog (model_catalog = ""), then the conf text on stdin.
+tl_conf() {
+    f=$1
+    shift
+    {
+        printf 'plugin_path = [ '
+        sep=
+        for d in "$@"; do
+            printf '%s"%s"' "$sep" "$d"
+            sep=', '
+        done
+        printf ' ];\nmodel_catalog = "";\n'
+        cat
+    } >"$f"
+}
+
 # expect_rc NAME WANT: checks $rc and shows the outputs when it is wrong.
 expect_rc() {
     checks=$((checks + 1))
