@@ -7,7 +7,7 @@
  * generation in-process with the text "abi 1.0". */
 #include "config.h"
 
-#include <seam/plugin.h>
+#include "testplugin.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -98,15 +98,7 @@ static const seam_provider_vtable abi10_vtable = {
     .size = offsetof(seam_provider_vtable, embed_encode),
     .id = "testabi10",
     .description = "a plugin of ABI 1.0",
-    .framing = SEAM_FRAMING_SSE,
-    .create = abi10_create,
-    .destroy = abi10_destroy,
-    .encode = abi10_encode,
-    .decoder_new = abi10_decoder_new,
-    .decoder_free = abi10_decoder_free,
-    .decode_event = abi10_decode_event,
-    .decode_response = abi10_decode_response,
-    .classify_error = abi10_classify,
+    TESTPLUGIN_CODEC(abi10),
     .serve = abi10_serve,
     .embed_encode = never_embed_encode,
     .embed_decode = never_embed_decode,
@@ -114,14 +106,11 @@ static const seam_provider_vtable abi10_vtable = {
     .count_tokens_decode = never_count_decode,
 };
 
-static int abi10_init(seam_registrar *r)
-{
-    return seam_registrar_add(r, &abi10_vtable);
-}
+TESTPLUGIN_INIT(abi10_vtable)
 
 SEAM_PLUGIN_EXPORT const uint32_t seam_plugin_abi = ABI_1_0;
 SEAM_PLUGIN_EXPORT int seam_plugin_init(seam_registrar *r);
 int seam_plugin_init(seam_registrar *r)
 {
-    return abi10_init(r);
+    return testplugin_init(r);
 }

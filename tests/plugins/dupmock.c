@@ -4,7 +4,7 @@
  * but complete, so the id clash is the only reason to refuse it. */
 #include "config.h"
 
-#include <seam/plugin.h>
+#include "testplugin.h"
 
 #include <stdlib.h>
 
@@ -66,8 +66,8 @@ static int dup_decode_response(void *instance, const seam_request *req, const ch
     return seam_emit(out, &stop);
 }
 
-static void dup_classify_error(void *instance, int http_status, const seam_http_headers *headers,
-                               const char *body, size_t len, seam_error *err)
+static void dup_classify(void *instance, int http_status, const seam_http_headers *headers,
+                         const char *body, size_t len, seam_error *err)
 {
     (void)instance;
     (void)http_status;
@@ -77,25 +77,5 @@ static void dup_classify_error(void *instance, int http_status, const seam_http_
     (void)err;
 }
 
-static const seam_provider_vtable dup_vtable = {
-    .abi_version = SEAM_PLUGIN_ABI_VERSION,
-    .size = sizeof(seam_provider_vtable),
-    .id = "mock",
-    .description = "test plugin: a second provider with the id \"mock\"",
-    .framing = SEAM_FRAMING_SSE,
-    .create = dup_create,
-    .destroy = dup_destroy,
-    .encode = dup_encode,
-    .decoder_new = dup_decoder_new,
-    .decoder_free = dup_decoder_free,
-    .decode_event = dup_decode_event,
-    .decode_response = dup_decode_response,
-    .classify_error = dup_classify_error,
-};
-
-static int dup_init(seam_registrar *r)
-{
-    return seam_registrar_add(r, &dup_vtable);
-}
-
-SEAM_PLUGIN_DEFINE(dup_init)
+TESTPLUGIN_CODEC_ONLY(dup, "mock",
+                      "test plugin: a second provider with the id \"mock\"")

@@ -10,7 +10,7 @@
  * "caps" the plugin answers "unknown" (SEAM_ERR_NOT_FOUND). */
 #include "config.h"
 
-#include <seam/plugin.h>
+#include "testplugin.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -130,15 +130,13 @@ static int echo_decode_event(void *d, const seam_frame *f, seam_emitter *out, se
 {
     if (f->event && strcmp(f->event, "stop") == 0)
         return echo_stop(out);
-    seam_chunk c = {.type = SEAM_CHUNK_TEXT_DELTA, .text = f->data};
-    return seam_emit(out, &c);
+    return testplugin_emit_text(out, f->data);
 }
 
 static int echo_decode_response(void *inst, const seam_request *req, const char *body, size_t len,
                                 seam_emitter *out, seam_error *err)
 {
-    seam_chunk c = {.type = SEAM_CHUNK_TEXT_DELTA, .text = body};
-    int rc = seam_emit(out, &c);
+    int rc = testplugin_emit_text(out, body);
     return rc == SEAM_OK ? echo_stop(out) : rc;
 }
 
@@ -162,26 +160,12 @@ static int echo_capabilities(void *inst, const char *model, seam_capabilities *c
 }
 
 static const seam_provider_vtable echo_vtable = {
-    .abi_version = SEAM_PLUGIN_ABI_VERSION,
-    .size = sizeof(seam_provider_vtable),
+    TESTPLUGIN_CURRENT_ABI,
     .id = "testecho",
     .description = "test codec describing the request it was sent",
-    .framing = SEAM_FRAMING_SSE,
-    .create = echo_create,
-    .destroy = echo_destroy,
-    .encode = echo_encode,
-    .decoder_new = echo_decoder_new,
-    .decoder_free = echo_decoder_free,
-    .decode_event = echo_decode_event,
-    .decode_response = echo_decode_response,
-    .classify_error = echo_classify,
+    TESTPLUGIN_CODEC(echo),
     .capabilities = echo_capabilities,
     .serve = echo_serve,
 };
 
-static int echo_init(seam_registrar *r)
-{
-    return seam_registrar_add(r, &echo_vtable);
-}
-
-SEAM_PLUGIN_DEFINE(echo_init)
+TESTPLUGIN_DEFINE(echo_vtable)

@@ -7,7 +7,7 @@
  * The model "no-decoder" makes decoder_new return NULL. */
 #include "config.h"
 
-#include <seam/plugin.h>
+#include "testplugin.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,15 +80,13 @@ static int wire_decode_event(void *d, const seam_frame *f, seam_emitter *out, se
         seam_error_set(err, SEAM_ERROR_OVERLOADED, "stream error: %s", f->data);
         return SEAM_ERR_PROVIDER;
     }
-    seam_chunk c = { .type = SEAM_CHUNK_TEXT_DELTA, .text = f->data };
-    return seam_emit(out, &c);
+    return testplugin_emit_text(out, f->data);
 }
 
 static int wire_decode_response(void *inst, const seam_request *req, const char *body, size_t len,
                                 seam_emitter *out, seam_error *err)
 {
-    seam_chunk c = { .type = SEAM_CHUNK_TEXT_DELTA, .text = body };
-    int rc = seam_emit(out, &c);
+    int rc = testplugin_emit_text(out, body);
     return rc == SEAM_OK ? wire_stop(out, NULL) : rc;
 }
 
@@ -114,25 +112,5 @@ static void wire_classify(void *inst, int status, const seam_http_headers *h, co
     seam_strlcpy(err->message, body, sizeof err->message);
 }
 
-static const seam_provider_vtable wire_vtable = {
-    .abi_version = SEAM_PLUGIN_ABI_VERSION,
-    .size = sizeof(seam_provider_vtable),
-    .id = "testwire",
-    .description = "test codec for the transport tests",
-    .framing = SEAM_FRAMING_SSE,
-    .create = wire_create,
-    .destroy = wire_destroy,
-    .encode = wire_encode,
-    .decoder_new = wire_decoder_new,
-    .decoder_free = wire_decoder_free,
-    .decode_event = wire_decode_event,
-    .decode_response = wire_decode_response,
-    .classify_error = wire_classify,
-};
-
-static int wire_init(seam_registrar *r)
-{
-    return seam_registrar_add(r, &wire_vtable);
-}
-
-SEAM_PLUGIN_DEFINE(wire_init)
+TESTPLUGIN_CODEC_ONLY(wire, "testwire",
+                      "test codec for the transport tests")
