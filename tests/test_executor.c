@@ -34,18 +34,6 @@ static int start(void)
     return client ? 0 : -1;
 }
 
-static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
-{
-    (void)ud;
-    json_object *args = json_tokener_parse(call->args_json), *a = NULL, *b = NULL;
-    json_object_object_get_ex(args, "a", &a);
-    json_object_object_get_ex(args, "b", &b);
-    char text[32];
-    snprintf(text, sizeof text, "%d", json_object_get_int(a) + json_object_get_int(b));
-    json_object_put(args);
-    return seam_tool_output_json(out, text);
-}
-
 static int tool_now(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
@@ -53,14 +41,10 @@ static int tool_now(void *ud, const seam_tool_call *call, seam_tool_output *out)
     return seam_tool_output_text(out, "noon");
 }
 
-static const char add_schema[] =
-    "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
-    "\"required\":[\"a\",\"b\"]}";
-
 static seam_toolset *two_tools(void)
 {
     seam_toolset *ts = seam_toolset_new();
-    seam_toolset_add(ts, "add", "Adds", add_schema, tool_add, NULL);
+    seam_toolset_add(ts, "add", "Adds", tu_add_schema, tu_tool_add, NULL);
     seam_toolset_add(ts, "now", "The time", NULL, tool_now, NULL);
     return ts;
 }

@@ -24,12 +24,7 @@ static seam_client *oa; /* provider o (openai) at the fake server, chain default
 
 static int start(void)
 {
-    srv = tu_server_start();
-    oa = srv ? tu_client_at_end(tu_client_on(srv,
-                   "providers = { o = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"k\"; }; };\n"
-                   "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n"))
-             : NULL;
-    return oa ? 0 : -1;
+    return tu_start_client_on(&srv, &oa, TU_CONF_OPENAI_DEFAULT);
 }
 
 /* ---- answers of the fake server ------------------------------------------------------- */
@@ -106,18 +101,6 @@ static const char *wire_messages(size_t i)
 
 /* ---- tools ------------------------------------------------------------------------------ */
 
-static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
-{
-    (void)ud;
-    json_object *args = json_tokener_parse(call->args_json), *a = NULL, *b = NULL;
-    json_object_object_get_ex(args, "a", &a);
-    json_object_object_get_ex(args, "b", &b);
-    char text[32];
-    snprintf(text, sizeof text, "%d", json_object_get_int(a) + json_object_get_int(b));
-    json_object_put(args);
-    return seam_tool_output_json(out, text);
-}
-
 static int tool_fail(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
     (void)ud;
@@ -160,9 +143,7 @@ static int tool_nap(void *ud, const seam_tool_call *call, seam_tool_output *out)
 static seam_toolset *tools(void)
 {
     seam_toolset *ts = seam_toolset_new();
-    CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "add", "Adds",
-        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
-        "\"required\":[\"a\",\"b\"]}", tool_add, NULL), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "add", "Adds", tu_add_schema, tu_tool_add, NULL), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "fail", "Fails", NULL, tool_fail, NULL), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "slow", "Slow", NULL, tool_slow, NULL), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "nap", "Naps", NULL, tool_nap, NULL), SEAM_OK);

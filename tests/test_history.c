@@ -25,12 +25,7 @@ static seam_client *oa; /* provider o (openai) at the fake server, chain default
 
 static int start(void)
 {
-    srv = tu_server_start();
-    oa = srv ? tu_client_at_end(tu_client_on(srv,
-                   "providers = { o = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"k\"; }; };\n"
-                   "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n"))
-             : NULL;
-    return oa ? 0 : -1;
+    return tu_start_client_on(&srv, &oa, TU_CONF_OPENAI_DEFAULT);
 }
 
 /* ---- helpers ----------------------------------------------------------------------- */

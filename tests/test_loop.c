@@ -94,18 +94,10 @@ static int record(const seam_tool_call *call, int64_t start)
 /* add(a, b) -> a + b */
 static int tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out)
 {
-    (void)ud;
     int64_t start = tu_now_ms();
-    json_object *args = json_tokener_parse(call->args_json);
-    json_object *a = NULL, *b = NULL;
-    json_object_object_get_ex(args, "a", &a);
-    json_object_object_get_ex(args, "b", &b);
-    char text[64];
-    snprintf(text, sizeof text, "%lld",
-             (long long)(json_object_get_int64(a) + json_object_get_int64(b)));
-    json_object_put(args);
+    int rc = tu_tool_add(ud, call, out);
     record(call, start);
-    return seam_tool_output_json(out, text);
+    return rc;
 }
 
 /* slow(): sleeps 150 ms, for the overlap test. */

@@ -131,6 +131,12 @@ seam_client *tu_if_built(seam_client *c);
  * must win). Failure is a fatal CUnit assertion. */
 seam_client *tu_client_with_test_plugins(const char *conf_text);
 
+/* Conf text of one provider o (the openai plugin at the fake server's /v1, key
+ * "k") and the default chain on it, model gpt-4o: for tu_start_client_on. */
+#define TU_CONF_OPENAI_DEFAULT                                                            \
+    "providers = { o = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"k\"; }; };\n" \
+    "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n"
+
 /* Conf text of two mock providers, m1 (its conf members m1_members, e.g.
  * "options = { reply = \"hi\"; };") and m2 answering "from m2"; chains
  * default (m1) and second (m2); roles assistant (default) and planner (second). */
@@ -310,5 +316,11 @@ const char *tu_test_plugin_dir(void);
 /* Runs `sh -c cmd`, capturing stdout and stderr (malloc'ed, NUL-terminated; pass
  * NULL to discard). Returns the exit status (or 128+signal, -1 on failure). */
 int tu_run(const char *cmd, char **out, char **err);
+
+/* ---- tools for the agent tests (tu_tools.c) ---- */
+/* The JSON schema of add: an object of two required integers a and b. */
+extern const char tu_add_schema[];
+/* The tool add(a, b): a + b as a JSON number. */
+int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
 
 #endif
