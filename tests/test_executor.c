@@ -84,25 +84,13 @@ static void run_all(seam_run *run, trace *t)
     const seam_event *ev;
     int rc;
     while ((rc = seam_run_next(run, &ev, &t->err)) == 1) {
-        char item[512] = "";
+        tu_event_append(t->text, sizeof t->text, ev);
         switch (ev->kind) {
-        case SEAM_EVENT_RESPONSE:
-            snprintf(item, sizeof item, "response%d(%s)", ev->iteration, seam_result_text(ev->response));
-            break;
-        case SEAM_EVENT_TOOL_CALL:
-            snprintf(item, sizeof item, "call%d(%s %s)", ev->iteration, ev->tool_name, ev->args_json);
-            break;
-        case SEAM_EVENT_TOOL_RESULT:
-            snprintf(item, sizeof item, "result%d(%s=%s%s)", ev->iteration, ev->tool_name, ev->result_json,
-                     ev->is_error ? " error" : "");
-            break;
         case SEAM_EVENT_CONTEXT_COMPRESSED:
-            snprintf(item, sizeof item, "compressed%d", ev->iteration);
             t->before = ev->tokens_before;
             t->after = ev->tokens_after;
             break;
         case SEAM_EVENT_DONE:
-            snprintf(item, sizeof item, "done(%s)", ev->reason);
             t->usage = *ev->usage;
             t->iterations = ev->iterations;
             snprintf(t->reason, sizeof t->reason, "%s", ev->reason);
@@ -110,13 +98,11 @@ static void run_all(seam_run *run, trace *t)
             snprintf(t->prompt, sizeof t->prompt, "%s", ev->prompt ? ev->prompt : "");
             break;
         case SEAM_EVENT_ERROR:
-            snprintf(item, sizeof item, "error%d(%s)", ev->iteration, seam_error_kind_name(ev->error->kind));
             t->error_iteration = ev->iteration;
             break;
+        default:
+            break;
         }
-        if (t->text[0])
-            strcat(t->text, " ");
-        strcat(t->text, item);
     }
     t->status = rc;
 }

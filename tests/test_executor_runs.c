@@ -182,33 +182,11 @@ static void run_all(seam_run *run, trace *t, int64_t t0)
     const seam_event *ev;
     int rc;
     while ((rc = seam_run_next(run, &ev, &t->err)) == 1) {
-        char item[600] = "";
-        switch (ev->kind) {
-        case SEAM_EVENT_RESPONSE:
-            snprintf(item, sizeof item, "response%d(%s)", ev->iteration, seam_result_text(ev->response));
-            break;
-        case SEAM_EVENT_TOOL_CALL:
-            snprintf(item, sizeof item, "call%d(%s %s)", ev->iteration, ev->tool_name, ev->args_json);
-            break;
-        case SEAM_EVENT_TOOL_RESULT:
-            snprintf(item, sizeof item, "result%d(%s=%s%s)", ev->iteration, ev->tool_name,
-                     ev->result_json, ev->is_error ? " error" : "");
-            break;
-        case SEAM_EVENT_CONTEXT_COMPRESSED:
-            snprintf(item, sizeof item, "compressed%d", ev->iteration);
-            break;
-        case SEAM_EVENT_DONE:
-            snprintf(item, sizeof item, "done(%s)", ev->reason);
+        tu_event_append(t->text, sizeof t->text, ev);
+        if (ev->kind == SEAM_EVENT_DONE)
             t->iterations = ev->iterations;
-            break;
-        case SEAM_EVENT_ERROR:
-            snprintf(item, sizeof item, "error%d(%s)", ev->iteration, seam_error_kind_name(ev->error->kind));
+        else if (ev->kind == SEAM_EVENT_ERROR)
             t->err = *ev->error;
-            break;
-        }
-        if (t->text[0])
-            strcat(t->text, " ");
-        strcat(t->text, item);
         if (!t->thread[0])
             snprintf(t->thread, sizeof t->thread, "%s", ev->thread_id ? ev->thread_id : "(null)");
         else if (!ev->thread_id || strcmp(t->thread, ev->thread_id) != 0)

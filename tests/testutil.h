@@ -322,5 +322,9 @@ int tu_run(const char *cmd, char **out, char **err);
 extern const char tu_add_schema[];
 /* The tool add(a, b): a + b as a JSON number. */
 int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
+/* Appends to text (size bytes, a string) the event as one word, after a space
+ * unless text is empty: response<i>(text), call<i>(name args),
+ * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
+void tu_event_append(char *text, size_t size, const seam_event *ev);
 
 #endif
