@@ -533,65 +533,8 @@ print(args["a"] + args["b"])
 EOF
 SEAM_TEST_ADD_MARKER=$tmp/add.ran
 export SEAM_TEST_ADD_MARKER
-ADD_SCHEMA='{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}, \"b\": {\"type\": \"integer\"}}, \"required\": [\"a\", \"b\"], \"additionalProperties\": false}'
-cat >"$tmp/tools.conf" <<EOF
-plugin_path = [ "$PLUGINS" ];
-providers = {
-  toolmock = {
-    plugin = "mock";
-    options = {
-      chunks = 3;
-      usage = { input_tokens = 10; output_tokens = 5; };
-      replies = (
-        { reply = "Let me compute.";
-          tool_calls = ( { id = "c1"; name = "add"; args = "{\"a\": 2, \"b\": 3}"; },
-                         { id = "c2"; name = "fail"; args = "{\"why\": \"test\"}"; } ); },
-        { reply = "The sum is 5."; }
-      );
-    };
-  };
-  badargs = {
-    plugin = "mock";
-    options = {
-      replies = (
-        { reply = "Adding."; tool_calls = ( { id = "b1"; name = "add"; args = "{\"a\": \"two\", \"b\": 3}"; } ); },
-        { reply = "Bad arguments handled."; }
-      );
-    };
-  };
-  slowmock = {
-    plugin = "mock";
-    options = {
-      replies = (
-        { reply = ""; tool_calls = ( { id = "s1"; name = "slow"; args = "{}"; } ); },
-        { reply = "Gave up waiting."; }
-      );
-    };
-  };
-};
-chains = {
-  tools = ( { provider = "toolmock"; model = "mock-1"; } );
-  badargs = ( { provider = "badargs"; model = "mock-1"; } );
-  slow = ( { provider = "slowmock"; model = "mock-1"; } );
-};
-roles = { assistant = "tools"; };
-tools = {
-  add = {
-    description = "Adds two integers";
-    parameters = "$ADD_SCHEMA";
-    command = "python3 '$tmp/add.py'";
-  };
-  fail = {
-    description = "Always fails";
-    command = "echo 'disk on fire' >&2; exit 3";
-  };
-  slow = {
-    description = "Takes too long";
-    command = "echo 'still working' >&2; sleep 30; echo late";
-    timeout_ms = 300;
-  };
-};
-EOF
+{ echo "plugin_path = [ \"$PLUGINS\" ];"
+  sed "s|@ADD_COMMAND@|python3 '$tmp/add.py'|" "$top_srcdir/tests/conf/tools.conf"; } >"$tmp/tools.conf"
 run tools_check "$SEAM" config check "$tmp/tools.conf"
 expect_rc tools_check 0
 

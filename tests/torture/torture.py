@@ -159,40 +159,13 @@ def setup(work, names):
                                   [seam, "--conf", conf, "chat", "--no-log", "--json", "--provider", "p",
                                    "--model", model, "--system", "Be brief.", PROMPT]))
 
-    # A tool-loop run: the mock calls two command tools, then answers with its
-    # default reply, which echoes the prompt.
+    # A tool-loop run on the CLI tests' tool conf: the mock calls two command
+    # tools, then answers.
     tools = os.path.join(work, "tools.conf")
-    write(tools, """plugin_path = [ "%s" ];
-model_catalog = "";
-providers = {
-  toolmock = {
-    plugin = "mock";
-    options = {
-      chunks = 3;
-      usage = { input_tokens = 10; output_tokens = 5; };
-      replies = (
-        { reply = "Let me compute.";
-          tool_calls = ( { id = "c1"; name = "add"; args = "{\\"a\\": 2, \\"b\\": 3}"; },
-                         { id = "c2"; name = "fail"; args = "{\\"why\\": \\"test\\"}"; } ); },
-        { }
-      );
-    };
-  };
-};
-chains = { tools = ( { provider = "toolmock"; model = "mock-1"; max_attempts = 1; } ); };
-roles = { assistant = "tools"; };
-tools = {
-  add = {
-    description = "Adds two integers";
-    parameters = "{\\"type\\": \\"object\\", \\"properties\\": {\\"a\\": {\\"type\\": \\"integer\\"}, \\"b\\": {\\"type\\": \\"integer\\"}}, \\"required\\": [\\"a\\", \\"b\\"]}";
-    command = "echo 5";
-  };
-  fail = {
-    description = "Always fails";
-    command = "echo 'disk on fire' >&2; exit 3";
-  };
-};
-""" % PLUGINS)
+    with open(os.path.join(TOP_SRC, "tests", "conf", "tools.conf")) as f:
+        shared = f.read()
+    write(tools, 'plugin_path = [ "%s" ];\nmodel_catalog = "";\n' % PLUGINS
+          + shared.replace("@ADD_COMMAND@", "echo 5"))
     scenarios.append(Scenario("tools", "a tool-loop run (chat --tools, --json)",
                               [seam, "--conf", tools, "chat", "--no-log", "--json", "--tools", "add,fail", PROMPT]))
     return [s for s in scenarios if s.name in names], procs
