@@ -61,6 +61,31 @@ static seam_session *new_session(seam_client *c, const seam_session_options *o)
     return s;
 }
 
+/* A session on oa that retries as retry says, holding the user's "hello". */
+static seam_session *hello_session(seam_retry_policy retry)
+{
+    seam_session_options o = { .size = sizeof o, .retry = retry };
+    seam_session *s = new_session(oa, &o);
+    seam_session_append_user_text(s, "hello");
+    return s;
+}
+
+/* Reads st to its end: the text deltas joined into text (size bytes) and
+ * counted in *deltas (if not NULL). The last seam_session_stream_next status. */
+static int read_stream(seam_session_stream *st, char *text, size_t size, int *deltas, seam_error *err)
+{
+    const seam_chunk *c;
+    int rc;
+    while ((rc = seam_session_stream_next(st, &c, err)) == 1)
+        if (c->type == SEAM_CHUNK_TEXT_DELTA) {
+            size_t len = strlen(text);
+            snprintf(text + len, size - len, "%s", c->text);
+            if (deltas)
+                (*deltas)++;
+        }
+    return rc;
+}
+
 static const char *text_of(const seam_session *s, size_t i)
 {
     return seam_message_text(seam_session_history_at(s, i));
@@ -187,14 +212,8 @@ static void test_stream_appends(void)
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_session_stream_open(s, NULL, &st, &err), SEAM_OK);
     char text[128] = "";
-    const seam_chunk *c;
-    int rc, deltas = 0;
-    while ((rc = seam_session_stream_next(st, &c, &err)) == 1)
-        if (c->type == SEAM_CHUNK_TEXT_DELTA) {
-            strcat(text, c->text);
-            deltas++;
-        }
-    CU_ASSERT_EQUAL(rc, 0);
+    int deltas = 0;
+    CU_ASSERT_EQUAL(read_stream(st, text, sizeof text, &deltas, &err), 0);
     CU_ASSERT_EQUAL(deltas, 3);
     CU_ASSERT_STRING_EQUAL(text, "streamed answer here");
     CU_ASSERT_STRING_EQUAL(seam_result_text(seam_session_stream_result(st)), text);
@@ -345,10 +364,8 @@ static void test_wire_retry_policy(void)
 {
     if (!oa)
         return;
-    seam_session_options o = { .size = sizeof o,
-                               .retry = { .max_attempts = 3, .base_delay_ms = 60, .max_delay_ms = 1000, .jitter = 1 } };
-    seam_session *s = new_session(oa, &o);
-    seam_session_append_user_text(s, "hello");
+    seam_session *s = hello_session(
+        (seam_retry_policy){ .max_attempts = 3, .base_delay_ms = 60, .max_delay_ms = 1000, .jitter = 1 });
     seam_error err;
     seam_result *r = NULL;
 
@@ -403,9 +420,7 @@ static void test_wire_cancel_during_backoff(void)
 {
     if (!oa)
         return;
-    seam_session_options o = { .size = sizeof o, .retry = { .max_attempts = 2, .base_delay_ms = 5000 } };
-    seam_session *s = new_session(oa, &o);
-    seam_session_append_user_text(s, "hello");
+    seam_session *s = hello_session((seam_retry_policy){ .max_attempts = 2, .base_delay_ms = 5000 });
     seam_cancel *cancel = seam_cancel_new();
     seam_send_options so = { .size = sizeof so, .cancel = cancel };
     fake_server_push_json(srv, 503, overloaded, NULL);
@@ -433,22 +448,15 @@ static void test_wire_stream_retry_before_content(void)
 {
     if (!oa)
         return;
-    seam_session_options o = { .size = sizeof o, .retry = { .max_attempts = 2, .base_delay_ms = 20 } };
-    seam_session *s = new_session(oa, &o);
-    seam_session_append_user_text(s, "hello");
+    seam_session *s = hello_session((seam_retry_policy){ .max_attempts = 2, .base_delay_ms = 20 });
     size_t before = fake_server_request_count(srv);
     fake_server_push_json(srv, 503, overloaded, NULL);
     fake_server_push_sse(srv, sse_answer, 7);
     seam_session_stream *st = NULL;
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_session_stream_open(s, NULL, &st, &err), SEAM_OK);
-    const seam_chunk *c;
     char text[64] = "";
-    int rc;
-    while ((rc = seam_session_stream_next(st, &c, &err)) == 1)
-        if (c->type == SEAM_CHUNK_TEXT_DELTA)
-            strcat(text, c->text);
-    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(read_stream(st, text, sizeof text, NULL, &err), 0);
     CU_ASSERT_STRING_EQUAL(text, "stream ok");
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
     CU_ASSERT_EQUAL(seam_session_history_count(s), 2);
