@@ -204,10 +204,8 @@ static void run_with(seam_executor *ex, const seam_message *const *msgs, size_t 
     int64_t t0 = tu_now_ms();
     seam_run *run = NULL;
     seam_error err;
-    int rc = seam_executor_run_messages(ex, msgs, n, opts, &run, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "run: %s\n", err.message);
-    CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_executor_run_messages(ex, msgs, n, opts, &run, &err), &err, "run"),
+                          SEAM_OK);
     run_all(run, t, t0);
     seam_run_free(run);
 }

@@ -513,10 +513,7 @@ static void send_ok(seam_session *s)
 {
     seam_result *r = NULL;
     seam_error err;
-    int rc = seam_session_send(s, NULL, &r, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "send: %s\n", err.message);
-    CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_session_send(s, NULL, &r, &err), &err, "send"), SEAM_OK);
     seam_result_free(r);
 }
 

@@ -54,10 +54,7 @@ static seam_session *new_session(seam_client *c, const seam_session_options *o)
 {
     seam_session *s = NULL;
     seam_error err;
-    int rc = seam_session_new(c, o, &s, &err);
-    if (rc != SEAM_OK)
-        fprintf(stderr, "session: %s\n", err.message);
-    CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_session_new(c, o, &s, &err), &err, "session"), SEAM_OK);
     return s;
 }
 

@@ -122,6 +122,10 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text);
  * *client a client of conf_text on it (tu_client_on) that the program shares.
  * 0, or -1 when either could not be made. */
 int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text);
+/* rc, the status of a library call that filled err; when it is not SEAM_OK,
+ * "what: <err's message>" goes to stderr first, so a failed assertion on it
+ * says why. */
+int tu_said(int rc, const seam_error *err, const char *what);
 /* For the wire tests of a plugin the build may leave out: c, or NULL (c freed,
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);

@@ -1,7 +1,8 @@
 /* tu_fixture.c — what a test talks to (tests/testutil.h): fake provider
  * servers that live as long as the program's suites, and clients made from
  * conf text written into a temp dir of their own (removed by tu_client_free),
- * pointed at the built plugins and nothing else. */
+ * pointed at the built plugins and nothing else; and the message of a call
+ * on them that failed. */
 #include "config.h"
 
 #include "testutil.h"
@@ -238,4 +239,11 @@ seam_client *tu_if_built(seam_client *c)
         c = NULL;
     }
     return c;
+}
+
+int tu_said(int rc, const seam_error *err, const char *what)
+{
+    if (rc != SEAM_OK)
+        fprintf(stderr, "%s: %s\n", what, err->message);
+    return rc;
 }
