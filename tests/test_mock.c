@@ -373,23 +373,33 @@ static void test_http_error_classification(void)
     tu_client_free(c);
 }
 
+/* The case's stream ended in an error of kind after trace, its result
+ * incomplete with text; the same request not streamed fails with kind too.
+ * Returns that call's result, for the caller to check and free. */
+static seam_result *expect_broken_stream(mock_case *k, seam_error_kind kind, const char *trace,
+                                         const char *text)
+{
+    CU_ASSERT_EQUAL(k->r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k->r.err.kind, kind);
+    TU_ASSERT_STR(k->r.trace, trace);
+    const seam_result *res = seam_stream_result(k->r.stream);
+    CU_ASSERT_TRUE(seam_result_incomplete(res));
+    TU_ASSERT_STR(seam_result_text(res), text);
+    run_done(&k->r);
+    seam_result *whole = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate(k->c, k->req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, kind);
+    return whole;
+}
+
 static void test_cut_stream(void)
 {
     mock_case k;
     case_open(&k, "reply = \"aabbccdd\"; chunks = 4; cut_after = 2;", "hi");
-    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_TRANSPORT);
-    TU_ASSERT_STR(k.r.trace, "text_delta(aa) text_delta(bb)");
-    const seam_result *res = seam_stream_result(k.r.stream);
-    CU_ASSERT_TRUE(seam_result_incomplete(res));
-    TU_ASSERT_STR(seam_result_text(res), "aabb");
-    run_done(&k.r);
-
     /* A non-streamed answer cut midway is a transport error too. */
-    seam_result *whole = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TRANSPORT);
+    seam_result *whole =
+        expect_broken_stream(&k, SEAM_ERROR_TRANSPORT, "text_delta(aa) text_delta(bb)", "aabb");
     CU_ASSERT_PTR_NULL(whole);
     case_close(&k);
 
@@ -407,20 +417,8 @@ static void test_stream_error_event(void)
     mock_case k;
     case_open(&k, "reply = \"partial\"; chunks = 1;"
                   " stream_error = { type = \"overloaded\"; message = \"busy now\"; };", "hi");
-    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_PTR_NOT_NULL(strstr(k.r.err.message, "busy now"));
-    TU_ASSERT_STR(k.r.trace, "text_delta(partial)");
-    const seam_result *res = seam_stream_result(k.r.stream);
-    CU_ASSERT_TRUE(seam_result_incomplete(res));
-    TU_ASSERT_STR(seam_result_text(res), "partial");
-    run_done(&k.r);
-
-    seam_result *whole = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_OVERLOADED);
-    seam_result_free(whole);
+    seam_result_free(expect_broken_stream(&k, SEAM_ERROR_OVERLOADED, "text_delta(partial)", "partial"));
     case_close(&k);
 }
 
