@@ -613,18 +613,55 @@ static void raw_read_response(raw_conn *rc, raw_response *out)
     out->complete = 1;
 }
 
+/* The fake server's own tests: a server, a raw connection's buffer and room
+ * for one answer; raw_close frees them and stops the server (if not NULL). */
+static void raw_open(fake_server **s, raw_conn **rc, raw_response **resp)
+{
+    *s = fake_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*s);
+    *rc = calloc(1, sizeof **rc);
+    *resp = calloc(1, sizeof **resp);
+}
+
+static void raw_close(fake_server *s, raw_conn *rc, raw_response *resp)
+{
+    free(rc);
+    free(resp);
+    if (s)
+        fake_server_stop(s);
+}
+
+/* Queues r twice: as it is, then with a chunked body. */
+static void push_plain_and_chunked(fake_server *s, fake_response r)
+{
+    fake_server_push(s, &r);
+    r.chunked = 1;
+    fake_server_push(s, &r);
+}
+
+/* A new connection to s sending GET / and reading the answer into out: 0, or
+ * -1 when it could not connect. */
+static int raw_get(fake_server *s, raw_conn *rc, raw_response *out)
+{
+    if (raw_connect(s, rc) != 0)
+        return -1;
+    raw_send(rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    raw_read_response(rc, out);
+    return 0;
+}
+
 static void test_fakeserver_keepalive(void)
 {
-    fake_server *s = fake_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    fake_server *s;
+    raw_conn *rc;
+    raw_response *resp;
+    raw_open(&s, &rc, &resp);
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_server_port(s));
     TU_ASSERT_STR(fake_server_url(s), url);
     fake_server_push_json(s, 201, "{\"a\":1}", "X-Reply: one\r\n");
     fake_server_push_sse(s, "data: x\n\ndata: y\n\n", 3);
 
-    raw_conn *rc = calloc(1, sizeof *rc);
-    raw_response *resp = calloc(1, sizeof *resp);
     CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
     raw_send(rc, "POST /v1/one HTTP/1.1\r\nHost: x\r\nX-Test: Yes\r\n"
                  "Content-Length: 5\r\n\r\nhello");
@@ -675,27 +712,20 @@ static void test_fakeserver_keepalive(void)
     CU_ASSERT_EQUAL(resp->status, 200);
     TU_ASSERT_STR(fake_server_request_body(s, 3), "abc");
     close(rc->fd);
-    free(rc);
-    free(resp);
-    fake_server_stop(s);
+    raw_close(s, rc, resp);
 }
 
 static void test_fakeserver_split_and_delay(void)
 {
-    fake_server *s = fake_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    fake_response r = { .body = "abcdefghij", .split = 2, .delay_ms = 40 };
-    fake_server_push(s, &r);
-    r.chunked = 1;
-    fake_server_push(s, &r);
+    fake_server *s;
+    raw_conn *rc;
+    raw_response *resp;
+    raw_open(&s, &rc, &resp);
+    push_plain_and_chunked(s, (fake_response){ .body = "abcdefghij", .split = 2, .delay_ms = 40 });
 
-    raw_conn *rc = calloc(1, sizeof *rc);
-    raw_response *resp = calloc(1, sizeof *resp);
     for (int i = 0; i < 2; i++) {
-        CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
         int64_t t0 = tu_now_ms();
-        raw_send(rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-        raw_read_response(rc, resp);
+        CU_ASSERT_EQUAL_FATAL(raw_get(s, rc, resp), 0);
         int64_t took = tu_now_ms() - t0;
         CU_ASSERT_TRUE(resp->complete);
         TU_ASSERT_STR(resp->body, "abcdefghij");
@@ -704,29 +734,22 @@ static void test_fakeserver_split_and_delay(void)
             CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "Transfer-Encoding: chunked"));
         close(rc->fd);
     }
-    free(rc);
-    free(resp);
-    fake_server_stop(s);
+    raw_close(s, rc, resp);
 }
 
 static void test_fakeserver_cut(void)
 {
-    fake_server *s = fake_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    fake_server *s;
+    raw_conn *rc;
+    raw_response *resp;
+    raw_open(&s, &rc, &resp);
     char body[101];
     memset(body, 'x', 100);
     body[100] = '\0';
-    fake_response r = { .body = body, .cut_after = 10 };
-    fake_server_push(s, &r);
-    r.chunked = 1;
-    fake_server_push(s, &r);
+    push_plain_and_chunked(s, (fake_response){ .body = body, .cut_after = 10 });
 
-    raw_conn *rc = calloc(1, sizeof *rc);
-    raw_response *resp = calloc(1, sizeof *resp);
     for (int i = 0; i < 2; i++) {
-        CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-        raw_send(rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-        raw_read_response(rc, resp);
+        CU_ASSERT_EQUAL_FATAL(raw_get(s, rc, resp), 0);
         CU_ASSERT_FALSE(resp->complete);
         CU_ASSERT_EQUAL(resp->status, 200);
         if (i == 0) {
@@ -741,27 +764,24 @@ static void test_fakeserver_cut(void)
     /* A cut past the end of a chunked body: all bytes, but no terminating chunk. */
     fake_response whole = { .body = "abc", .chunked = 1, .cut_after = 100 };
     fake_server_push(s, &whole);
-    CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-    raw_send(rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    raw_read_response(rc, resp);
+    CU_ASSERT_EQUAL_FATAL(raw_get(s, rc, resp), 0);
     CU_ASSERT_FALSE(resp->complete);
     CU_ASSERT_EQUAL(resp->body_len, 3);
     close(rc->fd);
-    free(rc);
-    free(resp);
-    fake_server_stop(s);
+    raw_close(s, rc, resp);
 }
 
 /* A client closing during a hang is counted, and stop does not wait for a hang. */
 static void test_fakeserver_abort_and_prompt_stop(void)
 {
-    fake_server *s = fake_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    fake_server *s;
+    raw_conn *rc;
+    raw_response *resp;
+    raw_open(&s, &rc, &resp);
     fake_response r = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 20000 };
     fake_server_push(s, &r);
     fake_server_push(s, &r);
 
-    raw_conn *rc = calloc(1, sizeof *rc);
     CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
     raw_send(rc, "GET /hang HTTP/1.1\r\nHost: x\r\n\r\n");
     while (!strstr(rc->buf, "data: a") && raw_more(rc))
@@ -782,7 +802,7 @@ static void test_fakeserver_abort_and_prompt_stop(void)
     fake_server_stop(s);
     CU_ASSERT(tu_now_ms() - t0 < 1000);
     close(rc->fd);
-    free(rc);
+    raw_close(NULL, rc, resp);
 }
 
 /* ---- tests/fake-provider ---------------------------------------------------------- */
