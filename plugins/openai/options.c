@@ -90,6 +90,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "../common/provider_options.h"
 
 /* ==== profiles ============================================================ */
 
@@ -240,6 +241,8 @@ static void instance_free(oa_instance *in)
     free(in->name);
     free(in->base_url);
     free(in->body_options);
+    free(in->conf_extra);
+    free(in->conf_notes);
     free(in->headers_json);
     free(in->caps_json);
     free(in->reasoning_summary);
@@ -394,13 +397,26 @@ void *oa_create(const seam_provider_config *cfg, seam_error *err)
         goto fail;
     if (in->think_tags < 0)
         in->think_tags = (in->profile->flags & PF_THINK_TAGS) || unknown_local;
-    json_object_object_foreach(opts, key, val)
-    {
-        if (oa_is_reserved_option(key))
-            continue;
-        json_object_object_add(body, key, json_object_get(val));
+    /* Only the body fields the plugin knows (body_fields.c) are sent; the
+     * others are reported on each request, and extra_body is sent as is. */
+    popt_view view;
+    if (popt_select(opts, 1, NULL, 0, oa_option_known, in, "openai plugin", &view) != SEAM_OK)
+        goto nomem;
+    if (view.own) {
+        json_object_object_foreach(view.own, key, val)
+        {
+            if (oa_is_reserved_option(key))
+                continue;
+            json_object_object_add(body, key, json_object_get(val));
+        }
     }
-    if (!(in->body_options = xstrdup(json_text(body))))
+    in->body_options = xstrdup(json_text(body));
+    in->conf_extra = view.extra ? xstrdup(json_text(view.extra)) : NULL;
+    in->conf_notes = view.notes.len ? xstrdup(view.notes.data) : NULL;
+    int lost = !in->body_options || (view.extra && !in->conf_extra) ||
+               (view.notes.len && !in->conf_notes);
+    popt_view_free(&view);
+    if (lost)
         goto nomem;
     json_object_put(opts);
     json_object_put(body);
