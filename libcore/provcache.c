@@ -1,8 +1,10 @@
 /* provcache.c — provider-side caches of a request's prefix (plugin ABI 1.3:
- * cache_key, cache_encode, cache_decode; Gemini's cachedContents): the
- * exchange that creates one before an attempt, and where its handle lives
- * between calls. The handle is a blob in the client's state store named
- * "pcache:<provider>:<key index>:<codec's key>", kept until a minute before
+ * cache_encode, cache_decode; Gemini's cachedContents): the exchange that
+ * creates one before an attempt, and where its handle lives between calls.
+ * A cache is named by the SHA-256 of the request that creates it (URL and
+ * body: the same prefix, model and settings make the same request). The
+ * handle is a blob in the client's state store named
+ * "pcache:<provider>:<key index>:<hash>", kept until a minute before
  * the provider drops it, so every call of the client (and every process
  * sharing the store) reuses it instead of making another. A creation the
  * provider refused (a 4xx: a prefix under the model's minimum, a model
@@ -25,7 +27,7 @@
 /* A lifetime beyond this is not believed (a day). */
 #define PCACHE_MAX_TTL_MS 86400000
 
-static int printable_key(const char *k)
+static int printable(const char *k)
 {
     if (!*k)
         return 0;
@@ -70,29 +72,50 @@ int seam_pcache_begin(seam_client *c, const seam_transfer_params *p, const char 
     memset(pc, 0, sizeof *pc);
     const seam_provider_vtable *vt = p->vt;
     if (!vt || vt->size < offsetof(seam_provider_vtable, cache_decode) + sizeof vt->cache_decode ||
-        !vt->cache_key || !vt->cache_encode || !vt->cache_decode)
+        !vt->cache_encode || !vt->cache_decode)
         return 0;
     /* A caller's own credential is outside the pool: its caches are not
      * the pool's to share, so none is made. */
-    if (key_index == SIZE_MAX)
+    if (key_index == SIZE_MAX || !printable(provider))
         return 0;
-    char key[200] = "";
-    if (vt->cache_key(p->instance, sent, key, sizeof key) != 1)
-        return 0;
-    key[sizeof key - 1] = '\0';
-    if (!printable_key(key) || !printable_key(provider)) {
-        seam_client_log(c, SEAM_LOG_WARNING, "provider %s: the plugin's cache key is not printable: no cache",
-                        provider);
-        return 0;
+    /* The creating request, built to be named; sent below only when the
+     * store has no handle for it. */
+    seam_http_request hr;
+    seam_http_request_init(&hr, NULL, 0, vt->framing);
+    seam_error why;
+    seam_error_clear(&why);
+    int rc = vt->cache_encode(p->instance, sent, &hr, &why);
+    if (rc != SEAM_OK || !hr.url) {
+        if (rc != SEAM_ERR_NOT_FOUND && rc != SEAM_ERR_NOMEM)
+            seam_client_log(c, SEAM_LOG_WARNING, "provider %s: no prompt cache: %s", provider,
+                            why.message[0] ? why.message : "the plugin cannot make one");
+        seam_http_request_release(&hr);
+        return rc == SEAM_ERR_NOMEM ? rc : 0;
     }
-    int n = snprintf(pc->name, sizeof pc->name, "pcache:%s:%zu:%s", provider, key_index, key);
+    seam_buf id = { 0 };
+    rc = seam_buf_puts(&id, hr.url);
+    if (rc == SEAM_OK)
+        rc = seam_buf_append(&id, "\n", 1);
+    if (rc == SEAM_OK && hr.body.len)
+        rc = seam_buf_append(&id, hr.body.data, hr.body.len);
+    unsigned char digest[32];
+    if (rc == SEAM_OK)
+        seam_sha256(id.data, id.len, digest);
+    seam_buf_free(&id);
+    seam_http_request_release(&hr);
+    if (rc != SEAM_OK)
+        return rc;
+    char hex[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    int n = snprintf(pc->name, sizeof pc->name, "pcache:%s:%zu:%s", provider, key_index, hex);
     if (n < 0 || (size_t)n >= sizeof pc->name)
         return 0;
     seam_state *st = seam_client_store(c);
     void *data = NULL;
     size_t len = 0;
     if (st && seam_state_get(st, pc->name, &data, &len) == SEAM_OK && data) {
-        int rc = SEAM_OK;
+        rc = SEAM_OK;
         if (len > 0 && len < sizeof pc->handle) {
             memcpy(pc->handle, data, len);
             pc->handle[len] = '\0';
@@ -115,9 +138,8 @@ int seam_pcache_begin(seam_client *c, const seam_transfer_params *p, const char 
     cp.op_encode = pcache_encode;
     cp.op_decode = pcache_decode;
     cp.op_ud = pc;
-    seam_error why;
     seam_error_clear(&why);
-    int rc = seam_transfer_open(&cp, t, &why);
+    rc = seam_transfer_open(&cp, t, &why);
     if (rc == SEAM_ERR_NOMEM)
         return rc;
     if (rc != SEAM_OK) {

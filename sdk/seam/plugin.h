@@ -49,7 +49,7 @@ extern "C" {
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
 #define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
-                                 * seam_capabilities media members; 1.3: cache_* appended,
+                                 * seam_capabilities media members; 1.3: cache_encode and cache_decode appended,
                                  * seam_http_request_warn, seam_request_cache_handle */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
@@ -120,8 +120,8 @@ SEAM_EXPORT int seam_http_request_set_framing(seam_http_request *hr, seam_framin
 SEAM_EXPORT int seam_http_request_warn(seam_http_request *hr, const char *message);
 
 /* The provider-side cache of this attempt (ABI 1.3): the handle the core got
- * from cache_decode (or from the state store) for the key cache_key gave, or
- * NULL when none (no cache asked, or none could be made: encode then sends
+ * from cache_decode (or from the state store) for the request cache_encode
+ * built, or NULL when none (no cache asked, or none could be made: encode then sends
  * the whole request). Borrowed from req. */
 SEAM_EXPORT const char *seam_request_cache_handle(const seam_request *req);
 
@@ -249,20 +249,20 @@ typedef struct seam_provider_vtable {
 
     /* Optional: a prefix of the request that the provider keeps between
      * requests once a request of its own has created it (explicit context
-     * caching: Gemini's cachedContents). All three or none.
-     * cache_key: 1 with key (printable ASCII without spaces, NUL-terminated,
-     * shorter than keysize) naming the prefix req would use, the same for the
-     * same prefix and model; 0 when req asks for no such cache.
-     * The core looks the key up in the client's state store (per provider
-     * and key of its pool, shared by the processes that share the store).
-     * Without a live handle there, it sends the request cache_encode builds
+     * caching: Gemini's cachedContents). Both or neither.
+     * cache_encode builds the request that creates the prefix req would use,
+     * or returns SEAM_ERR_NOT_FOUND (err untouched) when req asks for no such
+     * cache. The core names the cache by a hash of that request (URL and
+     * body) and looks it up in the client's state store (per provider and
+     * key of its pool, shared by the processes that share the store): a live
+     * handle there is used and nothing is sent. Otherwise it sends the request
      * and hands cache_decode the 2xx body, which fills handle (shorter than
      * handlesize) and *ttl_ms, its lifetime from now. The handle is kept until
      * shortly before then and reaches encode through
      * seam_request_cache_handle. A creation that fails costs the call
      * nothing: it is logged, encode runs without a handle, and a creation the
-     * provider refused (a 4xx) is not asked again for that key for a while. */
-    int (*cache_key)(void *instance, const seam_request *req, char *key, size_t keysize);
+     * provider refused (a 4xx) is not asked again for that prefix for a
+     * while. */
     int (*cache_encode)(void *instance, const seam_request *req, seam_http_request *out,
                         seam_error *err);
     int (*cache_decode)(void *instance, const seam_request *req, const char *body, size_t len,
