@@ -29,11 +29,32 @@ static int note(popt_view *v, const char *fmt, ...)
     return sb_puts(&v->notes, line);
 }
 
-/* Shares val into *into[key], making *into first. */
+/* Shares val into *into[key], making *into first. Two objects of the same
+ * name (generationConfig in two namespaces) are merged one level, the later
+ * one's members winning. */
 static int put(json_object **into, const char *key, json_object *val)
 {
     if (!*into && !(*into = json_object_new_object()))
         return SEAM_ERR_NOMEM;
+    json_object *have = jget(*into, key);
+    if (jis(have, json_type_object) && jis(val, json_type_object)) {
+        json_object *merged = NULL;
+        if (json_object_deep_copy(have, &merged, NULL) != 0)
+            return SEAM_ERR_NOMEM;
+        json_object_object_foreach(val, k, v)
+        {
+            if (json_object_object_add(merged, k, json_object_get(v)) != 0) {
+                json_object_put(v);
+                json_object_put(merged);
+                return SEAM_ERR_NOMEM;
+            }
+        }
+        if (json_object_object_add(*into, key, merged) != 0) {
+            json_object_put(merged);
+            return SEAM_ERR_NOMEM;
+        }
+        return SEAM_OK;
+    }
     if (json_object_object_add(*into, key, json_object_get(val)) != 0) {
         json_object_put(val);
         return SEAM_ERR_NOMEM;
