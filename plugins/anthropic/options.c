@@ -3,6 +3,10 @@
  * settings of one call (anthropic_settings_apply) and validated, so that create can
  * refuse a typo at load.
  *
+ * A request's options are its flat keys and its "anthropic" and conf-name
+ * namespaces (../common/provider_options.h); a key not listed here is
+ * dropped with a warning, and extra_body = { ... } is merged into the body.
+ *
  * Options (a request's provider options win over the conf's, key by key,
  * except capabilities, models and a context-1m beta's wider window, which
  * are read from the conf only; doc/providers.md has the full reference):
@@ -14,14 +18,12 @@
  *                                       comma-separated string; the conf's and the
  *                                       request's betas are both sent
  *   auth = "x-api-key" | "bearer";      how the credential travels (x-api-key)
- *   cache = "none" | "auto" | bool;     prompt-cache strategy, default "none";
- *                                       cache_strategy = "none" | "system_and_3" |
- *                                       "prefix_and_2" (the session's spelling)
- *                                       sets the same thing.
- *                                       "auto" puts cache_control {type: ephemeral}
- *                                       on the system prompt and on the last block
- *                                       of each of the last three user messages:
- *                                       four breakpoints, the API's maximum. A
+ *   cache = "none" | "auto" | bool | "system_and_3" | "prefix_and_2";
+ *                                       prompt-cache strategy, default "none";
+ *                                       cache_strategy (the session's spelling)
+ *                                       sets the same thing; "auto" and true
+ *                                       are system_and_3. Where the breakpoints
+ *                                       go: encode.c, place_breakpoints. A
  *                                       model without prompt_cache gets none.
  *   cache_ttl = "5m" | "1h";            breakpoint lifetime (default: the API's)
  *   thinking = "enabled" | "adaptive" | "disabled";

@@ -72,11 +72,14 @@
  *                      ollama and vllm profiles and for a base_url no profile
  *                      names on a local host (loopback, localhost, private
  *                      IPv4, host.docker.internal); off otherwise.
- * (in a request's provider options these keys are ignored). Every other key is
- * merged into the request body as is, top-level keys replacing what the codec
- * wrote (the escape hatch); in a request's provider
- * options (JSON, unlike libconfig, has null) a null value removes a field the
- * codec would have sent, e.g. {"stream_options": null}.
+ * (in a request's provider options these keys are ignored). The other keys
+ * taken are the body fields the plugin knows for the wire and profile
+ * (body_fields.c), merged into the request body, top-level keys replacing
+ * what the codec wrote; in a request's provider options (its flat keys, its
+ * "openai" and conf-name namespaces: ../common/provider_options.h; JSON,
+ * unlike libconfig, has null) a null value removes a field the codec would
+ * have sent, e.g. {"openai": {"stream_options": null}}. Any other key is
+ * dropped with a warning; extra_body = { ... } holds raw fields, merged last.
  *
  * The usual key variables (profiles[].key_env) are documentation for the conf:
  * the core resolves credentials, this codec only asks for "Bearer <key>".
