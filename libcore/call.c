@@ -876,6 +876,18 @@ static void after_cache(seam_stream *s, int rc, const seam_error *e)
         return;
     }
     int orc = seam_pcache_end(s->client, &s->pcache, rc, e, s->sent, pe->provider);
+    /* The cache's exchange took part of the call's deadline. */
+    int64_t left = time_left(s);
+    if (left <= 0) {
+        seam_error t;
+        seam_error_clear(&t);
+        seam_error_set(&t, SEAM_ERROR_TIMEOUT, "the call's deadline passed");
+        seam_strlcpy(t.provider, pe->provider, sizeof t.provider);
+        end_with(s, SEAM_ERR_PROVIDER, &t);
+        return;
+    }
+    if (left != INT64_MAX && (s->xparams.timeout_ms <= 0 || left < s->xparams.timeout_ms))
+        s->xparams.timeout_ms = saturate_ms(left);
     if (orc == SEAM_OK) {
         orc = open_transfer(s);
         if (orc == 1)

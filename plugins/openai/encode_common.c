@@ -147,17 +147,23 @@ int oa_finish_request(const oa_instance *in, const seam_request *req, json_objec
      * and its "openai" and conf-name namespaces), then extra_body, the conf's
      * and the request's; what the plugin does not know is reported, never
      * sent. */
-    int rc = oa_merge_options(in, body, in->body_options, 0, path, err);
+    int rc = SEAM_OK;
     popt_view view = { 0 };
     const char *ropts = seam_request_provider_options(req);
     json_object *parsed = ropts && *ropts ? json_parse_strict(ropts, strlen(ropts)) : NULL;
-    if (rc == SEAM_OK && ropts && *ropts && !json_object_is_type(parsed, json_type_object))
+    if (ropts && *ropts && !json_object_is_type(parsed, json_type_object))
         rc = oa_bad_request(err, "provider options are not a JSON object");
     const char *const ns[] = { "openai", in->name };
     if (rc == SEAM_OK &&
         popt_select(parsed, 0, ns, 2, oa_option_known, (void *)in, "openai plugin", &view) != SEAM_OK)
         rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
     json_object_put(parsed);
+    json_object *conf = rc == SEAM_OK && in->body_options
+                            ? json_parse_strict(in->body_options, strlen(in->body_options))
+                            : NULL;
+    if (rc == SEAM_OK && conf && oa_merge_object(in, body, conf, 0, path, &view.notes) != SEAM_OK)
+        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    json_object_put(conf);
     if (rc == SEAM_OK && view.own)
         rc = oa_merge_object(in, body, view.own, 1, path, &view.notes);
     if (rc == SEAM_OK && in->conf_extra)
