@@ -196,7 +196,7 @@ typedef struct seam_call_op {
     void *ud;
 } seam_call_op;
 
-/* ---- provcache.c: provider-side prompt caches (plugin ABI 1.3) ------------- */
+/* ---- provcache.c: provider-side prompt caches (plugin ABI 1.4) ------------- */
 
 typedef struct seam_pcache {
     int active;        /* its creating transfer is the attempt's transfer */

@@ -1,4 +1,4 @@
-/* provcache.c — provider-side caches of a request's prefix (plugin ABI 1.3:
+/* provcache.c — provider-side caches of a request's prefix (plugin ABI 1.4:
  * cache_encode, cache_decode; Gemini's cachedContents): the exchange that
  * creates one before an attempt, and where its handle lives between calls.
  * A cache is named by the SHA-256 of the request that creates it (URL and

@@ -1,7 +1,7 @@
 /* cache.c — explicit context caching for the cache strategies (the provider
  * option cache_strategy, which a session's seam_cache_strategy sets): the
  * request that creates a CachedContent, and the reading of its answer. The
- * core sends it (plugin ABI 1.3), keeps the handle in its state store, and
+ * core sends it (plugin ABI 1.4), keeps the handle in its state store, and
  * hands it to encode, which then names it as `cachedContent` and leaves out
  * what it holds.
  *

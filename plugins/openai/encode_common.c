@@ -140,6 +140,15 @@ int oa_merge_options(const oa_instance *in, json_object *body, const char *optio
     return rc == SEAM_OK ? SEAM_OK : seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
 }
 
+int oa_add_auth(const oa_instance *in, seam_http_request *out)
+{
+    const char *header = in && in->profile ? in->profile->auth_header : NULL;
+    const char *prefix = in && in->profile ? in->profile->auth_prefix : NULL;
+    if (!header || !*header)
+        return seam_http_request_add_secret_header(out, "Authorization", prefix ? prefix : "Bearer ");
+    return seam_http_request_add_secret_header(out, header, prefix ? prefix : "");
+}
+
 int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
                       const char *path, int stream, seam_http_request *out, seam_error *err)
 {
@@ -153,7 +162,9 @@ int oa_finish_request(const oa_instance *in, const seam_request *req, json_objec
     json_object *parsed = ropts && *ropts ? json_parse_strict(ropts, strlen(ropts)) : NULL;
     if (ropts && *ropts && !json_object_is_type(parsed, json_type_object))
         rc = oa_bad_request(err, "provider options are not a JSON object");
-    const char *const ns[] = { "openai", in->name };
+    /* A third party's plugin built on this codec (compat.c) has its own id. */
+    const char *id = in->profile_copy ? in->profile_copy->id : "openai";
+    const char *const ns[] = { id, in->name };
     if (rc == SEAM_OK &&
         popt_select(parsed, 0, ns, 2, oa_option_known, (void *)in, "openai plugin", &view) != SEAM_OK)
         rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
@@ -199,7 +210,7 @@ int oa_finish_request(const oa_instance *in, const seam_request *req, json_objec
     if (rc == SEAM_OK)
         rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
     if (rc == SEAM_OK)
-        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
+        rc = oa_add_auth(in, out);
     if (rc == SEAM_OK && in->headers_json) {
         json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
         json_object_object_foreach(h, hk, hv)

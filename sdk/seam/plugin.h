@@ -48,8 +48,11 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
-                                 * seam_capabilities media members; 1.3: cache_encode and cache_decode appended,
+#define SEAM_PLUGIN_ABI_MINOR 4 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members; 1.3: the codec helper
+                                 * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
+                                 * assembly, error shapes, message text): functions only, no
+                                 * vtable change; 1.4: cache_encode and cache_decode appended,
                                  * seam_http_request_warn, seam_request_cache_handle */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
@@ -112,14 +115,14 @@ SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, s
 /* Framing of a streamed answer; defaults to the vtable's `framing`. */
 SEAM_EXPORT int seam_http_request_set_framing(seam_http_request *hr, seam_framing f);
 
-/* A note about the request for the application (ABI 1.3), e.g. a provider
+/* A note about the request for the application (ABI 1.4), e.g. a provider
  * option the codec did not know and so did not send. The core hands each to
  * the client's log callback (seam_client_set_log) as a warning naming the
  * provider; nothing is printed and the request goes on. The message is
  * copied; it must not hold a credential. At most 32 are kept per request. */
 SEAM_EXPORT int seam_http_request_warn(seam_http_request *hr, const char *message);
 
-/* The provider-side cache of this attempt (ABI 1.3): the handle the core got
+/* The provider-side cache of this attempt (ABI 1.4): the handle the core got
  * from cache_decode (or from the state store) for the request cache_encode
  * built, or NULL when none (no cache asked, or none could be made: encode then sends
  * the whole request). Borrowed from req. */
@@ -245,7 +248,7 @@ typedef struct seam_provider_vtable {
     int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
                                size_t len, int64_t *input_tokens, seam_error *err);
 
-    /* ---- ABI 1.3: appended. ---- */
+    /* ---- ABI 1.4: appended. ---- */
 
     /* Optional: a prefix of the request that the provider keeps between
      * requests once a request of its own has created it (explicit context
