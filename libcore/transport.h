@@ -31,6 +31,8 @@ struct seam_http_request {
     seam_framing framing;
     int streaming;
     const char *credential; /* borrowed; NULL when the provider has none */
+    char **warnings;        /* seam_http_request_warn: logged by the transport */
+    size_t n_warnings;
 };
 
 void seam_http_request_init(seam_http_request *hr, const char *credential, int streaming,
