@@ -20,7 +20,6 @@
 
 #include <CUnit/Basic.h>
 #include <json-c/json.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +28,6 @@
 #include <seam/loop.h>
 #include <seam/seam.h>
 
-#define AN_ANSWER                                                                              \
-    "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\"," \
-    "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"stop_reason\":\"end_turn\","            \
-    "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}"
 #define GM_ANSWER                                                                              \
     "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"ok\"}]},"          \
     "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3,"                    \
@@ -48,26 +43,6 @@ static fake_server *srv;
 static seam_client *client;
 static int64_t fake_now = 1000000;
 
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static char logged[8192];
-
-static void on_log(void *ud, int level, const char *message)
-{
-    (void)ud;
-    pthread_mutex_lock(&log_lock);
-    size_t n = strlen(logged);
-    snprintf(logged + n, sizeof logged - n, "%d %s\n", level, message);
-    pthread_mutex_unlock(&log_lock);
-}
-
-static int log_has(const char *text)
-{
-    pthread_mutex_lock(&log_lock);
-    int has = strstr(logged, text) != NULL;
-    pthread_mutex_unlock(&log_lock);
-    return has;
-}
-
 static int64_t clock_now(void *ud)
 {
     (void)ud;
@@ -76,17 +51,13 @@ static int64_t clock_now(void *ud)
 
 static int start(void)
 {
-    srv = tu_server_start();
-    if (!srv)
-        return -1;
-    client = tu_client_at_end(tu_client_on(srv,
+    if (tu_start_client_on(&srv, &client,
         "providers = {\n"
         "  an = { plugin = \"anthropic\"; base_url = \"@URL@/v1\"; api_key = \"sk-ant-cache\"; };\n"
         "  gm = { plugin = \"gemini\"; base_url = \"@URL@/v1beta\"; api_key = \"gm-cache-key\"; };\n"
-        "};\n"));
-    if (!client)
+        "};\n") != 0)
         return -1;
-    seam_client_set_log(client, on_log, NULL);
+    tu_log_capture(client);
     seam_client_set_clock(client, clock_now, NULL, NULL);
     return 0;
 }
@@ -114,10 +85,8 @@ static seam_request *conversation(const char *system, const char *const *texts, 
 static int run(const char *provider, const char *model, const seam_request *req)
 {
     tu_call r = tu_run_generate(client, provider, model, req, 0);
-    if (r.status != SEAM_OK)
-        fprintf(stderr, "call failed: %s\n", r.err.message);
     free(r.summary);
-    return r.status;
+    return tu_said(r.status, &r.err, "call failed");
 }
 
 /* ---- anthropic: where the breakpoints go ------------------------------------ */
@@ -149,7 +118,7 @@ static const char *const five[] = { "u1", "a1", "u2", "a2", "u3" };
 static json_object *anthropic_body(const char *system, const char *const *texts, size_t n,
                                    int with_tool, const char *options)
 {
-    fake_server_push_json(srv, 200, AN_ANSWER, NULL);
+    fake_server_push_json(srv, 200, TU_ANTHROPIC_OK, NULL);
     seam_request *req = conversation(system, texts, n, with_tool, options);
     CU_ASSERT_EQUAL(run("an", "claude-sonnet-4-5", req), SEAM_OK);
     seam_request_free(req);
@@ -214,7 +183,7 @@ static void test_anthropic_session_strategy(void)
         seam_session_append(s, m);
         seam_message_free(m);
     }
-    fake_server_push_json(srv, 200, AN_ANSWER, NULL);
+    fake_server_push_json(srv, 200, TU_ANTHROPIC_OK, NULL);
     seam_result *res = NULL;
     CU_ASSERT_EQUAL(seam_session_send(s, NULL, &res, &err), SEAM_OK);
     json_object *b = tu_last_body(srv);
@@ -346,8 +315,8 @@ static void test_gemini_refused_cache(void)
     TU_STR_EQ(tu_json_str(gb, "systemInstruction.parts.0.text"), "Tiny.");
     CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(gb, "contents")), 5);
     json_object_put(gb);
-    CU_ASSERT_TRUE(log_has("provider gm: creating the prompt cache failed"));
-    CU_ASSERT_FALSE(log_has("gm-cache-key"));
+    CU_ASSERT_TRUE(tu_log_has("provider gm: creating the prompt cache failed"));
+    CU_ASSERT_FALSE(tu_log_has("gm-cache-key"));
 
     /* Not asked again for a while: the generation alone. */
     fake_server_push_json(srv, 200, GM_ANSWER, NULL);

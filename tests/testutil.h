@@ -141,6 +141,12 @@ seam_client *tu_client_with_test_plugins(const char *conf_text);
     "providers = { o = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"k\"; }; };\n" \
     "chains = { default = ( { provider = \"o\"; model = \"gpt-4o\"; } ); };\n"
 
+/* An Anthropic Messages answer: the text "ok", 3 tokens in and 1 out. */
+#define TU_ANTHROPIC_OK                                                                        \
+    "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\"," \
+    "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"stop_reason\":\"end_turn\","            \
+    "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}"
+
 /* Conf text of two mock providers, m1 (its conf members m1_members, e.g.
  * "options = { reply = \"hi\"; };") and m2 answering "from m2"; chains
  * default (m1) and second (m2); roles assistant (default) and planner (second). */
@@ -162,6 +168,13 @@ typedef struct tu_logbook {
     int n;
 } tu_logbook;
 void tu_on_log(void *ud, int level, const char *message);
+
+/* One program-wide capture of client logs, safe from any thread: tu_log_capture
+ * sends c's log lines ("<level> <message>") to it, tu_log_has says whether
+ * the lines so far hold text, tu_log_clear empties it. */
+void tu_log_capture(seam_client *c);
+void tu_log_clear(void);
+int tu_log_has(const char *text);
 
 /* Runs fn(c) on n threads at once (64 at most) and returns the sum of what
  * they returned: how many of their calls went as they should. */

@@ -189,6 +189,39 @@ void tu_on_log(void *ud, int level, const char *message)
     lb->n++;
 }
 
+/* The client log tu_log_capture keeps: calls log from their own threads. */
+static pthread_mutex_t captured_mu = PTHREAD_MUTEX_INITIALIZER;
+static char captured[8192];
+
+static void on_captured_log(void *ud, int level, const char *message)
+{
+    (void)ud;
+    pthread_mutex_lock(&captured_mu);
+    size_t n = strlen(captured);
+    snprintf(captured + n, sizeof captured - n, "%d %s\n", level, message);
+    pthread_mutex_unlock(&captured_mu);
+}
+
+void tu_log_capture(seam_client *c)
+{
+    seam_client_set_log(c, on_captured_log, NULL);
+}
+
+void tu_log_clear(void)
+{
+    pthread_mutex_lock(&captured_mu);
+    captured[0] = '\0';
+    pthread_mutex_unlock(&captured_mu);
+}
+
+int tu_log_has(const char *text)
+{
+    pthread_mutex_lock(&captured_mu);
+    int has = strstr(captured, text) != NULL;
+    pthread_mutex_unlock(&captured_mu);
+    return has;
+}
+
 char *tu_expand(fake_server *srv, const char *text)
 {
     const char *url = srv ? fake_server_url(srv) : "";
