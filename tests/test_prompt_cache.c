@@ -113,6 +113,24 @@ static int count_cc(json_object *o)
     return n;
 }
 
+/* The breakpoints of an Anthropic body: every path in marked (space-separated)
+ * carries cache_control, none in unmarked does, and there are total in all. */
+static void breakpoints_are(json_object *b, const char *marked, const char *unmarked, int total)
+{
+    const char *lists[] = { marked, unmarked };
+    for (int want = 1; want >= 0; want--) {
+        char paths[256];
+        snprintf(paths, sizeof paths, "%s", lists[1 - want]);
+        for (char *save = NULL, *path = strtok_r(paths, " ", &save); path;
+             path = strtok_r(NULL, " ", &save)) {
+            char what[300]; /* the failure's text: CUnit keeps a copy */
+            snprintf(what, sizeof what, "%s %s cache_control", path, want ? "has" : "has no");
+            CU_assertImplementation(has_cc(b, path) == want, __LINE__, what, __FILE__, "", CU_FALSE);
+        }
+    }
+    CU_ASSERT_EQUAL(count_cc(b), total);
+}
+
 static const char *const five[] = { "u1", "a1", "u2", "a2", "u3" };
 
 static json_object *anthropic_body(const char *system, const char *const *texts, size_t n,
@@ -128,13 +146,8 @@ static json_object *anthropic_body(const char *system, const char *const *texts,
 static void test_anthropic_system_and_3(void)
 {
     json_object *b = anthropic_body("Be terse.", five, 5, 0, "{\"cache_strategy\":\"system_and_3\"}");
-    CU_ASSERT_TRUE(has_cc(b, "system.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.0.content.0"));
-    CU_ASSERT_FALSE(has_cc(b, "messages.1.content.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.2.content.0"));
-    CU_ASSERT_FALSE(has_cc(b, "messages.3.content.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.4.content.0"));
-    CU_ASSERT_EQUAL(count_cc(b), 4);
+    breakpoints_are(b, "system.0 messages.0.content.0 messages.2.content.0 messages.4.content.0",
+                    "messages.1.content.0 messages.3.content.0", 4);
     json_object_put(b);
 }
 
@@ -142,29 +155,19 @@ static void test_anthropic_prefix_and_2(void)
 {
     /* The shared prefix ends at a1, before the last two turns (u2, u3). */
     json_object *b = anthropic_body("Be terse.", five, 5, 0, "{\"cache_strategy\":\"prefix_and_2\"}");
-    CU_ASSERT_FALSE(has_cc(b, "system.0"));
-    CU_ASSERT_FALSE(has_cc(b, "messages.0.content.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.1.content.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.2.content.0"));
-    CU_ASSERT_FALSE(has_cc(b, "messages.3.content.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.4.content.0"));
-    CU_ASSERT_EQUAL(count_cc(b), 3);
+    breakpoints_are(b, "messages.1.content.0 messages.2.content.0 messages.4.content.0",
+                    "system.0 messages.0.content.0 messages.3.content.0", 3);
     json_object_put(b);
 
     /* Nothing before the last two turns: the prefix is the system prompt... */
     static const char *const three[] = { "u1", "a1", "u2" };
     b = anthropic_body("Be terse.", three, 3, 0, "{\"anthropic\":{\"cache\":\"prefix_and_2\"}}");
-    CU_ASSERT_TRUE(has_cc(b, "system.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.0.content.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.2.content.0"));
-    CU_ASSERT_EQUAL(count_cc(b), 3);
+    breakpoints_are(b, "system.0 messages.0.content.0 messages.2.content.0", "", 3);
     json_object_put(b);
 
     /* ...or, without one, the last tool. */
     b = anthropic_body(NULL, three, 1, 1, "{\"cache_strategy\":\"prefix_and_2\"}");
-    CU_ASSERT_TRUE(has_cc(b, "tools.0"));
-    CU_ASSERT_TRUE(has_cc(b, "messages.0.content.0"));
-    CU_ASSERT_EQUAL(count_cc(b), 2);
+    breakpoints_are(b, "tools.0 messages.0.content.0", "", 2);
     json_object_put(b);
 }
 
@@ -187,9 +190,7 @@ static void test_anthropic_session_strategy(void)
     seam_result *res = NULL;
     CU_ASSERT_EQUAL(seam_session_send(s, NULL, &res, &err), SEAM_OK);
     json_object *b = tu_last_body(srv);
-    CU_ASSERT_TRUE(has_cc(b, "messages.1.content.0"));
-    CU_ASSERT_FALSE(has_cc(b, "system.0"));
-    CU_ASSERT_EQUAL(count_cc(b), 3);
+    breakpoints_are(b, "messages.1.content.0", "system.0", 3);
     json_object_put(b);
     seam_result_free(res);
     seam_session_free(s);
