@@ -97,51 +97,38 @@ static int should_fail(void)
     return 1;
 }
 
+/* What a failed allocation returns. */
+static void *no_memory(void)
+{
+    errno = ENOMEM;
+    return NULL;
+}
+
 EXPORT void *malloc(size_t n)
 {
-    if (should_fail()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_malloc(n);
+    return should_fail() ? no_memory() : __libc_malloc(n);
 }
 
 EXPORT void *calloc(size_t n, size_t size)
 {
-    if (should_fail()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_calloc(n, size);
+    return should_fail() ? no_memory() : __libc_calloc(n, size);
 }
 
 EXPORT void *realloc(void *p, size_t n)
 {
     /* realloc(p, 0) frees: not an allocation that can fail. */
-    if (!(p && n == 0) && should_fail()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_realloc(p, n);
+    return !(p && n == 0) && should_fail() ? no_memory() : __libc_realloc(p, n);
 }
 
 EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
     size_t total;
-    if (__builtin_mul_overflow(n, size, &total)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return realloc(p, total);
+    return __builtin_mul_overflow(n, size, &total) ? no_memory() : realloc(p, total);
 }
 
 EXPORT void *memalign(size_t align, size_t n)
 {
-    if (should_fail()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_memalign(align, n);
+    return should_fail() ? no_memory() : __libc_memalign(align, n);
 }
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
@@ -162,20 +149,12 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 EXPORT void *valloc(size_t n)
 {
-    if (should_fail()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_valloc(n);
+    return should_fail() ? no_memory() : __libc_valloc(n);
 }
 
 EXPORT void *pvalloc(size_t n)
 {
-    if (should_fail()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return __libc_pvalloc(n);
+    return should_fail() ? no_memory() : __libc_pvalloc(n);
 }
 
 /* The crash's backtrace, then the default action: the driver sees the signal. */
