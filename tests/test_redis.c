@@ -234,6 +234,18 @@ static void call_child(void *arg, char *out, size_t size)
     seam_client_free(c);
 }
 
+/* One request on chain of conf from another process, answered by an ok the
+ * server is given first; what the process printed goes to out. The server's
+ * request count before it. */
+static size_t ok_in_child(const char *conf, const char *chain, char *out, size_t size)
+{
+    size_t before = fake_server_request_count(srv);
+    push_ok();
+    one_call oc = {conf, chain, NULL, 1};
+    in_child(call_child, &oc, out, size);
+    return before;
+}
+
 static const char *path_of(size_t i)
 {
     const char *p = fake_server_request_path(srv, i);
@@ -273,20 +285,14 @@ static void test_shared_cooldown(void)
     free(ttl);
 
     /* Process B skips w without sending it a request: w2 serves at once. */
-    before = fake_server_request_count(srv);
-    push_ok();
-    one_call b = {conf, "c", NULL, 1};
-    in_child(call_child, &b, out, sizeof out);
+    before = ok_in_child(conf, "c", out, sizeof out);
     CU_ASSERT_STRING_EQUAL(out, "ok w2");
     CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 1);
     CU_ASSERT_STRING_EQUAL(path_of(before), "/second/whole");
 
     /* The control: a process on the local store alone knows nothing of it
      * and calls w. */
-    before = fake_server_request_count(srv);
-    push_ok();
-    one_call l = {local_conf, "c", NULL, 1};
-    in_child(call_child, &l, out, sizeof out);
+    before = ok_in_child(local_conf, "c", out, sizeof out);
     CU_ASSERT_STRING_EQUAL(out, "ok w");
     CU_ASSERT_STRING_EQUAL(path_of(before), "/whole");
     free(state);
@@ -497,10 +503,7 @@ static void test_outage_and_return(void)
     CU_ASSERT_TRUE(ttl && ttl[0] == ':' && atoll(ttl + 1) > 0);
     free(ttl);
     /* ...shared again: another process skips w2 without calling it. */
-    size_t before = fake_server_request_count(srv);
-    push_ok();
-    one_call b = {conf, "d", NULL, 1};
-    in_child(call_child, &b, out, sizeof out);
+    size_t before = ok_in_child(conf, "d", out, sizeof out);
     CU_ASSERT_STRING_EQUAL(out, "ok w3");
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     CU_ASSERT_STRING_EQUAL(path_of(before), "/third/whole");
