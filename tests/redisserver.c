@@ -30,6 +30,15 @@ int tu_redis_available(void)
     return tu_run("command -v redis-server", NULL, NULL) == 0;
 }
 
+char *tu_redis_plugin_path(const char *program)
+{
+    if (!tu_redis_available()) {
+        fprintf(stderr, "%s: redis-server is not installed: skipped\n", program);
+        return NULL;
+    }
+    return tu_path(tu_plugin_dir(), "redis.so");
+}
+
 static int free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -9,6 +9,10 @@ typedef struct tu_redis tu_redis;
 
 /* 1 when a redis-server program is on $PATH (a test skips with 77 without it). */
 int tu_redis_available(void);
+/* Where the built redis plugin would be (malloc'ed; it may not exist), or NULL
+ * when redis-server is not on $PATH: "<program>: ... skipped" is said on
+ * stderr, and the test exits 77. */
+char *tu_redis_plugin_path(const char *program);
 /* Starts redis-server with extra arguments (NULL-terminated list, may be NULL,
  * e.g. "--requirepass", "pw", NULL) and waits until it answers. NULL on failure. */
 tu_redis *tu_redis_start(const char *const *extra_args);

@@ -396,11 +396,9 @@ static const tu_test tests[] = {
 int main(void)
 {
     slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
-    if (!tu_redis_available()) {
-        fprintf(stderr, "test_statestore: redis-server is not installed: skipped\n");
+    char *plugin = tu_redis_plugin_path("test_statestore");
+    if (!plugin)
         return 77;
-    }
-    char *plugin = tu_path(tu_plugin_dir(), "redis.so");
     void *h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
     free(plugin);
     int (*init)(seam_registrar *) = h ? (int (*)(seam_registrar *))dlsym(h, "seam_plugin_init") : NULL;
