@@ -110,6 +110,16 @@ static void test_dimensions(void)
     tu_client_free(c);
 }
 
+/* seam_embed of er on c (on chain, NULL for the default) with every attempt,
+ * errors too, logged into *at (emptied first). */
+static int embed_logged(seam_client *c, const seam_embed_request *er, const char *chain,
+                        tu_attempts *at, seam_embeddings **e, seam_error *err)
+{
+    *at = (tu_attempts){.flags = TU_ATTEMPT_ERRORS};
+    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = at, .chain = chain};
+    return seam_embed(c, er, &o, e, err);
+}
+
 /* Cost in micro-cents from the catalog's input price: $0.02 per million
  * tokens is 2,000,000 micro-cents per million, so 5 words cost 10. */
 static void test_usage_and_cost(void)
@@ -119,11 +129,10 @@ static void test_usage_and_cost(void)
         "models = ( { id = \"mock-embed\"; provider = \"mock\";\n"
         "             price = { input = 2000000L; output = 0L; }; } );\n");
     seam_embed_request *er = texts("one two three", "four five", NULL);
-    tu_attempts at = {.flags = TU_ATTEMPT_ERRORS};
-    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &at};
+    tu_attempts at;
     seam_embeddings *e = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
     const seam_usage *u = seam_embeddings_usage(e);
     CU_ASSERT_EQUAL(u->input_tokens, 5);
     CU_ASSERT(u->present & SEAM_USAGE_COST);
@@ -147,11 +156,10 @@ static void test_chain_skips(void)
         "                     { provider = \"gone\"; model = \"any\"; },\n"
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("skip to the embedder", NULL, NULL);
-    tu_attempts at = {.flags = TU_ATTEMPT_ERRORS};
-    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &at};
+    tu_attempts at;
     seam_embeddings *e = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
     TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed");
     /* The third line goes on with the plugin files the loader refused (the
      * test plugins hold one): one of them may have been the plugin named. */
@@ -241,22 +249,18 @@ static void test_errors_and_failover(void)
         "           fatal = ( { provider = \"bad\"; model = \"mock-embed\"; },\n"
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("retry me", NULL, NULL);
-    tu_attempts at = {.flags = TU_ATTEMPT_ERRORS};
-    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &at};
+    tu_attempts at;
     seam_embeddings *e = NULL;
     seam_error err;
     /* A retryable error: retried on its entry, then the next entry answers. */
-    CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
     TU_ASSERT_STR(seam_embeddings_provider(e), "m");
     CU_ASSERT_EQUAL(at.n, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(at.log, "failed busy/mock-embed: mock: scripted HTTP 503\n"
                                           "failed busy/mock-embed"));
     seam_embeddings_free(e);
     /* A fatal one ends the call with the provider's error. */
-    o.chain = "fatal";
-    at.log[0] = '\0';
-    at.n = 0;
-    CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(embed_logged(c, er, "fatal", &at, &e, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(e);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(err.http_status, 400);
