@@ -20,14 +20,16 @@
 
 /* ==== small helpers (the shared ones are in ../common/codec_util.c) ==== */
 
+int64_t oa_clamp_count(int64_t n)
+{
+    return n < 0 ? 0 : n > OA_MAX_TOKENS ? OA_MAX_TOKENS : n;
+}
+
 int oa_jcount(json_object *obj, const char *key, int64_t *out)
 {
     if (!jint(obj, key, out))
         return 0;
-    if (*out < 0)
-        *out = 0;
-    else if (*out > OA_MAX_TOKENS)
-        *out = OA_MAX_TOKENS;
+    *out = oa_clamp_count(*out);
     return 1;
 }
 
@@ -39,11 +41,16 @@ void *oa_chat_decoder_new(const oa_instance *in)
     d->wire = OA_WIRE_CHAT;
     d->in = in;
     d->think_on = d->in && d->in->think_tags > 0;
-    if (!(d->tok = json_tokener_new())) {
-        oa_chat_decoder_free(d);
-        return NULL;
-    }
     return d;
+}
+
+/* The tokener is made on first use: a response or stream the scanner
+ * (decode_scan.c) decodes whole never needs one. NULL when out of memory. */
+static json_tokener *chat_tok(oa_decoder *d)
+{
+    if (!d->tok)
+        d->tok = json_tokener_new();
+    return d->tok;
 }
 
 void oa_chat_decoder_free(oa_decoder *d)
@@ -403,7 +410,8 @@ char *oa_final_args(json_tokener *tok, const char *text, size_t len)
 
 static char *final_args(oa_decoder *d, const strbuf *args)
 {
-    return oa_final_args(d->tok, args->data, args->len);
+    json_tokener *tok = chat_tok(d);
+    return tok ? oa_final_args(tok, args->data, args->len) : NULL;
 }
 
 static int end_tools(oa_decoder *d, seam_emitter *em)
@@ -479,21 +487,14 @@ static int emit_stop(oa_decoder *d, seam_emitter *em)
     return emit(em, &c);
 }
 
-static void read_usage(json_object *u, seam_usage *out)
+void oa_chat_usage(const oa_usage_counts *c, seam_usage *out)
 {
-    if (!json_object_is_type(u, json_type_object))
-        return;
     seam_usage us = {0};
-    int64_t prompt, completion, cached = 0, reasoning;
-    int have_cached = 0;
-    json_object *pd = jget(u, "prompt_tokens_details");
-    if (oa_jcount(pd, "cached_tokens", &cached))
-        have_cached = 1;
-    else if (oa_jcount(u, "prompt_cache_hit_tokens", &cached))
-        have_cached = 1;
-    if (oa_jcount(u, "prompt_tokens", &prompt)) {
+    int have_cached = c->have & (OA_HAVE_CACHED | OA_HAVE_CACHE_HIT);
+    int64_t cached = (c->have & OA_HAVE_CACHED) ? c->cached : c->cache_hit;
+    if (c->have & OA_HAVE_PROMPT) {
         us.present |= SEAM_USAGE_INPUT;
-        us.input_tokens = prompt - (have_cached ? cached : 0);
+        us.input_tokens = c->prompt - (have_cached ? cached : 0);
         if (us.input_tokens < 0)
             us.input_tokens = 0;
     }
@@ -501,16 +502,34 @@ static void read_usage(json_object *u, seam_usage *out)
         us.present |= SEAM_USAGE_CACHE_READ;
         us.cache_read_tokens = cached;
     }
-    if (oa_jcount(u, "completion_tokens", &completion)) {
+    if (c->have & OA_HAVE_COMPLETION) {
         us.present |= SEAM_USAGE_OUTPUT;
-        us.output_tokens = completion;
+        us.output_tokens = c->completion;
     }
-    if (oa_jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning)) {
+    if (c->have & OA_HAVE_REASONING) {
         us.present |= SEAM_USAGE_REASONING;
-        us.reasoning_tokens = reasoning;
+        us.reasoning_tokens = c->reasoning;
     }
     if (us.present)
         *out = us;
+}
+
+static void read_usage(json_object *u, seam_usage *out)
+{
+    if (!json_object_is_type(u, json_type_object))
+        return;
+    oa_usage_counts c = {0};
+    if (oa_jcount(jget(u, "prompt_tokens_details"), "cached_tokens", &c.cached))
+        c.have |= OA_HAVE_CACHED;
+    if (oa_jcount(u, "prompt_cache_hit_tokens", &c.cache_hit))
+        c.have |= OA_HAVE_CACHE_HIT;
+    if (oa_jcount(u, "prompt_tokens", &c.prompt))
+        c.have |= OA_HAVE_PROMPT;
+    if (oa_jcount(u, "completion_tokens", &c.completion))
+        c.have |= OA_HAVE_COMPLETION;
+    if (oa_jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &c.reasoning))
+        c.have |= OA_HAVE_REASONING;
+    oa_chat_usage(&c, out);
 }
 
 /* A Mistral thinking part: "thinking" is a string or an array of text parts. */
@@ -563,6 +582,15 @@ static int on_content(oa_decoder *d, seam_emitter *em, json_object *content)
     return SEAM_OK;
 }
 
+int oa_chat_on_refusal(oa_decoder *d, seam_emitter *em, const char *refusal)
+{
+    if (!refusal || !*refusal)
+        return SEAM_OK;
+    d->refusal_seen = 1;
+    int rc = think_end(d, em);
+    return rc == SEAM_OK ? on_text(d, em, refusal) : rc;
+}
+
 /* One delta (stream) or message (whole response). `whole`: tool calls are
  * complete, their position is their index. */
 static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int whole)
@@ -577,12 +605,8 @@ static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int who
         return rc;
     if ((rc = on_content(d, em, jget(delta, "content"))) != SEAM_OK)
         return rc;
-    const char *refusal = jstr(delta, "refusal");
-    if (refusal && *refusal) {
-        d->refusal_seen = 1;
-        if ((rc = think_end(d, em)) != SEAM_OK || (rc = on_text(d, em, refusal)) != SEAM_OK)
-            return rc;
-    }
+    if ((rc = oa_chat_on_refusal(d, em, jstr(delta, "refusal"))) != SEAM_OK)
+        return rc;
     json_object *calls = jget(delta, "tool_calls");
     if (!json_object_is_type(calls, json_type_array))
         return SEAM_OK;
@@ -630,11 +654,15 @@ static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
 }
 
 /* The fast path skips the id; the finish event, which it never takes, has it too. */
-static void note_id(oa_decoder *d, json_object *root)
+void oa_chat_note_id(oa_decoder *d, const char *id)
 {
-    const char *id = jstr(root, "id");
     if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id)
         memcpy(d->response_id, id, strlen(id) + 1);
+}
+
+static void note_id(oa_decoder *d, json_object *root)
+{
+    oa_chat_note_id(d, jstr(root, "id"));
 }
 
 static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
@@ -672,6 +700,8 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
     int rc_fast;
     if (oa_scan_event(d, frame, data, len, out, &rc_fast))
         return rc_fast;
+    if (!chat_tok(d))
+        return oa_nomem(err);
     json_object *root = json_parse_with(d->tok, data, len);
     if (!root)
         return oa_malformed(err, "stream event");
@@ -712,12 +742,34 @@ int oa_chat_decode_finish(oa_decoder *d, seam_emitter *out, seam_error *err)
     return SEAM_OK;
 }
 
+/* The end of a whole response, on both paths: its finish reason, its usage,
+ * the stop chunk. */
+int oa_chat_whole_end(oa_decoder *d, seam_emitter *out, const char *finish_reason,
+                      const seam_usage *usage)
+{
+    int rc = on_finish(d, out, finish_reason);
+    if (rc != SEAM_OK)
+        return rc;
+    if (usage && usage->present)
+        d->usage = *usage;
+    return emit_stop(d, out);
+}
+
 int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
                             seam_emitter *out, seam_error *err)
 {
     oa_decoder *d = oa_chat_decoder_new(in);
     if (!d)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    int rc_fast;
+    if (oa_scan_response(d, body, len, out, &rc_fast)) {
+        oa_chat_decoder_free(d);
+        return rc_fast;
+    }
+    if (!chat_tok(d)) {
+        oa_chat_decoder_free(d);
+        return oa_nomem(err);
+    }
     json_object *root = json_parse_with(d->tok, body, len);
     if (!json_object_is_type(root, json_type_object)) {
         json_object_put(root);
@@ -734,14 +786,13 @@ int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
             rc = oa_malformed(err, "response (no choices)");
         } else {
             rc = on_delta(d, out, jget(choice, "message"), 1);
-            if (rc == SEAM_OK)
-                rc = on_finish(d, out, jstr(choice, "finish_reason"));
             if (rc == SEAM_OK) {
                 json_object *usage = jget(root, "usage");
                 if (!usage)
                     usage = jget(jget(root, "x_groq"), "usage");
-                read_usage(usage, &d->usage);
-                rc = emit_stop(d, out);
+                seam_usage us = {0};
+                read_usage(usage, &us);
+                rc = oa_chat_whole_end(d, out, jstr(choice, "finish_reason"), &us);
             }
         }
     }
