@@ -119,33 +119,25 @@ int oa_merge_options(json_object *body, const char *options_text, int filter_res
     return SEAM_OK;
 }
 
-int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
-                      const char *path, int stream, seam_http_request *out, seam_error *err)
+/* The HTTP request around a finished body text (taken): URL, method, headers,
+ * framing. */
+static int finish_http(const oa_instance *in, char *text, size_t len, const char *path, int stream,
+                       seam_http_request *out, seam_error *err)
 {
-    /* The escape hatch: the conf's options, then the request's, over the body. */
-    int rc = oa_merge_options(body, in->body_options, 0, err);
-    if (rc == SEAM_OK)
-        rc = oa_merge_options(body, seam_request_provider_options(req), 1, err);
-    if (rc != SEAM_OK)
-        return rc;
-    const char *text = json_text(body);
-    size_t len = text ? strlen(text) : 0;
-    char *copy = text ? malloc(len + 1) : NULL;
     strbuf url = {0};
-    if (!copy || sb_puts(&url, in->base_url) || sb_puts(&url, path)) {
-        free(copy);
+    if (!text || sb_puts(&url, in->base_url) || sb_puts(&url, path)) {
+        free(text);
         sb_free(&url);
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
     }
-    memcpy(copy, text, len + 1);
-    rc = seam_http_request_set_url(out, url.data);
+    int rc = seam_http_request_set_url(out, url.data);
     sb_free(&url);
     if (rc == SEAM_OK)
         rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
     if (rc == SEAM_OK)
-        rc = seam_http_request_take_body(out, copy, len);
+        rc = seam_http_request_take_body(out, text, len);
     else
-        free(copy);
+        free(text);
     if (rc == SEAM_OK)
         rc = seam_http_request_add_header(out, "Content-Type", "application/json");
     if (rc == SEAM_OK)
@@ -166,4 +158,34 @@ int oa_finish_request(const oa_instance *in, const seam_request *req, json_objec
     if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
     return rc;
+}
+
+int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
+                      const char *path, int stream, seam_http_request *out, seam_error *err)
+{
+    /* The escape hatch: the conf's options, then the request's, over the body. */
+    int rc = oa_merge_options(body, in->body_options, 0, err);
+    if (rc == SEAM_OK)
+        rc = oa_merge_options(body, seam_request_provider_options(req), 1, err);
+    if (rc != SEAM_OK)
+        return rc;
+    const char *text = json_text(body);
+    size_t len = text ? strlen(text) : 0;
+    char *copy = text ? malloc(len + 1) : NULL;
+    if (copy)
+        memcpy(copy, text, len + 1);
+    return finish_http(in, copy, len, path, stream, out, err);
+}
+
+int oa_finish_body(const oa_instance *in, const seam_request *req, oa_body *body, const char *path,
+                   int stream, seam_http_request *out, seam_error *err)
+{
+    int rc = oa_body_merge_options(body, in->body_options, 0, err);
+    if (rc == SEAM_OK)
+        rc = oa_body_merge_options(body, seam_request_provider_options(req), 1, err);
+    if (rc != SEAM_OK)
+        return rc;
+    size_t len = 0;
+    char *text = oa_body_render(body, &len);
+    return finish_http(in, text, len, path, stream, out, err);
 }

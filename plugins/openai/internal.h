@@ -197,6 +197,44 @@ int oa_merge_options(json_object *body, const char *options_text, int filter_res
 int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
                       const char *path, int stream, seam_http_request *out, seam_error *err);
 
+/* ---- a request body written as JSON text (body.c) ---------------------------------- */
+
+/* JSON text as json-c's printer writes it (JSON_C_TO_STRING_PLAIN |
+ * NOSLASHESCAPE): a string of n bytes, a C string (NULL as ""), and
+ * `,"key":` (no comma when first) followed by a string value unless NULL. */
+int oa_json_string_n(strbuf *b, const char *s, size_t n);
+int oa_json_string(strbuf *b, const char *s);
+int oa_json_member(strbuf *b, int first, const char *key, const char *value);
+
+/* A body's top-level members, key and value text kept back to back in text. */
+typedef struct oa_member {
+    size_t key, key_len, val, val_len;
+    int deleted;
+} oa_member;
+typedef struct oa_body {
+    strbuf text;
+    oa_member *m;
+    size_t n, cap;
+} oa_body;
+
+/* Starts member key (appended) and returns the buffer its value's JSON text
+ * is written to; oa_body_end closes it. Failures show in text.failed. */
+strbuf *oa_body_begin(oa_body *b, const char *key);
+void oa_body_end(oa_body *b);
+/* A member whose value is the JSON text given / a JSON string of value. */
+int oa_body_add(oa_body *b, const char *key, const char *value_json);
+int oa_body_add_string(oa_body *b, const char *key, const char *value);
+/* Merges an options object text over the members as oa_merge_options merges
+ * it over a json-c body. */
+int oa_body_merge_options(oa_body *b, const char *options_text, int filter_reserved, seam_error *err);
+/* The body's JSON text (malloc'ed, *len its length), NULL when out of memory. */
+char *oa_body_render(oa_body *b, size_t *len);
+void oa_body_free(oa_body *b);
+/* The conf's options then the request's over body, then the HTTP request as
+ * oa_finish_request makes it. Does not take body. */
+int oa_finish_body(const oa_instance *in, const seam_request *req, oa_body *body, const char *path,
+                   int stream, seam_http_request *out, seam_error *err);
+
 /* ---- Chat Completions (encode.c, decode.c, decode_scan.c) -------------------------- */
 
 int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
