@@ -163,7 +163,9 @@ static int queue_push(seam_stream *s, const seam_chunk *c)
     if (s->q_head == s->q_len)
         s->q_head = s->q_ready = s->q_len = 0;
     if (s->q_len == s->q_cap) {
-        size_t cap = s->q_cap ? s->q_cap * 2 : 8;
+        /* A whole answer holds a few chunks: the first array stays small
+         * enough for malloc's cache of small blocks. */
+        size_t cap = s->q_cap ? s->q_cap * 2 : 4;
         owned_chunk *q = realloc(s->queue, cap * sizeof *q);
         if (!q)
             return SEAM_ERR_NOMEM;
@@ -450,7 +452,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
      * refused part is the caller's to fix, no provider could take it. */
     if (seam_media_intake(req, &client->conf->media, err) != SEAM_OK)
         return SEAM_ERR_INVALID;
-    seam_stream *s = calloc(1, sizeof *s);
+    seam_stream *s = seam_client_block_take(client, SEAM_BLOCK_STREAM, sizeof *s);
     if (!s)
         return SEAM_ERR_NOMEM;
     s->client = client;
@@ -1218,7 +1220,7 @@ void seam_stream_free(seam_stream *s)
     free(s->affinity);
     seam_secret_free(s->credential);
     free(s->skip_plugins);
-    free(s);
+    seam_client_block_give(s->client, SEAM_BLOCK_STREAM, s);
 }
 
 int seam_generate(seam_client *client, const seam_request *req, const seam_call_options *opts,

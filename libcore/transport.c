@@ -13,6 +13,7 @@
 #include "config.h"
 #include "transport.h"
 #include "cassette.h"
+#include "client.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -74,6 +75,7 @@ struct seam_transfer {
     owned_chunk *spare; /* a list through next_spare */
     chunk_slab *slabs;
     size_t slab_next;   /* chunks in the next slab (0: SLAB_FIRST) */
+    chunk_slab *first;  /* the first slab, in the transfer's own block until used */
 
     int started;
     int finished;
@@ -115,9 +117,11 @@ static owned_chunk *chunk_take(seam_transfer *t)
 {
     if (!t->spare) {
         size_t n = t->slab_next ? t->slab_next : SLAB_FIRST;
-        chunk_slab *sl = malloc(sizeof *sl + n * sizeof sl->items[0]);
+        chunk_slab *sl = n == SLAB_FIRST && t->first ? t->first : malloc(sizeof *sl + n * sizeof sl->items[0]);
         if (!sl)
             return NULL;
+        if (sl == t->first)
+            t->first = NULL;
         sl->next = t->slabs;
         sl->n = n;
         t->slabs = sl;
@@ -135,6 +139,15 @@ static owned_chunk *chunk_take(seam_transfer *t)
     return o;
 }
 
+/* A transfer and its first slab are one block (seam_transfer_open). */
+#define FIRST_SLAB_AT ((sizeof(seam_transfer) + _Alignof(chunk_slab) - 1) / _Alignof(chunk_slab) * _Alignof(chunk_slab))
+#define TRANSFER_BLOCK (FIRST_SLAB_AT + sizeof(chunk_slab) + SLAB_FIRST * sizeof(owned_chunk))
+
+static chunk_slab *first_slab_of(seam_transfer *t)
+{
+    return (chunk_slab *)(void *)((char *)t + FIRST_SLAB_AT);
+}
+
 static void slabs_free(seam_transfer *t)
 {
     while (t->slabs) {
@@ -144,7 +157,8 @@ static void slabs_free(seam_transfer *t)
             free(sl->items[i].err);
             free(sl->items[i].big);
         }
-        free(sl);
+        if (sl != first_slab_of(t))
+            free(sl);
     }
 }
 
@@ -615,10 +629,22 @@ static int curl_start(seam_transfer *t)
         return -1;
     }
     for (size_t i = 0; i < t->hr.headers.n; i++) {
-        seam_buf line = { 0 };
-        seam_buf_printf(&line, "%s: %s", t->hr.headers.items[i].name, t->hr.headers.items[i].value);
-        struct curl_slist *l = line.data ? curl_slist_append(t->req_headers, line.data) : NULL;
-        seam_secret_free(line.data);
+        /* "name: value", on the stack when it fits (the usual case), wiped
+         * after libcurl copied it: one of them carries the credential. */
+        const char *name = t->hr.headers.items[i].name, *value = t->hr.headers.items[i].value;
+        size_t nl = strlen(name), vl = strlen(value);
+        char small[512];
+        char *line = nl + vl + 3 <= sizeof small ? small : malloc(nl + vl + 3);
+        struct curl_slist *l = NULL;
+        if (line) {
+            memcpy(line, name, nl);
+            memcpy(line + nl, ": ", 2);
+            memcpy(line + nl + 2, value, vl + 1);
+            l = curl_slist_append(t->req_headers, line);
+            explicit_bzero(line, nl + vl + 3);
+            if (line != small)
+                free(line);
+        }
         if (!l) {
             fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory");
             return -1;
@@ -858,9 +884,10 @@ static int served_start(seam_transfer *t)
 int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_error *err)
 {
     *out = NULL;
-    seam_transfer *t = calloc(1, sizeof *t);
+    seam_transfer *t = seam_client_block_take(p->client, SEAM_BLOCK_TRANSFER, TRANSFER_BLOCK);
     if (!t)
         return SEAM_ERR_NOMEM;
+    t->first = first_slab_of(t);
     t->p = *p;
     t->job.ops = &job_ops;
     t->job.cancel = p->cancel;
@@ -1083,7 +1110,7 @@ void seam_transfer_free(seam_transfer *t)
     seam_buf_free(&t->body);
     free(t->q); /* its chunks, the current one and the spares are all in the slabs */
     slabs_free(t);
-    free(t);
+    seam_client_block_give(t->p.client, SEAM_BLOCK_TRANSFER, t);
 }
 
 /* ---- seam's own fetch of a media URL ---------------------------------------------- */

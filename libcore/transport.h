@@ -20,7 +20,7 @@ typedef struct seam_header {
 
 struct seam_http_headers {
     seam_header *items;
-    size_t n;
+    size_t n, cap;
 };
 
 struct seam_http_request {
