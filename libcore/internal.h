@@ -79,6 +79,12 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* A view of req sharing its messages, tools and strings, with its own model
+ * (model, or req's when NULL): for a call that reads the request while its
+ * caller keeps it (seam_generate), or an attempt that changes only the model.
+ * req must outlive the view and stay unchanged; seam_request_free frees only
+ * the view. Nothing but the model may be set on it. NULL when out of memory. */
+seam_request *seam_request_borrow(const seam_request *req, const char *model);
 /* Part i of msg, mutable (NULL out of range): for de-inlining and handle
  * resolution, which rewrite a media part's source in place. */
 seam_part *seam_message_part_mut(seam_message *msg, size_t i);
