@@ -247,6 +247,7 @@ static void detach(seam_engine *e, seam_engine_job *j)
 
 static void abort_job(seam_engine *e, seam_engine_job *j, seam_error_kind why)
 {
+    j->reuse = 0;
     detach(e, j);
     if (!j->over) {
         j->over = 1;
@@ -316,7 +317,9 @@ void seam_engine_remove(seam_engine *e, seam_engine_job *j)
         cancel_unref(e, j->cancel);
     }
     if (e->n_pool < POOL_MAX) {
-        curl_easy_reset(j->easy);
+        if (!j->reuse || j->in_multi)
+            curl_easy_reset(j->easy);
+        j->reuse = 0;
         e->pool[e->n_pool++] = j->easy;
     } else {
         curl_easy_cleanup(j->easy);
@@ -342,6 +345,8 @@ static int collect(seam_engine *e)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&j);
         if (!j)
             continue;
+        if (code != CURLE_OK)
+            j->reuse = 0;
         j->ops->done(j, code); /* may read info from the handle: before removal */
         curl_multi_remove_handle(e->multi, easy);
         j->in_multi = 0;

@@ -660,6 +660,9 @@ static int curl_start(seam_transfer *t)
         curl_easy_setopt(e, CURLOPT_POST, 1L);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->hr.body.data ? t->hr.body.data : "");
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)t->hr.body.len);
+    } else {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, (char *)NULL); /* a reused handle's last body */
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     }
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, curl_write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
@@ -675,16 +678,18 @@ static int curl_start(seam_transfer *t)
 #else
     curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-    if (t->p.timeout_ms > 0)
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)t->p.timeout_ms);
-    if (t->p.connect_timeout_ms > 0)
-        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->p.connect_timeout_ms);
+    /* Set even when 0 (libcurl's default): a reused handle keeps the last value. */
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->p.timeout_ms > 0 ? (long)t->p.timeout_ms : 0L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, t->p.connect_timeout_ms > 0 ? (long)t->p.connect_timeout_ms : 0L);
     if (t->p.ca_file) /* a private CA (ca_file / ca_path in the conf) */
         curl_easy_setopt(e, CURLOPT_CAINFO, t->p.ca_file);
     if (t->p.ca_path)
         curl_easy_setopt(e, CURLOPT_CAPATH, t->p.ca_path);
     if (t->p.stream) /* a stream's events are small; its buffer is most of what it costs */
         curl_easy_setopt(e, CURLOPT_BUFFERSIZE, STREAM_BUFFER);
+    /* Every option above is set on every transfer, except these: a handle
+     * that had one is reset before its next use (engine.c). */
+    t->job.reuse = t->hr.method == SEAM_HTTP_POST && !t->p.ca_file && !t->p.ca_path && !t->p.stream;
     if (seam_engine_add(t->p.engine, &t->job) != 0) {
         fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot start the transfer");
         return -1;

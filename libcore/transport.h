@@ -95,6 +95,9 @@ struct seam_engine_job {
     int in_multi;
     int registered;
     int over;               /* completed or aborted: the engine is done with it */
+    int reuse;              /* the handle's options may stay for the next transfer, which sets
+                             * them all again: no curl_easy_reset (its cost, and libcurl's
+                             * buffers freed and made again) when it completed */
 };
 
 /* share (may be NULL) is set on every easy handle (DNS and TLS sessions). */
