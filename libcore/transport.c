@@ -614,7 +614,8 @@ static int curl_start(seam_transfer *t)
         return -1;
     }
     errno = 0;
-    t->job.easy = seam_engine_easy(t->p.engine);
+    int warm = 0;
+    t->job.easy = seam_engine_easy(t->p.engine, &warm);
     if (!t->job.easy) {
         if (errno == EMFILE || errno == ENFILE)
             fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): cannot initialise libcurl",
@@ -664,20 +665,22 @@ static int curl_start(seam_transfer *t)
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, (char *)NULL); /* a reused handle's last body */
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     }
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, curl_write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if (!warm) { /* the same for every transfer: a warm handle has them already */
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, curl_write_cb);
+        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
+        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
+        curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
+        curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 #if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
+    }
     /* Set even when 0 (libcurl's default): a reused handle keeps the last value. */
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->p.timeout_ms > 0 ? (long)t->p.timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, t->p.connect_timeout_ms > 0 ? (long)t->p.connect_timeout_ms : 0L);
