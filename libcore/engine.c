@@ -325,7 +325,7 @@ void seam_engine_remove(seam_engine *e, seam_engine_job *j)
         cancel_unref(e, j->cancel);
     }
     if (e->n_pool < POOL_MAX) {
-        int warm = j->reuse && !j->in_multi;
+        int warm = j->reuse && j->over; /* completed, not aborted nor cut short */
         if (!warm)
             curl_easy_reset(j->easy);
         j->reuse = 0;

@@ -2,8 +2,8 @@
  * `chat.completion.chunk` events (and a whole non-streamed body) -> seam
  * chunks: text deltas, the reasoning channel (reasoning_content, reasoning,
  * content parts, <think> tags in content), tool calls assembled by index,
- * finish reasons, usage normalized net of cache. Plain delta events take the
- * fast path in decode_scan.c first.
+ * finish reasons, usage normalized net of cache. Plain delta events, and whole
+ * responses of the usual shape, take the fast path in decode_scan.c first.
  *
  * Decoding does not depend on the profile: every variant seen on this wire is
  * understood from every server. The one exception is <think> tags in content
