@@ -1,10 +1,12 @@
-/* test_engine_reuse.c — the engine keeps a completed transfer's easy handle
- * without curl_easy_reset for the next one (engine.c, transport.c): nothing of
- * the last transfer's settings may carry over into the next, and the
- * connection stays the one kept alive. */
+/* test_engine_reuse.c — how a transfer sets up its easy handle (transport.c,
+ * engine.c): a completed transfer's handle is kept without curl_easy_reset for
+ * the next one, so nothing of the last transfer's settings may carry over and
+ * the connection stays the one kept alive; and no request waits on an
+ * "Expect: 100-continue", whatever its size. */
 #include "config.h"
 
 #include <CUnit/Basic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakeserver.h"
@@ -78,7 +80,38 @@ static void test_each_call_its_own_request(void)
     CU_ASSERT_TRUE(fake_server_connection_count(srv) <= conns + 1);
 }
 
+/* libcurl asks "Expect: 100-continue" (and waits for it) before a large POST
+ * unless told not to: a small request carries no Expect header at all, a
+ * 2 MiB one not the 100-continue. */
+static void test_no_expect(void)
+{
+    size_t before = fake_server_request_count(srv);
+    seam_request *req = tu_user_request("small");
+    fake_server_push_json(srv, 200, answer, NULL);
+    tu_call r = tu_run_generate(client, "patient", "m", req, 0);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    free(r.summary);
+    seam_request_free(req);
+    CU_ASSERT_PTR_NULL(fake_server_request_header(srv, before, "expect"));
+
+    size_t big = 2u << 20;
+    char *text = malloc(big + 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    memset(text, 'a', big);
+    text[big] = '\0';
+    req = tu_user_request(text);
+    free(text);
+    fake_server_push_json(srv, 200, answer, NULL);
+    r = tu_run_generate(client, "patient", "m", req, 0);
+    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    free(r.summary);
+    seam_request_free(req);
+    const char *expect = fake_server_request_header(srv, before + 1, "expect");
+    CU_ASSERT_TRUE(!expect || !strstr(expect, "100"));
+}
+
 static const tu_test tests[] = {
+    {"reuse: no Expect: 100-continue", test_no_expect},
     {"reuse: no timeout carried over", test_no_timeout_carried_over},
     {"reuse: each call its own request", test_each_call_its_own_request},
     {NULL, NULL},
