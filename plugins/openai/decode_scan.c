@@ -418,7 +418,8 @@ int oa_scan_response(oa_decoder *d, const char *body, size_t len, seam_emitter *
     for (size_t i = 0; i < msg.n_calls; i++) {
         oa_scan_call *c = &msg.calls[i];
         /* Each call of a whole message is new: its index is its position. */
-        *rc = oa_chat_on_tool_fragment(d, out, 1, (int)d->n_tools, c->id, c->name, c->args);
+        *rc = oa_chat_on_tool_fragment(d, out, 1, (int)seam_toolcalls_count(d->tools), c->id, c->name,
+                                       c->args);
         if (*rc != SEAM_OK)
             return 1;
     }

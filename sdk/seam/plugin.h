@@ -48,8 +48,11 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 2 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
-                                 * seam_capabilities media members */
+#define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members; 1.3: the codec helper
+                                 * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
+                                 * assembly, error shapes, message text): functions only, no
+                                 * vtable change */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
