@@ -82,6 +82,12 @@ size_t seam_request_strip_reasoning(seam_request *req);
 /* The provider cache handle an attempt's request carries to its codec
  * (seam_request_cache_handle); NULL clears it. */
 int seam_request_set_cache_handle(seam_request *req, const char *handle);
+/* A view of req sharing its messages, tools and strings, with its own model
+ * (model, or req's when NULL): for a call that reads the request while its
+ * caller keeps it (seam_generate), or an attempt that changes only the model.
+ * req must outlive the view and stay unchanged; seam_request_free frees only
+ * the view. Nothing but the model may be set on it. NULL when out of memory. */
+seam_request *seam_request_borrow(const seam_request *req, const char *model);
 /* Part i of msg, mutable (NULL out of range): for de-inlining and handle
  * resolution, which rewrite a media part's source in place. */
 seam_part *seam_message_part_mut(seam_message *msg, size_t i);
