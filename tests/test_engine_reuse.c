@@ -21,16 +21,13 @@ static const char answer[] =
 
 static int start(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(tu_client_on(srv,
-                                                 "providers = {\n"
-                                                 "  quick = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-a\";\n"
-                                                 "            timeout_ms = 300; };\n"
-                                                 "  patient = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-b\";\n"
-                                                 "              timeout_ms = 5000; };\n"
-                                                 "};\n"))
-                 : NULL;
-    return client ? 0 : -1;
+    return tu_start_client_on(&srv, &client,
+        "providers = {\n"
+        "  quick = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-a\";\n"
+        "            timeout_ms = 300; };\n"
+        "  patient = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-b\";\n"
+        "              timeout_ms = 5000; };\n"
+        "};\n");
 }
 
 /* A transfer with a 300 ms limit completes; the next one, with 5 s, must not

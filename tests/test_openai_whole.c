@@ -25,14 +25,11 @@ static seam_client *client;
 
 static int start(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(tu_client_on(srv,
-                                                 "providers = {\n"
-                                                 "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-t\"; };\n"
-                                                 "  ol = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; }; };\n"
-                                                 "};\n"))
-                 : NULL;
-    return client ? 0 : -1;
+    return tu_start_client_on(&srv, &client,
+        "providers = {\n"
+        "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-t\"; };\n"
+        "  ol = { plugin = \"openai\"; base_url = \"@URL@/v1\"; options = { profile = \"ollama\"; }; };\n"
+        "};\n");
 }
 
 /* ---- the bodies ------------------------------------------------------------------ */
@@ -160,13 +157,21 @@ static char *decode(const oa_instance *in, const char *body, int fast)
     return t.data;
 }
 
-static void test_scanner_equals_jsonc(void)
+/* An instance of the plugin named "local" with options (no server behind it:
+ * the decoders alone are used); a fatal assertion when it cannot be made. */
+static oa_instance *instance(const char *options)
 {
-    seam_provider_config cfg = {sizeof cfg, "local", "http://127.0.0.1:9/v1", "{}"};
+    seam_provider_config cfg = {sizeof cfg, "local", "http://127.0.0.1:9/v1", options};
     seam_error err;
     seam_error_clear(&err);
     oa_instance *in = oa_create(&cfg, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    return in;
+}
+
+static void test_scanner_equals_jsonc(void)
+{
+    oa_instance *in = instance("{}");
     for (const whole_case *c = cases; c->name; c++) {
         char *fast = decode(in, c->body, 1), *slow = decode(in, c->body, 0);
         if (strcmp(fast, slow) != 0)
@@ -201,11 +206,7 @@ static void test_scanner_equals_jsonc(void)
 /* <think> tags in a whole answer's content take the same road on both paths. */
 static void test_think_tags(void)
 {
-    seam_provider_config cfg = {sizeof cfg, "local", "http://127.0.0.1:9/v1", "{\"profile\":\"ollama\"}"};
-    seam_error err;
-    seam_error_clear(&err);
-    oa_instance *in = oa_create(&cfg, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    oa_instance *in = instance("{\"profile\":\"ollama\"}");
     const char *body = "{\"choices\":[{\"message\":{\"content\":\"  <think>a</think>\\n b\"},\"finish_reason\":\"stop\"}]}";
     char *fast = decode(in, body, 1), *slow = decode(in, body, 0);
     CU_ASSERT_STRING_EQUAL(fast, slow);
@@ -246,11 +247,7 @@ static void test_generate(void)
 /* The response id of a whole answer is the stop chunk's. */
 static void test_response_id(void)
 {
-    seam_provider_config cfg = {sizeof cfg, "local", "http://127.0.0.1:9/v1", "{}"};
-    seam_error err;
-    seam_error_clear(&err);
-    oa_instance *in = oa_create(&cfg, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    oa_instance *in = instance("{}");
     char *t = decode(in, cases[0].body, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "chatcmpl-1|(null)|(null)|(null)|\n= 0"));
     free(t);
