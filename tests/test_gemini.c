@@ -20,6 +20,8 @@
 
 #define API_KEY "gm-test-secret-key"
 #define MODEL "gemini-2.5-flash"
+/* A whole answer "ok". */
+#define OK_ANSWER "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}]}"
 
 static fake_server *server;
 static seam_client *client;
@@ -182,6 +184,17 @@ static json_object *request_body(size_t i)
 static json_object *sent_body(void)
 {
     return request_body(last_request());
+}
+
+/* The body the server got for req, run whole on model against answer (a
+ * 200), which must succeed; the caller puts it. */
+static json_object *body_sent_for(const seam_request *req, const char *model, const char *answer)
+{
+    fake_server_push_json(server, 200, answer, NULL);
+    outcome o = run_model(req, 0, model);
+    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
+    outcome_free(&o);
+    return sent_body();
 }
 
 /* A call whole, its answer body (a 200). */
@@ -1170,15 +1183,9 @@ static void test_gemini4_request_and_continuation(void)
 
     /* A max_tokens under the cap is sent as is. */
     seam_request_set_max_tokens(req, 1000);
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    o = run_model(req, 0, "gemini-4-hydrogen");
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    body = sent_body();
+    body = body_sent_for(req, "gemini-4-hydrogen", OK_ANSWER);
     CU_ASSERT_EQUAL(json_object_get_int64(tu_json_at(body, "generationConfig.maxOutputTokens")), 1000);
     json_object_put(body);
-    outcome_free(&o);
     seam_request_free(req);
 }
 
@@ -1251,13 +1258,7 @@ static void test_thinking_levels_per_family(void)
     seam_request *req = user_request("Think.");
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         seam_request_set_reasoning_budget(req, table[i].budget);
-        fake_server_push_json(server, 200,
-                              "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                              "\"finishReason\":\"STOP\"}]}",
-                              NULL);
-        outcome o = run_model(req, 0, table[i].model);
-        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        json_object *body = sent_body();
+        json_object *body = body_sent_for(req, table[i].model, OK_ANSWER);
         char want[128];
         if (table[i].level)
             snprintf(want, sizeof want, "{\"thinkingLevel\":\"%s\",\"includeThoughts\":true}", table[i].level);
@@ -1270,7 +1271,6 @@ static void test_thinking_levels_per_family(void)
         json_object_put(want_json);
         CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"), want);
         json_object_put(body);
-        outcome_free(&o);
     }
 
     /* Gemini 2.x: maxOutputTokens as asked (the 2.x wire is unchanged). */
@@ -1293,18 +1293,13 @@ static void test_thinking_levels_per_family(void)
                                      "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}}", 0);
     seam_request_set_provider_options(req, "{\"thinkingConfig\":{\"thinkingBudget\":2048},"
                                            "\"generationConfig\":{\"responseSchema\":{\"type\":\"STRING\"}}}");
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\\\"x\\\"\"}]},"
-                          "\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    o = run_model(req, 0, "gemini-4-argon");
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    body = sent_body();
+    body = body_sent_for(req, "gemini-4-argon",
+                         "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\\\"x\\\"\"}]},"
+                         "\"finishReason\":\"STOP\"}]}");
     CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"STRING\"},"
                "\"thinkingConfig\":{\"thinkingBudget\":2048,\"includeThoughts\":true}}");
     json_object_put(body);
-    outcome_free(&o);
     seam_request_free(req);
 }
 
@@ -1323,13 +1318,7 @@ static void test_thinking_level_within_sdk_values(void)
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
             seam_request_set_reasoning_budget(req, budgets[b]);
-            fake_server_push_json(server, 200,
-                                  "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                                  "\"finishReason\":\"STOP\"}]}",
-                                  NULL);
-            outcome o = run_model(req, 0, models[m]);
-            CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-            json_object *body = sent_body();
+            json_object *body = body_sent_for(req, models[m], OK_ANSWER);
             const char *level =
                 json_object_get_string(tu_json_at(body, "generationConfig.thinkingConfig.thinkingLevel"));
             int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
@@ -1339,24 +1328,16 @@ static void test_thinking_level_within_sdk_values(void)
                         (long long)budgets[b], level ? level : "(none)");
             CU_ASSERT_TRUE(known);
             json_object_put(body);
-            outcome_free(&o);
         }
     }
 
     /* The option still sends what the caller names, as it does any member. */
     seam_request_set_reasoning_budget(req, 100000);
     seam_request_set_provider_options(req, "{\"thinkingConfig\":{\"thinkingLevel\":\"XHIGH\"}}");
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                          "\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    outcome o = run_model(req, 0, "gemini-4-hydrogen");
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    json_object *body = sent_body();
+    json_object *body = body_sent_for(req, "gemini-4-hydrogen", OK_ANSWER);
     CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"),
                "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
-    outcome_free(&o);
     seam_request_free(req);
 }
 
@@ -1417,18 +1398,13 @@ static void test_placeholder_signature_on_unsigned_calls(void)
         {"gemini-2.5-flash", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        fake_server_push_json(server, 200,
-                              "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18 C, 14:05.\"}]},"
-                              "\"finishReason\":\"STOP\"}]}",
-                              NULL);
-        outcome o = run_model(req, 0, cases[i].model);
-        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        json_object *body = sent_body();
+        json_object *body = body_sent_for(req, cases[i].model,
+                                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18 C, 14:05.\"}]},"
+                                          "\"finishReason\":\"STOP\"}]}");
         char want[4096];
         snprintf(want, sizeof want, contents_fmt, cases[i].first_call_extra);
         CHECK_JSON(tu_json_at(body, "contents"), want);
         json_object_put(body);
-        outcome_free(&o);
     }
     seam_request_free(req);
 }
