@@ -70,6 +70,26 @@ static seam_history *plus(const seam_history *h, const char *text)
     return out;
 }
 
+/* The new state op makes of h (a fatal assertion when it is refused). */
+static seam_history *applied(const seam_history *h, const seam_op *op)
+{
+    seam_history *out = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_history_apply(h, op, &out, &err), SEAM_OK);
+    return out;
+}
+
+/* op on h, which must be refused as invalid with message (err gets the
+ * error). The state it left: NULL is expected. */
+static seam_history *refused(const seam_history *h, const seam_op *op, seam_error *err,
+                             const char *message)
+{
+    seam_history *out = (seam_history *)1;
+    CU_ASSERT_EQUAL(seam_history_apply(h, op, &out, err), SEAM_ERR_INVALID);
+    TU_STR_EQ(err->message, message);
+    return out;
+}
+
 /* a, b, c, d, e as ids 1..5. */
 static seam_history *five(void)
 {
@@ -141,9 +161,7 @@ static void test_add(void)
     CU_ASSERT_EQUAL(seam_history_next_id(h0), 1);
     seam_message *m = text_msg(SEAM_ROLE_USER, "first");
     seam_op op = { .kind = SEAM_OP_ADD, .message = m };
-    seam_history *h1 = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_history_apply(h0, &op, &h1, &err), SEAM_OK);
+    seam_history *h1 = applied(h0, &op);
     /* The state holds a copy: the caller's message may go. */
     seam_message_free(m);
     seam_history *h2 = plus(h1, "second");
@@ -166,10 +184,8 @@ static void test_add(void)
 
     /* ADD without a message. */
     seam_op bad = { .kind = SEAM_OP_ADD };
-    seam_history *h3 = (seam_history *)1;
-    CU_ASSERT_EQUAL(seam_history_apply(h2, &bad, &h3, &err), SEAM_ERR_INVALID);
-    CU_ASSERT_PTR_NULL(h3);
-    TU_STR_EQ(err.message, "operation 0 (add): no message to add");
+    seam_error err;
+    CU_ASSERT_PTR_NULL(refused(h2, &bad, &err, "operation 0 (add): no message to add"));
     seam_history_free(h0);
     seam_history_free(h1);
     seam_history_free(h2);
@@ -179,17 +195,13 @@ static void test_remove(void)
 {
     seam_history *h = five();
     seam_op op = { .kind = SEAM_OP_REMOVE, .id = 2 };
-    seam_history *r = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_history_apply(h, &op, &r, &err), SEAM_OK);
+    seam_history *r = applied(h, &op);
     TU_STR_EQ(items(r), "1:a 3:c 4:d 5:e");
     TU_STR_EQ(items(h), "1:a 2:b 3:c 4:d 5:e");
     /* Removing it again from the new state: it is gone there. */
-    seam_history *r2 = (seam_history *)1;
-    CU_ASSERT_EQUAL(seam_history_apply(r, &op, &r2, &err), SEAM_ERR_INVALID);
-    CU_ASSERT_PTR_NULL(r2);
+    seam_error err;
+    CU_ASSERT_PTR_NULL(refused(r, &op, &err, "operation 0 (remove): no item 2 in the history"));
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
-    TU_STR_EQ(err.message, "operation 0 (remove): no item 2 in the history");
     /* Ids are never reused: the next add does not take 2 or 5 again. */
     seam_history *r3 = plus(r, "f");
     TU_STR_EQ(items(r3), "1:a 3:c 4:d 5:e 6:f");
@@ -203,9 +215,7 @@ static void test_update(void)
     seam_history *h = five();
     seam_message *m = text_msg(SEAM_ROLE_ASSISTANT, "C!");
     seam_op op = { .kind = SEAM_OP_UPDATE, .id = 3, .message = m };
-    seam_history *u = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_history_apply(h, &op, &u, &err), SEAM_OK);
+    seam_history *u = applied(h, &op);
     seam_message_free(m);
     /* Same id, same place, new message; the old state keeps the old one. */
     TU_STR_EQ(items(u), "1:a 2:b 3:C! 4:d 5:e");
@@ -216,17 +226,14 @@ static void test_update(void)
     /* The untouched items are shared. */
     CU_ASSERT_PTR_EQUAL(seam_history_message(u, 4), seam_history_message(h, 4));
 
-    seam_history *x = (seam_history *)1;
+    seam_error err;
     op.id = 42;
     m = text_msg(SEAM_ROLE_USER, "?");
     op.message = m;
-    CU_ASSERT_EQUAL(seam_history_apply(h, &op, &x, &err), SEAM_ERR_INVALID);
-    CU_ASSERT_PTR_NULL(x);
-    TU_STR_EQ(err.message, "operation 0 (update): no item 42 in the history");
+    CU_ASSERT_PTR_NULL(refused(h, &op, &err, "operation 0 (update): no item 42 in the history"));
     op.id = 1;
     op.message = NULL;
-    CU_ASSERT_EQUAL(seam_history_apply(h, &op, &x, &err), SEAM_ERR_INVALID);
-    TU_STR_EQ(err.message, "operation 0 (update): no message to update item 1 with");
+    refused(h, &op, &err, "operation 0 (update): no message to update item 1 with");
     seam_message_free(m);
     seam_history_free(h);
     seam_history_free(u);
@@ -238,9 +245,7 @@ static void test_compact(void)
     seam_message *sum = text_msg(SEAM_ROLE_USER, "b+c+d");
     uint64_t ids[] = { 3, 2, 4 }; /* any order */
     seam_op op = { .kind = SEAM_OP_COMPACT, .ids = ids, .n_ids = 3, .message = sum };
-    seam_history *c = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_history_apply(h, &op, &c, &err), SEAM_OK);
+    seam_history *c = applied(h, &op);
     /* Several items became one, with a new id, where the first of them was. */
     TU_STR_EQ(items(c), "1:a 6:b+c+d 5:e");
     TU_STR_EQ(items(h), "1:a 2:b 3:c 4:d 5:e");
@@ -249,28 +254,22 @@ static void test_compact(void)
     /* Items need not be neighbours. */
     uint64_t apart[] = { 5, 1 };
     seam_op op2 = { .kind = SEAM_OP_COMPACT, .ids = apart, .n_ids = 2, .message = sum };
-    seam_history *c2 = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_history_apply(c, &op2, &c2, &err), SEAM_OK);
+    seam_history *c2 = applied(c, &op2);
     TU_STR_EQ(items(c2), "7:b+c+d 6:b+c+d");
 
     /* Refusals: an id not there (one compacted away already), one named
      * twice, no ids, no message. */
-    seam_history *x = (seam_history *)1;
-    CU_ASSERT_EQUAL(seam_history_apply(c, &op, &x, &err), SEAM_ERR_INVALID);
-    CU_ASSERT_PTR_NULL(x);
-    TU_STR_EQ(err.message, "operation 0 (compact): no item 3 in the history");
+    seam_error err;
+    CU_ASSERT_PTR_NULL(refused(c, &op, &err, "operation 0 (compact): no item 3 in the history"));
     uint64_t twice[] = { 1, 1 };
     op2.ids = twice;
-    CU_ASSERT_EQUAL(seam_history_apply(h, &op2, &x, &err), SEAM_ERR_INVALID);
-    TU_STR_EQ(err.message, "operation 0 (compact): item 1 is named twice");
+    refused(h, &op2, &err, "operation 0 (compact): item 1 is named twice");
     op2.n_ids = 0;
-    CU_ASSERT_EQUAL(seam_history_apply(h, &op2, &x, &err), SEAM_ERR_INVALID);
-    TU_STR_EQ(err.message, "operation 0 (compact): no items to compact");
+    refused(h, &op2, &err, "operation 0 (compact): no items to compact");
     op2.ids = apart;
     op2.n_ids = 2;
     op2.message = NULL;
-    CU_ASSERT_EQUAL(seam_history_apply(h, &op2, &x, &err), SEAM_ERR_INVALID);
-    TU_STR_EQ(err.message, "operation 0 (compact): no message to compact into");
+    refused(h, &op2, &err, "operation 0 (compact): no message to compact into");
     seam_message_free(sum);
     seam_history_free(h);
     seam_history_free(c);
@@ -281,9 +280,7 @@ static void test_clear(void)
 {
     seam_history *h = five();
     seam_op op = { .kind = SEAM_OP_CLEAR };
-    seam_history *c = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_history_apply(h, &op, &c, &err), SEAM_OK);
+    seam_history *c = applied(h, &op);
     CU_ASSERT_EQUAL(seam_history_count(c), 0);
     TU_STR_EQ(seam_history_thread_id(c), "t-five");
     CU_ASSERT_EQUAL(seam_history_count(h), 5);
@@ -292,6 +289,7 @@ static void test_clear(void)
     TU_STR_EQ(items(c2), "6:fresh");
     /* Clearing an empty state is fine. */
     seam_history *e = seam_history_new("e"), *e2 = NULL;
+    seam_error err;
     CU_ASSERT_EQUAL(seam_history_apply(e, &op, &e2, &err), SEAM_OK);
     CU_ASSERT_EQUAL(seam_history_count(e2), 0);
     seam_history_free(e);
@@ -312,9 +310,7 @@ static void test_kind_names_and_bad_kind(void)
     seam_history *h = seam_history_new("k"), *x = (seam_history *)1;
     seam_op op = { .kind = (seam_op_kind)77 };
     seam_error err;
-    CU_ASSERT_EQUAL(seam_history_apply(h, &op, &x, &err), SEAM_ERR_INVALID);
-    CU_ASSERT_PTR_NULL(x);
-    TU_STR_EQ(err.message, "operation 0 (unknown): unknown operation kind 77");
+    CU_ASSERT_PTR_NULL(refused(h, &op, &err, "operation 0 (unknown): unknown operation kind 77"));
     CU_ASSERT_EQUAL(seam_history_apply(NULL, &op, &x, &err), SEAM_ERR_INVALID);
     CU_ASSERT_EQUAL(seam_history_apply(h, NULL, &x, &err), SEAM_ERR_INVALID);
     seam_history_free(h);
