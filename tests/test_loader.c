@@ -377,18 +377,34 @@ static int root_group_is_private(void)
     return ok;
 }
 
+/* A new directory name in parent, of mode (set by chmod when it is not 0755:
+ * mkdir's mode is narrowed by the umask). Malloc'ed. */
+static char *new_dir(const char *parent, const char *name, mode_t mode)
+{
+    char *d = tu_path(parent, name);
+    mkdir(d, 0755);
+    if (mode != 0755)
+        chmod(d, mode);
+    return d;
+}
+
+/* dir/name, a copy of the file from (a fatal assertion when it cannot be
+ * made). Malloc'ed. */
+static char *copied(const char *from, const char *dir, const char *name)
+{
+    char *to = tu_path(dir, name);
+    CU_ASSERT_FATAL(tu_copy_file(from, to) == 0);
+    return to;
+}
+
 static void test_untrusted_paths(void)
 {
     char *mock = real_plugin("mock");
 
     /* A symlink into a world-writable (sticky, like /tmp) directory. */
-    char *ww = tu_path(tmp, "ww");
-    mkdir(ww, 0755);
-    chmod(ww, 01777);
-    char *ww_mock = tu_path(ww, "mock.so");
-    CU_ASSERT_FATAL(tu_copy_file(mock, ww_mock) == 0);
-    char *sym = tu_path(tmp, "sym");
-    mkdir(sym, 0755);
+    char *ww = new_dir(tmp, "ww", 01777);
+    char *ww_mock = copied(mock, ww, "mock.so");
+    char *sym = new_dir(tmp, "sym", 0755);
     char *sym_mock = tu_path(sym, "mock.so");
     CU_ASSERT_FATAL(symlink(ww_mock, sym_mock) == 0);
     char *v = mock_verdict(sym);
@@ -397,10 +413,8 @@ static void test_untrusted_paths(void)
     free(v);
 
     /* The same symlink to a file in a private directory loads. */
-    char *good = tu_path(tmp, "good");
-    mkdir(good, 0755);
-    char *good_mock = tu_path(good, "mock.so");
-    CU_ASSERT_FATAL(tu_copy_file(mock, good_mock) == 0);
+    char *good = new_dir(tmp, "good", 0755);
+    char *good_mock = copied(mock, good, "mock.so");
     unlink(sym_mock);
     CU_ASSERT_FATAL(symlink(good_mock, sym_mock) == 0);
     v = mock_verdict(sym);
@@ -409,9 +423,7 @@ static void test_untrusted_paths(void)
 
     /* A symlink to that good file, from a world-writable plugin directory:
      * anyone could point it elsewhere. */
-    char *wwlist = tu_path(tmp, "wwlist");
-    mkdir(wwlist, 0755);
-    chmod(wwlist, 0777);
+    char *wwlist = new_dir(tmp, "wwlist", 0777);
     char *wwlist_mock = tu_path(wwlist, "mock.so");
     CU_ASSERT_FATAL(symlink(good_mock, wwlist_mock) == 0);
     v = mock_verdict(wwlist);
@@ -422,13 +434,9 @@ static void test_untrusted_paths(void)
     free(wwlist);
 
     /* A private plugin directory inside a world-writable one. */
-    char *wwp = tu_path(tmp, "wwp");
-    mkdir(wwp, 0755);
-    chmod(wwp, 0777);
-    char *inner = tu_path(wwp, "plugins");
-    mkdir(inner, 0755);
-    char *inner_mock = tu_path(inner, "mock.so");
-    CU_ASSERT_FATAL(tu_copy_file(mock, inner_mock) == 0);
+    char *wwp = new_dir(tmp, "wwp", 0777);
+    char *inner = new_dir(wwp, "plugins", 0755);
+    char *inner_mock = copied(mock, inner, "mock.so");
     v = mock_verdict(inner);
     CU_ASSERT_PTR_NOT_NULL(strstr(v, "writable by group or others"));
     CU_ASSERT_PTR_NOT_NULL(strstr(v, wwp));
@@ -524,19 +532,13 @@ static int hard_link_child(uid_t uid, const char *copy_mock, const char *hl_conf
 static void test_hard_link(void)
 {
     char *mock = real_plugin("mock");
-    char *ww = tu_path(tmp, "ww-hl");
-    mkdir(ww, 0755);
-    chmod(ww, 01777);
-    char *orig = tu_path(ww, "orig.so");
-    CU_ASSERT_FATAL(tu_copy_file(mock, orig) == 0);
-    char *hl = tu_path(tmp, "hl");
-    mkdir(hl, 0755);
+    char *ww = new_dir(tmp, "ww-hl", 01777);
+    char *orig = copied(mock, ww, "orig.so");
+    char *hl = new_dir(tmp, "hl", 0755);
     char *hl_mock = tu_path(hl, "mock.so");
     CU_ASSERT_FATAL(link(orig, hl_mock) == 0);
-    char *copy = tu_path(tmp, "hl-copy");
-    mkdir(copy, 0755);
-    char *copy_mock = tu_path(copy, "mock.so");
-    CU_ASSERT_FATAL(tu_copy_file(mock, copy_mock) == 0);
+    char *copy = new_dir(tmp, "hl-copy", 0755);
+    char *copy_mock = copied(mock, copy, "mock.so");
 
     if (geteuid() != 0) {
         char *v = mock_verdict(hl);
