@@ -64,6 +64,14 @@ static char *plugin_dir(const char *sub, char **files)
     return dir;
 }
 
+/* Frees a plugin_dir and the file names it was made of. */
+static void plugin_dir_free(char *dir, char **files)
+{
+    for (size_t i = 0; files[i]; i++)
+        free(files[i]);
+    free(dir);
+}
+
 static seam_client *client_with(const char *dir, const char *extra, seam_error *err)
 {
     char conf[8200];
@@ -149,9 +157,7 @@ static void test_good_and_bad_side_by_side(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "already registered"));
 
     seam_client_free(c);
-    for (size_t i = 0; files[i]; i++)
-        free(files[i]);
-    free(dir);
+    plugin_dir_free(dir, files);
 }
 
 static void test_unsafe_dir(void)
@@ -317,9 +323,7 @@ static void test_broken_files_and_lazy_loading(void)
     free(half);
     free(junk);
     free(other);
-    for (size_t i = 0; files[i]; i++)
-        free(files[i]);
-    free(dir);
+    plugin_dir_free(dir, files);
 }
 
 static void test_abi_read_before_constructors(void)
@@ -339,9 +343,7 @@ static void test_abi_read_before_constructors(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
     CU_ASSERT_TRUE(info.loaded);
     seam_client_free(c);
-    for (size_t i = 0; files[i]; i++)
-        free(files[i]);
-    free(dir);
+    plugin_dir_free(dir, files);
 }
 
 /* The reason seam gives for dir/mock.so; "" when it loaded. malloc'ed. */
@@ -645,9 +647,7 @@ static void test_concurrent_first_use(void)
     CU_ASSERT_STRING_EQUAL(info.provider_ids, "mock");
     CU_ASSERT_PTR_NULL(info.reason);
     seam_client_free(c);
-    for (size_t i = 0; files[i]; i++)
-        free(files[i]);
-    free(dir);
+    plugin_dir_free(dir, files);
 }
 
 /* Out of descriptors at a provider's first use: the plugin is not recorded as
