@@ -399,6 +399,16 @@ static char *copied(const char *from, const char *dir, const char *name)
     return to;
 }
 
+/* dir/name made by how (symlink or link) to target (a fatal assertion when it
+ * cannot be). Malloc'ed. */
+static char *linked(int (*how)(const char *, const char *), const char *target, const char *dir,
+                    const char *name)
+{
+    char *to = tu_path(dir, name);
+    CU_ASSERT_FATAL(how(target, to) == 0);
+    return to;
+}
+
 static void test_untrusted_paths(void)
 {
     char *mock = real_plugin("mock");
@@ -407,8 +417,7 @@ static void test_untrusted_paths(void)
     char *ww = new_dir(tmp, "ww", 01777);
     char *ww_mock = copied(mock, ww, "mock.so");
     char *sym = new_dir(tmp, "sym", 0755);
-    char *sym_mock = tu_path(sym, "mock.so");
-    CU_ASSERT_FATAL(symlink(ww_mock, sym_mock) == 0);
+    char *sym_mock = linked(symlink, ww_mock, sym, "mock.so");
     char *v = mock_verdict(sym);
     CU_ASSERT_PTR_NOT_NULL(strstr(v, "writable by group or others"));
     CU_ASSERT_PTR_NOT_NULL(strstr(v, ww));
@@ -426,8 +435,7 @@ static void test_untrusted_paths(void)
     /* A symlink to that good file, from a world-writable plugin directory:
      * anyone could point it elsewhere. */
     char *wwlist = new_dir(tmp, "wwlist", 0777);
-    char *wwlist_mock = tu_path(wwlist, "mock.so");
-    CU_ASSERT_FATAL(symlink(good_mock, wwlist_mock) == 0);
+    char *wwlist_mock = linked(symlink, good_mock, wwlist, "mock.so");
     v = mock_verdict(wwlist);
     CU_ASSERT_PTR_NOT_NULL(strstr(v, "writable by group or others"));
     CU_ASSERT_PTR_NOT_NULL(strstr(v, wwlist));
@@ -537,8 +545,7 @@ static void test_hard_link(void)
     char *ww = new_dir(tmp, "ww-hl", 01777);
     char *orig = copied(mock, ww, "orig.so");
     char *hl = new_dir(tmp, "hl", 0755);
-    char *hl_mock = tu_path(hl, "mock.so");
-    CU_ASSERT_FATAL(link(orig, hl_mock) == 0);
+    char *hl_mock = linked(link, orig, hl, "mock.so");
     char *copy = new_dir(tmp, "hl-copy", 0755);
     char *copy_mock = copied(mock, copy, "mock.so");
 
