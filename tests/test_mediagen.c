@@ -18,6 +18,22 @@
  *    completed | failed, progress, seconds, error: {code, message}};
  *    videos.retrieve is GET /videos/{id}; downloadContent is
  *    GET /videos/{id}/content (Accept: application/binary), the MP4 bytes.
+ * and, for Gemini, the official SDK googleapis/js-genai at commit 6e9b35c:
+ *  - src/models.ts: generateImages is POST {model}:predict, generateVideos
+ *    POST {model}:predictLongRunning; src/operations.ts: an operation is
+ *    polled with GET {operationName}.
+ *  - src/converters/_models_converters.ts: generateImagesParametersToMldev
+ *    ({instances:[{prompt}], parameters:{sampleCount, aspectRatio}}),
+ *    generatedImageFromMldev (predictions[].bytesBase64Encoded, mimeType,
+ *    raiFilteredReason), generateVideosParametersToMldev (parameters
+ *    durationSeconds, aspectRatio), generateVideosOperationFromMldev
+ *    (name, done, error, response.generateVideoResponse),
+ *    generateVideosResponseFromMldev (generatedSamples,
+ *    raiMediaFilteredCount, raiMediaFilteredReasons) and videoFromMldev
+ *    (video.uri, encodedVideo, encoding).
+ *  - native image output: generateContent with
+ *    generationConfig.responseModalities ["IMAGE"], the image in a
+ *    candidate part's inlineData {mimeType, data}.
  */
 #include "config.h"
 
@@ -31,6 +47,7 @@
 #include <seam/seam.h>
 
 #define OAI_KEY "sk-oai-media-test-3c4d5e6f"
+#define GEM_KEY "gm-media-test-7a8b9c0d"
 
 /* A 1x1 PNG, and its bytes' sha256 as a handle. */
 #define PNG_B64                                                                                \
@@ -65,6 +82,7 @@ static const char conf_text[] =
     "providers = {\n"
     "  mk = { plugin = \"mock\"; };\n"
     "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"" OAI_KEY "\"; };\n"
+    "  gm = { plugin = \"gemini\"; base_url = \"@URL@/v1beta\"; api_key = \"" GEM_KEY "\"; };\n"
     "};\n"
     "chains = { media = ( { provider = \"mk\"; model = \"mock-image\"; } ); };\n";
 
@@ -593,6 +611,180 @@ static void test_openai_video_refused(void)
     seam_media_request_free(mr);
 }
 
+/* ---- the gemini codec -------------------------------------------------------------------- */
+
+static void test_gemini_imagen(void)
+{
+    fake_server_push_json(srv, 200,
+                          "{\"predictions\":[{\"bytesBase64Encoded\":\"" PNG_B64 "\","
+                          "\"mimeType\":\"image/png\"}]}",
+                          NULL);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
+    seam_media_request_set_count(mr, 1);
+    seam_media_request_set_size(mr, "16:9");
+    seam_call_options o = tu_call_opts("gm", "imagen-4.0-generate-001");
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1beta/models/imagen-4.0-generate-001:predict");
+    CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "x-goog-api-key"), GEM_KEY);
+    CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat\"}],\"parameters\":"
+                                   "{\"sampleCount\":1,\"aspectRatio\":\"16:9\"}}"));
+    const seam_part *p = media_part(res, 0);
+    CU_ASSERT_FATAL(p != NULL);
+    size_t len = 0;
+    free(stored(seam_part_media_data(p), &len));
+    CU_ASSERT_EQUAL(len, 70);
+    units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
+    seam_result_free(res);
+    /* Every image filtered: a content_filter error naming the reason. */
+    fake_server_push_json(srv, 200,
+                          "{\"predictions\":[{\"raiFilteredReason\":\"The image was filtered "
+                          "by the safety filter.\"}]}",
+                          NULL);
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "safety filter"));
+    seam_media_request_free(mr);
+}
+
+static void test_gemini_native_image(void)
+{
+    fake_server_push_json(srv, 200,
+                          "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":["
+                          "{\"text\":\"Here is a cat.\"},{\"inlineData\":{\"mimeType\":"
+                          "\"image/png\",\"data\":\"" PNG_B64 "\"}}]},\"finishReason\":\"STOP\"}],"
+                          "\"usageMetadata\":{\"promptTokenCount\":5,\"candidatesTokenCount\":"
+                          "1290}}",
+                          NULL);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
+    seam_call_options o = tu_call_opts("gm", "gemini-2.5-flash-image");
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
+                           "/v1beta/models/gemini-2.5-flash-image:generateContent");
+    CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
+                                   "\"a cat\"}]}],\"generationConfig\":{\"responseModalities\":"
+                                   "[\"IMAGE\"]}}"));
+    CU_ASSERT_FATAL(media_part(res, 0) != NULL);
+    CU_ASSERT_PTR_NULL(media_part(res, 1));
+    CU_ASSERT_EQUAL(seam_result_usage(res)->output_tokens, 1290);
+    seam_result_free(res);
+    /* No image, the prompt blocked: content_filter. */
+    fake_server_push_json(srv, 200, "{\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}", NULL);
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    seam_media_request_free(mr);
+}
+
+static void test_gemini_veo(void)
+{
+    static const char mp4[] = "\0\0\0\x18" "ftypmp42\0\0\0\0veo-bytes";
+    const char *op = "models/veo-3.0-generate-001/operations/abc123";
+    char body[1024];
+    snprintf(body, sizeof body, "{\"name\":\"%s\"}", op);
+    fake_server_push_json(srv, 200, body, NULL);
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"done\":false}", op);
+    fake_server_push_json(srv, 200, body, NULL);
+    snprintf(body, sizeof body,
+             "{\"name\":\"%s\",\"done\":true,\"response\":{\"@type\":\"type.googleapis.com/"
+             "google.ai.generativelanguage.v1beta.PredictLongRunningResponse\","
+             "\"generateVideoResponse\":{\"generatedSamples\":[{\"video\":{\"uri\":"
+             "\"%s/v1beta/files/vid1:download?alt=media\"}}]}}}",
+             op, fake_server_url(srv));
+    fake_server_push_json(srv, 200, body, NULL);
+    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
+                             .body_len = sizeof mp4 - 1};
+    fake_server_push(srv, &content);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a cat surfing");
+    seam_media_request_set_seconds(mr, 8);
+    seam_media_request_set_size(mr, "16:9");
+    seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
+    seam_result *res = NULL;
+    seam_media_job *job = NULL;
+    seam_error err;
+    size_t first = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first),
+                           "/v1beta/models/veo-3.0-generate-001:predictLongRunning");
+    CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat surfing\"}],"
+                                   "\"parameters\":{\"aspectRatio\":\"16:9\","
+                                   "\"durationSeconds\":8}}"));
+    CU_ASSERT_PTR_NULL(strstr(seam_media_job_id(job), "abc123"));
+    int polls = 0;
+    while (seam_media_job_status(job) == SEAM_MEDIA_JOB_PENDING && polls < 5) {
+        CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, &res, &err), SEAM_OK);
+        polls++;
+    }
+    CU_ASSERT_EQUAL(polls, 2);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, first + 1), "GET");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first + 1), "/v1beta/models/veo-3.0-generate-001/operations/abc123");
+    CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, first + 1, "x-goog-api-key"), GEM_KEY);
+    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first + 3),
+                           "/v1beta/files/vid1:download?alt=media");
+    /* The uri is the API's own origin: the key goes with it (plain http too,
+     * as the conf chose for the API). */
+    CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, first + 3, "x-goog-api-key"), GEM_KEY);
+    CU_ASSERT_FATAL(res != NULL);
+    size_t len = 0;
+    char *bytes = stored(seam_part_media_data(media_part(res, 0)), &len);
+    CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
+    free(bytes);
+    units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    seam_result_free(res);
+    seam_media_job_free(job);
+
+    /* A plain http uri elsewhere is refused. */
+    snprintf(body, sizeof body, "{\"name\":\"%s\"}", op);
+    fake_server_push_json(srv, 200, body, NULL);
+    char other[256];
+    snprintf(other, sizeof other, "http://localhost:%d", fake_server_port(srv));
+    snprintf(body, sizeof body,
+             "{\"name\":\"%s\",\"done\":true,\"response\":{\"generateVideoResponse\":"
+             "{\"generatedSamples\":[{\"video\":{\"uri\":\"%s/files/vid2\"}}]}}}",
+             op, other);
+    fake_server_push_json(srv, 200, body, NULL);
+    first = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "https"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), first + 2);
+    seam_media_request_free(mr);
+}
+
+static void test_gemini_veo_filtered(void)
+{
+    fake_server_push_json(srv, 200, "{\"name\":\"models/veo-3.0-generate-001/operations/x1\"}",
+                          NULL);
+    fake_server_push_json(srv, 200,
+                          "{\"name\":\"models/veo-3.0-generate-001/operations/x1\",\"done\":true,"
+                          "\"response\":{\"generateVideoResponse\":{\"raiMediaFilteredCount\":1,"
+                          "\"raiMediaFilteredReasons\":[\"The video was blocked.\"]}}}",
+                          NULL);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "x");
+    seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+    /* Inline bytes (encodedVideo) are stored without a download. */
+    fake_server_push_json(srv, 200, "{\"name\":\"models/veo-3.0-generate-001/operations/x2\"}",
+                          NULL);
+    fake_server_push_json(srv, 200,
+                          "{\"name\":\"models/veo-3.0-generate-001/operations/x2\",\"done\":true,"
+                          "\"response\":{\"generateVideoResponse\":{\"generatedSamples\":[{"
+                          "\"video\":{\"encodedVideo\":\"AAAAGGZ0eXBtcDQy\",\"encoding\":"
+                          "\"video/mp4\"}}]}}}",
+                          NULL);
+    size_t before = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
+    CU_ASSERT(res && media_part(res, 0));
+    seam_result_free(res);
+    seam_media_request_free(mr);
+}
+
 static void test_no_media_generation(void)
 {
     /* A provider whose plugin has no media generation is skipped with the reason. */
@@ -659,6 +851,10 @@ static const tu_test tests[] = {
     {"openai: speech", test_openai_speech},
     {"openai: video job, poll, back off, download", test_openai_video},
     {"openai: video refused, video gone", test_openai_video_refused},
+    {"gemini: imagen", test_gemini_imagen},
+    {"gemini: native image output", test_gemini_native_image},
+    {"gemini: veo operation, poll, download", test_gemini_veo},
+    {"gemini: veo filtered, veo inline bytes", test_gemini_veo_filtered},
     {"chain: a plugin without media generation is skipped", test_no_media_generation},
     {"abi: a plugin of ABI 1.0 loads, without media generation", test_older_plugin},
     {NULL, NULL},

@@ -95,6 +95,10 @@ static const seam_provider_vtable gemini_vtable = {
     .embed_decode = gemini_embed_decode,
     .count_tokens_encode = gemini_count_tokens_encode,
     .count_tokens_decode = gemini_count_tokens_decode,
+    .media_encode = gemini_media_encode,
+    .media_decode = gemini_media_decode,
+    .media_poll_encode = gemini_media_poll_encode,
+    .media_poll_decode = gemini_media_poll_decode,
 };
 
 static int gemini_plugin_init(seam_registrar *r)
