@@ -163,6 +163,14 @@ run video_again $S media resume --json "$job"
 expect_rc video_again 0
 expect_py video_again 'lines[-2]["media"]["handle"] == json.loads(open(sys.argv[1].replace("video_again", "video")).read().splitlines()[-2])["media"]["handle"]' "True"
 
+# On a terminal (script(1) gives the command one) the wait shows the progress.
+if command -v script >/dev/null 2>&1; then
+    run tty script -qec "$S media video --provider oa --model sora-2 'a tty cat'" /dev/null
+    expect_rc tty 0
+    expect_grep tty out 'job-[0-9a-f]*  33%' 'the progress shows on a terminal'
+    expect_grep tty out 'media://sha256-' 'then the handle'
+fi
+
 run veo $S media video --provider gm --model veo-3.0-generate-001 --json "waves"
 expect_rc veo 0
 expect_py veo 'lines[-2]["media"]["mime_type"]' "video/mp4"
