@@ -40,6 +40,7 @@
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -580,6 +581,42 @@ static void test_openai_video(void)
     seam_media_request_free(mr);
 }
 
+static void *cancel_later(void *arg)
+{
+    usleep(150 * 1000);
+    seam_cancel_trigger(arg);
+    return NULL;
+}
+
+static void test_cancel_in_flight(void)
+{
+    /* A poll the server holds for 5 s is aborted by the cancel token at once;
+     * the job stays pending (resumable). */
+    fake_server_push_json(srv, 200, video_queued, NULL);
+    fake_response slow = {.status = 200, .content_type = "application/json",
+                          .body = video_queued, .delay_ms = 5000};
+    fake_server_push(srv, &slow);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "slow");
+    seam_call_options o = tu_call_opts("oa", "sora-2");
+    seam_result *res = NULL;
+    seam_media_job *job = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    seam_cancel *cancel = seam_cancel_new();
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, cancel_later, cancel) == 0);
+    int64_t t0 = tu_now_ms();
+    CU_ASSERT_EQUAL(seam_media_job_poll(client, job, cancel, &res, &err), SEAM_ERR_PROVIDER);
+    int64_t took = tu_now_ms() - t0;
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT(took < 2000);
+    CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_PENDING);
+    seam_cancel_free(cancel);
+    seam_media_job_free(job);
+    seam_media_request_free(mr);
+}
+
 static void test_openai_video_refused(void)
 {
     fake_server_push_json(srv, 200, video_queued, NULL);
@@ -851,6 +888,7 @@ static const tu_test tests[] = {
     {"openai: speech", test_openai_speech},
     {"openai: video job, poll, back off, download", test_openai_video},
     {"openai: video refused, video gone", test_openai_video_refused},
+    {"job: cancel aborts the poll in flight", test_cancel_in_flight},
     {"gemini: imagen", test_gemini_imagen},
     {"gemini: native image output", test_gemini_native_image},
     {"gemini: veo operation, poll, download", test_gemini_veo},
