@@ -70,7 +70,8 @@ SEAM_EXPORT const char *seam_media_request_provider_options(const seam_media_req
 /* seam's record of a generation a provider runs in the background: seam's
  * own job id (never the vendor's operation name), the configured provider
  * and model that accepted it (a job stays with them), the state, the
- * progress, the back-off and the deadline. */
+ * progress, the back-off and the deadline. A job is not locked: use it from
+ * one thread at a time (the cancel token may be triggered from any). */
 typedef struct seam_media_job seam_media_job;
 
 typedef enum seam_media_job_state {
