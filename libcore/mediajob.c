@@ -548,6 +548,14 @@ int seam_media_job_poll(seam_client *client, seam_media_job *job, seam_cancel *c
                 back_off(job);
                 return SEAM_OK;
             }
+            if (!ps.decoded && (e.kind == SEAM_ERROR_CONF || e.kind == SEAM_ERROR_AUTH ||
+                                e.kind == SEAM_ERROR_RESOURCE)) {
+                /* This side cannot ask (the provider not configured here, no
+                 * key, no descriptors): the job itself is not known to fail. */
+                if (err)
+                    *err = e;
+                return SEAM_ERR_PROVIDER;
+            }
             fail_job(job, &e);
             return failed_return(job, err);
         }

@@ -822,6 +822,54 @@ static void test_gemini_veo_filtered(void)
     seam_media_request_free(mr);
 }
 
+static void test_chain_until_accepted(void)
+{
+    /* The chain fails over while no provider has the job (a 500 from oa),
+     * and the job then stays with the provider that accepted it (mk). */
+    seam_client *c = tu_client_on(
+        srv, "media = { store = \"@TMP@/store\"; job_poll_ms = 1; };\n"
+             "providers = {\n"
+             "  oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"k\"; };\n"
+             "  mk = { plugin = \"mock\"; options = { job_polls = 2; }; };\n"
+             "};\n"
+             "chains = { video = ( { provider = \"oa\"; model = \"sora-2\"; max_attempts = 1; },\n"
+             "                     { provider = \"mk\"; model = \"mock-video\"; } ); };\n");
+    CU_ASSERT_FATAL(c != NULL);
+    fake_server_push_json(srv, 500, "{\"error\":{\"message\":\"down\",\"type\":\"server_error\"}}",
+                          NULL);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a cat");
+    seam_call_options o = {.size = sizeof o, .chain = "video"};
+    seam_result *res = NULL;
+    seam_media_job *job = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(c, mr, &o, &res, &job, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_media_job_provider(job), "mk");
+    CU_ASSERT_STRING_EQUAL(seam_media_job_model(job), "mock-video");
+    /* Resumed where "mk" is not configured: the poll fails, the job does not. */
+    char *cp = seam_media_job_checkpoint(job);
+    seam_media_job *other = NULL;
+    CU_ASSERT_EQUAL(seam_media_job_resume(client, cp, &other, &err), SEAM_OK);
+    free(cp);
+    cp = NULL;
+    seam_media_job_free(other);
+    seam_client *c2 = tu_client_on(srv, "media = { store = \"@TMP@/store\"; };\n");
+    CU_ASSERT_FATAL(c2 != NULL);
+    cp = seam_media_job_checkpoint(job);
+    CU_ASSERT_EQUAL(seam_media_job_resume(c2, cp, &other, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_media_job_poll(c2, other, NULL, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+    CU_ASSERT_EQUAL(seam_media_job_status(other), SEAM_MEDIA_JOB_PENDING);
+    seam_media_job_free(other);
+    tu_client_free(c2);
+    free(cp);
+    CU_ASSERT_EQUAL(seam_media_job_wait(c, job, NULL, NULL, NULL, &res, &err), SEAM_OK);
+    CU_ASSERT(res && strcmp(seam_result_provider(res), "mk") == 0);
+    seam_result_free(res);
+    seam_media_job_free(job);
+    seam_media_request_free(mr);
+    tu_client_free(c);
+}
+
 static void test_no_media_generation(void)
 {
     /* A provider whose plugin has no media generation is skipped with the reason. */
@@ -893,6 +941,8 @@ static const tu_test tests[] = {
     {"gemini: native image output", test_gemini_native_image},
     {"gemini: veo operation, poll, download", test_gemini_veo},
     {"gemini: veo filtered, veo inline bytes", test_gemini_veo_filtered},
+    {"chain: fails over until a provider accepts the job, which stays there",
+     test_chain_until_accepted},
     {"chain: a plugin without media generation is skipped", test_no_media_generation},
     {"abi: a plugin of ABI 1.0 loads, without media generation", test_older_plugin},
     {NULL, NULL},

@@ -111,7 +111,9 @@ SEAM_EXPORT int seam_media_job_resume(seam_client *client, const char *checkpoin
  * SEAM_ERR_PROVIDER with err filled (and the job failed). A poll the
  * provider could not answer (a network failure, 429, 5xx) leaves the job
  * pending and backs off; past the job's deadline the job fails (kind
- * timeout, retryable). cancel (may be NULL) aborts the poll in flight: the
+ * timeout, retryable). A poll this side cannot make (the provider not
+ * configured here, no credential) returns SEAM_ERR_PROVIDER with err and
+ * leaves the job pending. cancel (may be NULL) aborts the poll in flight: the
  * job stays pending and SEAM_ERR_PROVIDER is returned with kind cancelled. */
 SEAM_EXPORT int seam_media_job_poll(seam_client *client, seam_media_job *job, seam_cancel *cancel,
                                     seam_result **out, seam_error *err);
