@@ -33,7 +33,11 @@
  *    (video.uri, encodedVideo, encoding).
  *  - native image output: generateContent with
  *    generationConfig.responseModalities ["IMAGE"], the image in a
- *    candidate part's inlineData {mimeType, data}.
+ *    candidate part's inlineData {mimeType, data}; speech (the Gemini API
+ *    docs, ai.google.dev/gemini-api/docs/speech-generation):
+ *    responseModalities ["AUDIO"], speechConfig.voiceConfig.
+ *    prebuiltVoiceConfig.voiceName, the answer's inlineData
+ *    "audio/L16;codec=pcm;rate=24000", 16-bit little-endian mono PCM.
  */
 #include "config.h"
 
@@ -715,6 +719,41 @@ static void test_gemini_native_image(void)
     seam_media_request_free(mr);
 }
 
+static void test_gemini_speech(void)
+{
+    /* Four samples of 16-bit PCM at 24 kHz, base64: stored as a WAV. */
+    fake_server_push_json(srv, 200,
+                          "{\"candidates\":[{\"content\":{\"parts\":[{\"inlineData\":{"
+                          "\"mimeType\":\"audio/L16;codec=pcm;rate=24000\",\"data\":"
+                          "\"AQACAAMABAA=\"}}]},\"finishReason\":\"STOP\"}]}",
+                          NULL);
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Say hello.");
+    seam_media_request_set_voice(mr, "Puck");
+    seam_call_options o = tu_call_opts("gm", "gemini-2.5-flash-preview-tts");
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
+                           "/v1beta/models/gemini-2.5-flash-preview-tts:generateContent");
+    CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
+                                   "\"Say hello.\"}]}],\"generationConfig\":{\"responseModalities\":"
+                                   "[\"AUDIO\"],\"speechConfig\":{\"voiceConfig\":{"
+                                   "\"prebuiltVoiceConfig\":{\"voiceName\":\"Puck\"}}}}}"));
+    const seam_part *p = media_part(res, 0);
+    CU_ASSERT_FATAL(p != NULL);
+    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "audio/wav");
+    size_t len = 0;
+    unsigned char *b = (unsigned char *)stored(seam_part_media_data(p), &len);
+    static const unsigned char pcm[] = {1, 0, 2, 0, 3, 0, 4, 0};
+    CU_ASSERT(len == 52 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 44, pcm, 8) == 0);
+    /* 24000 Hz, 48000 bytes a second. */
+    CU_ASSERT(b[24] == 0xc0 && b[25] == 0x5d && b[28] == 0x80 && b[29] == 0xbb);
+    free(b);
+    units_are(res, SEAM_MODALITY_AUDIO, 8.0 / 48000, "second");
+    seam_result_free(res);
+    seam_media_request_free(mr);
+}
+
 static void test_gemini_veo(void)
 {
     static const char mp4[] = "\0\0\0\x18" "ftypmp42\0\0\0\0veo-bytes";
@@ -939,6 +978,7 @@ static const tu_test tests[] = {
     {"job: cancel aborts the poll in flight", test_cancel_in_flight},
     {"gemini: imagen", test_gemini_imagen},
     {"gemini: native image output", test_gemini_native_image},
+    {"gemini: speech (PCM stored as a WAV)", test_gemini_speech},
     {"gemini: veo operation, poll, download", test_gemini_veo},
     {"gemini: veo filtered, veo inline bytes", test_gemini_veo_filtered},
     {"chain: fails over until a provider accepts the job, which stays there",

@@ -9,6 +9,13 @@
  *            generationConfig.responseModalities ["IMAGE"] (and
  *            imageConfig.aspectRatio), answered by candidates whose parts
  *            carry inlineData {mimeType, data}.
+ *   speech   a TTS model: generateContent with responseModalities ["AUDIO"]
+ *            and speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName
+ *            (default "Kore"), answered with inlineData of raw PCM,
+ *            "audio/L16;codec=pcm;rate=24000" (signed 16-bit little-endian,
+ *            mono: ai.google.dev/gemini-api/docs/speech-generation), which
+ *            is stored as a WAV (a MIME type with parameters is no media
+ *            type seam keeps).
  *   Veo      a "veo-*" model (video): POST models/{model}:predictLongRunning
  *            with {"instances":[{"prompt"}],"parameters":{"durationSeconds",
  *            "aspectRatio","sampleCount"}}, answered by an Operation {"name"}.
@@ -113,9 +120,10 @@ int gemini_media_encode(void *instance, const seam_media_request *mr, seam_http_
     json_object *body = json_object_new_object();
     int ok = body != NULL;
     const char *method;
-    if (modality == SEAM_MODALITY_AUDIO) {
+    if (modality == SEAM_MODALITY_AUDIO && seam_media_request_mime_type(mr) &&
+        strcmp(seam_media_request_mime_type(mr), "audio/wav") != 0) {
         json_object_put(body);
-        return bad(err, "speech generation is not offered by this plugin");
+        return bad(err, "Gemini speech is stored as audio/wav");
     }
     /* jadd and jpush take their value even when they fail: every piece is
      * handed on once, and ok says whether all arrived. */
@@ -186,9 +194,26 @@ int gemini_media_encode(void *instance, const seam_media_request *mr, seam_http_
         else
             json_object_put(content);
         if (mods)
-            ok &= jpush(mods, json_object_new_string("IMAGE"));
+            ok &= jpush(mods, json_object_new_string(modality == SEAM_MODALITY_AUDIO ? "AUDIO"
+                                                                                    : "IMAGE"));
         if (gen) {
             ok &= jadd(gen, "responseModalities", mods);
+            if (modality == SEAM_MODALITY_AUDIO) {
+                const char *voice = seam_media_request_voice(mr);
+                json_object *sc = json_object_new_object(), *vc = json_object_new_object(),
+                            *pv = json_object_new_object();
+                if (pv)
+                    ok &= jadd(pv, "voiceName", json_object_new_string(voice ? voice : "Kore"));
+                if (vc)
+                    ok &= jadd(vc, "prebuiltVoiceConfig", pv);
+                else
+                    json_object_put(pv);
+                if (sc)
+                    ok &= jadd(sc, "voiceConfig", vc);
+                else
+                    json_object_put(vc);
+                ok &= jadd(gen, "speechConfig", sc);
+            }
             if (count > 0)
                 ok &= jadd(gen, "candidateCount", json_object_new_int(count));
             if (aspect_ratio(mr)) {
@@ -255,6 +280,57 @@ static int decode_predict(json_object *root, seam_media_sink *out, seam_error *e
     return SEAM_OK;
 }
 
+static int b64val(int c)
+{
+    return c >= 'A' && c <= 'Z'   ? c - 'A'
+           : c >= 'a' && c <= 'z' ? c - 'a' + 26
+           : c >= '0' && c <= '9' ? c - '0' + 52
+           : c == '+'             ? 62
+           : c == '/'             ? 63
+                                  : -1;
+}
+
+/* Raw PCM (audio/L16;...;rate=R, base64) as the bytes of a WAV file, 16-bit
+ * mono at R Hz; NULL for invalid base64 or without memory. */
+static unsigned char *pcm_to_wav(const char *mime, const char *b64, size_t len, size_t *out_len)
+{
+    const char *r = strstr(mime, "rate=");
+    long rate = r ? strtol(r + 5, NULL, 10) : 24000;
+    if (rate < 1000 || rate > 384000)
+        rate = 24000;
+    unsigned char *w = malloc(44 + len / 4 * 3 + 3);
+    if (!w)
+        return NULL;
+    size_t n = 0;
+    unsigned acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < len && b64[i] != '='; i++) {
+        int v = b64val((unsigned char)b64[i]);
+        if (v < 0) {
+            free(w);
+            return NULL;
+        }
+        acc = (acc << 6 | (unsigned)v) & 0xffffff;
+        if ((bits += 6) >= 8) {
+            bits -= 8;
+            w[44 + n++] = (unsigned char)(acc >> bits);
+        }
+    }
+    n &= ~(size_t)1; /* whole samples */
+    uint32_t byte_rate = (uint32_t)rate * 2;
+    unsigned char h[44] = {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'A', 'V', 'E', 'f', 'm', 't', ' ',
+                           16, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 16, 0,
+                           'd', 'a', 't', 'a', 0, 0, 0, 0};
+    uint32_t vals[4][2] = {{4, (uint32_t)(36 + n)}, {24, (uint32_t)rate}, {28, byte_rate},
+                           {40, (uint32_t)n}};
+    for (int k = 0; k < 4; k++)
+        for (int b = 0; b < 4; b++)
+            h[vals[k][0] + (uint32_t)b] = (unsigned char)(vals[k][1] >> (8 * b));
+    memcpy(w, h, 44);
+    *out_len = 44 + n;
+    return w;
+}
+
 static int decode_native(json_object *root, seam_media_sink *out, seam_error *err)
 {
     json_object *cands = jget(root, "candidates");
@@ -272,9 +348,19 @@ static int decode_native(json_object *root, seam_media_sink *out, seam_error *er
             if (!jis(data, json_type_string))
                 continue;
             const char *mime = jstr(d, "mimeType");
-            int rc = seam_media_sink_base64(out, mime ? mime : "image/png",
+            int rc;
+            if (mime && (strncmp(mime, "audio/L16", 9) == 0 || strncmp(mime, "audio/pcm", 9) == 0)) {
+                size_t wlen = 0;
+                unsigned char *wav = pcm_to_wav(mime, json_object_get_string(data),
+                                                (size_t)json_object_get_string_len(data), &wlen);
+                rc = wav ? seam_media_sink_bytes(out, "audio/wav", wav, wlen, err)
+                         : malformed(err, "speech that is not base64 PCM");
+                free(wav);
+            } else {
+                rc = seam_media_sink_base64(out, mime ? mime : "image/png",
                                             json_object_get_string(data),
                                             (size_t)json_object_get_string_len(data), err);
+            }
             if (rc != SEAM_OK)
                 return rc;
             stored++;
@@ -288,7 +374,7 @@ static int decode_native(json_object *root, seam_media_sink *out, seam_error *er
         return refused(err, block);
     if (finish && strcmp(finish, "STOP") != 0 && strcmp(finish, "MAX_TOKENS") != 0)
         return refused(err, finish);
-    return malformed(err, "the answer holds no image");
+    return malformed(err, "the answer holds no media");
 }
 
 /* scheme://host[:port] of url: its length. */
