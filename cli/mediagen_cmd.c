@@ -546,6 +546,23 @@ static int resume(const char *conf, int argc, char **argv)
     return code;
 }
 
+/* 1 when process pid runs a seam command: a pid file left by a command that
+ * was killed may name a process that has nothing to do with seam since. */
+static int is_seam_process(long pid)
+{
+    char path[64], cmd[4096];
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+    fclose(f);
+    cmd[n] = '\0';
+    const char *base = strrchr(cmd, '/');
+    base = base ? base + 1 : cmd;
+    return strcmp(base, "seam") == 0 || strcmp(base, "lt-seam") == 0;
+}
+
 static int cancel_job(const char *conf, int argc, char **argv)
 {
     gen_opts o = {0};
@@ -587,7 +604,7 @@ static int cancel_job(const char *conf, int argc, char **argv)
         char *pid = read_job_file(id, "pid");
         long p = pid ? strtol(pid, NULL, 10) : 0;
         free(pid);
-        if (p > 1 && p != (long)getpid())
+        if (p > 1 && p != (long)getpid() && is_seam_process(p))
             kill((pid_t)p, SIGTERM);
         if (o.json)
             printf("{\"type\":\"job\",\"id\":\"%s\",\"state\":\"failed\",\"error\":{\"kind\":"
