@@ -21,7 +21,7 @@
 #define KEY "sk-rr-SECRET-8c1f2e3d4b5a6978"
 #define OTHER_KEY "sk-rr-OTHER-0011223344556677"
 
-static char *tmpdir;
+static const char *tmpdir; /* tu_dir() */
 
 #define OA(t) "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" t "\"}}]}\n\n"
 #define OA_END(in, out)                                                                             \
@@ -372,26 +372,22 @@ static void test_cli_record_replay(void)
     free(dir);
 }
 
+static const tu_test tests[] = {
+    { "a recorded conversation replays with the server stopped", test_conversation_replays },
+    { "no key in any cassette", test_no_key_in_any_cassette },
+    { "the same request twice replays in order", test_repeated_request_in_order },
+    { "a whole answer and an error status replay", test_whole_answer_and_error },
+    { "a bad replay directory fails the client", test_bad_directory },
+    { "seam chat --record, then SEAM_REPLAY", test_cli_record_replay },
+    { NULL, NULL },
+};
+
 int main(void)
 {
     unsetenv("SEAM_RECORD");
     unsetenv("SEAM_REPLAY");
-    tmpdir = tu_mkdtemp();
+    tmpdir = tu_dir();
     if (!tmpdir)
         return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("cassette", NULL, NULL);
-    CU_add_test(s, "a recorded conversation replays with the server stopped", test_conversation_replays);
-    CU_add_test(s, "no key in any cassette", test_no_key_in_any_cassette);
-    CU_add_test(s, "the same request twice replays in order", test_repeated_request_in_order);
-    CU_add_test(s, "a whole answer and an error status replay", test_whole_answer_and_error);
-    CU_add_test(s, "a bad replay directory fails the client", test_bad_directory);
-    CU_add_test(s, "seam chat --record, then SEAM_REPLAY", test_cli_record_replay);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("cassette", tests, NULL);
 }

@@ -146,6 +146,15 @@ static void run_input(seam_executor *ex, const char *input, trace *t)
     seam_run_free(run);
 }
 
+/* A new executor over s with eo (a fatal assertion when it cannot be made). */
+static seam_executor *executor_on(seam_session *s, const seam_executor_options *eo)
+{
+    seam_executor *ex = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, eo, &ex, &err), SEAM_OK);
+    return ex;
+}
+
 /* ---- events -------------------------------------------------------------------------- */
 
 static void test_events_in_order(void)
@@ -156,9 +165,7 @@ static void test_events_in_order(void)
         "{\"reply\":\"5, at noon.\",\"usage\":{\"input_tokens\":30,\"output_tokens\":3}}]}");
     seam_toolset *ts = two_tools();
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "add 2 and 3, and the time", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -229,9 +236,7 @@ static void test_max_iterations(void)
     seam_session *s = scripted_session("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}");
     seam_toolset *ts = two_tools();
     seam_executor_options eo = { .size = sizeof eo, .tools = ts, .max_iterations = 2 };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "forever", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -277,6 +282,13 @@ static int desk_handle(void *ud, const seam_tool_call *call, seam_tool_output *o
     return seam_tool_output_json(out, "{\"population\":709000}");
 }
 
+/* The handler of desk d: lookup and now. */
+static seam_tool_handler desk_handler(desk *d)
+{
+    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = d };
+    return h;
+}
+
 static void test_handlers(void)
 {
     seam_session *s = scripted_session(
@@ -287,11 +299,9 @@ static void test_handlers(void)
     seam_toolset_add(ts, "lookup", "Looks up a city", NULL, NULL, NULL);
     seam_toolset_add(ts, "declared", "Nobody serves this", NULL, NULL, NULL);
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     desk d = { 0 };
-    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = &d };
+    seam_tool_handler h = desk_handler(&d);
     CU_ASSERT_EQUAL(seam_executor_add_handler(ex, &h), SEAM_OK);
     seam_tool_handler bad = { .size = sizeof bad };
     CU_ASSERT_EQUAL(seam_executor_add_handler(ex, &bad), SEAM_ERR_INVALID);
@@ -320,11 +330,10 @@ static void test_pause_and_resume(void)
     seam_toolset *ts = two_tools();
     seam_toolset_add(ts, "ask_user", "Asks the user", NULL, NULL, NULL);
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     desk d = { 0 };
-    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = &d };
+    seam_tool_handler h = desk_handler(&d);
     seam_executor_add_handler(ex, &h);
     trace t;
     run_input(ex, "pick for me", &t);
@@ -369,11 +378,10 @@ static void test_resume_answer_lands_with_its_turn(void)
     seam_toolset *ts = two_tools();
     seam_toolset_add(ts, "ask_user", "Asks the user", NULL, NULL, NULL);
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     desk d = { 0 };
-    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = &d };
+    seam_tool_handler h = desk_handler(&d);
     seam_executor_add_handler(ex, &h);
     trace t;
     run_input(ex, "pick for me", &t);
@@ -419,9 +427,7 @@ static void test_default_compression(void)
         seam_message_free(m);
     }
     seam_executor_options eo = { .size = sizeof eo, .compress_at_tokens = 1, .keep_first = 1, .keep_last = 2 };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "third question", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -477,9 +483,8 @@ static void test_custom_engine(void)
     seam_context_engine eng = { .size = sizeof eng, .should_compress = should_when_long,
                                 .compress = drop_middle, .estimate_tokens = count_tokens, .ud = &l };
     seam_executor_options eo = { .size = sizeof eo, .tools = ts, .context = &eng, .max_iterations = 2 };
-    seam_executor *ex = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "go", &t);
     /* After turn 0: 3 messages (300, no). After turn 1: 5 (500): compressed to 2. */

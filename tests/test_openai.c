@@ -57,9 +57,7 @@ static const char providers[] =
 
 static int start(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
-    return client ? 0 : -1;
+    return tu_start_client_on(&srv, &client, providers);
 }
 
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
@@ -116,6 +114,22 @@ static const char *mixed_summary =
     "{\"id\":\"call_b\",\"name\":\"get_time\",\"args\":{\"tz\":\"UTC\"}},"
     "{\"id\":\"call_c\",\"name\":\"noop\",\"args\":{}}],"
     "\"stop\":\"tool_use\",\"usage\":{\"in\":30,\"out\":30,\"cache_read\":10,\"reasoning\":8}}";
+
+/* Streams answer (an SSE body) as provider's answer with model to req, and
+ * checks the members of the request sent; the call's status. */
+#define SENT(answer, provider, model, req, wants) \
+    sent_at((answer), (provider), (model), (req), (wants), __LINE__)
+static int sent_at(const char *answer, const char *provider, const char *model,
+                   const seam_request *req, const tu_member *wants, int line)
+{
+    fake_server_push_sse(srv, answer, 0);
+    tu_call r = tu_run_stream(client, provider, model, req, 0);
+    json_object *b = tu_last_body(srv);
+    tu_members_are(b, wants, __FILE__, line);
+    json_object_put(b);
+    free(r.summary);
+    return r.status;
+}
 
 /* ---- encode ----------------------------------------------------------------- */
 
@@ -368,31 +382,19 @@ static void test_reasoning_families(void)
     free(r.summary);
 
     /* gpt-5 is a reasoning family; gpt-5-chat is not */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "gpt-5-mini", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
-    json_object_put(b);
-    free(r.summary);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "gpt-5-chat-latest", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "max_tokens"), 5000);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "system");
-    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(body, "oa", "gpt-5-mini", req,
+         TU_MEMBERS({ "max_completion_tokens", "5000" }));
+    SENT(body, "oa", "gpt-5-chat-latest", req,
+         TU_MEMBERS({ "max_tokens", "5000" },
+                    { "messages.0.role", "\"system\"" },
+                    { "temperature", TU_PRESENT },
+                    { "reasoning_effort", TU_ABSENT }));
 
     /* forced by the conf: max_completion_tokens everywhere, no stream_options */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "fixed", "gpt-4o", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
-    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
-    CU_ASSERT_TRUE(tu_json_has(b, "stream"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(body, "fixed", "gpt-4o", req,
+         TU_MEMBERS({ "max_completion_tokens", "5000" },
+                    { "stream_options", TU_ABSENT },
+                    { "stream", TU_PRESENT }));
     seam_request_free(req);
     free(body);
 }
@@ -485,29 +487,19 @@ static void test_current_families(void)
     req = tu_user_request("hi");
     seam_request_set_reasoning_budget(req, 100);
     for (size_t i = 0; i < sizeof no_none / sizeof no_none[0]; i++) {
-        fake_server_push_sse(srv, body, 0);
-        r = tu_run_stream(client, "oap", no_none[i], req, 0);
-        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_EQUAL(SENT(body, "oap", no_none[i], req,
+                             TU_MEMBERS({ "reasoning_effort", "\"low\"" })), SEAM_OK);
         CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                                "/v1/chat/completions");
-        b = tu_last_body(srv);
-        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
-        json_object_put(b);
-        free(r.summary);
     }
     /* another profile's model of the same name gets none of OpenAI's rules */
     seam_request_add_tool(req, "get_weather", NULL, WEATHER_SCHEMA);
     seam_request_set_temperature(req, 0.5);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "orr", "openai/gpt-6.1-sol", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(SENT(body, "orr", "openai/gpt-6.1-sol", req,
+                         TU_MEMBERS({ "reasoning_effort", TU_ABSENT },
+                                    { "temperature", TU_PRESENT })), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/api/v1/chat/completions");
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
-    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
-    json_object_put(b);
-    free(r.summary);
     seam_request_free(req);
     free(body);
 }
@@ -581,63 +573,36 @@ static void test_profiles(void)
     free(r.summary);
 
     /* mistral: no stream_options, tool messages named */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "mi", "mistral-small-latest", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_schema");
-    json_object_put(b);
-    free(r.summary);
+    CU_ASSERT_EQUAL(SENT(body, "mi", "mistral-small-latest", req,
+                         TU_MEMBERS({ "stream_options", TU_ABSENT },
+                                    { "messages.2.name", "\"get_weather\"" },
+                                    { "response_format.type", "\"json_schema\"" })), SEAM_OK);
 
     /* groq: no stream_options; trailing slash of base_url handled */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "gq", "llama-3.3-70b-versatile", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(SENT(body, "gq", "llama-3.3-70b-versatile", req,
+                         TU_MEMBERS({ "stream_options", TU_ABSENT })), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/openai/v1/chat/completions");
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
-    json_object_put(b);
-    free(r.summary);
 
     /* xai: grok-4 takes no stop and no effort; grok-3-mini takes effort */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "xa", "grok-4", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
-    json_object_put(b);
-    free(r.summary);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "xa", "grok-3-mini", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
-    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(body, "xa", "grok-4", req,
+         TU_MEMBERS({ "stop", TU_ABSENT },
+                    { "reasoning_effort", TU_ABSENT }));
+    SENT(body, "xa", "grok-3-mini", req,
+         TU_MEMBERS({ "reasoning_effort", "\"low\"" },
+                    { "stop", TU_ABSENT }));
 
     /* openrouter: reasoning.effort from the budget (see test_openrouter_reasoning) */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "orr", "deepseek/deepseek-r1", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning.effort"), "low");
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning.max_tokens"));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "stop.0"), "###");
-    json_object_put(b);
-    free(r.summary);
+    SENT(body, "orr", "deepseek/deepseek-r1", req,
+         TU_MEMBERS({ "reasoning.effort", "\"low\"" },
+                    { "reasoning.max_tokens", TU_ABSENT },
+                    { "stop.0", "\"###\"" }));
 
     /* ollama: no key, no Authorization header */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "ol", "qwen3:8b", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(SENT(body, "ol", "qwen3:8b", req,
+                         TU_MEMBERS({ "reasoning_effort", "\"low\"" },
+                                    { "stream_options", TU_PRESENT })), SEAM_OK);
     CU_ASSERT_PTR_NULL(tu_last_header(srv, "Authorization"));
-    b = tu_last_body(srv);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
-    CU_ASSERT_TRUE(tu_json_has(b, "stream_options"));
-    json_object_put(b);
-    free(r.summary);
 
     /* an unknown profile: the provider cannot be created, the entry is skipped
      * with the reason */
@@ -1250,12 +1215,8 @@ static void test_reasoning_budget_wires(void)
     CU_ASSERT_FALSE(tu_json_has(b, "temperature"));
     json_object_put(b);
     free(r.summary);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "ds", "deepseek-chat", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(body, "ds", "deepseek-chat", req,
+         TU_MEMBERS({ "temperature", TU_PRESENT }));
     seam_request_free(req);
     free(body);
 }

@@ -233,8 +233,6 @@ int keys_allows(const serve_keys *k, int index, const char *name, const char *ch
 /* Charges an answer's tokens and cost to the key, its cost also to the
  * budget in client's state store (client may be NULL). */
 void keys_charge(serve_keys *k, seam_client *client, int index, const seam_usage *u);
-/* The sha256 of s as 64 hex digits. */
-void keys_sha256_hex(const char *s, size_t n, char hex[65]);
 
 /* ---- metrics (metrics.c) and the access log (accesslog.c) ----------------- */
 

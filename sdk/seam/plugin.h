@@ -49,9 +49,12 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
-                                 * seam_capabilities media members; 1.3: media_* (generation on
-                                 * separate endpoints, async jobs) and seam_media_sink_* */
+#define SEAM_PLUGIN_ABI_MINOR 4 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members; 1.3: the codec helper
+                                 * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
+                                 * assembly, error shapes, message text): functions only, no
+                                 * vtable change; 1.4: media_* appended (generation on separate
+                                 * endpoints, async jobs) and seam_media_sink_* */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -147,7 +150,7 @@ SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mi
                                 const char *base64, size_t len, seam_error *err);
 
 /* Where media_decode and media_poll_decode put what an answer says (ABI
- * 1.3). Media goes into the store at once: base64 or raw bytes in, a handle
+ * 1.4). Media goes into the store at once: base64 or raw bytes in, a handle
  * in the result, never bytes. mime_type must be a bare type/subtype of a
  * media modality. Each returns SEAM_OK or SEAM_ERR_PROVIDER with err filled
  * (invalid base64, a bad MIME type: the answer is malformed; a store that
@@ -256,7 +259,7 @@ typedef struct seam_provider_vtable {
     int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
                                size_t len, int64_t *input_tokens, seam_error *err);
 
-    /* ---- ABI 1.3: appended (media generation, seam_generate_media) ---- */
+    /* ---- ABI 1.4: appended (media generation, seam_generate_media) ---- */
 
     /* Optional: media generation on a separate endpoint. media_encode turns
      * mr, whose model the core has set, into the HTTP request (a provider or
