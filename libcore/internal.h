@@ -118,6 +118,8 @@ uint32_t seam_media_mime_check(const char *mime, const char *where, seam_error *
 uint32_t seam_media_modality(const char *mime);
 /* 1 when s is "media://sha256-" and 64 lowercase hex digits. */
 int seam_media_handle_valid(const char *s);
+/* result.c: seconds of generated audio or video, a media_units entry (mediagen.c). */
+int seam_result_add_media_seconds(seam_result *res, uint32_t modality, double seconds);
 /* Standard base64 (RFC 4648 §4, padded): the decoded length, or -1 when s is
  * not valid base64. */
 int64_t seam_base64_decoded_len(const char *s, size_t len);
@@ -372,6 +374,10 @@ typedef struct seam_conf_media {
     int64_t max_message_bytes;    /* decoded inline bytes of one message */
     int allow_private_urls;       /* seam_media_fetch may reach private addresses */
     int fetch_urls;               /* seam_message_add_media_url fetches and stores */
+    /* Asynchronous generation jobs (mediajob.c); 0: the default. */
+    int64_t job_poll_ms;          /* the first wait between polls */
+    int64_t job_poll_max_ms;      /* the back-off's ceiling */
+    int64_t job_deadline_ms;      /* a job's whole life */
 } seam_conf_media;
 
 typedef struct seam_conf {

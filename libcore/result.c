@@ -39,6 +39,7 @@ struct seam_result {
     size_t n_reasonings;
     size_t cap_reasonings;
     int64_t media_images;  /* output images: the media_units entry (image, count) */
+    double media_seconds[2]; /* generated audio, video: (audio|video, second) entries */
 };
 
 seam_result *seam_result_new(void)
@@ -343,22 +344,49 @@ static int fold_media_end(seam_result *res, const seam_chunk *chunk)
     return rc;
 }
 
+/* The entries present, in the order image, audio, video. */
+static size_t media_units_entries(const seam_result *res, uint32_t modality[3])
+{
+    size_t n = 0;
+    if (!res)
+        return 0;
+    if (res->media_images > 0)
+        modality[n++] = SEAM_MODALITY_IMAGE;
+    if (res->media_seconds[0] > 0)
+        modality[n++] = SEAM_MODALITY_AUDIO;
+    if (res->media_seconds[1] > 0)
+        modality[n++] = SEAM_MODALITY_VIDEO;
+    return n;
+}
+
 size_t seam_result_media_units_count(const seam_result *res)
 {
-    return res && res->media_images > 0 ? 1 : 0;
+    uint32_t m[3];
+    return media_units_entries(res, m);
 }
 
 int seam_result_media_units_at(const seam_result *res, size_t i, uint32_t *modality,
                                double *units, const char **unit)
 {
-    if (i >= seam_result_media_units_count(res))
+    uint32_t m[3];
+    if (i >= media_units_entries(res, m))
         return SEAM_ERR_INVALID;
     if (modality)
-        *modality = SEAM_MODALITY_IMAGE;
+        *modality = m[i];
     if (units)
-        *units = (double)res->media_images;
+        *units = m[i] == SEAM_MODALITY_IMAGE ? (double)res->media_images
+                                              : res->media_seconds[m[i] == SEAM_MODALITY_VIDEO];
     if (unit)
-        *unit = "count";
+        *unit = m[i] == SEAM_MODALITY_IMAGE ? "count" : "second";
+    return SEAM_OK;
+}
+
+int seam_result_add_media_seconds(seam_result *res, uint32_t modality, double seconds)
+{
+    if (!res || !(seconds > 0) ||
+        (modality != SEAM_MODALITY_AUDIO && modality != SEAM_MODALITY_VIDEO))
+        return SEAM_ERR_INVALID;
+    res->media_seconds[modality == SEAM_MODALITY_VIDEO] += seconds;
     return SEAM_OK;
 }
 

@@ -27,7 +27,9 @@
  *   embed.c             POST /embeddings: the embedding request and its answer
  *   count_tokens.c      POST /responses/input_tokens: the token count
  *   compat.c            libseam-openai-compat only: a third party's profile
- *                       as an instance and a vtable (<seam/openai_compat.h>) */
+ *                       as an instance and a vtable (<seam/openai_compat.h>)
+ *   media.c             media generation: /images/generations, /audio/speech,
+ *                       /videos (a job: poll, then download the content) */
 #ifndef SEAM_OPENAI_INTERNAL_H
 #define SEAM_OPENAI_INTERNAL_H
 
@@ -406,5 +408,15 @@ int oa_count_tokens_encode(void *instance, const seam_request *req, seam_http_re
                            seam_error *err);
 int oa_count_tokens_decode(void *instance, const seam_request *req, const char *body, size_t len,
                            int64_t *input_tokens, seam_error *err);
+
+/* ---- media generation (media.c) ----------------------------------------------------- */
+
+int oa_media_encode(void *instance, const seam_media_request *mr, seam_http_request *out,
+                    seam_error *err);
+int oa_media_decode(void *instance, const seam_media_request *mr, const char *body, size_t len,
+                    seam_media_sink *out, seam_error *err);
+int oa_media_poll_encode(void *instance, const char *ref, seam_http_request *out, seam_error *err);
+int oa_media_poll_decode(void *instance, const char *ref, const char *body, size_t len,
+                         seam_media_sink *out, seam_error *err);
 
 #endif /* SEAM_OPENAI_INTERNAL_H */
