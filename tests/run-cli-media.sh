@@ -10,26 +10,17 @@
 # when every check passes.
 set -u
 
-: "${top_builddir:?top_builddir must be set (run through make check)}"
-: "${top_srcdir:?top_srcdir must be set (run through make check)}"
-PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
-SEAM=$top_builddir/cli/seam
-FAKE=$top_builddir/tests/fake-media
-umask 022
-unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY SEAM_CONF
-SEAM_PLUGIN_PATH=
-export SEAM_PLUGIN_PATH
+. "$(dirname "$0")/testlib.sh"
+tl_build_env
+FAKE=$top_builddir/tests/fake-media # tl_start_fake's program here
+tl_hermetic
 SECRET=sk-seamtest-MEDIA-8e1f2a3b4c5d6e7f
 PNG_B64=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
 
-. "$(dirname "$0")/testlib.sh"
-fake_pids=
 bg_pids=
 tl_cleanup() {
-    for pid in $bg_pids $fake_pids; do
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
+    tl_stop_pids $bg_pids
+    tl_stop_fakes
 }
 tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-media.XXXXXX" 700
 run_log=$tmp/all.log
@@ -37,25 +28,6 @@ XDG_DATA_HOME=$tmp/data
 export XDG_DATA_HOME
 JOBS=$XDG_DATA_HOME/seam/jobs
 
-expect_rc() {
-    checks=$((checks + 1))
-    if [ "$rc" -eq "$2" ]; then
-        ok "$1: exit $rc"
-        return 0
-    fi
-    fail "$1: exit $rc, expected $2"
-    show "$1" >&2
-    return 1
-}
-expect_grep() {
-    checks=$((checks + 1))
-    if grep -q -- "$3" "$tmp/$1.$2"; then
-        ok "$1: $4"
-    else
-        fail "$1: $4 (no '$3' in std$2)"
-        cat "$tmp/$1.$2" >&2
-    fi
-}
 # expect_py NAME EXPR WANT: EXPR over lines (stdout's lines as JSON) prints WANT.
 expect_py() {
     checks=$((checks + 1))
@@ -68,23 +40,6 @@ print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
         fail "$1: $2 is '$got', expected '$3'"
         show "$1" >&2
     fi
-}
-start_fake() { # NAME ARGS...: $port of a new fake-media
-    pf=$tmp/$1.port
-    shift
-    "$FAKE" --port-file "$pf" "$@" >>"$tmp/fake.log" 2>&1 &
-    fake_pids="$fake_pids $!"
-    i=0
-    while [ ! -s "$pf" ] && [ $i -lt 200 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    if [ ! -s "$pf" ]; then
-        echo "FAIL: fake-media did not start" >&2
-        cat "$tmp/fake.log" >&2
-        exit 1
-    fi
-    port=$(cat "$pf")
 }
 # wait_for CMD...: up to 10 s for CMD to succeed.
 wait_for() {
@@ -110,9 +65,9 @@ EOCONF
     chmod 600 "$1"
 }
 
-start_fake fast --polls 3
+tl_start_fake fast --polls 3
 write_conf "$tmp/fast.conf" "$port"
-start_fake slow --polls 8 --delay-ms 250
+tl_start_fake slow --polls 8 --delay-ms 250
 write_conf "$tmp/slow.conf" "$port"
 S="$SEAM --conf $tmp/fast.conf"
 SLOW="$SEAM --conf $tmp/slow.conf"

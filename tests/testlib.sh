@@ -1,4 +1,4 @@
-# testlib.sh — the harness of the shell tests (run-cli.sh, run-cli-embed.sh,
+# testlib.sh — the harness of the shell tests (run-cli.sh, run-cli-embed.sh, run-cli-media.sh,
 # run-serve-sdk.sh, run-hostile-conf.sh, installcheck.sh, deb-test.sh), sourced
 # with `. "$(dirname "$0")/testlib.sh"`: the build tree's programs and a
 # hermetic environment, a temp dir removed on exit (after the script's own
@@ -43,12 +43,17 @@ tl_hermetic() {
 # The fake provider programs tl_start_fake started, stopped by tl_stop_fakes.
 tl_fake_pids=
 
-# tl_stop_fakes: stops them (a script's own tl_cleanup calls it).
-tl_stop_fakes() {
-    for pid in $tl_fake_pids; do
+# tl_stop_pids PID...: kills the background processes and reaps them.
+tl_stop_pids() {
+    for pid in "$@"; do
         kill "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
+}
+
+# tl_stop_fakes: stops them (a script's own tl_cleanup calls it).
+tl_stop_fakes() {
+    tl_stop_pids $tl_fake_pids
     tl_fake_pids=
 }
 
