@@ -141,18 +141,6 @@ static int respond(void *ud, const char *method, const char *path, const char *b
     return json(out, 404, "{\"error\":{\"message\":\"fake-media: no such endpoint\"}}");
 }
 
-static void write_port_file(const char *path, int port)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "fake-media: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        exit(1);
-    }
-}
-
 int main(int argc, char **argv)
 {
     const char *port_file = NULL;
@@ -180,7 +168,10 @@ int main(int argc, char **argv)
         return 1;
     }
     fake_server_set_responder(s, respond, &st);
-    write_port_file(port_file, fake_server_port(s));
+    if (fake_server_write_port_file(s, port_file) != 0) {
+        fprintf(stderr, "fake-media: cannot write %s: %s\n", port_file, strerror(errno));
+        return 1;
+    }
     int sig;
     do
         sig = sigwaitinfo(&stop_signals, NULL);

@@ -180,18 +180,6 @@ static void record_requests(fake_server *s, FILE *f, size_t *recorded)
     }
 }
 
-static void write_port_file(const char *path, int port)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "fake-provider: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        exit(1);
-    }
-}
-
 int main(int argc, char **argv)
 {
     const char *record_file = NULL;
@@ -278,7 +266,10 @@ int main(int argc, char **argv)
     size_t pushed = 0;
     for (; pushed < RESERVE; pushed++)
         fake_server_push(s, &r);
-    write_port_file(port_file, fake_server_port(s));
+    if (fake_server_write_port_file(s, port_file) != 0) {
+        fprintf(stderr, "fake-provider: cannot write %s: %s\n", port_file, strerror(errno));
+        return 1;
+    }
 
     for (;;) {
         struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };

@@ -894,6 +894,21 @@ int fake_server_port(const fake_server *s)
     return s ? s->port : 0;
 }
 
+int fake_server_write_port_file(const fake_server *s, const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%d\n", fake_server_port(s)) < 0 || fclose(f) != 0 ||
+        rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 const char *fake_server_url(const fake_server *s)
 {
     return s ? s->url : NULL;

@@ -44,6 +44,10 @@ fake_server *fake_server_start(void);
 /* Stops the server (closing any open connection) and frees it. */
 void fake_server_stop(fake_server *s);
 int fake_server_port(const fake_server *s);
+/* Writes s's port to path (through a temp file renamed over it, so a reader
+ * never sees half a number): what the fake provider programs tell their
+ * caller. 0, or -1 with errno set. */
+int fake_server_write_port_file(const fake_server *s, const char *path);
 /* "http://127.0.0.1:PORT" (borrowed). */
 const char *fake_server_url(const fake_server *s);
 
