@@ -508,14 +508,7 @@ static void test_gemini_image_output(void)
     free(bytes);
     free(path);
     /* Media usage, apart from tokens: one image. */
-    CU_ASSERT_EQUAL(seam_result_media_units_count(res), 1);
-    uint32_t mod = 0;
-    double units = 0;
-    const char *unit = NULL;
-    CU_ASSERT_EQUAL(seam_result_media_units_at(res, 0, &mod, &units, &unit), SEAM_OK);
-    CU_ASSERT_EQUAL(mod, SEAM_MODALITY_IMAGE);
-    CU_ASSERT_EQUAL(units, 1);
-    TU_STR_EQ(unit, "count");
+    tu_media_units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
     seam_result_free(res);
     seam_request_free(r);
     tu_client_free(c);

@@ -128,18 +128,6 @@ static const seam_part *media_part(const seam_result *res, size_t i)
     return NULL;
 }
 
-static void units_are(const seam_result *res, uint32_t modality, double units, const char *unit)
-{
-    CU_ASSERT_EQUAL_FATAL(seam_result_media_units_count(res), 1);
-    uint32_t m = 0;
-    double u = 0;
-    const char *name = NULL;
-    CU_ASSERT_EQUAL(seam_result_media_units_at(res, 0, &m, &u, &name), SEAM_OK);
-    CU_ASSERT_EQUAL(m, modality);
-    CU_ASSERT_DOUBLE_EQUAL(u, units, 1e-9);
-    CU_ASSERT_STRING_EQUAL(name, unit);
-}
-
 /* ---- the mock -------------------------------------------------------------------------- */
 
 static void test_mock_image(void)
@@ -159,7 +147,7 @@ static void test_mock_image(void)
     char *bytes = stored(seam_part_media_data(p), &len);
     CU_ASSERT(len > 8 && memcmp(bytes, "\x89PNG", 4) == 0);
     free(bytes);
-    units_are(res, SEAM_MODALITY_IMAGE, 2, "count");
+    tu_media_units_are(res, SEAM_MODALITY_IMAGE, 2, "count");
     seam_result_free(res);
     seam_media_request_free(mr);
 }
@@ -178,7 +166,7 @@ static void test_mock_speech(void)
     free(stored(seam_part_media_data(p), &len));
     CU_ASSERT_EQUAL(len, 52);
     /* 8 samples at 8 kHz, from the WAV's header. */
-    units_are(res, SEAM_MODALITY_AUDIO, 0.001, "second");
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.001, "second");
     seam_result_free(res);
     seam_media_request_free(mr);
 }
@@ -243,7 +231,7 @@ static void test_mock_job_polls(void)
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "video/mp4");
     size_t len = 0;
     free(stored(seam_part_media_data(p), &len));
-    units_are(res, SEAM_MODALITY_VIDEO, 4, "second");
+    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 4, "second");
     /* A done job's checkpoint names its handle, and resumes to the same result. */
     char *cp = seam_media_job_checkpoint(job);
     CU_ASSERT(cp && strstr(cp, seam_part_media_data(p)) && strstr(cp, "\"done\""));
@@ -418,7 +406,7 @@ static void test_openai_images(void)
     const seam_usage *u = seam_result_usage(res);
     CU_ASSERT_EQUAL(u->input_tokens, 12);
     CU_ASSERT_EQUAL(u->output_tokens, 272);
-    units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
+    tu_media_units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
     seam_result_free(res);
     /* dall-e answers a URL unless told b64_json. */
     fake_server_push_json(srv, 200, "{\"created\":1,\"data\":[{\"b64_json\":\"" PNG_B64 "\"}]}",
@@ -484,7 +472,7 @@ static void test_openai_speech(void)
     char *bytes = stored(seam_part_media_data(p), &len);
     CU_ASSERT(len == n && memcmp(bytes, wav, n) == 0);
     free(bytes);
-    units_are(res, SEAM_MODALITY_AUDIO, 0.5, "second");
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.5, "second");
     seam_result_free(res);
     /* The default: mp3, voice alloy. */
     fake_server_push(srv, &r);
@@ -575,7 +563,7 @@ static void test_openai_video(void)
     char *bytes = stored(seam_part_media_data(p), &len);
     CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
     free(bytes);
-    units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
     /* The checkpoint holds no credential and no bytes. */
     char *cp = seam_media_job_checkpoint(job);
     CU_ASSERT(cp && !strstr(cp, OAI_KEY) && !strstr(cp, "ftyp"));
@@ -676,7 +664,7 @@ static void test_gemini_imagen(void)
     size_t len = 0;
     free(stored(seam_part_media_data(p), &len));
     CU_ASSERT_EQUAL(len, 70);
-    units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
+    tu_media_units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
     seam_result_free(res);
     /* Every image filtered: a content_filter error naming the reason. */
     fake_server_push_json(srv, 200,
@@ -749,7 +737,7 @@ static void test_gemini_speech(void)
     /* 24000 Hz, 48000 bytes a second. */
     CU_ASSERT(b[24] == 0xc0 && b[25] == 0x5d && b[28] == 0x80 && b[29] == 0xbb);
     free(b);
-    units_are(res, SEAM_MODALITY_AUDIO, 8.0 / 48000, "second");
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 8.0 / 48000, "second");
     seam_result_free(res);
     seam_media_request_free(mr);
 }
@@ -807,7 +795,7 @@ static void test_gemini_veo(void)
     char *bytes = stored(seam_part_media_data(media_part(res, 0)), &len);
     CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
     free(bytes);
-    units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
     seam_result_free(res);
     seam_media_job_free(job);
 

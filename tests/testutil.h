@@ -277,6 +277,8 @@ void tu_on_attempt(void *ud, const seam_attempt *a);
  * "tool_calls": [{"id","name","args"}], "stop", "usage": {"in","out",
  * "cache_read","cache_write","reasoning"} (those present)}. Malloc'ed. */
 char *tu_summary(const seam_result *res, unsigned flags);
+/* res counts one kind of media use: units of unit ("count", "second") of modality. */
+void tu_media_units_are(const seam_result *res, uint32_t modality, double units, const char *unit);
 /* Appends a chunk to a log of size bytes: "TD " (a run of text deltas once),
  * "RS(id) ", "RD ", "RE(id) ", "TS(id,name) ", "TE(id,args) ", "STOP(reason)",
  * else the chunk type's name; tool-call deltas are not logged. */

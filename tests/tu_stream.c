@@ -2,7 +2,7 @@
  * chunks of a stream collected as a one-line log of their kinds and ids, and
  * a result reduced to one canonical JSON line (text, reasoning, tool calls,
  * stop reason, usage) that a test compares with a golden string or with the
- * result of the same answer given whole. */
+ * result of the same answer given whole; and the media units a result counts. */
 #include "config.h"
 
 #include "testutil.h"
@@ -203,4 +203,16 @@ int tu_summary_is(const tu_call *r, const char *want, const char *what)
     fprintf(stderr, "\n%s: status %d (%s)\n     got %s\nexpected %s\n", what, r->status, r->err.message,
             r->summary ? r->summary : "(none)", want);
     return 0;
+}
+
+void tu_media_units_are(const seam_result *res, uint32_t modality, double units, const char *unit)
+{
+    CU_ASSERT_EQUAL_FATAL(seam_result_media_units_count(res), 1);
+    uint32_t m = 0;
+    double u = 0;
+    const char *name = NULL;
+    CU_ASSERT_EQUAL(seam_result_media_units_at(res, 0, &m, &u, &name), SEAM_OK);
+    CU_ASSERT_EQUAL(m, modality);
+    CU_ASSERT_DOUBLE_EQUAL(u, units, 1e-9);
+    CU_ASSERT_STRING_EQUAL(name ? name : "(null)", unit);
 }
