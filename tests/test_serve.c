@@ -71,6 +71,7 @@ static const char *base_conf(void)
 
 /* Starts `seam serve` with base_conf() + extra, its conf and stderr in files
  * named after tag (two gateways at once need two); 0 on success. */
+static int gw_whole; /* the gateway sends a non-streamed call upstream as such */
 static int gw_start_tagged(gw *g, const char *extra, const char *listen, const char *tag)
 {
     memset(g, 0, sizeof *g);
@@ -93,8 +94,9 @@ static int gw_start_tagged(gw *g, const char *extra, const char *listen, const c
         int null = open("/dev/null", O_RDWR);
         dup2(null, 1);
         dup2(null, 0);
+        /* the fixtures answer every call with a stream (test_whole_upstream: not) */
         execl(TOP_BUILDDIR "/cli/seam", "seam", "serve", "--conf", g->conf, "--listen", listen,
-              (char *)NULL);
+              gw_whole ? (char *)NULL : "--always-stream-upstream", (char *)NULL);
         _exit(127);
     }
     for (int i = 0; i < 500; i++) {
