@@ -65,7 +65,7 @@ static int usage_error(const char *what, const char *arg)
 int serve_main(const char *conf, int argc, char **argv)
 {
     const char *listen = NULL, *access_log = NULL;
-    int threads = 0, always_stream = 0;
+    int threads = 0, threads_set = 0, always_stream = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -88,8 +88,10 @@ int serve_main(const char *conf, int argc, char **argv)
                 listen = v;
             else if (a[2] == 'a')
                 access_log = v;
-            else if ((threads = atoi(v)) < 1 || threads > 256)
-                return usage_error("--threads wants 1..256, not", v);
+            else if ((threads = atoi(v)) < 0 || threads > 256 || (!threads && strcmp(v, "0")))
+                return usage_error("--threads wants 0..256, not", v);
+            else
+                threads_set = 1;
             continue;
         }
         return usage_error("unknown option", a);
@@ -116,7 +118,7 @@ int serve_main(const char *conf, int argc, char **argv)
         fprintf(stderr, "seam serve: %s\n", msg);
         return 2;
     }
-    if (threads)
+    if (threads_set)
         sc.threads = threads;
     if (always_stream)
         sc.always_stream = 1;

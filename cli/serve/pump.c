@@ -30,7 +30,7 @@
 struct serve_pump {
     serve_server *srv;
     struct MHD_Daemon *d;
-    int mhd_fd;                  /* MHD's epoll fd */
+    int mhd_fd;                  /* MHD's epoll fd; -1: MHD runs its own threads */
     pthread_t th;
     int wake_fd;
     pthread_mutex_t mu;
@@ -41,6 +41,7 @@ struct serve_pump {
     /* the loop thread's own */
     int again;                   /* work is pending: poll without waiting */
     int quiesced;
+    MHD_socket listen_sock;      /* quiesced under MHD's threads: closed once it stops */
     size_t requests;             /* MHD requests begun and not completed */
     struct pollfd *pfd;
     serve_call **pcall;          /* the call of each pfd (NULL: a client fd or the wake fd) */
@@ -77,16 +78,40 @@ static void resume(serve_call *c, int was_suspended)
 {
     if (was_suspended) {
         MHD_resume_connection(c->conn);
-        pump_wake(server_pump(c->srv));
+        serve_pump *p = server_pump(c->srv);
+        if (p->mhd_fd >= 0)
+            pump_wake(p);
     }
 }
 
+static void open_call(serve_call *c);
+
 void pump_submit(serve_pump *p, serve_call *c)
 {
+    /* The call's first step runs here, on the thread that took the request:
+     * it sends the request upstream at once (the engine may be driven from
+     * any thread) instead of after the pump's wake-up, which on a loaded
+     * machine is a scheduler delay. What that step returned is kept for the
+     * pump (drive), which owns the stream from the hand-over on. */
+    open_call(c);
+    if (c->s) {
+        c->pre_rc = seam_stream_next_nowait(c->s, &c->pre_ch, &c->pre_err);
+        c->has_pre = c->pre_rc != SEAM_STREAM_PENDING;
+    }
     pthread_mutex_lock(&p->mu);
     if (p->stopped || p->stop) {
         pthread_mutex_unlock(&p->mu);
+        if (c->s) {
+            seam_stream_free(c->s);
+            c->s = NULL;
+            c->has_pre = 0;
+        }
         pthread_mutex_lock(&c->mu);
+        if (c->pump_done) { /* open_call failed and answered */
+            pthread_mutex_unlock(&c->mu);
+            call_unref(c);
+            return;
+        }
         serve_err_set(&c->err, 503, SEAM_ERROR_OVERLOADED, "shutting_down",
                       "The gateway is shutting down");
         c->failed = 1;
@@ -222,7 +247,15 @@ static int drive(serve_call *c, struct pollfd *fds, size_t max, size_t *nfds, in
     for (;;) {
         const seam_chunk *ch;
         seam_error err;
-        int rc = seam_stream_next_nowait(c->s, &ch, &err);
+        int rc;
+        if (c->has_pre) { /* what pump_submit's first step returned */
+            c->has_pre = 0;
+            rc = c->pre_rc;
+            ch = c->pre_ch;
+            err = c->pre_err;
+        } else {
+            rc = seam_stream_next_nowait(c->s, &ch, &err);
+        }
         if (rc == 1) {
             if (!c->t_first_us) {
                 c->t_first_us = serve_now_us();
@@ -331,6 +364,8 @@ static void min_timeout(int *timeout, int t)
  * deadline (an idle keep-alive connection holds no request). */
 static void flush(serve_pump *p)
 {
+    if (p->mhd_fd < 0)
+        return; /* MHD's threads write on until it stops */
     int64_t end = serve_now_us() + 500 * 1000;
     while (p->requests > 0 && serve_now_us() < end) {
         struct pollfd f = { .fd = p->mhd_fd, .events = POLLIN };
@@ -347,7 +382,8 @@ static void *run(void *arg)
     for (;;) {
         /* Reads requests (whose handlers queue calls), writes what resumed
          * connections have, accepts. */
-        MHD_run(p->d);
+        if (p->mhd_fd >= 0)
+            MHD_run(p->d);
         pthread_mutex_lock(&p->mu);
         serve_call *in = p->incoming;
         p->incoming = NULL;
@@ -356,16 +392,17 @@ static void *run(void *arg)
         if (quiesce && !p->quiesced) {
             /* external polling: the socket may be closed at once */
             MHD_socket ls = MHD_quiesce_daemon(p->d);
-            if (ls != MHD_INVALID_SOCKET)
+            if (ls != MHD_INVALID_SOCKET && p->mhd_fd >= 0)
                 close(ls);
+            else
+                p->listen_sock = ls;
             p->quiesced = 1;
         }
         while (in) {
             serve_call *c = in;
             in = in->next;
             c->next = p->active;
-            p->active = c;
-            open_call(c);
+            p->active = c; /* opened by pump_submit */
         }
         if (cancel_all)
             for (serve_call *c = p->active; c; c = c->next)
@@ -379,7 +416,7 @@ static void *run(void *arg)
         size_t n = 0;
         int timeout = -1;
         add_fd(p, &n, p->wake_fd, POLLIN, NULL);
-        add_fd(p, &n, p->mhd_fd, POLLIN, NULL);
+        add_fd(p, &n, p->mhd_fd, POLLIN, NULL); /* -1 (ignored by poll) with MHD's threads */
         serve_call **link = &p->active;
         size_t ended = 0;
         while (*link) {
@@ -435,7 +472,8 @@ static void *run(void *arg)
                 min_timeout(&timeout, seam_client_timeout_ms(c->gen->client));
             }
         }
-        min_timeout(&timeout, mhd_timeout(p));
+        if (p->mhd_fd >= 0)
+            min_timeout(&timeout, mhd_timeout(p));
         if (p->again) /* a connection resumed or a reader drained: no waiting */
             timeout = 0;
         p->again = 0;
@@ -464,11 +502,12 @@ static void *run(void *arg)
     return NULL;
 }
 
-int pump_start(serve_server *srv, struct MHD_Daemon *d, serve_pump **out, char *msg,
-               size_t msgsize)
+int pump_start(serve_server *srv, struct MHD_Daemon *d, int external, serve_pump **out,
+               char *msg, size_t msgsize)
 {
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
-    if (!di || di->epoll_fd < 0) {
+    const union MHD_DaemonInfo *di =
+        external ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+    if (external && (!di || di->epoll_fd < 0)) {
         snprintf(msg, msgsize, "libmicrohttpd has no epoll fd");
         return -1;
     }
@@ -479,7 +518,8 @@ int pump_start(serve_server *srv, struct MHD_Daemon *d, serve_pump **out, char *
     }
     p->srv = srv;
     p->d = d;
-    p->mhd_fd = di->epoll_fd;
+    p->listen_sock = MHD_INVALID_SOCKET;
+    p->mhd_fd = external ? di->epoll_fd : -1;
     pthread_mutex_init(&p->mu, NULL);
     p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     *out = p; /* before the loop can run a handler that looks for it */
@@ -506,6 +546,8 @@ void pump_stop(serve_pump *p)
 
 void pump_free(serve_pump *p)
 {
+    if (p->listen_sock != MHD_INVALID_SOCKET)
+        close(p->listen_sock);
     close(p->wake_fd);
     free(p->pfd);
     free(p->pcall);

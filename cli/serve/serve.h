@@ -121,6 +121,10 @@ typedef struct serve_call {
     /* the call, owned by the pump */
     seam_cancel *cancel;
     seam_stream *s;
+    int has_pre;                  /* pump_submit's first step returned pre_* (not pending) */
+    int pre_rc;
+    const seam_chunk *pre_ch;
+    seam_error pre_err;
     int64_t t0_us, t_first_us, t_end_us;
 
     /* shared between the pump and the server's threads, under mu */
@@ -206,7 +210,8 @@ void route_models(seam_client *client, struct serve_keys *keys, int key_index, s
 typedef struct serve_keys serve_keys;
 typedef struct serve_conf {
     char listen[128];          /* "" unless the conf sets it */
-    int threads;
+    int threads;               /* 0: one event loop runs HTTP and the engine; N: N
+                                * HTTP threads beside the engine's */
     int64_t drain_ms;
     int64_t max_body;
     char access_log[512];
@@ -263,10 +268,11 @@ struct serve_gen {
 };
 
 typedef struct serve_pump serve_pump;
-/* Starts the event-loop thread over d (started without a thread of its own)
- * and sets *out before the loop can run; 0, or -1 with msg filled. */
-int pump_start(serve_server *srv, struct MHD_Daemon *d, serve_pump **out, char *msg,
-               size_t msgsize);
+/* Starts the event-loop thread, which also runs d when external (d started
+ * without threads of its own), and sets *out before the loop can run; 0, or
+ * -1 with msg filled. */
+int pump_start(serve_server *srv, struct MHD_Daemon *d, int external, serve_pump **out,
+               char *msg, size_t msgsize);
 /* A request began (+1) or completed (-1) in MHD: the loop's stop waits for
  * them to be written. Loop thread only. */
 void pump_request_delta(serve_pump *p, int d);

@@ -515,16 +515,21 @@ serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *
     srv->loopback = loopback;
     pthread_mutex_init(&srv->gen_mu, NULL);
     server_set_gen(srv, gen);
-    /* No thread of MHD's own: the pump's loop runs it beside the engine, so
-     * a request is handled start to end without a thread hand-off. ITC: a
-     * resume or a quiesce wakes MHD's epoll fd. */
+    /* threads 0: no thread of MHD's own, the pump's loop runs it beside the
+     * engine, so a request is handled start to end without a thread
+     * hand-off. Else MHD's epoll threads, handing each call to the pump's.
+     * ITC: a resume or a quiesce wakes MHD's epoll fd. */
+    int external = sc->threads <= 0;
     unsigned flags = MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+    if (!external)
+        flags |= MHD_USE_INTERNAL_POLLING_THREAD;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     srv->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, srv,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                              MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(external ? 0 : sc->threads),
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000,
                               /* MHD's default 32 KiB pool per connection is
                                * most of what an open stream costs */
@@ -541,7 +546,7 @@ serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
     srv->port = di ? di->port : 0;
-    if (pump_start(srv, srv->d, &srv->pump, msg, msgsize) < 0) {
+    if (pump_start(srv, srv->d, external, &srv->pump, msg, msgsize) < 0) {
         MHD_stop_daemon(srv->d);
         server_gen_release(srv, srv->gen);
         free(srv);
