@@ -88,12 +88,14 @@ static void open_call(serve_call *c);
 
 void pump_submit(serve_pump *p, serve_call *c)
 {
-    /* The call's first step runs here, on the thread that took the request:
-     * it sends the request upstream at once (the engine may be driven from
-     * any thread) instead of after the pump's wake-up, which on a loaded
-     * machine is a scheduler delay. What that step returned is kept for the
-     * pump (drive), which owns the stream from the hand-over on. */
-    open_call(c);
+    /* On the loop (threads 0) the call's first step runs here, inside
+     * MHD_run: the request goes upstream before MHD's other connections are
+     * read. What that step returned is kept for drive(). Not from MHD's own
+     * threads: the engine is one mutex, and an HTTP thread sending upstream
+     * under it stalls the pump's reads (measured: twice the added median). */
+    int here = on_loop(p);
+    if (here)
+        open_call(c);
     if (c->s) {
         c->pre_rc = seam_stream_next_nowait(c->s, &c->pre_ch, &c->pre_err);
         c->has_pre = c->pre_rc != SEAM_STREAM_PENDING;
@@ -402,7 +404,9 @@ static void *run(void *arg)
             serve_call *c = in;
             in = in->next;
             c->next = p->active;
-            p->active = c; /* opened by pump_submit */
+            p->active = c;
+            if (!c->s && !c->pump_done) /* not opened by pump_submit */
+                open_call(c);
         }
         if (cancel_all)
             for (serve_call *c = p->active; c; c = c->next)
