@@ -27,6 +27,7 @@ static const char serve_help[] =
     "keys in the conf's serve section, only a loopback address is accepted.\n"
     "A request that does not stream is sent upstream non-streamed, unless\n"
     "--always-stream-upstream (or the conf's serve.always_stream_upstream).\n"
+    "--threads N: HTTP threads beside the engine's (default 2); 0: one event loop.\n"
     "SIGHUP reloads the conf; SIGTERM drains the calls in flight and exits.\n";
 
 static serve_gen *load_gen(const char *conf, serve_conf *sc, char *msg, size_t msgsize)
