@@ -69,7 +69,8 @@ void pump_wake(serve_pump *p)
 
 void pump_request_delta(serve_pump *p, int d)
 {
-    p->requests += (size_t)(ptrdiff_t)d;
+    if (p->mhd_fd >= 0) /* counted for flush(), on the loop; MHD's threads need no count */
+        p->requests += (size_t)(ptrdiff_t)d;
 }
 
 /* Resumes c's connection if it is suspended; called without c->mu, on the
