@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 
@@ -42,7 +43,7 @@ struct serve_pump {
     int again;                   /* work is pending: poll without waiting */
     int quiesced;
     MHD_socket listen_sock;      /* quiesced under MHD's threads: closed once it stops */
-    size_t requests;             /* MHD requests begun and not completed */
+    size_t requests;             /* MHD requests begun and not completed (atomic) */
     struct pollfd *pfd;
     serve_call **pcall;          /* the call of each pfd (NULL: a client fd or the wake fd) */
     size_t pcap;
@@ -69,8 +70,13 @@ void pump_wake(serve_pump *p)
 
 void pump_request_delta(serve_pump *p, int d)
 {
-    if (p->mhd_fd >= 0) /* counted for flush(), on the loop; MHD's threads need no count */
-        p->requests += (size_t)(ptrdiff_t)d;
+    /* from the loop, or from any of MHD's threads */
+    __atomic_add_fetch(&p->requests, (size_t)(ptrdiff_t)d, __ATOMIC_RELAXED);
+}
+
+static size_t requests_open(serve_pump *p)
+{
+    return __atomic_load_n(&p->requests, __ATOMIC_RELAXED);
 }
 
 /* Resumes c's connection if it is suspended; called without c->mu, on the
@@ -367,10 +373,16 @@ static void min_timeout(int *timeout, int t)
  * deadline (an idle keep-alive connection holds no request). */
 static void flush(serve_pump *p)
 {
-    if (p->mhd_fd < 0)
-        return; /* MHD's threads write on until it stops */
     int64_t end = serve_now_us() + 500 * 1000;
-    while (p->requests > 0 && serve_now_us() < end) {
+    if (p->mhd_fd < 0) {
+        /* MHD's threads write; MHD_stop_daemon, next, would cut them short */
+        while (requests_open(p) > 0 && serve_now_us() < end) {
+            struct timespec ms = { 0, 1000 * 1000 };
+            nanosleep(&ms, NULL);
+        }
+        return;
+    }
+    while (requests_open(p) > 0 && serve_now_us() < end) {
         struct pollfd f = { .fd = p->mhd_fd, .events = POLLIN };
         int t = mhd_timeout(p);
         poll(&f, 1, t < 0 || t > 10 ? 10 : t);

@@ -273,8 +273,8 @@ typedef struct serve_pump serve_pump;
  * -1 with msg filled. */
 int pump_start(serve_server *srv, struct MHD_Daemon *d, int external, serve_pump **out,
                char *msg, size_t msgsize);
-/* A request began (+1) or completed (-1) in MHD: the loop's stop waits for
- * them to be written (one loop only; a no-op beside MHD's threads). */
+/* A request began (+1) or completed (-1) in MHD: the pump's stop waits for
+ * them to be written (the end of a drained stream) before MHD stops. */
 void pump_request_delta(serve_pump *p, int d);
 /* Stops accepting (the loop closes the listening socket). */
 void pump_quiesce(serve_pump *p);
