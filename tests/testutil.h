@@ -277,6 +277,10 @@ void tu_on_attempt(void *ud, const seam_attempt *a);
  * "tool_calls": [{"id","name","args"}], "stop", "usage": {"in","out",
  * "cache_read","cache_write","reasoning"} (those present)}. Malloc'ed. */
 char *tu_summary(const seam_result *res, unsigned flags);
+/* seam_generate of req on c (default chain) fails with SEAM_ERR_PROVIDER, an
+ * error of kind whose message holds message_part: three assertions. */
+void tu_generate_refused(seam_client *c, const seam_request *req, seam_error_kind kind,
+                         const char *message_part);
 /* res counts one kind of media use: units of unit ("count", "second") of modality. */
 void tu_media_units_are(const seam_result *res, uint32_t modality, double units, const char *unit);
 /* Appends a chunk to a log of size bytes: "TD " (a run of text deltas once),

@@ -2,7 +2,8 @@
  * chunks of a stream collected as a one-line log of their kinds and ids, and
  * a result reduced to one canonical JSON line (text, reasoning, tool calls,
  * stop reason, usage) that a test compares with a golden string or with the
- * result of the same answer given whole; and the media units a result counts. */
+ * result of the same answer given whole; a call that must fail, and the media
+ * units a result counts. */
 #include "config.h"
 
 #include "testutil.h"
@@ -215,4 +216,18 @@ void tu_media_units_are(const seam_result *res, uint32_t modality, double units,
     CU_ASSERT_EQUAL(m, modality);
     CU_ASSERT_DOUBLE_EQUAL(u, units, 1e-9);
     CU_ASSERT_STRING_EQUAL(name ? name : "(null)", unit);
+}
+
+void tu_generate_refused(seam_client *c, const seam_request *req, seam_error_kind kind,
+                         const char *message_part)
+{
+    seam_result *res = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, kind);
+    if (!strstr(err.message, message_part))
+        fprintf(stderr, "\n  error: %s\n  want a part: %s\n", err.message, message_part);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, message_part));
+    seam_result_free(res);
 }
