@@ -177,6 +177,21 @@ static seam_executor *new_executor(seam_session *s, const seam_executor_options 
     return ex;
 }
 
+/* An executor over s whose tools are ts. */
+static seam_executor *with_tools(seam_session *s, seam_toolset *ts)
+{
+    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
+    return new_executor(s, &eo);
+}
+
+/* Frees an executor, its toolset (NULL: none) and its session. */
+static void agent_free(seam_executor *ex, seam_toolset *ts, seam_session *s)
+{
+    seam_executor_free(ex);
+    seam_toolset_free(ts);
+    seam_session_free(s);
+}
+
 static void run_all(seam_run *run, trace *t, int64_t t0)
 {
     const seam_event *ev;
@@ -272,8 +287,7 @@ static void test_run_on_messages(void)
     seam_message_free(a);
     seam_message_free(b);
     seam_message_free(c);
-    seam_executor_free(ex);
-    seam_session_free(s);
+    agent_free(ex, NULL, s);
 }
 
 /* ---- options per run ----------------------------------------------------------------------- */
@@ -309,9 +323,7 @@ static void test_tools_and_send_options_per_run(void)
     CU_ASSERT_FALSE(tu_json_has(b, "tools"));
     TU_STR_EQ(tu_json_str(b, "messages.0.role"), "user");
     json_object_put(b);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(ex, ts, s);
 }
 
 static void test_max_iterations_per_run(void)
@@ -346,9 +358,7 @@ static void test_max_iterations_per_run(void)
     push_text("done");
     run_with(ex, NULL, 0, NULL, &t);
     TU_STR_EQ(t.text, "response0() call0(add {\"a\":4,\"b\":4}) result0(add=8) response1(done) done(stop)");
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(ex, ts, s);
 }
 
 static void test_bad_options(void)
@@ -384,8 +394,7 @@ static void test_bad_options(void)
     run_with(ex, one, 1, &o, &t);
     TU_STR_EQ(t.text, "response0(small) done(stop)");
     seam_message_free(m);
-    seam_executor_free(ex);
-    seam_session_free(s);
+    agent_free(ex, NULL, s);
 }
 
 /* ---- the deadline of the whole run ------------------------------------------------------- */
@@ -407,8 +416,7 @@ static void test_deadline_in_a_turn(void)
         fprintf(stderr, "ended after %lld ms: %s\n", (long long)t.ms, t.err.message);
     /* The failed turn added nothing but the input. */
     CU_ASSERT_EQUAL(seam_session_history_count(s), 1);
-    seam_executor_free(ex);
-    seam_session_free(s);
+    agent_free(ex, NULL, s);
 }
 
 static void test_deadline_in_the_tools(void)
@@ -429,9 +437,7 @@ static void test_deadline_in_the_tools(void)
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     /* The result went into the history with its call: well-formed. */
     CU_ASSERT_EQUAL(seam_session_history_count(s), 3);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(ex, ts, s);
 }
 
 static void test_deadline_spans_the_turns(void)
@@ -439,8 +445,7 @@ static void test_deadline_spans_the_turns(void)
     /* Each piece alone fits in 400 ms; together they do not. */
     seam_session *s = new_session(NULL);
     seam_toolset *ts = tools();
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = new_executor(s, &eo);
+    seam_executor *ex = with_tools(s, ts);
     seam_run_options ro = { .size = sizeof ro, .timeout_ms = 400 };
     push_call("n1", "nap", "{}");
     push_text_late("awake", 300);
@@ -454,9 +459,7 @@ static void test_deadline_spans_the_turns(void)
     push_text_late("awake", 300);
     run_text(ex, "rest again", NULL, &t);
     TU_STR_EQ(t.text, "response0() call0(nap {}) result0(nap=\"rested\") response1(awake) done(stop)");
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(ex, ts, s);
 }
 
 static void test_deadline_stops_retries(void)
@@ -474,8 +477,7 @@ static void test_deadline_stops_retries(void)
     TU_STR_EQ(t.text, "error0(overloaded)");
     CU_ASSERT(t.ms < 1500);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    seam_executor_free(ex);
-    seam_session_free(s);
+    agent_free(ex, NULL, s);
 }
 
 /* ---- a failing tool ----------------------------------------------------------------------------- */
@@ -484,8 +486,7 @@ static void test_failing_tool_is_a_result_by_default(void)
 {
     seam_session *s = new_session(NULL);
     seam_toolset *ts = tools();
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = new_executor(s, &eo);
+    seam_executor *ex = with_tools(s, ts);
     size_t before = fake_server_request_count(srv);
     push_call("f1", "fail", "{}");
     push_text("recovered");
@@ -495,17 +496,14 @@ static void test_failing_tool_is_a_result_by_default(void)
     CU_ASSERT_EQUAL(t.status, 0);
     /* The model saw the error as the call's result. */
     TU_STR_EQ(wire_messages(before + 1), "user:try|assistant:-|tool:boom");
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(ex, ts, s);
 }
 
 static void test_failing_tool_can_end_the_run(void)
 {
     seam_session *s = new_session(NULL);
     seam_toolset *ts = tools();
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = new_executor(s, &eo);
+    seam_executor *ex = with_tools(s, ts);
     seam_run_options ro = { .size = sizeof ro, .tool_errors = SEAM_TOOL_ERRORS_END_RUN };
     size_t before = fake_server_request_count(srv);
     push_call("f1", "fail", "{}");
@@ -535,9 +533,7 @@ static void test_failing_tool_can_end_the_run(void)
     push_text("3");
     run_text(ex, "add", &ro, &t);
     TU_STR_EQ(t.text, "response0() call0(add {\"a\":1,\"b\":2}) result0(add=3) response1(3) done(stop)");
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(ex, ts, s);
 }
 
 static const tu_test tests[] = {
