@@ -1,7 +1,7 @@
 /* testutil.c — files for the tests (tests/testutil.h): temporary directories
  * (one per program, removed when its suites end) and files, the plugin
- * directory of the build, and running a shell command with its output
- * captured. Clients and servers are tu_fixture.c's. */
+ * directory of the build, running a shell command with its output captured,
+ * and whether a program is installed. Clients and servers are tu_fixture.c's. */
 #include "config.h"
 
 #include "testutil.h"
@@ -324,4 +324,14 @@ int tu_run(const char *cmd, char **out, char **err)
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return -1;
+}
+
+int tu_have_command(const char *program, const char *what_not)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", program);
+    if (tu_run(cmd, NULL, NULL) == 0)
+        return 1;
+    fprintf(stderr, "(skipped: no %s command: %s) ", program, what_not);
+    return 0;
 }

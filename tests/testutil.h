@@ -339,6 +339,9 @@ const char *tu_test_plugin_dir(void);
 /* Runs `sh -c cmd`, capturing stdout and stderr (malloc'ed, NUL-terminated; pass
  * NULL to discard). Returns the exit status (or 128+signal, -1 on failure). */
 int tu_run(const char *cmd, char **out, char **err);
+/* 1 when the command program is installed; else 0, after a note on stderr
+ * that what_not names what is skipped without it. */
+int tu_have_command(const char *program, const char *what_not);
 
 /* ---- tools for the agent tests (tu_tools.c) ---- */
 /* The JSON schema of add: an object of two required integers a and b. */
