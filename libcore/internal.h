@@ -109,6 +109,8 @@ uint32_t seam_media_mime_check(const char *mime, const char *where, seam_error *
 uint32_t seam_media_modality(const char *mime);
 /* 1 when s is "media://sha256-" and 64 lowercase hex digits. */
 int seam_media_handle_valid(const char *s);
+/* The 6-bit value of a base64 alphabet character, -1 for any other. */
+int seam_base64_value(unsigned char c);
 /* Standard base64 (RFC 4648 §4, padded): the decoded length, or -1 when s is
  * not valid base64. */
 int64_t seam_base64_decoded_len(const char *s, size_t len);
@@ -128,6 +130,27 @@ uint32_t seam_media_request_inputs(const seam_request *req);
 /* ---- sha256.c / mediastore.c ------------------------------------------------ */
 
 void seam_sha256(const void *data, size_t len, unsigned char out[32]);
+/* The same, fed in pieces. */
+typedef struct seam_sha256_ctx {
+    uint32_t h[8];
+    uint64_t len;
+    unsigned char buf[64];
+    size_t n;
+} seam_sha256_ctx;
+void seam_sha256_init(seam_sha256_ctx *c);
+void seam_sha256_update(seam_sha256_ctx *c, const void *data, size_t len);
+void seam_sha256_final(seam_sha256_ctx *c, unsigned char out[32]);
+/* An incremental writer into the media store (mediastore.c): bytes go to a
+ * temporary file as they come and are hashed on the way; commit renames the
+ * file to its content address. With a NULL client nothing is written, the
+ * handle is only computed (decoders under test). free after commit or to
+ * abandon it (the temporary file is removed). */
+typedef struct seam_media_writer seam_media_writer;
+seam_media_writer *seam_media_writer_new(seam_client *client, seam_error *err);
+int seam_media_writer_write(seam_media_writer *w, const void *data, size_t len, seam_error *err);
+int seam_media_writer_commit(seam_media_writer *w, char handle[SEAM_MEDIA_HANDLE_SIZE],
+                             seam_error *err);
+void seam_media_writer_free(seam_media_writer *w);
 /* Every handle part of req (a copy about to be encoded) becomes base64 of the
  * stored bytes: codecs see bytes, never the store. */
 int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_error *err);

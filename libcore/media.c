@@ -155,6 +155,11 @@ static int b64_value(unsigned char c)
     return -1;
 }
 
+int seam_base64_value(unsigned char c)
+{
+    return b64_value(c);
+}
+
 int64_t seam_base64_decoded_len(const char *s, size_t len)
 {
     if (!s || len % 4)

@@ -1075,6 +1075,7 @@ void seam_transfer_free(seam_transfer *t)
     curl_slist_free_all(t->req_headers);
     if (t->decoder)
         t->p.vt->decoder_free(t->decoder);
+    seam_emitter_release(&t->emitter);
     seam_framer_free(t->framer);
     seam_http_request_release(&t->hr);
     seam_http_headers_release(&t->resp_headers);

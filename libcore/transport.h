@@ -47,7 +47,12 @@ struct seam_emitter {
     seam_client *client; /* whose media store media goes to; NULL: handles are
                           * computed, nothing is stored (decoders under test) */
     unsigned n_media;    /* media emitted so far, for default ids */
+    struct seam_open_media *open_media; /* begun and not yet ended (mediaemit.c) */
 };
+
+/* Abandons the media still open on em (their temporary files go): the
+ * transfer ended without their end. mediaemit.c. */
+void seam_emitter_release(seam_emitter *em);
 
 typedef struct seam_piece {
     char *data;

@@ -479,6 +479,8 @@ int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
         rc = encode_tools(req, body, err);
     if (rc == SEAM_OK)
         rc = encode_response_format(in, req, body, err);
+    if (rc == SEAM_OK)
+        rc = oa_chat_encode_audio(in, req, stream, body, err);
     if (rc != SEAM_OK) {
         json_object_put(body);
         return rc;

@@ -19,6 +19,8 @@
  *                       tags, tool calls, finish, usage)
  *   decode_scan.c       the fast path of decode.c: plain delta events scanned
  *                       in place
+ *   audio.c             Chat Completions audio output: modalities + audio in
+ *                       the request, message.audio / delta.audio -> media
  *   errors.c            classify_error: an error answer (429, 401, ...) -> a
  *                       classified seam_error; in-stream error events
  *   responses_encode.c  the Responses API: seam request -> request body
@@ -257,15 +259,30 @@ typedef struct oa_decoder {
     strbuf think_hold;  /* content held back: a possible tag's first bytes */
     strbuf scratch;     /* a NUL-terminated copy of a piece of content */
     jscan_buf scan;     /* the fast path's decoded strings, reused per event */
+    char audio_mime[24];  /* the MIME type of the audio asked for (audio.c) */
+    int64_t audio_bps;    /* raw PCM: bytes a second; 0 otherwise */
+    int audio_open;       /* media begun, not yet ended */
+    unsigned audio_seq;
+    char audio_id[96];
 } oa_decoder;
+
+/* audio.c: modalities + audio in a Chat Completions body when the request
+ * asks for audio output; the decoder's audio format (the options' or seam's
+ * default for a stream or a whole answer); an audio object of a delta or a
+ * message into media chunks; the end of the answer's audio. */
+int oa_chat_encode_audio(const oa_instance *in, const seam_request *req, int stream,
+                         json_object *body, seam_error *err);
+void oa_chat_audio_setup(oa_decoder *d, const oa_instance *in, const seam_request *req, int stream);
+int oa_chat_on_audio(oa_decoder *d, seam_emitter *em, json_object *audio, seam_error *err);
+int oa_chat_end_audio(oa_decoder *d, seam_emitter *em, seam_error *err);
 
 void *oa_chat_decoder_new(const oa_instance *in);
 void oa_chat_decoder_free(oa_decoder *d);
 int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *out,
                          seam_error *err);
 int oa_chat_decode_finish(oa_decoder *d, seam_emitter *out, seam_error *err);
-int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
-                            seam_emitter *out, seam_error *err);
+int oa_chat_decode_response(const oa_instance *in, const seam_request *req, const char *body,
+                            size_t len, seam_emitter *out, seam_error *err);
 seam_stop_reason oa_map_finish(const char *finish_reason);
 
 /* What the fast path hands its deltas to (decode.c), in the json-c path's order. */

@@ -48,8 +48,9 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 2 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
-                                 * seam_capabilities media members */
+#define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members; 1.3: seam_emit_media_begin,
+                                 * _append, _transcript, _end (media in pieces) */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -143,6 +144,31 @@ SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
  * non-zero cancel value, to be returned from decode as seam_emit's is. */
 SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
                                 const char *base64, size_t len, seam_error *err);
+/* Media in pieces (ABI 1.3): for media whose base64 arrives in fragments
+ * (streamed audio), or that has a transcript. begin opens media `id` (not
+ * NULL, unique among the media open on em) and the consumer gets media_start.
+ * Each append hands over a fragment of the base64: it may end anywhere (a
+ * group of four characters cut between two fragments is carried over), or be
+ * a padded base64 text of its own; the core decodes it at once into the
+ * media store and the consumer gets a media_delta with the progress, never the
+ * characters. transcript hands over a piece of what is said (audio); the
+ * consumer gets it as a media_delta's text, and the part keeps the whole.
+ * end stores the bytes under their handle and the consumer gets media_end
+ * with the handle. bytes_per_second: for raw PCM, whose bytes say nothing of
+ * their rate, the bytes that play per second (OpenAI's pcm16, 24 kHz 16-bit
+ * mono: 48000), so that the part gets its duration; 0 otherwise (a WAV header
+ * is read for it). Media never ended (a cut stream) is dropped when the
+ * transfer ends. Each returns SEAM_OK, SEAM_ERR_PROVIDER with err filled
+ * (invalid base64, with the position but never the characters; a bad MIME
+ * type; an unknown id; a store that cannot be written), or the consumer's
+ * non-zero cancel value, to be returned from decode as seam_emit's is. */
+SEAM_EXPORT int seam_emit_media_begin(seam_emitter *em, const char *id, const char *mime_type,
+                                      int64_t bytes_per_second, seam_error *err);
+SEAM_EXPORT int seam_emit_media_append(seam_emitter *em, const char *id, const char *base64,
+                                       size_t len, seam_error *err);
+SEAM_EXPORT int seam_emit_media_transcript(seam_emitter *em, const char *id, const char *text,
+                                           seam_error *err);
+SEAM_EXPORT int seam_emit_media_end(seam_emitter *em, const char *id, seam_error *err);
 
 /* The response a `serve` hook produces: what an HTTP server would have sent.
  * Pieces are played back in order, each after its delay; the core applies the
