@@ -83,6 +83,7 @@ void seam_http_request_release(seam_http_request *hr)
     free(hr->url);
     seam_http_headers_release(&hr->headers);
     seam_buf_free(&hr->body);
+    seam_form_release(hr);
 }
 
 int seam_http_request_set_url(seam_http_request *hr, const char *url)

@@ -109,6 +109,14 @@ uint32_t seam_media_mime_check(const char *mime, const char *where, seam_error *
 uint32_t seam_media_modality(const char *mime);
 /* 1 when s is "media://sha256-" and 64 lowercase hex digits. */
 int seam_media_handle_valid(const char *s);
+/* A WAV file's layout from its first head_len bytes: the byte rate, where
+ * its samples start and their size (0: not said, or a streamed file's
+ * placeholder); 0 when they are not a WAV header with both chunks. */
+int seam_wav_layout(const unsigned char *head, size_t head_len, uint32_t *rate, size_t *data_at,
+                    uint32_t *data_size);
+/* The duration in ms of a WAV file of total bytes whose first head_len are
+ * at d; -1 when it cannot be told. */
+int64_t seam_wav_duration_ms(const unsigned char *d, size_t head_len, int64_t total);
 /* The 6-bit value of a base64 alphabet character, -1 for any other. */
 int seam_base64_value(unsigned char c);
 /* Standard base64 (RFC 4648 §4, padded): the decoded length, or -1 when s is
@@ -154,6 +162,9 @@ void seam_media_writer_free(seam_media_writer *w);
 /* Every handle part of req (a copy about to be encoded) becomes base64 of the
  * stored bytes: codecs see bytes, never the store. */
 int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_error *err);
+/* The stored bytes of handle, malloc'ed (at most 1 GiB). */
+int seam_media_read(seam_client *client, const char *handle, unsigned char **out, size_t *len,
+                    seam_error *err);
 /* ---- tokens.c: the local token estimate (seam_estimate_tokens) ---------------- */
 
 /* Tokens of a text by the estimate's rules (0 for NULL). */

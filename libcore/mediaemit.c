@@ -105,49 +105,12 @@ int seam_emit_media_begin(seam_emitter *em, const char *id, const char *mime_typ
     return em->fn(em->ud, &c);
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* A WAV file's byte rate, where its samples start and how many bytes they
- * take (0: not said, or a streamed file's placeholder); 0 when the head is not
- * (yet) a WAV header with both chunks. */
-static int wav_layout(const struct seam_open_media *m, uint32_t *rate, size_t *data_at,
-                      uint32_t *data_size)
-{
-    const unsigned char *h = m->head;
-    size_t n = m->head_len;
-    if (n < 12 || memcmp(h, "RIFF", 4) != 0 || memcmp(h + 8, "WAVE", 4) != 0)
-        return 0;
-    *rate = 0;
-    for (size_t at = 12; at + 8 <= n;) {
-        uint32_t size = le32(h + at + 4);
-        if (memcmp(h + at, "fmt ", 4) == 0 && size >= 16 && at + 8 + 12 <= n)
-            *rate = le32(h + at + 8 + 8);
-        if (memcmp(h + at, "data", 4) == 0) {
-            *data_at = at + 8;
-            *data_size = size == 0xffffffffu ? 0 : size;
-            return *rate > 0;
-        }
-        if (size > HEAD_MAX)
-            return 0;
-        at += 8 + size + (size & 1);
-    }
-    return 0;
-}
-
 /* The duration in ms, -1 when it cannot be told. */
 static int64_t duration_ms(const struct seam_open_media *m)
 {
-    uint32_t rate, size;
-    size_t at;
-    if (wav_layout(m, &rate, &at, &size)) {
-        int64_t audio = m->bytes - (int64_t)at;
-        if (size && audio > (int64_t)size)
-            audio = size;
-        return audio > 0 ? audio * 1000 / rate : 0;
-    }
+    int64_t ms = seam_wav_duration_ms(m->head, m->head_len, m->bytes);
+    if (ms >= 0)
+        return ms;
     if (m->bytes_per_second > 0)
         return m->bytes * 1000 / m->bytes_per_second;
     return -1;
@@ -159,7 +122,7 @@ static double progress_of(const struct seam_open_media *m)
 {
     uint32_t rate, size;
     size_t at;
-    if (!wav_layout(m, &rate, &at, &size) || !size)
+    if (!seam_wav_layout(m->head, m->head_len, &rate, &at, &size) || !size)
         return -1;
     double p = (double)m->bytes / (double)(at + size);
     return p > 1 ? 1 : p;

@@ -201,7 +201,7 @@ int seam_media_open(seam_client *client, const char *handle, int *fd, seam_error
 }
 
 /* The stored bytes of handle, malloc'ed. */
-static int read_media(seam_client *client, const char *handle, unsigned char **out, size_t *len,
+int seam_media_read(seam_client *client, const char *handle, unsigned char **out, size_t *len,
                       seam_error *err)
 {
     int fd;
@@ -279,7 +279,7 @@ int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_erro
                 continue;
             unsigned char *bytes = NULL;
             size_t n = 0;
-            int rc = read_media(client, seam_part_media_data(p), &bytes, &n, err);
+            int rc = seam_media_read(client, seam_part_media_data(p), &bytes, &n, err);
             if (rc != SEAM_OK)
                 return rc;
             char *b64 = seam_base64_encode(bytes, n);

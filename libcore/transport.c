@@ -880,6 +880,8 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         rc = SEAM_ERR_NOMEM;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory encoding the request");
     }
+    if (rc == SEAM_OK)
+        rc = seam_form_finish(&t->hr, &e);
     if (rc == SEAM_OK && !t->hr.url && !p->vt->serve) {
         rc = SEAM_ERR_PLUGIN;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin produced a request without a URL");

@@ -31,7 +31,14 @@ struct seam_http_request {
     seam_framing framing;
     int streaming;
     const char *credential; /* borrowed; NULL when the provider has none */
+    struct seam_form_part *form; /* multipart parts until written (multipart.c) */
+    size_t n_form;
 };
+
+/* multipart.c: the form parts become the body and its Content-Type (no-op
+ * without parts), after encode; release frees parts never written. */
+int seam_form_finish(seam_http_request *hr, seam_error *err);
+void seam_form_release(seam_http_request *hr);
 
 void seam_http_request_init(seam_http_request *hr, const char *credential, int streaming,
                             seam_framing framing);

@@ -299,7 +299,7 @@ static void usage_from_counts(const int has[4], const int64_t n[4], seam_usage *
     }
 }
 
-static void parse_usage(json_object *um, seam_usage *u)
+void gemini_parse_usage(json_object *um, seam_usage *u)
 {
     int has[4];
     int64_t n[4] = {0, 0, 0, 0};
@@ -348,7 +348,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
     json_object *um = jget(resp, "usageMetadata");
     int usage_here = jis(um, json_type_object);
     if (usage_here) {
-        parse_usage(um, &d->usage);
+        gemini_parse_usage(um, &d->usage);
         d->have_usage = 1;
     }
 

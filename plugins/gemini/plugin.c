@@ -95,6 +95,8 @@ static const seam_provider_vtable gemini_vtable = {
     .embed_decode = gemini_embed_decode,
     .count_tokens_encode = gemini_count_tokens_encode,
     .count_tokens_decode = gemini_count_tokens_decode,
+    .transcribe_encode = gemini_transcribe_encode,
+    .transcribe_decode = gemini_transcribe_decode,
 };
 
 static int gemini_plugin_init(seam_registrar *r)

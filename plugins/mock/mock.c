@@ -1087,6 +1087,8 @@ static int mock_serve(void *instance, const seam_http_request *hr, seam_served *
         return mock_embed_serve(instance, hr, out, err);
     if (url && strcmp(url, MOCK_COUNT_URL) == 0)
         return mock_count_serve(instance, hr, out, err);
+    if (url && strcmp(url, MOCK_TRANSCRIBE_URL) == 0)
+        return mock_transcribe_serve(instance, hr, out, err);
     size_t len = 0;
     const char *body = seam_http_request_body(hr, &len);
     json_object *request = body ? json_parse_strict(body, len) : NULL;
@@ -1495,6 +1497,8 @@ static const seam_provider_vtable mock_vtable = {
     .embed_decode = mock_embed_decode,
     .count_tokens_encode = mock_count_encode,
     .count_tokens_decode = mock_count_decode,
+    .transcribe_encode = mock_transcribe_encode,
+    .transcribe_decode = mock_transcribe_decode,
 };
 
 static int mock_init(seam_registrar *r)

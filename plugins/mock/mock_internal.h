@@ -14,6 +14,7 @@
 
 #define MOCK_EMBED_URL "mock://local/v1/embeddings"
 #define MOCK_COUNT_URL "mock://local/v1/count_tokens"
+#define MOCK_TRANSCRIBE_URL "mock://local/v1/audio/transcriptions"
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 typedef struct mock_instance {
@@ -47,6 +48,14 @@ int mock_count_serve(void *instance, const seam_http_request *hr, seam_served *o
                      seam_error *err);
 int mock_count_decode(void *instance, const seam_request *req, const char *body, size_t len,
                       int64_t *input_tokens, seam_error *err);
+
+/* transcribe.c */
+int mock_transcribe_encode(void *instance, const seam_transcribe_request *tr,
+                           seam_http_request *out, seam_error *err);
+int mock_transcribe_serve(void *instance, const seam_http_request *hr, seam_served *out,
+                          seam_error *err);
+int mock_transcribe_decode(void *instance, const seam_transcribe_request *tr, const char *body,
+                           size_t len, seam_transcription *out, seam_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

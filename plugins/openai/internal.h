@@ -27,7 +27,8 @@
  *   responses_decode.c  the Responses API: stream events and a whole Response
  *                       -> seam chunks
  *   embed.c             POST /embeddings: the embedding request and its answer
- *   count_tokens.c      POST /responses/input_tokens: the token count */
+ *   count_tokens.c      POST /responses/input_tokens: the token count
+ *   transcribe.c        POST /audio/transcriptions: speech to text */
 #ifndef SEAM_OPENAI_INTERNAL_H
 #define SEAM_OPENAI_INTERNAL_H
 
@@ -353,5 +354,12 @@ int oa_count_tokens_encode(void *instance, const seam_request *req, seam_http_re
                            seam_error *err);
 int oa_count_tokens_decode(void *instance, const seam_request *req, const char *body, size_t len,
                            int64_t *input_tokens, seam_error *err);
+
+/* ---- speech to text (transcribe.c) ------------------------------------------------ */
+
+int oa_transcribe_encode(void *instance, const seam_transcribe_request *tr,
+                         seam_http_request *out, seam_error *err);
+int oa_transcribe_decode(void *instance, const seam_transcribe_request *tr, const char *body,
+                         size_t len, seam_transcription *out, seam_error *err);
 
 #endif /* SEAM_OPENAI_INTERNAL_H */

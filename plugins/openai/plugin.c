@@ -115,6 +115,8 @@ static const seam_provider_vtable openai_vtable = {
     .embed_decode = oa_embed_decode,
     .count_tokens_encode = oa_count_tokens_encode,
     .count_tokens_decode = oa_count_tokens_decode,
+    .transcribe_encode = oa_transcribe_encode,
+    .transcribe_decode = oa_transcribe_decode,
 };
 
 static int openai_init(seam_registrar *r)

@@ -42,6 +42,7 @@
 
 #include <seam/types.h>
 #include <seam/embed.h>
+#include <seam/transcribe.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,7 +51,8 @@ extern "C" {
 #define SEAM_PLUGIN_ABI_MAJOR 1
 #define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
                                  * seam_capabilities media members; 1.3: seam_emit_media_begin,
-                                 * _append, _transcript, _end (media in pieces) */
+                                 * _append, _transcript, _end (media in pieces),
+                                 * form parts, transcribe_* */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -109,6 +111,18 @@ SEAM_EXPORT int seam_http_request_add_secret_header(seam_http_request *hr, const
 SEAM_EXPORT int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len);
 /* Takes ownership of a malloc'ed body (freed by the core with free()). */
 SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len);
+/* A multipart/form-data body (ABI 1.3; an upload endpoint such as OpenAI's
+ * /audio/transcriptions): each call appends one part, a field (name=value)
+ * or a file (its bytes, a file name and a MIME type), all copied. The core
+ * writes the body and its Content-Type header (with a boundary found in none
+ * of the parts) after encode returns; a request with form parts takes no
+ * other body. SEAM_ERR_INVALID for a name, file name or type holding a
+ * quote, CR or LF (they would forge the part's headers); SEAM_ERR_NOMEM. */
+SEAM_EXPORT int seam_http_request_add_form_field(seam_http_request *hr, const char *name,
+                                                 const char *value);
+SEAM_EXPORT int seam_http_request_add_form_file(seam_http_request *hr, const char *name,
+                                                const char *filename, const char *mime_type,
+                                                const void *data, size_t len);
 /* Framing of a streamed answer; defaults to the vtable's `framing`. */
 SEAM_EXPORT int seam_http_request_set_framing(seam_http_request *hr, seam_framing f);
 
@@ -256,6 +270,22 @@ typedef struct seam_provider_vtable {
                                seam_error *err);
     int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
                                size_t len, int64_t *input_tokens, seam_error *err);
+
+    /* ---- ABI 1.3: appended ---- */
+
+    /* Optional: speech to text (seam_transcribe). transcribe_encode turns tr,
+     * whose bytes and model the core has filled in, into the HTTP request of
+     * the provider's transcription endpoint (a multipart upload: the form
+     * functions above; or a JSON body); a provider or model that cannot
+     * transcribe fills err (kind bad_request) and fails, and the chain skips
+     * the entry. transcribe_decode reads the whole 2xx body into `out`:
+     * seam_transcription_set_text, and _set_usage / _set_seconds when the
+     * body says. Both or neither. */
+    int (*transcribe_encode)(void *instance, const seam_transcribe_request *tr,
+                             seam_http_request *out, seam_error *err);
+    int (*transcribe_decode)(void *instance, const seam_transcribe_request *tr,
+                             const char *body, size_t len, seam_transcription *out,
+                             seam_error *err);
 } seam_provider_vtable;
 
 /* ---- registration -------------------------------------------------------- */
