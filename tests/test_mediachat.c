@@ -572,6 +572,114 @@ static void test_text_only_unchanged(void)
     tu_client_free(c);
 }
 
+/* ---- Gemini: a blob comes whole in one event, through the same pieces ------------- */
+
+static seam_client *gemini_client(fake_server *srv, const char *model)
+{
+    if (!store_dir) {
+        store_dir = tu_mkdtemp_private();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(store_dir);
+        tu_rm_rf_at_end(store_dir);
+    }
+    seam_client *c = tu_clientf(
+        "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\"; api_key = \"k\"; }; };\n"
+        "chains = { default = ( { provider = \"gm\"; model = \"%s\"; } ); };\n"
+        "media = { store = \"%s\"; };\n",
+        fake_server_url(srv), model, store_dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    return c;
+}
+
+/* A streamed Gemini image (GenerateContentResponse events, a Part whole in
+ * one: ai.google.dev/api/generate-content): media_start, one media_delta with
+ * the byte count, media_end with the length. */
+static void test_gemini_image_pieces(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = gemini_client(srv, "gemini-2.5-flash-image");
+    const char *png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    char sse[1024];
+    snprintf(sse, sizeof sse,
+             "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"A cat.\"}]}}]}\r\n\r\n"
+             "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"inlineData\":"
+             "{\"mimeType\":\"image/png\",\"data\":\"%s\"}}]},\"finishReason\":\"STOP\"}]}\r\n\r\n",
+             png);
+    fake_server_push_sse(srv, sse, 9);
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, "draw a cat");
+    seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE);
+    seam_stream *st = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, r, NULL, &st, &err), SEAM_OK);
+    const seam_chunk *ch;
+    char log[512] = "";
+    int rc;
+    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
+        CU_ASSERT(!holds_base64(ch, png));
+        size_t n = strlen(log);
+        if (ch->type == SEAM_CHUNK_MEDIA_DELTA)
+            snprintf(log + n, sizeof log - n, "delta%s ", ch->result_json ? ch->result_json : "");
+        else if (ch->type == SEAM_CHUNK_MEDIA_END)
+            snprintf(log + n, sizeof log - n, "end%s ", ch->result_json ? ch->result_json : "");
+        else
+            snprintf(log + n, sizeof log - n, "%s ", seam_chunk_type_name(ch->type));
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    TU_STR_EQ(log, "text_delta media_start delta{\"bytes\":70} end{\"byte_length\":70} stop ");
+    const seam_part *p = seam_message_part(seam_result_message(seam_stream_result(st)), 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(p), 70);
+    seam_stream_free(st);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
+/* Gemini speech generation answers "audio/L16;codec=pcm;rate=24000"
+ * (ai.google.dev/gemini-api/docs/speech-generation): stored as audio/pcm, its
+ * duration from the rate. */
+static void test_gemini_tts(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = gemini_client(srv, "gemini-2.5-flash-preview-tts");
+    size_t len;
+    unsigned char *pcm = audio_bytes(12000, 0, &len); /* 24000 bytes at 48000 a second */
+    char *data = b64(pcm, len);
+    size_t cap = strlen(data) + 512;
+    char *body = malloc(cap);
+    snprintf(body, cap,
+             "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"inlineData\":"
+             "{\"mimeType\":\"audio/L16;codec=pcm;rate=24000\",\"data\":\"%s\"}}]},"
+             "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":9,"
+             "\"candidatesTokenCount\":300}}",
+             data);
+    fake_server_push_json(srv, 200, body, NULL);
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, "Say cheerfully: have a wonderful day!");
+    seam_request_set_output_modalities(r, SEAM_MODALITY_AUDIO);
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    json_object *sent = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(tu_json_at(sent, "generationConfig.responseModalities"), "[\"AUDIO\"]"));
+    json_object_put(sent);
+    const seam_part *p = seam_message_part(seam_result_message(res), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    TU_STR_EQ(seam_part_mime_type(p), "audio/pcm");
+    CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), 500);
+    char want[SEAM_MEDIA_HANDLE_SIZE];
+    handle_of(pcm, len, want);
+    TU_STR_EQ(seam_part_media_data(p), want);
+    audio_units_are(res, 0.5);
+    seam_result_free(res);
+    seam_request_free(r);
+    free(body);
+    free(data);
+    free(pcm);
+    tu_client_free(c);
+}
+
 static const tu_test tests[] = {
     {"openai audio: a whole answer stored, transcript, duration, media_units", test_whole_answer},
     {"openai audio: a stream of odd fragments, no base64 in any chunk", test_stream_fragments},
@@ -581,6 +689,8 @@ static const tu_test tests[] = {
     {"openai audio: base64 cut inside a group", test_stream_cut_group},
     {"openai audio: the conf's voice and format", test_options_format},
     {"openai audio: text only sends neither", test_text_only_unchanged},
+    {"gemini: a streamed image through the pieces, with its length", test_gemini_image_pieces},
+    {"gemini: speech (audio/L16) stored as audio/pcm with its duration", test_gemini_tts},
     {NULL, NULL},
 };
 
