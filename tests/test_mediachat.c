@@ -572,6 +572,40 @@ static void test_text_only_unchanged(void)
     tu_client_free(c);
 }
 
+/* The next turn after an audio answer: the assistant's audio goes back as
+ * its transcript (OpenAI's audio guide: the transcript as the assistant's
+ * content when the audio id is not sent). */
+static void test_next_turn_transcript(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = openai_client(srv, NULL);
+    fake_server_push_json(srv, 200,
+                          "{\"id\":\"c\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                          "\"content\":\"fine\"},\"finish_reason\":\"stop\"}]}",
+                          NULL);
+    seam_request *r = tu_user_request("say hello");
+    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_media_meta meta = {.size = sizeof meta, .transcript = "Hello there!", .byte_length = -1,
+                            .duration_ms = -1};
+    CU_ASSERT_EQUAL(seam_message_add_media_meta(a, "audio/wav", SEAM_MEDIA_URL,
+                                                "https://example.org/a.wav", &meta), SEAM_OK);
+    seam_request_add_message(r, a);
+    seam_message *u = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_text(u, "and again?");
+    seam_request_add_message(r, u);
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    json_object *sent = tu_last_body(srv);
+    TU_STR_EQ(tu_json_str(sent, "messages.1.role"), "assistant");
+    TU_STR_EQ(tu_json_str(sent, "messages.1.content"), "Hello there!");
+    json_object_put(sent);
+    seam_result_free(res);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
 /* ---- Gemini: a blob comes whole in one event, through the same pieces ------------- */
 
 static seam_client *gemini_client(fake_server *srv, const char *model)
@@ -689,6 +723,7 @@ static const tu_test tests[] = {
     {"openai audio: base64 cut inside a group", test_stream_cut_group},
     {"openai audio: the conf's voice and format", test_options_format},
     {"openai audio: text only sends neither", test_text_only_unchanged},
+    {"openai audio: the next turn sends the transcript back", test_next_turn_transcript},
     {"gemini: a streamed image through the pieces, with its length", test_gemini_image_pieces},
     {"gemini: speech (audio/L16) stored as audio/pcm with its duration", test_gemini_tts},
     {NULL, NULL},

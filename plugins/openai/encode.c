@@ -165,7 +165,7 @@ static int encode_user(const oa_instance *in, oa_id_map *ids, const seam_message
 
 static int encode_assistant(oa_id_map *ids, const seam_message *msg, json_object *messages)
 {
-    strbuf text = {0};
+    strbuf text = {0}, spoken = {0};
     int has_text = 0;
     json_object *calls = json_object_new_array();
     for (size_t i = 0; i < seam_message_part_count(msg); i++) {
@@ -193,10 +193,28 @@ static int encode_assistant(oa_id_map *ids, const seam_message *msg, json_object
             json_object_array_add(calls, call);
             break;
         }
-        default: /* reasoning is never sent back on this wire; media output neither */
+        case SEAM_PART_MEDIA:
+            /* An audio answer goes back as its transcript: the audio id it
+             * had expires within the hour, and OpenAI's audio guide takes the
+             * transcript as the assistant's content in its stead. */
+            if (seam_part_media_transcript(p) &&
+                sb_puts(&spoken, seam_part_media_transcript(p)) != SEAM_OK) {
+                sb_free(&text);
+                json_object_put(calls);
+                return SEAM_ERR_NOMEM;
+            }
+            break;
+        default: /* reasoning is never sent back on this wire */
             break;
         }
     }
+    if (!has_text && spoken.len) {
+        strbuf t = text;
+        text = spoken;
+        spoken = t;
+        has_text = 1;
+    }
+    sb_free(&spoken);
     size_t n_calls = json_object_array_length(calls);
     if (!has_text && n_calls == 0) {
         sb_free(&text);
