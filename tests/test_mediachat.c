@@ -714,6 +714,33 @@ static void test_gemini_tts(void)
     tu_client_free(c);
 }
 
+/* Whole media through seam_emit_media (the mock's WAV: 8 samples at 8000
+ * bytes a second) gets its length and duration too, offline. */
+static void test_mock_audio_meta(void)
+{
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+                                "media = { store = \"%s\"; };\n", store_dir ? store_dir : tu_dir());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    seam_request *r = audio_request();
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    const seam_message *m = seam_result_message(res);
+    const seam_part *audio = NULL;
+    for (size_t i = 0; i < seam_message_part_count(m); i++)
+        if (seam_part_get_type(seam_message_part(m, i)) == SEAM_PART_MEDIA)
+            audio = seam_message_part(m, i);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(audio);
+    TU_STR_EQ(seam_part_mime_type(audio), "audio/wav");
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
+    CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
+    audio_units_are(res, 0.001);
+    seam_result_free(res);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
 static const tu_test tests[] = {
     {"openai audio: a whole answer stored, transcript, duration, media_units", test_whole_answer},
     {"openai audio: a stream of odd fragments, no base64 in any chunk", test_stream_fragments},
@@ -724,6 +751,7 @@ static const tu_test tests[] = {
     {"openai audio: the conf's voice and format", test_options_format},
     {"openai audio: text only sends neither", test_text_only_unchanged},
     {"openai audio: the next turn sends the transcript back", test_next_turn_transcript},
+    {"mock: whole media gets its length and duration", test_mock_audio_meta},
     {"gemini: a streamed image through the pieces, with its length", test_gemini_image_pieces},
     {"gemini: speech (audio/L16) stored as audio/pcm with its duration", test_gemini_tts},
     {NULL, NULL},

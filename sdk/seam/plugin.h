@@ -149,8 +149,9 @@ SEAM_EXPORT int seam_http_headers_at(const seam_http_headers *h, size_t i, const
 typedef struct seam_emitter seam_emitter;
 SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
 /* Media in an answer (ABI 1.2): the decoded bytes of base64[0..len) go into
- * the media store and the consumer gets a media_start chunk and a media_end
- * chunk whose text is the handle ("media://sha256-..."): base64 never reaches
+ * the media store and the consumer gets a media_start chunk, a media_delta
+ * with the byte count (1.3) and a media_end chunk whose text is the handle
+ * ("media://sha256-...", with the length and duration): base64 never reaches
  * a chunk, a result or a log. id correlates the two (NULL: "media-N").
  * mime_type must be a bare type/subtype of a media modality. Returns SEAM_OK,
  * SEAM_ERR_PROVIDER with err filled (invalid base64, a bad MIME type: the
