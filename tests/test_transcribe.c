@@ -360,6 +360,49 @@ static void test_refusals(void)
     tu_client_free(c);
 }
 
+/* Record and replay: the upload is one byte string with a boundary that is
+ * the same for the same parts, so a recorded transcription replays with the
+ * server gone, and other audio misses. */
+static void test_cassette_replay(void)
+{
+    char *dir = tu_path(tu_dir(), "cassettes");
+    fake_server *srv = fake_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    fake_server_push_json(srv, 200, "{\"text\":\"recorded words\"}", NULL);
+    char conf[512];
+    snprintf(conf, sizeof conf,
+             "providers = { oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-rec-1234abcd\"; }; };\n",
+             fake_server_url(srv));
+    size_t len;
+    unsigned char *wav = wav_bytes(500, &len);
+    seam_transcribe_request tr = wav_request(wav, len);
+    seam_call_options o = tu_call_opts("oa", "whisper-1");
+    seam_transcription *t = NULL;
+    seam_error err;
+    setenv("SEAM_RECORD", dir, 1);
+    seam_client *c = tu_client(conf, &err);
+    unsetenv("SEAM_RECORD");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    seam_transcription_free(t);
+    tu_client_free(c);
+    fake_server_stop(srv); /* nothing listens from here on */
+    setenv("SEAM_REPLAY", dir, 1);
+    c = tu_client(conf, &err);
+    unsetenv("SEAM_REPLAY");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    t = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    TU_STR_EQ(seam_transcription_text(t), "recorded words");
+    seam_transcription_free(t);
+    wav[len - 1] ^= 1; /* other audio: no cassette */
+    CU_ASSERT_NOT_EQUAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    TU_STR_EQ(err.code, "cassette_miss");
+    tu_client_free(c);
+    free(wav);
+    free(dir);
+}
+
 static const tu_test tests[] = {
     {"openai: the upload, usage in tokens, a skipped entry", test_openai_tokens},
     {"openai: whisper's seconds, audio from the store", test_openai_duration_handle},
@@ -368,6 +411,7 @@ static const tu_test tests[] = {
     {"mock: offline through the form body", test_mock},
     {"form: a boundary found in the audio is not used", test_boundary_in_audio},
     {"refusals before anything is sent", test_refusals},
+    {"record and replay of an upload", test_cassette_replay},
     {NULL, NULL},
 };
 
