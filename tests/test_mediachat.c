@@ -548,6 +548,25 @@ static void test_options_format(void)
     tu_client_free(c);
 }
 
+/* The Responses API cannot answer in audio: refused, nothing sent. */
+static void test_responses_refuses_audio(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = openai_client(srv, "options = { api = \"responses\"; };");
+    seam_request *r = audio_request();
+    seam_call_options o = tu_call_opts("oa", "gpt-4o-audio-preview");
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate(c, r, &o, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Responses API answers in text only"));
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), 0);
+    seam_result_free(res);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
 /* Text only (the default): no modalities, no audio in the body. */
 static void test_text_only_unchanged(void)
 {
@@ -750,6 +769,7 @@ static const tu_test tests[] = {
     {"openai audio: base64 cut inside a group", test_stream_cut_group},
     {"openai audio: the conf's voice and format", test_options_format},
     {"openai audio: text only sends neither", test_text_only_unchanged},
+    {"openai audio: the Responses API refuses it", test_responses_refuses_audio},
     {"openai audio: the next turn sends the transcript back", test_next_turn_transcript},
     {"mock: whole media gets its length and duration", test_mock_audio_meta},
     {"gemini: a streamed image through the pieces, with its length", test_gemini_image_pieces},
