@@ -19,24 +19,6 @@
 #include "json_out.h"
 #include "logs.h"
 
-/* Joins the positional words into one prompt (so `seam chat hello there` works). */
-static char *join_words(int n, char **words)
-{
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(words[i]) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, words[i]);
-    }
-    return s;
-}
-
 static int is_blank(const char *s)
 {
     for (; *s; s++)

@@ -134,19 +134,7 @@ static void end_text_line(void)
 static void print_attempt(const seam_attempt *a)
 {
     end_text_line();
-    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                               : "skipped";
-    fprintf(stderr, "seam: %s%s%sattempt %d %s %s: %s", a->chain ? "chain " : "",
-            a->chain ? a->chain : "", a->chain ? ": " : "", a->attempt, a->provider,
-            a->model ? a->model : "?", outcome);
-    if (a->error) {
-        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
-        if (a->error->http_status)
-            fprintf(stderr, " (HTTP %d)", a->error->http_status);
-        if (a->error->message[0])
-            fprintf(stderr, ": %s", a->error->message);
-    }
+    print_attempt_head(a, 1);
     if (a->usage) {
         const seam_usage *u = a->usage;
         fputs(" [", stderr);

@@ -43,6 +43,10 @@ int cli_color(void);
 void say(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* say, then "Try 'seam --help'."; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* The start of a -v line about an attempt on stderr: "seam: [chain NAME: ]attempt
+ * N PROVIDER MODEL: OUTCOME[: KIND (HTTP S): MESSAGE]", the chain when
+ * with_chain; the caller adds the rest of the line. */
+void print_attempt_head(const seam_attempt *a, int with_chain);
 /* "seam: provider: message [kind, HTTP 429, code x]" on stderr. */
 void print_error(const seam_error *err);
 /* A conf warning ("seam: warning: TEXT"), as seam_conf_check reports one. */
@@ -52,6 +56,26 @@ void print_warning(void *ud, const char *text);
  * "--name=VALUE". Returns 1 with *value set (and *i advanced past a separate
  * value), 0 when argv[*i] is another option, -1 when the value is missing. */
 int option_value(int argc, char **argv, int *i, const char *name, const char **value);
+/* The options of a subcommand that makes one call of a chain or a model
+ * (`seam embed`, `seam tokens`): --chain, or --provider with --model/-m,
+ * --json, -v/--verbose, -h/--help, and one option of the command's own that
+ * takes a value (extra_name, e.g. "--dimensions"). Operands start at first
+ * (argc when there are none; "--" ends the options). */
+typedef struct target_opts {
+    const char *chain, *provider, *model, *extra;
+    int json, verbose;
+    int first;
+} target_opts;
+/* Parses argv of subcommand cmd into o, printing help (for -h) or what is
+ * wrong on the way. Returns -1 when the command goes on, else its exit code. */
+int parse_target_opts(const char *cmd, const char *help, const char *extra_name, int argc,
+                      char **argv, target_opts *o);
+/* The call options of o's target; with -v, each attempt goes to on_attempt. */
+seam_call_options target_call_options(const target_opts *o,
+                                      void (*on_attempt)(void *ud, const seam_attempt *a));
+/* The words joined by single spaces (so `seam chat hello there` is one
+ * prompt). Malloc'ed; NULL when out of memory. */
+char *join_words(int n, char **words);
 /* For subcommands without options of their own: --conf and --help. Returns 0,
  * -1 after printing the help, or an exit code. */
 int parse_simple_args(const char *cmd, int argc, char **argv, const char **conf);

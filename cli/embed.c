@@ -51,19 +51,7 @@ static void embed_cost(int64_t microcents, char *buf, size_t size)
 static void embed_on_attempt(void *ud, const seam_attempt *a)
 {
     (void)ud;
-    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                               : "skipped";
-    fprintf(stderr, "seam: %s%s%sattempt %d %s %s: %s", a->chain ? "chain " : "",
-            a->chain ? a->chain : "", a->chain ? ": " : "", a->attempt, a->provider,
-            a->model ? a->model : "?", outcome);
-    if (a->error) {
-        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
-        if (a->error->http_status)
-            fprintf(stderr, " (HTTP %d)", a->error->http_status);
-        if (a->error->message[0])
-            fprintf(stderr, ": %s", a->error->message);
-    }
+    print_attempt_head(a, 1);
     if (a->wait_ms > 0)
         fprintf(stderr, "; retrying in %lld ms", (long long)a->wait_ms);
     fputc('\n', stderr);
@@ -181,77 +169,26 @@ static int print_text(const seam_embeddings *e)
 
 int cmd_embed(const char *conf, int argc, char **argv)
 {
-    const char *chain = NULL, *provider = NULL, *model = NULL, *dims_text = NULL;
-    int json = 0, verbose = 0, first_text = argc;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-        if (strcmp(a, "--") == 0) {
-            first_text = i + 1;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0') {
-            first_text = i;
-            break;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(embed_help, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "--json") == 0) {
-            json = 1;
-            continue;
-        }
-        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = 1;
-            continue;
-        }
-        if ((r = option_value(argc, argv, &i, "--chain", &v)) ||
-            (r = option_value(argc, argv, &i, "--provider", &v)) ||
-            (r = option_value(argc, argv, &i, "--model", &v)) ||
-            (r = option_value(argc, argv, &i, "-m", &v)) ||
-            (r = option_value(argc, argv, &i, "--dimensions", &v))) {
-            if (r < 0) {
-                fprintf(stderr, "seam: %s needs a value\nTry 'seam embed --help'.\n", a);
-                return EXIT_USAGE;
-            }
-            if (strncmp(a, "--chain", 7) == 0)
-                chain = v;
-            else if (strncmp(a, "--provider", 10) == 0)
-                provider = v;
-            else if (strncmp(a, "--dimensions", 12) == 0)
-                dims_text = v;
-            else
-                model = v;
-            continue;
-        }
-        fprintf(stderr, "seam: unknown option '%s'\nTry 'seam embed --help'.\n", a);
-        return EXIT_USAGE;
-    }
-    if (chain && provider) {
-        fputs("seam: --chain and --provider exclude each other\n", stderr);
-        return EXIT_USAGE;
-    }
-    if (provider && !model) {
-        fputs("seam: --provider needs --model\n", stderr);
-        return EXIT_USAGE;
-    }
+    target_opts o;
+    int done = parse_target_opts("embed", embed_help, "--dimensions", argc, argv, &o);
+    if (done >= 0)
+        return done;
     long long dims = 0;
-    if (dims_text) {
+    if (o.extra) {
         char *end = NULL;
         errno = 0;
-        dims = strtoll(dims_text, &end, 10);
+        dims = strtoll(o.extra, &end, 10);
         if (errno || !end || *end || dims <= 0) {
-            fprintf(stderr, "seam: --dimensions needs a positive number, not '%s'\n", dims_text);
+            fprintf(stderr, "seam: --dimensions needs a positive number, not '%s'\n", o.extra);
             return EXIT_USAGE;
         }
     }
 
     seam_embed_request *er = seam_embed_request_new();
     int rc = er ? SEAM_OK : SEAM_ERR_NOMEM;
-    for (int i = first_text; rc == SEAM_OK && i < argc; i++)
+    for (int i = o.first; rc == SEAM_OK && i < argc; i++)
         rc = seam_embed_request_add_text(er, argv[i]);
-    if (rc == SEAM_OK && first_text >= argc)
+    if (rc == SEAM_OK && o.first >= argc)
         rc = read_lines(er);
     if (rc == SEAM_OK && dims)
         rc = seam_embed_request_set_dimensions(er, dims);
@@ -275,26 +212,19 @@ int cmd_embed(const char *conf, int argc, char **argv)
         seam_embed_request_free(er);
         return code;
     }
-    seam_call_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.size = sizeof opts;
-    opts.chain = chain;
-    opts.provider = provider;
-    opts.model = model;
-    if (verbose)
-        opts.on_attempt = embed_on_attempt;
+    seam_call_options opts = target_call_options(&o, embed_on_attempt);
     seam_embeddings *e = NULL;
     rc = seam_embed(client, er, &opts, &e, &err);
     int exit_code = EXIT_OK;
     if (rc != SEAM_OK) {
-        if (json)
+        if (o.json)
             json_out_error(stdout, &err);
         else
             print_error(&err);
         exit_code = err.kind == SEAM_ERROR_CONF || rc == SEAM_ERR_NOT_FOUND || rc == SEAM_ERR_INVALID
                         ? EXIT_USAGE
                         : EXIT_PROVIDER;
-    } else if ((json ? print_json(e) : print_text(e)) != 0) {
+    } else if ((o.json ? print_json(e) : print_text(e)) != 0) {
         say("cannot write the output");
         exit_code = EXIT_PROVIDER;
     }

@@ -196,6 +196,109 @@ int option_value(int argc, char **argv, int *i, const char *name, const char **v
     return 1;
 }
 
+char *join_words(int n, char **words)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(words[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, words[i]);
+    }
+    return s;
+}
+
+int parse_target_opts(const char *cmd, const char *help, const char *extra_name, int argc,
+                      char **argv, target_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->first = argc;
+    const char *names[] = { "--chain", "--provider", "--model", "-m", extra_name };
+    const char **fields[] = { &o->chain, &o->provider, &o->model, &o->model, &o->extra };
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "--") == 0) {
+            o->first = i + 1;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            o->first = i;
+            break;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            o->verbose = 1;
+            continue;
+        }
+        int r = 0;
+        size_t k = 0;
+        for (; k < sizeof names / sizeof names[0] && !r; k++)
+            r = option_value(argc, argv, &i, names[k], &v);
+        if (r < 0) {
+            fprintf(stderr, "seam: %s needs a value\nTry 'seam %s --help'.\n", a, cmd);
+            return EXIT_USAGE;
+        }
+        if (r > 0) {
+            *fields[k - 1] = v;
+            continue;
+        }
+        fprintf(stderr, "seam: unknown option '%s'\nTry 'seam %s --help'.\n", a, cmd);
+        return EXIT_USAGE;
+    }
+    if (o->chain && o->provider) {
+        fputs("seam: --chain and --provider exclude each other\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (o->provider && !o->model) {
+        fputs("seam: --provider needs --model\n", stderr);
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+seam_call_options target_call_options(const target_opts *o,
+                                      void (*on_attempt)(void *ud, const seam_attempt *a))
+{
+    seam_call_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.size = sizeof opts;
+    opts.chain = o->chain;
+    opts.provider = o->provider;
+    opts.model = o->model;
+    if (o->verbose)
+        opts.on_attempt = on_attempt;
+    return opts;
+}
+
+void print_attempt_head(const seam_attempt *a, int with_chain)
+{
+    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                               : "skipped";
+    const char *chain = with_chain ? a->chain : NULL;
+    fprintf(stderr, "seam: %s%s%sattempt %d %s %s: %s", chain ? "chain " : "", chain ? chain : "",
+            chain ? ": " : "", a->attempt, a->provider, a->model ? a->model : "?", outcome);
+    if (a->error) {
+        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
+        if (a->error->http_status)
+            fprintf(stderr, " (HTTP %d)", a->error->http_status);
+        if (a->error->message[0])
+            fprintf(stderr, ": %s", a->error->message);
+    }
+}
+
 /* ---- the client ------------------------------------------------------------- */
 
 /* The library's notices (the shared state store away or back) go to stderr. */

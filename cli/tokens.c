@@ -37,18 +37,7 @@ static const char *const tokens_help =
 static void tokens_on_attempt(void *ud, const seam_attempt *a)
 {
     (void)ud;
-    const char *outcome = a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-                          : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                               : "skipped";
-    fprintf(stderr, "seam: attempt %d %s %s: %s", a->attempt, a->provider,
-            a->model ? a->model : "?", outcome);
-    if (a->error) {
-        fprintf(stderr, ": %s", seam_error_kind_name(a->error->kind));
-        if (a->error->http_status)
-            fprintf(stderr, " (HTTP %d)", a->error->http_status);
-        if (a->error->message[0])
-            fprintf(stderr, ": %s", a->error->message);
-    }
+    print_attempt_head(a, 0);
     fputc('\n', stderr);
 }
 
@@ -77,23 +66,6 @@ static char *slurp_stdin(void)
     return NULL;
 }
 
-static char *join_args(int n, char **words)
-{
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(words[i]) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, words[i]);
-    }
-    return s;
-}
-
 static int print_json(const seam_token_count *tc)
 {
     json_object *o = json_object_new_object();
@@ -116,62 +88,11 @@ static int print_json(const seam_token_count *tc)
 
 int cmd_tokens(const char *conf, int argc, char **argv)
 {
-    const char *chain = NULL, *provider = NULL, *model = NULL, *system = NULL;
-    int json = 0, verbose = 0, first_word = argc;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-        if (strcmp(a, "--") == 0) {
-            first_word = i + 1;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0') {
-            first_word = i;
-            break;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(tokens_help, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "--json") == 0) {
-            json = 1;
-            continue;
-        }
-        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = 1;
-            continue;
-        }
-        if ((r = option_value(argc, argv, &i, "--chain", &v)) ||
-            (r = option_value(argc, argv, &i, "--provider", &v)) ||
-            (r = option_value(argc, argv, &i, "--model", &v)) ||
-            (r = option_value(argc, argv, &i, "-m", &v)) ||
-            (r = option_value(argc, argv, &i, "--system", &v))) {
-            if (r < 0) {
-                fprintf(stderr, "seam: %s needs a value\nTry 'seam tokens --help'.\n", a);
-                return EXIT_USAGE;
-            }
-            if (strncmp(a, "--chain", 7) == 0)
-                chain = v;
-            else if (strncmp(a, "--provider", 10) == 0)
-                provider = v;
-            else if (strncmp(a, "--system", 8) == 0)
-                system = v;
-            else
-                model = v;
-            continue;
-        }
-        fprintf(stderr, "seam: unknown option '%s'\nTry 'seam tokens --help'.\n", a);
-        return EXIT_USAGE;
-    }
-    if (chain && provider) {
-        fputs("seam: --chain and --provider exclude each other\n", stderr);
-        return EXIT_USAGE;
-    }
-    if (provider && !model) {
-        fputs("seam: --provider needs --model\n", stderr);
-        return EXIT_USAGE;
-    }
-    char *prompt = first_word < argc ? join_args(argc - first_word, argv + first_word)
+    target_opts o;
+    int done = parse_target_opts("tokens", tokens_help, "--system", argc, argv, &o);
+    if (done >= 0)
+        return done;
+    char *prompt = o.first < argc ? join_words(argc - o.first, argv + o.first)
                                      : slurp_stdin();
     if (!prompt) {
         fputs("seam: cannot read the prompt\n", stderr);
@@ -179,8 +100,8 @@ int cmd_tokens(const char *conf, int argc, char **argv)
     }
     seam_request *req = seam_request_new();
     int rc = req ? seam_request_add_user_text(req, prompt) : SEAM_ERR_NOMEM;
-    if (rc == SEAM_OK && system)
-        rc = seam_request_set_system(req, system);
+    if (rc == SEAM_OK && o.extra)
+        rc = seam_request_set_system(req, o.extra);
     free(prompt);
     if (rc != SEAM_OK) {
         seam_request_free(req);
@@ -195,26 +116,19 @@ int cmd_tokens(const char *conf, int argc, char **argv)
         seam_request_free(req);
         return code;
     }
-    seam_call_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.size = sizeof opts;
-    opts.chain = chain;
-    opts.provider = provider;
-    opts.model = model;
-    if (verbose)
-        opts.on_attempt = tokens_on_attempt;
+    seam_call_options opts = target_call_options(&o, tokens_on_attempt);
     seam_token_count tc;
     memset(&tc, 0, sizeof tc);
     tc.size = sizeof tc;
     rc = seam_count_tokens(client, req, &opts, &tc, &err);
     int exit_code = EXIT_OK;
     if (rc != SEAM_OK) {
-        if (json)
+        if (o.json)
             json_out_error(stdout, &err);
         else
             print_error(&err);
         exit_code = rc == SEAM_ERR_NOMEM ? EXIT_PROVIDER : EXIT_USAGE;
-    } else if (json) {
+    } else if (o.json) {
         if (print_json(&tc) != 0)
             exit_code = EXIT_PROVIDER;
     } else {

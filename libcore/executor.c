@@ -9,10 +9,18 @@
  * each turn the context engine may compress the history; the default one keeps
  * the first and last messages and replaces the middle by a summary made with
  * auxiliary(), a single turn without tools. The role factory builds a session
- * or executor on the chain the conf's `roles` names. */
+ * or executor on the chain the conf's `roles` names.
+ *
+ * The executor's memory is the session's history, a conversation state
+ * (history.c): every change a run makes is an operation on it (ADD for
+ * answers and results, UPDATE for a resumed call's result, COMPACT for the
+ * default compression). A run's settings (tools, iterations, send options,
+ * a deadline for the whole run, what a failing tool does) come from the
+ * executor unless the run's options give their own. */
 #include "config.h"
 #include "internal.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,31 +155,29 @@ static int default_compress(void *ud, seam_executor *ex, seam_session *s, seam_e
     if (rc != SEAM_OK)
         return rc;
 
-    /* head + summary + tail, rebuilt from copies. */
-    seam_request *old = NULL;
-    rc = seam_session_snapshot(s, &old);
+    /* The middle becomes one item: a COMPACT of the history. */
+    seam_history *h = seam_session_history(s);
     seam_message *summary = seam_message_new(SEAM_ROLE_USER);
+    uint64_t *ids = calloc(tail - head, sizeof *ids);
     seam_buf text = { 0 };
-    if (rc == SEAM_OK && summary)
+    rc = h && summary && ids ? SEAM_OK : SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK)
         rc = seam_buf_printf(&text, "Summary of the earlier conversation:\n%s", seam_result_text(res));
-    if (rc == SEAM_OK && summary)
+    if (rc == SEAM_OK)
         rc = seam_message_add_text(summary, text.data);
-    else if (rc == SEAM_OK)
-        rc = SEAM_ERR_NOMEM;
     if (rc == SEAM_OK) {
-        seam_session_clear(s);
-        for (size_t i = 0; rc == SEAM_OK && i < head; i++)
-            rc = seam_session_append(s, seam_request_message(old, i));
-        if (rc == SEAM_OK)
-            rc = seam_session_append(s, summary);
-        for (size_t i = tail; rc == SEAM_OK && i < n; i++)
-            rc = seam_session_append(s, seam_request_message(old, i));
-    }
-    if (rc != SEAM_OK)
+        for (size_t i = head; i < tail; i++)
+            ids[i - head] = seam_history_item_id(h, i);
+        seam_op compact = { .kind = SEAM_OP_COMPACT, .ids = ids, .n_ids = tail - head,
+                            .message = summary };
+        rc = seam_session_apply(s, &compact, 1, NULL, err);
+    } else {
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory while compressing the history");
+    }
     seam_buf_free(&text);
+    free(ids);
     seam_message_free(summary);
-    seam_request_free(old);
+    seam_history_free(h);
     seam_result_free(res);
     return rc;
 }
@@ -293,6 +299,14 @@ typedef enum run_state {
 struct seam_run {
     seam_executor *ex;
     seam_cancel *cancel;
+    /* This run's settings: its options' or the executor's. */
+    const seam_toolset *tools;
+    int max_iterations;
+    int max_parallel;
+    seam_send_options send;
+    int64_t timeout_ms;
+    int64_t deadline_ms;         /* seam_now_ms clock; 0: none */
+    seam_tool_errors tool_errors;
     run_state state;
     run_state after_compress;    /* R_TURN or R_DONE */
     int iteration;               /* turns made */
@@ -307,6 +321,8 @@ struct seam_run {
     int status;
     seam_error err;
     int tools_failed;            /* the tool runner was interrupted: err holds why */
+    long failing;                /* END_RUN: the first call that failed, -1 none */
+    char *thread_id;             /* the history's when the run started */
 };
 
 
@@ -330,21 +346,107 @@ void seam_run_free(seam_run *r)
     release_turn(r);
     if (r->ex && r->ex->current == r)
         r->ex->current = NULL;
+    free(r->thread_id);
     free(r);
 }
 
-static int run_create(seam_executor *ex, seam_cancel *cancel, seam_run **out, seam_error *err)
+/* The run's options, checked and with the executor's settings filled in. */
+static int run_options(const seam_executor *ex, const seam_run_options *opts, seam_run_options *o,
+                       seam_error *err)
+{
+    memset(o, 0, sizeof *o);
+    if (opts && opts->size < sizeof(uint32_t))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_run_options.size is not set"),
+               SEAM_ERR_INVALID;
+    if (opts)
+        memcpy(o, opts, opts->size < sizeof *o ? opts->size : sizeof *o);
+    o->size = sizeof *o;
+    const char *bad = NULL;
+    if (o->max_iterations < 0)
+        bad = "max_iterations must not be negative";
+    else if (o->max_parallel_tools < 0)
+        bad = "max_parallel_tools must not be negative";
+    else if (o->timeout_ms < 0)
+        bad = "timeout_ms must not be negative";
+    else if (o->tool_errors != SEAM_TOOL_ERRORS_AS_RESULTS && o->tool_errors != SEAM_TOOL_ERRORS_END_RUN)
+        bad = "tool_errors is not a seam_tool_errors value";
+    else if (o->send && o->send->size < sizeof(uint32_t))
+        bad = "seam_send_options.size is not set";
+    if (bad)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "%s", bad), SEAM_ERR_INVALID;
+    if (!o->tools)
+        o->tools = ex->tools;
+    if (o->max_iterations == 0)
+        o->max_iterations = ex->max_iterations;
+    if (o->max_parallel_tools == 0)
+        o->max_parallel_tools = ex->max_parallel;
+    return SEAM_OK;
+}
+
+static int run_create(seam_executor *ex, const seam_run_options *o, seam_run **out, seam_error *err)
 {
     seam_run *r = calloc(1, sizeof *r);
     if (!r)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
     r->ex = ex;
-    r->cancel = cancel ? cancel : ex->send.cancel;
+    r->thread_id = seam_strdup(seam_session_thread_id(ex->session));
+    if (!r->thread_id) {
+        free(r);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+    }
+    r->send = ex->send;
+    if (o->send) {
+        memset(&r->send, 0, sizeof r->send);
+        memcpy(&r->send, o->send, o->send->size < sizeof r->send ? o->send->size : sizeof r->send);
+    }
+    r->send.size = sizeof r->send;
+    r->cancel = o->cancel ? o->cancel : r->send.cancel;
+    r->send.cancel = r->cancel;
+    r->tools = o->tools;
+    r->max_iterations = o->max_iterations;
+    r->max_parallel = o->max_parallel_tools;
+    r->timeout_ms = o->timeout_ms;
+    r->deadline_ms = o->timeout_ms > 0 ? seam_now_ms() + o->timeout_ms : 0;
+    r->tool_errors = o->tool_errors;
     r->state = R_TURN;
     r->paused = -1;
+    r->failing = -1;
     seam_error_clear(&r->err);
     *out = r;
     return SEAM_OK;
+}
+
+int seam_executor_run_messages(seam_executor *ex, const seam_message *const *messages, size_t n,
+                               const seam_run_options *opts, seam_run **out, seam_error *err)
+{
+    seam_error_clear(err);
+    if (!ex || !out || (n > 0 && !messages))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    *out = NULL;
+    seam_run_options o;
+    int rc = run_options(ex, opts, &o, err);
+    if (rc != SEAM_OK)
+        return rc;
+    if (seam_session_pending_call(ex->session, NULL, NULL))
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
+                              "the session waits for a person's answer: resume it"),
+               SEAM_ERR_INVALID;
+    if (n > 0) {
+        seam_op *ops = calloc(n, sizeof *ops);
+        if (!ops)
+            return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+        for (size_t i = 0; i < n; i++)
+            ops[i] = (seam_op){ .kind = SEAM_OP_ADD, .message = messages[i] };
+        size_t failed = 0;
+        rc = seam_session_apply(ex->session, ops, n, &failed, err);
+        free(ops);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    if (seam_session_history_count(ex->session) == 0)
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "nothing to run: no input and no history"),
+               SEAM_ERR_INVALID;
+    return run_create(ex, &o, out, err);
 }
 
 int seam_executor_run(seam_executor *ex, const char *input, seam_cancel *cancel, seam_run **out,
@@ -354,28 +456,39 @@ int seam_executor_run(seam_executor *ex, const char *input, seam_cancel *cancel,
     if (!ex || !out)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
     *out = NULL;
-    if (seam_session_pending_call(ex->session, NULL, NULL))
-        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST,
-                              "the session waits for a person's answer: resume it"),
-               SEAM_ERR_INVALID;
-    if (input) {
-        int rc = seam_session_append_user_text(ex->session, input);
-        if (rc != SEAM_OK)
-            return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), rc;
+    seam_run_options o = { .size = sizeof o, .cancel = cancel };
+    if (!input)
+        return seam_executor_run_messages(ex, NULL, 0, &o, out, err);
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    int rc = m ? seam_message_add_text(m, input) : SEAM_ERR_NOMEM;
+    if (rc != SEAM_OK) {
+        seam_message_free(m);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), rc;
     }
-    if (seam_session_history_count(ex->session) == 0)
-        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "nothing to run: no input and no history"),
-               SEAM_ERR_INVALID;
-    return run_create(ex, cancel, out, err);
+    const seam_message *one[1] = { m };
+    rc = seam_executor_run_messages(ex, one, 1, &o, out, err);
+    seam_message_free(m);
+    return rc;
 }
 
 int seam_executor_resume(seam_executor *ex, const char *answer, seam_cancel *cancel, seam_run **out,
                          seam_error *err)
 {
+    seam_run_options o = { .size = sizeof o, .cancel = cancel };
+    return seam_executor_resume_with(ex, answer, &o, out, err);
+}
+
+int seam_executor_resume_with(seam_executor *ex, const char *answer, const seam_run_options *opts,
+                              seam_run **out, seam_error *err)
+{
     seam_error_clear(err);
     if (!ex || !out || !answer)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
     *out = NULL;
+    seam_run_options ro;
+    int orc = run_options(ex, opts, &ro, err);
+    if (orc != SEAM_OK)
+        return orc;
     const char *name = NULL;
     const char *id = seam_session_pending_call(ex->session, &name, NULL);
     if (!id)
@@ -384,24 +497,27 @@ int seam_executor_resume(seam_executor *ex, const char *answer, seam_cancel *can
     char *quoted = seam_json_quote(answer);
     if (!quoted)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
-    /* The answer joins the other results of its turn: one tool message. */
-    seam_message *last = seam_session_last_message(ex->session);
-    int rc;
-    if (last && seam_message_role(last) == SEAM_ROLE_TOOL) {
-        rc = seam_message_add_tool_result(last, id, name, quoted, 0);
-    } else {
-        seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
-        rc = m ? seam_message_add_tool_result(m, id, name, quoted, 0) : SEAM_ERR_NOMEM;
-        if (rc == SEAM_OK)
-            rc = seam_session_append(ex->session, m);
-        seam_message_free(m);
+    /* The answer joins the other results of its turn, one tool message: an
+     * UPDATE of that message, or an ADD when the turn had no other result. */
+    seam_history *h = seam_session_history(ex->session);
+    size_t n = seam_history_count(h);
+    const seam_message *last = n ? seam_history_message(h, n - 1) : NULL;
+    int update = last && seam_message_role(last) == SEAM_ROLE_TOOL;
+    seam_message *m = update ? seam_message_dup(last) : seam_message_new(SEAM_ROLE_TOOL);
+    int rc = h && m ? seam_message_add_tool_result(m, id, name, quoted, 0) : SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK) {
+        seam_op op = { .kind = update ? SEAM_OP_UPDATE : SEAM_OP_ADD,
+                       .id = update ? seam_history_item_id(h, n - 1) : 0, .message = m };
+        rc = seam_session_apply(ex->session, &op, 1, NULL, NULL);
     }
+    seam_message_free(m);
+    seam_history_free(h);
     free(quoted);
     if (rc == SEAM_OK)
         rc = seam_session_set_pending(ex->session, NULL, NULL, NULL);
     if (rc != SEAM_OK)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), rc;
-    return run_create(ex, cancel, out, err);
+    return run_create(ex, &ro, out, err);
 }
 
 int seam_executor_auxiliary(seam_executor *ex, const seam_request *req, const seam_send_options *o,
@@ -409,14 +525,16 @@ int seam_executor_auxiliary(seam_executor *ex, const seam_request *req, const se
 {
     if (!ex || !req || !out)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
-    seam_send_options so = ex->send;
+    /* Inside a run, the run's send options and deadline. */
+    seam_run *run = ex->current;
+    seam_send_options so = run ? run->send : ex->send;
     if (o)
         memcpy(&so, o, o->size < sizeof so ? o->size : sizeof so);
     so.size = sizeof so;
     so.tools = NULL; /* a side call: no tool loop, no tools offered */
-    if (!so.cancel && ex->current)
-        so.cancel = ex->current->cancel;
-    int rc = seam_session_send_request(ex->session, req, &so, out, err);
+    if (!so.cancel && run)
+        so.cancel = run->cancel;
+    int rc = seam_session_send_by(ex->session, req, &so, run ? run->deadline_ms : 0, out, err);
     if (rc == SEAM_OK && ex->current)
         seam_usage_add(&ex->current->usage, seam_result_usage(*out));
     return rc;
@@ -432,6 +550,27 @@ static int run_fail(seam_run *r, int status, const seam_error *x, int iteration)
     return 1;
 }
 
+/* 1 when the run's deadline has passed (a few ms early counts: a transfer
+ * cut at its timeout ends about then). */
+static int past_deadline(const seam_run *r, int64_t slack_ms)
+{
+    return r->deadline_ms > 0 && seam_now_ms() >= r->deadline_ms - slack_ms;
+}
+
+/* An error the run's deadline caused says so. */
+static void explain_deadline(const seam_run *r, seam_error *x)
+{
+    if (x->kind != SEAM_ERROR_TIMEOUT || !past_deadline(r, 20))
+        return;
+    char why[sizeof x->message];
+    snprintf(why, sizeof why, "the run's deadline (%lld ms) passed", (long long)r->timeout_ms);
+    if (strstr(x->message, why) == NULL) {
+        char full[sizeof x->message + sizeof why + 2];
+        snprintf(full, sizeof full, "%s: %s", why, x->message);
+        seam_strlcpy(x->message, full, sizeof x->message);
+    }
+}
+
 static int do_turn(seam_run *r)
 {
     seam_executor *ex = r->ex;
@@ -442,14 +581,21 @@ static int do_turn(seam_run *r)
         seam_error_set(&x, SEAM_ERROR_CANCELLED, "cancelled");
         return run_fail(r, SEAM_ERR_PROVIDER, &x, r->iteration);
     }
-    seam_send_options so = ex->send;
+    if (past_deadline(r, 0)) {
+        seam_error_set(&x, SEAM_ERROR_TIMEOUT, "the run's deadline (%lld ms) passed",
+                       (long long)r->timeout_ms);
+        return run_fail(r, SEAM_ERR_PROVIDER, &x, r->iteration);
+    }
+    seam_send_options so = r->send;
     so.size = sizeof so;
-    so.tools = ex->tools;
+    so.tools = r->tools;
     so.cancel = r->cancel;
-    int rc = seam_session_send(ex->session, &so, &r->res, &x);
+    int rc = seam_session_send_by(ex->session, NULL, &so, r->deadline_ms, &r->res, &x);
     int iteration = r->iteration++;
-    if (rc != SEAM_OK)
+    if (rc != SEAM_OK) {
+        explain_deadline(r, &x);
         return run_fail(r, rc, &x, iteration);
+    }
     seam_usage_add(&r->usage, seam_result_usage(r->res));
     const seam_message *m = seam_result_message(r->res);
     size_t parts = seam_message_part_count(m);
@@ -496,7 +642,7 @@ static int run_tools(seam_run *r)
         const seam_tool_handler *h = find_handler(ex, j->name);
         seam_tool_fn fn = NULL;
         const seam_compiled_schema *schema = NULL;
-        int defined = seam_toolset_find(ex->tools, j->name, &fn, NULL, &schema);
+        int defined = seam_toolset_find(r->tools, j->name, &fn, NULL, &schema);
         int prep = SEAM_OK;
         if (h) {
             char why[512];
@@ -511,7 +657,7 @@ static int run_tools(seam_run *r)
         } else if (defined && !fn) {
             prep = seam_tool_job_fail(j, "no handler for tool %s", j->name);
         } else {
-            prep = seam_tool_job_prepare(j, ex->tools);
+            prep = seam_tool_job_prepare(j, r->tools);
         }
         if (prep == SEAM_ERR_NOMEM) {
             /* Running out of memory is not a verdict on the arguments. */
@@ -519,13 +665,30 @@ static int run_tools(seam_run *r)
             return run_fail(r, SEAM_ERR_NOMEM, &x, r->iteration - 1);
         }
     }
-    int rc = seam_tools_run(r->jobs, r->n_calls, ex->max_parallel, r->cancel, 0,
+    int rc = seam_tools_run(r->jobs, r->n_calls, r->max_parallel, r->cancel, r->deadline_ms,
                             r->iteration - 1, &x);
     if (rc != SEAM_OK) {
+        if (x.kind == SEAM_ERROR_TIMEOUT && r->deadline_ms > 0)
+            seam_error_set(&x, SEAM_ERROR_TIMEOUT,
+                           "the run's deadline (%lld ms) passed while tools were running",
+                           (long long)r->timeout_ms);
         r->tools_failed = 1;
         r->err = x;
         r->status = rc;
     }
+    /* A failing call that ends the run: nobody is asked to wait for a person
+     * in a run that ends now, so a pause becomes an error result too. */
+    long failing = -1;
+    for (size_t i = 0; r->tool_errors == SEAM_TOOL_ERRORS_END_RUN && i < r->n_calls && failing < 0; i++)
+        if (!r->jobs[i].paused && r->jobs[i].is_error)
+            failing = (long)i;
+    for (size_t i = 0; failing >= 0 && i < r->n_calls; i++) {
+        if (r->jobs[i].paused) {
+            r->jobs[i].paused = 0;
+            seam_tool_job_fail(&r->jobs[i], "the run ended: tool %s failed", r->jobs[failing].name);
+        }
+    }
+    r->failing = failing;
     /* One person at a time: later pauses of the same turn become errors. */
     for (size_t i = 0; i < r->n_calls; i++) {
         if (!r->jobs[i].paused)
@@ -540,6 +703,26 @@ static int run_tools(seam_run *r)
     r->k = 0;
     r->state = R_RESULTS;
     return 0;
+}
+
+/* SEAM_TOOL_ERRORS_END_RUN: the error event naming the failed call, its
+ * message the result's text (the result is a JSON string for every error the
+ * library makes; other JSON goes verbatim). */
+static int tool_error_fail(seam_run *r, const seam_tool_job *j)
+{
+    seam_error x;
+    seam_error_clear(&x);
+    const char *json = j->result_json ? j->result_json : "null";
+    json_object *v = NULL;
+    const char *text = json;
+    if (seam_json_parse(json, JSON_TOKENER_STRICT, SEAM_JSON_MAX_DEPTH, &v) == SEAM_OK &&
+        json_object_is_type(v, json_type_string))
+        text = json_object_get_string(v);
+    seam_error_set(&x, SEAM_ERROR_UNKNOWN, "tool %s (call %s) failed: %s", j->name ? j->name : "",
+                   j->id ? j->id : "", text);
+    json_object_put(v);
+    seam_strlcpy(x.code, "tool_error", sizeof x.code);
+    return run_fail(r, SEAM_ERR_PROVIDER, &x, r->iteration - 1);
 }
 
 /* After the last result event: the turn's results go into the history. */
@@ -572,11 +755,13 @@ static int finish_round(seam_run *r)
         x = r->err;
         return run_fail(r, r->status, &x, r->iteration - 1);
     }
+    if (r->failing >= 0)
+        return tool_error_fail(r, &r->jobs[r->failing]);
     if (r->paused >= 0) {
         r->reason = "paused";
         r->state = R_DONE; /* the history waits for an answer: no compression now */
     } else {
-        r->after_compress = r->iteration >= ex->max_iterations ? R_DONE : R_TURN;
+        r->after_compress = r->iteration >= r->max_iterations ? R_DONE : R_TURN;
         if (r->after_compress == R_DONE)
             r->reason = "max_iterations";
         r->state = R_COMPRESS;
@@ -603,6 +788,7 @@ static int maybe_compress(seam_run *r)
     if (rc != SEAM_OK) {
         if (x.kind == SEAM_ERROR_NONE)
             seam_error_set(&x, SEAM_ERROR_UNKNOWN, "the context engine failed");
+        explain_deadline(r, &x);
         return run_fail(r, rc, &x, r->iteration - 1);
     }
     int64_t after = ex->engine.estimate_tokens ? ex->engine.estimate_tokens(ex->engine.ud, s)
@@ -614,10 +800,20 @@ static int maybe_compress(seam_run *r)
     return 1;
 }
 
+static int run_step(seam_run *r, const seam_event **event, seam_error *err);
+
 int seam_run_next(seam_run *r, const seam_event **event, seam_error *err)
 {
     if (!r || !event)
         return SEAM_ERR_INVALID;
+    int rc = run_step(r, event, err);
+    if (rc == 1)
+        r->ev.thread_id = r->thread_id;
+    return rc;
+}
+
+static int run_step(seam_run *r, const seam_event **event, seam_error *err)
+{
     *event = NULL;
     r->ex->current = r;
     for (;;) {

@@ -564,7 +564,18 @@ char *seam_json_quote(const char *text);
 /* session.c: the state an executor keeps in its session. */
 int seam_session_set_pending(seam_session *s, const char *call_id, const char *name,
                              const char *prompt);
-/* The last message of the history, mutable (NULL when empty). */
-seam_message *seam_session_last_message(seam_session *s);
+/* seam_session_send (req NULL) or seam_session_send_request (req set) under
+ * a deadline on seam_now_ms's clock (0: none): each attempt's timeout is cut
+ * to what is left and no retry waits past it; a call the deadline ends fails
+ * with kind timeout. */
+int seam_session_send_by(seam_session *s, const seam_request *req, const seam_send_options *o,
+                         int64_t deadline_ms, seam_result **out, seam_error *err);
+
+/* The thread id of the session's history (borrowed until it changes). */
+const char *seam_session_thread_id(const seam_session *s);
+
+/* history.c: empties this handle in place, without allocating (for the
+ * owner of a handle nobody else sees, when an operation ran out of memory). */
+void seam_history_empty_handle(seam_history *h);
 
 #endif /* SEAM_INTERNAL_H */

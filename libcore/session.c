@@ -5,7 +5,11 @@
  * provider options, a retry policy over the whole call (exponential backoff
  * with jitter, honouring Retry-After), and a credential refresh hook called
  * before expiry. Also the pending-call state a paused executor run leaves in
- * its session. A session belongs to one conversation and one thread. */
+ * its session. A session belongs to one conversation and one thread.
+ *
+ * The history is a conversation state (history.c): the session holds a
+ * handle on its current state and every change is an operation that yields
+ * the next one, so a state handed out (seam_session_history) never changes. */
 #include "config.h"
 #include "client.h"
 
@@ -29,8 +33,7 @@ struct seam_session {
     int64_t margin_ms;
     void *ud;
 
-    seam_message **hist;
-    size_t n, cap;
+    seam_history *hist;          /* never NULL once created */
 
     char *pending_id, *pending_name, *pending_prompt;
 };
@@ -212,8 +215,8 @@ static int history_request(const seam_session *s, const seam_send_options *o, se
     int rc = req ? copy_settings(req, s->defaults) : SEAM_ERR_NOMEM;
     if (rc == SEAM_OK)
         rc = apply_system(s->system ? s->system : seam_request_system(s->defaults), o, req);
-    for (size_t i = 0; rc == SEAM_OK && i < s->n; i++) {
-        seam_message *m = seam_message_dup(s->hist[i]);
+    for (size_t i = 0; rc == SEAM_OK && i < seam_history_count(s->hist); i++) {
+        seam_message *m = seam_message_dup(seam_history_message(s->hist, i));
         rc = m ? seam_request_add_message(req, m) : SEAM_ERR_NOMEM;
         if (rc != SEAM_OK)
             seam_message_free(m);
@@ -285,6 +288,10 @@ static int session_create(seam_client *client, const seam_session_options *opts,
         seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "provider flags are not a JSON object");
         return SEAM_ERR_INVALID;
     }
+    if (o.thread_id && (!*o.thread_id || strlen(o.thread_id) > 255)) {
+        seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "a thread id is 1 to 255 bytes");
+        return SEAM_ERR_INVALID;
+    }
     seam_session *s = calloc(1, sizeof *s);
     if (!s)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
@@ -310,6 +317,8 @@ static int session_create(seam_client *client, const seam_session_options *opts,
     if (rc == SEAM_OK)
         rc = (s->defaults = seam_request_new()) ? copy_settings(s->defaults, o.defaults)
                                                 : SEAM_ERR_NOMEM;
+    if (rc == SEAM_OK && !(s->hist = seam_history_new(o.thread_id)))
+        rc = SEAM_ERR_NOMEM;
     if (rc != SEAM_OK) {
         seam_session_free(s);
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
@@ -340,11 +349,11 @@ int seam_session_new_for_role(seam_client *client, const char *role,
 
 void seam_session_clear(seam_session *s)
 {
-    if (!s)
+    if (!s || !s->hist)
         return;
-    for (size_t i = 0; i < s->n; i++)
-        seam_message_free(s->hist[i]);
-    s->n = 0;
+    seam_op clear = { .kind = SEAM_OP_CLEAR };
+    if (seam_session_apply(s, &clear, 1, NULL, NULL) != SEAM_OK)
+        seam_history_empty_handle(s->hist); /* out of memory: a clear must not fail */
     seam_session_set_pending(s, NULL, NULL, NULL);
 }
 
@@ -352,8 +361,8 @@ void seam_session_free(seam_session *s)
 {
     if (!s)
         return;
-    seam_session_clear(s);
-    free(s->hist);
+    seam_session_set_pending(s, NULL, NULL, NULL);
+    seam_history_free(s->hist);
     seam_request_free(s->defaults);
     free(s->chain);
     free(s->provider);
@@ -377,17 +386,51 @@ const char *seam_session_chain(const seam_session *s)
 
 size_t seam_session_history_count(const seam_session *s)
 {
-    return s ? s->n : 0;
+    return s ? seam_history_count(s->hist) : 0;
 }
 
 const seam_message *seam_session_history_at(const seam_session *s, size_t i)
 {
-    return s && i < s->n ? s->hist[i] : NULL;
+    return s ? seam_history_message(s->hist, i) : NULL;
 }
 
-seam_message *seam_session_last_message(seam_session *s)
+const char *seam_session_thread_id(const seam_session *s)
 {
-    return s && s->n ? s->hist[s->n - 1] : NULL;
+    return s ? seam_history_thread_id(s->hist) : NULL;
+}
+
+seam_history *seam_session_history(const seam_session *s)
+{
+    return s ? seam_history_dup(s->hist) : NULL;
+}
+
+int seam_session_apply(seam_session *s, const seam_op *ops, size_t n, size_t *failed,
+                       seam_error *err)
+{
+    if (!s) {
+        seam_error_clear(err);
+        return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
+    }
+    seam_history *next = NULL;
+    int rc = seam_history_apply_batch(s->hist, ops, n, &next, failed, err);
+    if (rc != SEAM_OK)
+        return rc;
+    seam_history_free(s->hist);
+    s->hist = next;
+    return SEAM_OK;
+}
+
+int seam_session_set_history(seam_session *s, const seam_history *h)
+{
+    if (!s || !h)
+        return SEAM_ERR_INVALID;
+    seam_history *mine = seam_history_dup(h);
+    if (!mine)
+        return SEAM_ERR_NOMEM;
+    seam_history_free(s->hist);
+    s->hist = mine;
+    seam_session_set_pending(s, NULL, NULL, NULL);
+    return SEAM_OK;
 }
 
 int seam_session_snapshot(const seam_session *s, seam_request **out)
@@ -400,8 +443,8 @@ int seam_session_snapshot(const seam_session *s, seam_request **out)
     int rc = req ? SEAM_OK : SEAM_ERR_NOMEM;
     if (rc == SEAM_OK && system)
         rc = seam_request_set_system(req, system);
-    for (size_t i = 0; rc == SEAM_OK && i < s->n; i++) {
-        seam_message *m = seam_message_dup(s->hist[i]);
+    for (size_t i = 0; rc == SEAM_OK && i < seam_history_count(s->hist); i++) {
+        seam_message *m = seam_message_dup(seam_history_message(s->hist, i));
         rc = m ? seam_request_add_message(req, m) : SEAM_ERR_NOMEM;
         if (rc != SEAM_OK)
             seam_message_free(m);
@@ -414,32 +457,12 @@ int seam_session_snapshot(const seam_session *s, seam_request **out)
     return SEAM_OK;
 }
 
-/* Appends msg itself (taken on success). */
-static int append_owned(seam_session *s, seam_message *msg)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        seam_message **v = realloc(s->hist, cap * sizeof *v);
-        if (!v)
-            return SEAM_ERR_NOMEM;
-        s->hist = v;
-        s->cap = cap;
-    }
-    s->hist[s->n++] = msg;
-    return SEAM_OK;
-}
-
 int seam_session_append(seam_session *s, const seam_message *msg)
 {
     if (!s || !msg)
         return SEAM_ERR_INVALID;
-    seam_message *copy = seam_message_dup(msg);
-    if (!copy)
-        return SEAM_ERR_NOMEM;
-    int rc = append_owned(s, copy);
-    if (rc != SEAM_OK)
-        seam_message_free(copy);
-    return rc;
+    seam_op add = { .kind = SEAM_OP_ADD, .message = msg };
+    return seam_session_apply(s, &add, 1, NULL, NULL);
 }
 
 int seam_session_append_user_text(seam_session *s, const char *text)
@@ -449,21 +472,24 @@ int seam_session_append_user_text(seam_session *s, const char *text)
     seam_message *m = seam_message_new(SEAM_ROLE_USER);
     int rc = m ? seam_message_add_text(m, text) : SEAM_ERR_NOMEM;
     if (rc == SEAM_OK)
-        rc = append_owned(s, m);
-    if (rc != SEAM_OK)
-        seam_message_free(m);
+        rc = seam_session_append(s, m);
+    seam_message_free(m);
     return rc;
 }
 
 void seam_session_truncate(seam_session *s, size_t keep_first, size_t keep_last)
 {
-    if (!s || keep_first >= s->n || keep_last >= s->n || keep_first + keep_last >= s->n)
+    size_t n = seam_session_history_count(s);
+    if (!s || keep_first >= n || keep_last >= n || keep_first + keep_last >= n)
         return;
-    size_t drop_from = keep_first, drop_to = s->n - keep_last;
-    for (size_t i = drop_from; i < drop_to; i++)
-        seam_message_free(s->hist[i]);
-    memmove(&s->hist[drop_from], &s->hist[drop_to], keep_last * sizeof *s->hist);
-    s->n = keep_first + keep_last;
+    size_t drop = n - keep_first - keep_last;
+    seam_op *ops = calloc(drop, sizeof *ops);
+    if (!ops)
+        return; /* out of memory: the history stays as it was */
+    for (size_t i = 0; i < drop; i++)
+        ops[i] = (seam_op){ .kind = SEAM_OP_REMOVE, .id = seam_history_item_id(s->hist, keep_first + i) };
+    seam_session_apply(s, ops, drop, NULL, NULL);
+    free(ops);
 }
 
 int seam_session_set_pending(seam_session *s, const char *call_id, const char *name,
@@ -604,14 +630,22 @@ static int retry_after_wait(const seam_retry_policy *p, int attempt, seam_cancel
 }
 
 static int send_with_retry(seam_session *s, const seam_request *req, const seam_send_options *o,
-                           seam_result **out, seam_error *err)
+                           int64_t deadline_ms, seam_result **out, seam_error *err)
 {
     seam_retry_policy p = policy_of(s, o);
     seam_call_options co = call_options(s, o);
+    int64_t own_timeout = co.timeout_ms;
     for (int attempt = 1;; attempt++) {
         seam_error x;
         seam_error_clear(&x);
         int rc = refresh_if_due(s, &x);
+        if (rc == SEAM_OK && deadline_ms > 0) {
+            int64_t left = deadline_ms - seam_now_ms();
+            if (left <= 0)
+                rc = seam_error_set(&x, SEAM_ERROR_TIMEOUT, "the deadline passed");
+            else
+                co.timeout_ms = own_timeout > 0 && own_timeout < left ? own_timeout : left;
+        }
         if (rc != SEAM_OK) {
             if (err)
                 *err = x;
@@ -620,6 +654,10 @@ static int send_with_retry(seam_session *s, const seam_request *req, const seam_
         rc = seam_generate(s->client, req, &co, out, &x);
         if (rc == SEAM_OK)
             return SEAM_OK;
+        /* No retry whose wait would end past the deadline. */
+        if (rc == SEAM_ERR_PROVIDER && deadline_ms > 0 &&
+            seam_now_ms() + retry_delay(&p, attempt - 1, &x) >= deadline_ms)
+            p.max_attempts = attempt;
         if (rc == SEAM_ERR_PROVIDER && retry_after_wait(&p, attempt, co.cancel, &x))
             continue;
         if (err)
@@ -628,8 +666,8 @@ static int send_with_retry(seam_session *s, const seam_request *req, const seam_
     }
 }
 
-int seam_session_send(seam_session *s, const seam_send_options *o, seam_result **out,
-                      seam_error *err)
+static int send_history(seam_session *s, const seam_send_options *o, int64_t deadline_ms,
+                        seam_result **out, seam_error *err)
 {
     seam_error_clear(err);
     if (!s || !out || (o && o->size < sizeof(uint32_t)))
@@ -639,7 +677,7 @@ int seam_session_send(seam_session *s, const seam_send_options *o, seam_result *
     int rc = history_request(s, o, &req, err);
     if (rc != SEAM_OK)
         return rc;
-    rc = send_with_retry(s, req, o, out, err);
+    rc = send_with_retry(s, req, o, deadline_ms, out, err);
     seam_request_free(req);
     if (rc != SEAM_OK)
         return rc;
@@ -652,8 +690,14 @@ int seam_session_send(seam_session *s, const seam_send_options *o, seam_result *
     return rc;
 }
 
-int seam_session_send_request(seam_session *s, const seam_request *req, const seam_send_options *o,
-                              seam_result **out, seam_error *err)
+int seam_session_send(seam_session *s, const seam_send_options *o, seam_result **out,
+                      seam_error *err)
+{
+    return send_history(s, o, 0, out, err);
+}
+
+static int send_one_off(seam_session *s, const seam_request *req, const seam_send_options *o,
+                        int64_t deadline_ms, seam_result **out, seam_error *err)
 {
     seam_error_clear(err);
     if (!s || !req || !out || (o && o->size < sizeof(uint32_t)))
@@ -669,9 +713,22 @@ int seam_session_send_request(seam_session *s, const seam_request *req, const se
     else
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
     if (rc == SEAM_OK)
-        rc = send_with_retry(s, r, o, out, err);
+        rc = send_with_retry(s, r, o, deadline_ms, out, err);
     seam_request_free(r);
     return rc;
+}
+
+int seam_session_send_request(seam_session *s, const seam_request *req, const seam_send_options *o,
+                              seam_result **out, seam_error *err)
+{
+    return send_one_off(s, req, o, 0, out, err);
+}
+
+int seam_session_send_by(seam_session *s, const seam_request *req, const seam_send_options *o,
+                         int64_t deadline_ms, seam_result **out, seam_error *err)
+{
+    return req ? send_one_off(s, req, o, deadline_ms, out, err)
+               : send_history(s, o, deadline_ms, out, err);
 }
 
 /* ---- streams ------------------------------------------------------------------------------------- */

@@ -1,4 +1,5 @@
-/* sha256.c — SHA-256 (FIPS 180-4), for the media store's content addresses.
+/* sha256.c — SHA-256 (FIPS 180-4), for the media store's content addresses
+ * and, in hex, for the callers of seam_sha256_hex (the gateway's key hashes).
  * Small and self-contained so that the store adds no dependency (libcurl's
  * TLS backend is not an API seam may rely on). Checked against the FIPS
  * 180-2 example vectors in tests/test_media.c. Incremental too: media that
@@ -114,4 +115,16 @@ void seam_sha256(const void *data, size_t len, unsigned char out[32])
     seam_sha256_init(&c);
     seam_sha256_update(&c, data, len);
     seam_sha256_final(&c, out);
+}
+
+void seam_sha256_hex(const void *data, size_t len, char hex[65])
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned char sum[32];
+    seam_sha256(data, len, sum);
+    for (int i = 0; i < 32; i++) {
+        hex[2 * i] = digits[sum[i] >> 4];
+        hex[2 * i + 1] = digits[sum[i] & 15];
+    }
+    hex[64] = '\0';
 }

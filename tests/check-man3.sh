@@ -26,7 +26,7 @@ set -u
 MAN3=$top_srcdir/doc/man3
 HEADERS="$top_srcdir/libcore/seam/types.h $top_srcdir/libcore/seam/seam.h
 $top_srcdir/libcore/seam/loop.h $top_srcdir/sdk/seam/plugin.h
-$top_srcdir/libcore/seam/embed.h
+$top_srcdir/libcore/seam/embed.h $top_srcdir/sdk/seam/codec.h
 $top_srcdir/libcore/seam/transcribe.h"
 LIBSEAM=$top_builddir/.libs/libseam.so
 PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
@@ -46,6 +46,12 @@ bad() {
 }
 
 # ---- what the library exports ---------------------------------------------------
+
+# libseam-openai-compat's header marks its exports with a macro of its own:
+# read it as the others.
+sed 's/SEAM_OPENAI_COMPAT_EXPORT /SEAM_EXPORT /' "$top_srcdir/sdk/seam/openai_compat.h" \
+    >"$tmp/openai_compat.h"
+HEADERS="$HEADERS $tmp/openai_compat.h"
 
 # "name<TAB>prototype" for every SEAM_EXPORT declaration of the headers:
 # comments and preprocessor lines dropped, the declaration read up to the
@@ -262,6 +268,7 @@ seam_count_tokens.3	plain	5 tokens for mock/mock-1 (exact)
 seam_embed.3	plain	input 1: 16 dimensions
 seam_executor_run.3	tools	<- clock "12:00"
 seam_generate.3	plain	Paris is the capital of France.
+seam_history_apply.3	plain	trip-planning: 4 items, then 2; the undo point has 2
 seam_loop_generate.3	tools	It is 12:00.
 seam_loop_stream_open.3	plain	Paris is the capital of France.
 seam_message_add_text.3	plain	2 parts: What is in this picture?

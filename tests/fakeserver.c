@@ -924,14 +924,18 @@ static recorded_request *request_at(fake_server *s, size_t i)
     return rq;
 }
 
-size_t fake_server_request_count(fake_server *s)
+/* One of s's counters (a member of s), read under its lock. */
+static size_t counter(fake_server *s, const size_t *field)
 {
-    if (!s)
-        return 0;
     pthread_mutex_lock(&s->mu);
-    size_t n = s->n_requests;
+    size_t n = *field;
     pthread_mutex_unlock(&s->mu);
     return n;
+}
+
+size_t fake_server_request_count(fake_server *s)
+{
+    return s ? counter(s, &s->n_requests) : 0;
 }
 
 /* A recorded request is immutable once recorded, so its strings can be read
@@ -1035,18 +1039,10 @@ int fake_server_request_has_value(fake_server *s, size_t i, const char *text)
 
 size_t fake_server_client_aborts(fake_server *s)
 {
-    if (!s)
-        return 0;
-    pthread_mutex_lock(&s->mu);
-    size_t n = s->client_aborts;
-    pthread_mutex_unlock(&s->mu);
-    return n;
+    return s ? counter(s, &s->client_aborts) : 0;
 }
 
 size_t fake_server_connection_count(fake_server *s)
 {
-    pthread_mutex_lock(&s->mu);
-    size_t n = s->accepted;
-    pthread_mutex_unlock(&s->mu);
-    return n;
+    return s ? counter(s, &s->accepted) : 0;
 }

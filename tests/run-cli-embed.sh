@@ -6,59 +6,17 @@
 # top_srcdir and SEAM_TEST_PLUGIN_DIR set; exits 0 when every check passes.
 set -u
 
-: "${top_builddir:?top_builddir must be set (run through make check)}"
-: "${top_srcdir:?top_srcdir must be set (run through make check)}"
-PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
+. "$(dirname "$0")/testlib.sh"
+tl_build_env
+tl_hermetic
 TESTPLUGINS=$top_builddir/tests/plugins/.libs
-SEAM=$top_builddir/cli/seam
-FAKE=$top_builddir/tests/fake-provider
-umask 022
-unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY SEAM_CONF
-SEAM_PLUGIN_PATH=
-export SEAM_PLUGIN_PATH
 SECRET=sk-seamtest-EMBED-4c2a9e7b1d3f5a68
 
-. "$(dirname "$0")/testlib.sh"
-fake_pids=
-tl_cleanup() {
-    for pid in $fake_pids; do
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-}
 tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-embed.XXXXXX" 700
 run_log=$tmp/all.log
-expect_rc() {
-    checks=$((checks + 1))
-    if [ "$rc" -eq "$2" ]; then
-        ok "$1: exit $rc"
-        return 0
-    fi
-    fail "$1: exit $rc, expected $2"
-    echo "--- stdout:" >&2
-    cat "$tmp/$1.out" >&2
-    echo "--- stderr:" >&2
-    cat "$tmp/$1.err" >&2
-    return 1
-}
-expect_grep() {
-    checks=$((checks + 1))
-    if grep -q -- "$3" "$tmp/$1.$2"; then
-        ok "$1: $4"
-    else
-        fail "$1: $4 (no '$3' in std$2)"
-        cat "$tmp/$1.$2" >&2
-    fi
-}
+# expect_lines NAME N: NAME printed N lines on stdout.
 expect_lines() {
-    checks=$((checks + 1))
-    n=$(wc -l <"$tmp/$1.out")
-    if [ "$n" -eq "$2" ]; then
-        ok "$1: $2 lines on stdout"
-    else
-        fail "$1: $n lines on stdout, expected $2"
-        cat "$tmp/$1.out" >&2
-    fi
+    check "$1" "$2 lines on stdout" test "$(wc -l <"$tmp/$1.out")" -eq "$2"
 }
 # expect_py NAME EXPR WANT: EXPR over o (the last stdout line as JSON) prints WANT.
 expect_py() {
@@ -72,27 +30,7 @@ print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
         fail "$1: $2 is '$got', expected '$3'"
     fi
 }
-start_fake() {
-    pf=$tmp/$1.port
-    shift
-    "$FAKE" --port-file "$pf" "$@" >>"$tmp/fake.log" 2>&1 &
-    fake_pids="$fake_pids $!"
-    i=0
-    while [ ! -s "$pf" ] && [ $i -lt 200 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    if [ ! -s "$pf" ]; then
-        echo "FAIL: the fake provider did not start" >&2
-        cat "$tmp/fake.log" >&2
-        exit 1
-    fi
-    port=$(cat "$pf")
-}
-
-cat >"$tmp/mock.conf" <<EOCONF
-plugin_path = [ "$PLUGINS", "$TESTPLUGINS" ];
-model_catalog = "";
+tl_conf "$tmp/mock.conf" "$PLUGINS" "$TESTPLUGINS" <<EOCONF
 providers = {
   mock = { plugin = "mock"; };
   echo = { plugin = "testecho"; };
@@ -207,13 +145,11 @@ expect_grep embed_nochain err 'no chain "embed" for embeddings' 'no embedding ch
 
 # ---- the real codecs, against the fake provider ---------------------------------------------
 if [ -f "$PLUGINS/gemini.so" ] && [ -f "$PLUGINS/anthropic.so" ]; then
-    start_fake gemini_embed --status 200 --json-body '{"embeddings":[{"values":[0.5,-0.25]},{"values":[1,0]}]}'
+    tl_start_fake gemini_embed --status 200 --json-body '{"embeddings":[{"values":[0.5,-0.25]},{"values":[1,0]}]}'
     gport=$port
-    start_fake anthropic_count --status 200 --json-body '{"input_tokens":17}'
+    tl_start_fake anthropic_count --status 200 --json-body '{"input_tokens":17}'
     aport=$port
-    cat >"$tmp/wire.conf" <<EOCONF
-plugin_path = [ "$PLUGINS" ];
-model_catalog = "";
+    tl_conf "$tmp/wire.conf" "$PLUGINS" <<EOCONF
 providers = {
   gm = { plugin = "gemini"; base_url = "http://127.0.0.1:$gport/v1beta"; api_key = "$SECRET"; };
   an = { plugin = "anthropic"; base_url = "http://127.0.0.1:$aport/v1"; api_key = "$SECRET"; };

@@ -7,20 +7,11 @@
 # and SEAM_TEST_PLUGIN_DIR set; exits 0 when every check passes.
 set -u
 
-: "${top_builddir:?top_builddir must be set (run through make check)}"
-: "${top_srcdir:?top_srcdir must be set (run through make check)}"
-PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
-SEAM=$top_builddir/cli/seam
-FAKE=$top_builddir/tests/fake-provider
-
+. "$(dirname "$0")/testlib.sh"
 # Files this script creates must not be group-writable, or the loader would
 # (rightly) refuse the plugins copied below as unsafe.
-umask 022
-
-# No real credential, conf or plugin dir from the environment may take part.
-unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY SEAM_CONF
-SEAM_PLUGIN_PATH=
-export SEAM_PLUGIN_PATH
+tl_build_env
+tl_hermetic
 
 # Recognizable fake credentials: none of them may appear in any output.
 SECRET_INLINE=sk-seamtest-INLINE-7f3a9c1e5b2d4680
@@ -28,14 +19,9 @@ SECRET_ENV=sk-seamtest-ENVVAR-2b4d6f8a0c1e3579
 SEAM_TEST_FAKE_KEY=$SECRET_ENV
 export SEAM_TEST_FAKE_KEY
 
-. "$(dirname "$0")/testlib.sh"
-fake_pids=
 priv=
 tl_cleanup() {
-    for pid in $fake_pids; do
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
+    tl_stop_fakes
     [ -z "$priv" ] || rm -rf "$priv"
 }
 tl_tmpdir "${TMPDIR:-/tmp}/seam-cli.XXXXXX" 700
@@ -45,61 +31,6 @@ priv=$(mktemp -d "$top_builddir/tests/tmp-cli.XXXXXX") || exit 99
 chmod 700 "$priv"
 # Every output run keeps is also appended to $tmp/all.log for the credential check.
 run_log=$tmp/all.log
-
-# expect_rc NAME WANT: checks $rc and shows the outputs when it is wrong.
-expect_rc() {
-    checks=$((checks + 1))
-    if [ "$rc" -eq "$2" ]; then
-        ok "$1: exit $rc"
-        return 0
-    fi
-    fail "$1: exit $rc, expected $2"
-    echo "--- stdout:" >&2
-    cat "$tmp/$1.out" >&2
-    echo "--- stderr:" >&2
-    cat "$tmp/$1.err" >&2
-    return 1
-}
-
-# expect_grep NAME FILE PATTERN WHAT: FILE (out or err of NAME) matches PATTERN.
-expect_grep() {
-    checks=$((checks + 1))
-    if grep -q -- "$3" "$tmp/$1.$2"; then
-        ok "$1: $4"
-    else
-        fail "$1: $4 (no '$3' in std$2)"
-        cat "$tmp/$1.$2" >&2
-    fi
-}
-
-expect_no_grep() {
-    checks=$((checks + 1))
-    if grep -q -- "$3" "$tmp/$1.$2"; then
-        fail "$1: $4 (unexpected '$3' in std$2)"
-        cat "$tmp/$1.$2" >&2
-    else
-        ok "$1: $4"
-    fi
-}
-
-# start_fake NAME ARGS...: starts the fake provider; sets $port.
-start_fake() {
-    pf=$tmp/$1.port
-    shift
-    "$FAKE" --port-file "$pf" "$@" >>"$tmp/fake.log" 2>&1 &
-    fake_pids="$fake_pids $!"
-    i=0
-    while [ ! -s "$pf" ] && [ $i -lt 200 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    if [ ! -s "$pf" ]; then
-        echo "FAIL: the fake provider did not start" >&2
-        cat "$tmp/fake.log" >&2
-        exit 1
-    fi
-    port=$(cat "$pf")
-}
 
 # ---- the --json contract checker -------------------------------------------------
 # check_json MODE FILE [ARGS]: every line is a JSON object of the contract.
@@ -191,15 +122,20 @@ def check_chunk(o, where):
         need(o["stop_reason"] in STOP_REASONS, where + ": stop_reason")
         check_usage(o["usage"], where)
 
+def objects(items, where, what):
+    """Checks that items (the member what of where) is a non-empty list of
+    objects; yields each object with its label."""
+    need(isinstance(items, list) and items, "%s: %s is a non-empty list" % (where, what))
+    for i, x in enumerate(items if isinstance(items, list) else []):
+        w = "%s %s[%d]" % (where, what, i)
+        need(isinstance(x, dict), w + ": an object")
+        if isinstance(x, dict):
+            yield w, x
+
 OUTCOMES = {"succeeded", "failed", "skipped"}
 
 def check_attempts(attempts, where):
-    need(isinstance(attempts, list) and attempts, where + ": attempts is a non-empty list")
-    for i, a in enumerate(attempts if isinstance(attempts, list) else []):
-        w = "%s attempts[%d]" % (where, i)
-        need(isinstance(a, dict), w + ": an object")
-        if not isinstance(a, dict):
-            continue
+    for w, a in objects(attempts, where, "attempts"):
         check_keys(dict(a, type=None), {"provider", "model", "outcome"}, {"error", "wait_ms", "usage"}, w)
         need(a.get("outcome") in OUTCOMES, w + ": outcome")
         need((a.get("outcome") == "succeeded") == ("error" not in a), w + ": error unless succeeded")
@@ -225,12 +161,7 @@ def check_part(p, w):
         problems.append(w + ": unexpected part type %r" % t)
 
 def check_steps(steps, where):
-    need(isinstance(steps, list) and steps, where + ": steps is a non-empty list")
-    for i, st in enumerate(steps if isinstance(steps, list) else []):
-        w = "%s steps[%d]" % (where, i)
-        need(isinstance(st, dict), w + ": an object")
-        if not isinstance(st, dict):
-            continue
+    for w, st in objects(steps, where, "steps"):
         check_keys(dict(st, type=None), {"tool_calls", "tool_results", "usage"}, set(), w)
         for key, want in (("tool_calls", "tool_call"), ("tool_results", "tool_result")):
             parts = st.get(key)
@@ -303,61 +234,50 @@ for n, line in enumerate(lines, 1):
 
 if not problems:
     need(len(objs) > 0, "no output")
+def check_chunks(body):
+    """Checks every chunk line; returns the text they stream, whether a stop
+    chunk came, and the tool_result lines of the calls seam ran."""
+    streamed, saw_stop, ran = "", False, []
+    for n, o in body:
+        where = "line %d (%s)" % (n, o["type"])
+        need(o["type"] in CHUNKS, where + ": a chunk type of the contract")
+        if o["type"] in CHUNKS:
+            check_chunk(o, where)
+        if o["type"] == "text_delta":
+            streamed += o["text"]
+        if o["type"] == "stop":
+            saw_stop = True
+        if o["type"] == "tool_result" and "provider_executed" not in o:
+            ran.append(dict(o))
+    return streamed, saw_stop, ran
+
 if objs and not problems:
     last_n, last = objs[-1]
     body = objs[:-1]
-    if mode == "success":
+    steps = mode.startswith("tools")
+    if mode in ("success", "tools"):
         need(last["type"] == "result", "the last line is the result")
-        streamed = ""
-        saw_stop = False
-        for n, o in body:
-            where = "line %d (%s)" % (n, o["type"])
-            need(o["type"] in CHUNKS, where + ": a chunk type of the contract")
-            if o["type"] in CHUNKS:
-                check_chunk(o, where)
-            if o["type"] == "text_delta":
-                streamed += o["text"]
-            if o["type"] == "stop":
-                saw_stop = True
-        need(saw_stop, "a stop chunk before the result")
-        need(len([1 for _, o in body if o["type"] == "text_delta"]) >= 1, "text_delta chunks")
+        streamed, saw_stop, ran = check_chunks(body)
+        if mode == "success":
+            need(saw_stop, "a stop chunk before the result")
+            need(len([1 for _, o in body if o["type"] == "text_delta"]) >= 1, "text_delta chunks")
         if last["type"] == "result":
-            text = check_result(last, "result")
-            need(text == streamed, "result text %r == streamed text %r" % (text, streamed))
+            text = check_result(last, "result", steps=steps)
+            if mode == "success":
+                need(text == streamed, "result text %r == streamed text %r" % (text, streamed))
             need(text == args[0], "result text %r, expected %r" % (text, args[0]))
-    elif mode == "result-only":
+            if mode == "tools":
+                need(streamed.endswith(text), "streamed text %r ends with the result's %r" % (streamed, text))
+                results = [dict(p) for st in last.get("steps") or [] for p in st.get("tool_results") or []]
+                for r in ran:
+                    r["type"] = "tool_result"
+                need(ran == results, "tool_result lines %r == the steps' tool_results %r" % (ran, results))
+    elif mode in ("result-only", "tools-result-only"):
         need(len(objs) == 1, "exactly one line")
         need(last["type"] == "result", "the line is the result")
         if last["type"] == "result":
-            text = check_result(last, "result")
+            text = check_result(last, "result", steps=steps)
             need(text == args[0], "result text %r, expected %r" % (text, args[0]))
-    elif mode == "tools-result-only":
-        need(len(objs) == 1, "exactly one line")
-        need(last["type"] == "result", "the line is the result")
-        if last["type"] == "result":
-            text = check_result(last, "result", steps=True)
-            need(text == args[0], "result text %r, expected %r" % (text, args[0]))
-    elif mode == "tools":
-        need(last["type"] == "result", "the last line is the result")
-        streamed = ""
-        ran = []
-        for n, o in body:
-            where = "line %d (%s)" % (n, o["type"])
-            need(o["type"] in CHUNKS, where + ": a chunk type of the contract")
-            if o["type"] in CHUNKS:
-                check_chunk(o, where)
-            if o["type"] == "text_delta":
-                streamed += o["text"]
-            if o["type"] == "tool_result" and "provider_executed" not in o:
-                ran.append(dict(o))
-        if last["type"] == "result":
-            text = check_result(last, "result", steps=True)
-            need(text == args[0], "result text %r, expected %r" % (text, args[0]))
-            need(streamed.endswith(text), "streamed text %r ends with the result's %r" % (streamed, text))
-            results = [dict(p) for st in last.get("steps") or [] for p in st.get("tool_results") or []]
-            for r in ran:
-                r["type"] = "tool_result"
-            need(ran == results, "tool_result lines %r == the steps' tool_results %r" % (ran, results))
     elif mode == "error":
         need(last["type"] == "error", "the last line is the error")
         need(sum(1 for _, o in objs if o["type"] == "error") == 1, "one error line")
@@ -791,17 +711,17 @@ if [ -e "$PLUGINS/openai.so" ]; then
 {"id":"c1","object":"chat.completion.chunk","model":"fake-model","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
 {"id":"c1","object":"chat.completion.chunk","model":"fake-model","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":9,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":5},"completion_tokens_details":{"reasoning_tokens":2}}}
 EOF
-    start_fake stream --sse-file "$tmp/stream.sse" --family openai --split 7
+    tl_start_fake stream --sse-file "$tmp/stream.sse" --family openai --split 7
     stream_port=$port
-    start_fake denied --status 401 --json-body "{\"error\":{\"message\":\"Incorrect API key provided: $SECRET_INLINE\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\",\"debug_marker\":\"zq-raw-only-77\"}}" --header 'X-Debug-Marker: zq-raw-header-77'
+    tl_start_fake denied --status 401 --json-body "{\"error\":{\"message\":\"Incorrect API key provided: $SECRET_INLINE\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\",\"debug_marker\":\"zq-raw-only-77\"}}" --header 'X-Debug-Marker: zq-raw-header-77'
     denied_port=$port
-    start_fake limited --status 429 --header 'Retry-After: 1' --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
+    tl_start_fake limited --status 429 --header 'Retry-After: 1' --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
     limited_port=$port
     # Slow: one 40-byte piece every 100 ms, for the interrupt test.
     yes '{"choices":[{"index":0,"delta":{"content":"tick "},"finish_reason":null}]}' | head -n 100 >"$tmp/slow.sse"
-    start_fake slow --sse-file "$tmp/slow.sse" --family openai --split 40 --delay 100
+    tl_start_fake slow --sse-file "$tmp/slow.sse" --family openai --split 40 --delay 100
     slow_port=$port
-    start_fake whole --status 200 --json-body '{"id":"c2","object":"chat.completion","model":"fake-model","choices":[{"index":0,"message":{"role":"assistant","content":"Whole answer."},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":3,"total_tokens":7}}'
+    tl_start_fake whole --status 200 --json-body '{"id":"c2","object":"chat.completion","model":"fake-model","choices":[{"index":0,"message":{"role":"assistant","content":"Whole answer."},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":3,"total_tokens":7}}'
     whole_port=$port
 
     cat >"$tmp/http.conf" <<EOF

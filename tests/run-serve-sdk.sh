@@ -8,22 +8,18 @@
 # each wire's error format with curl. SEAM_SDK_DIR=DIR reuses a directory
 # where the packages are already installed.
 set -u
-: "${top_builddir:?top_builddir must be set (run through make check)}"
-: "${top_srcdir:?top_srcdir must be set (run through make check)}"
-PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
-SEAM=$top_builddir/cli/seam
-FAKE=$top_builddir/tests/fake-provider
-umask 022
+. "$(dirname "$0")/testlib.sh"
+tl_build_env
 
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 \
     || { echo "SKIP: node, npm or curl missing"; exit 77; }
 "$SEAM" serve --help >/dev/null 2>&1 || { echo "SKIP: seam built without serve"; exit 77; }
 
-. "$(dirname "$0")/testlib.sh"
 tl_tmpdir "${TMPDIR:-/tmp}/seam-sdk.XXXXXX"
 pids=
 tl_cleanup() {
     for pid in $pids; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+    tl_stop_fakes
 }
 
 if [ -n "${SEAM_SDK_DIR:-}" ] && [ -d "$SEAM_SDK_DIR/node_modules/openai" ]; then
@@ -63,28 +59,16 @@ while [ $i -lt 300 ]; do
 done
 slow_line=$(head -1 "$tmp/slow.sse" | wc -c)
 
-start_fake() { # NAME ARGS...
-    name=$1; shift
-    "$FAKE" --port-file "$tmp/$name.port" "$@" 2>"$tmp/$name.err" &
-    pids="$pids $!"
-}
-start_fake text --sse-file "$tmp/text.sse" --family openai
-start_fake tool --sse-file "$tmp/tool.sse" --family openai
-start_fake slow --sse-file "$tmp/slow.sse" --family openai --split $((slow_line + 7)) --delay 20
-start_fake e429 --status 429 --header 'Retry-After: 2' \
+tl_start_fake text --sse-file "$tmp/text.sse" --family openai
+tl_start_fake tool --sse-file "$tmp/tool.sse" --family openai
+tl_start_fake slow --sse-file "$tmp/slow.sse" --family openai --split $((slow_line + 7)) --delay 20
+tl_start_fake e429 --status 429 --header 'Retry-After: 2' \
     --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
-start_fake e401 --status 401 \
+tl_start_fake e401 --status 401 \
     --json-body '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}'
-for n in text tool slow e429 e401; do
-    w=0
-    while [ ! -s "$tmp/$n.port" ] && [ $w -lt 500 ]; do sleep 0.01; w=$((w + 1)); done
-    [ -s "$tmp/$n.port" ] || { echo "FAIL: fake-provider $n did not start"; exit 1; }
-done
 port() { cat "$tmp/$1.port"; }
 
-cat > "$tmp/serve.conf" <<C
-plugin_path = [ "$PLUGINS" ];
-model_catalog = "";
+tl_conf "$tmp/serve.conf" "$PLUGINS" <<C
 providers = {
   text = { plugin = "openai"; base_url = "http://127.0.0.1:$(port text)/v1"; api_key = "sk-fake-text"; };
   tool = { plugin = "openai"; base_url = "http://127.0.0.1:$(port tool)/v1"; api_key = "sk-fake-tool"; };

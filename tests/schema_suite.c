@@ -40,6 +40,14 @@ typedef struct tally {
 
 static int verbose;
 
+/* The member key of o, or NULL. */
+static json_object *member(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
 /* Runs one suite file; -1 when it cannot be read. */
 static int run_file(const char *dir, const char *name, tally *t)
 {
@@ -54,18 +62,14 @@ static int run_file(const char *dir, const char *name, tally *t)
     tally f = { 0, 0 };
     for (size_t g = 0; g < json_object_array_length(groups); g++) {
         json_object *group = json_object_array_get_idx(groups, g);
-        json_object *schema = NULL, *tests = NULL, *gdesc = NULL;
-        json_object_object_get_ex(group, "schema", &schema);
-        json_object_object_get_ex(group, "tests", &tests);
-        json_object_object_get_ex(group, "description", &gdesc);
+        json_object *schema = member(group, "schema"), *tests = member(group, "tests"),
+                    *gdesc = member(group, "description");
         const char *schema_text = json_object_to_json_string_ext(schema, JSON_C_TO_STRING_PLAIN);
         char *schema_copy = strdup(schema_text ? schema_text : "null");
         for (size_t i = 0; tests && i < json_object_array_length(tests); i++) {
             json_object *tc = json_object_array_get_idx(tests, i);
-            json_object *data = NULL, *valid = NULL, *tdesc = NULL;
-            json_object_object_get_ex(tc, "data", &data);
-            json_object_object_get_ex(tc, "valid", &valid);
-            json_object_object_get_ex(tc, "description", &tdesc);
+            json_object *data = member(tc, "data"), *valid = member(tc, "valid"),
+                        *tdesc = member(tc, "description");
             const char *data_text = json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN);
             char msg[512];
             int rc = seam_schema_validate(schema_copy, data_text, msg, sizeof msg);

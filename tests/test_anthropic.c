@@ -343,11 +343,17 @@ static void summarize(const seam_result *res, summary *s)
     s->message = m ? seam_message_dup(m) : NULL;
 }
 
-static void run_generate(seam_client *c, const seam_request *req, const seam_call_options *o,
-                         summary *s)
+/* An empty summary with a clear error, before a call fills it. */
+static void summary_start(summary *s)
 {
     memset(s, 0, sizeof *s);
     seam_error_clear(&s->err);
+}
+
+static void run_generate(seam_client *c, const seam_request *req, const seam_call_options *o,
+                         summary *s)
+{
+    summary_start(s);
     seam_result *res = NULL;
     s->status = seam_generate(c, req, o, &res, &s->err);
     if (res)
@@ -358,8 +364,7 @@ static void run_generate(seam_client *c, const seam_request *req, const seam_cal
 static void run_stream(seam_client *c, const seam_request *req, const seam_call_options *o,
                        summary *s)
 {
-    memset(s, 0, sizeof *s);
-    seam_error_clear(&s->err);
+    summary_start(s);
     seam_stream *st = NULL;
     s->status = seam_stream_open(c, req, o, &st, &s->err);
     if (s->status != SEAM_OK)
@@ -384,17 +389,69 @@ static seam_request *user_request(const char *text)
     return r;
 }
 
+/* What the calls of a test share: a client (client_with's options and
+ * extra), a request (owned) and the call options naming "claude" with model. */
+typedef struct call {
+    seam_client *c;
+    seam_request *req;
+    seam_call_options o;
+} call;
+
+static call call_new(const char *options, const char *extra, seam_request *req, const char *model)
+{
+    call k = { client_with(options, extra), req, tu_call_opts("claude", model) };
+    return k;
+}
+
+static void call_free(call *k)
+{
+    seam_request_free(k->req);
+    tu_client_free(k->c);
+}
+
+/* The call streamed, its answer transcript (split bytes a write). */
+static summary stream_answer(call *k, const char *transcript, size_t split)
+{
+    summary s;
+    push_stream(transcript, split);
+    run_stream(k->c, k->req, &k->o, &s);
+    return s;
+}
+
+/* The call not streamed, its answer the whole body (a 200). */
+static summary whole_answer(call *k, const char *body)
+{
+    summary s;
+    fake_server_push_json(srv, 200, body, NULL);
+    run_generate(k->c, k->req, &k->o, &s);
+    return s;
+}
+
 /* Streams transcript (split bytes a write) as the answer of "claude" with
  * model to the question "q", on a client of its own. */
 static void stream_question(const char *model, const char *transcript, size_t split, summary *s)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", model);
-    push_stream(transcript, split);
-    run_stream(c, req, &o, s);
-    seam_request_free(req);
-    tu_client_free(c);
+    call k = call_new(NULL, NULL, user_request("q"), model);
+    *s = stream_answer(&k, transcript, split);
+    call_free(&k);
+}
+
+/* The answer s holds (taken from it) replayed: question, that answer, then
+ * follow_up, sent on k's client and options and answered by B_TEXT. Returns
+ * the body sent (the caller puts it). */
+static json_object *replayed_body(call *k, const char *question, summary *s, const char *follow_up)
+{
+    seam_request *next = user_request(question);
+    CU_ASSERT_FATAL(seam_request_add_message(next, s->message) == SEAM_OK);
+    s->message = NULL;
+    seam_request_add_user_text(next, follow_up);
+    fake_server_push_json(srv, 200, B_TEXT, NULL);
+    summary w;
+    run_generate(k->c, next, &k->o, &w);
+    CU_ASSERT_EQUAL(w.status, SEAM_OK);
+    summary_free(&w);
+    seam_request_free(next);
+    return tu_last_body(srv);
 }
 
 static void summaries_equal(const summary *a, const summary *b)
@@ -431,13 +488,9 @@ static void summaries_equal(const summary *a, const summary *b)
 
 static void test_text_stream_and_wire(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("hello");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
+    call k = call_new(NULL, NULL, user_request("hello"), "claude-sonnet-4-5");
     size_t before = fake_server_request_count(srv);
-    push_stream(T_TEXT, 1);
-    summary s;
-    run_stream(c, req, &o, &s);
+    summary s = stream_answer(&k, T_TEXT, 1);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT(TU_STR_EQ(s.text, "Hello, w\xc3\xb6rld \xe2\x80\x94 ok"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
@@ -467,27 +520,19 @@ static void test_text_stream_and_wire(void)
     summary_free(&s);
 
     /* Not streamed: no "stream" member, and the same result from a whole body. */
-    fake_server_push_json(srv, 200, B_TEXT, NULL);
-    summary w;
-    run_generate(c, req, &o, &w);
+    summary w = whole_answer(&k, B_TEXT);
     CU_ASSERT_EQUAL(w.status, SEAM_OK);
     body = tu_last_body(srv);
     CU_ASSERT_PTR_NULL(tu_json_at(body, "stream"));
     json_object_put(body);
     summary_free(&w);
-
-    seam_request_free(req);
-    tu_client_free(c);
+    call_free(&k);
 }
 
 static void test_thinking_and_tools_stream(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("weather in Paris?");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_THINK_TOOL, 1);
-    summary s;
-    run_stream(c, req, &o, &s);
+    call k = call_new(NULL, NULL, user_request("weather in Paris?"), "claude-sonnet-4-5");
+    summary s = stream_answer(&k, T_THINK_TOOL, 1);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT(TU_STR_EQ(s.reasoning, "The user wants the weather."));
     CU_ASSERT(TU_STR_EQ(s.signature, "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"));
@@ -512,8 +557,7 @@ static void test_thinking_and_tools_stream(void)
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_DELTA], 2); /* empty fragments skipped */
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_END], 2);
     summary_free(&s);
-    seam_request_free(req);
-    tu_client_free(c);
+    call_free(&k);
 }
 
 /* Every transcript: streamed (one byte per write) and whole give the same result. */
@@ -532,21 +576,17 @@ static void test_whole_response_equals_stream(void)
     };
     seam_client *c = client_with(NULL, NULL);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        seam_request *req = user_request("q");
+        call k = { c, user_request("q"), tu_call_opts("claude", cases[i].model) };
         if (cases[i].json_format)
-            seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
-        seam_call_options o = tu_call_opts("claude", cases[i].model);
-        summary st, wh;
-        push_stream(cases[i].stream, i % 2 ? 1 : 7);
-        run_stream(c, req, &o, &st);
-        fake_server_push_json(srv, 200, cases[i].body, NULL);
-        run_generate(c, req, &o, &wh);
+            seam_request_set_response_format(k.req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+        summary st = stream_answer(&k, cases[i].stream, i % 2 ? 1 : 7);
+        summary wh = whole_answer(&k, cases[i].body);
         if (st.status != SEAM_OK || wh.status != SEAM_OK)
             fprintf(stderr, "case %zu: %s / %s\n", i, st.err.message, wh.err.message);
         summaries_equal(&st, &wh);
         summary_free(&st);
         summary_free(&wh);
-        seam_request_free(req);
+        seam_request_free(k.req);
     }
     tu_client_free(c);
 }
@@ -554,9 +594,7 @@ static void test_whole_response_equals_stream(void)
 /* A stream cut at any byte never gives a successful (silently truncated) result. */
 static void test_cut_at_every_byte(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
+    call k = call_new(NULL, NULL, user_request("q"), "claude-sonnet-4-5");
     char *body = to_sse(T_THINK_TOOL);
     size_t len = strlen(body);
     int successes = 0;
@@ -568,7 +606,7 @@ static void test_cut_at_every_byte(void)
         r.chunked = (int)(cut % 2);
         fake_server_push(srv, &r);
         summary s;
-        run_stream(c, req, &o, &s);
+        run_stream(k.c, k.req, &k.o, &s);
         if (s.status == SEAM_OK) {
             successes++;
             fprintf(stderr, "cut at %zu of %zu succeeded\n", cut, len);
@@ -577,22 +615,17 @@ static void test_cut_at_every_byte(void)
     }
     CU_ASSERT_EQUAL(successes, 0);
     free(body);
-    seam_request_free(req);
-    tu_client_free(c);
+    call_free(&k);
 }
 
 /* A body that ends cleanly after message_delta (a proxy that drops
  * message_stop) is complete; one that ends before it is not. */
 static void test_clean_end_without_message_stop(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
+    call k = call_new(NULL, NULL, user_request("q"), "claude-sonnet-4-5");
     const char *stop = strstr(T_TEXT, "{\"type\":\"message_stop\"}");
     char *no_stop = strndup(T_TEXT, (size_t)(stop - T_TEXT));
-    push_stream(no_stop, 0);
-    summary s;
-    run_stream(c, req, &o, &s);
+    summary s = stream_answer(&k, no_stop, 0);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
     CU_ASSERT_EQUAL(s.usage.output_tokens, 12);
@@ -600,25 +633,19 @@ static void test_clean_end_without_message_stop(void)
 
     const char *delta = strstr(T_TEXT, "{\"type\":\"message_delta\"");
     char *no_delta = strndup(T_TEXT, (size_t)(delta - T_TEXT));
-    push_stream(no_delta, 0);
-    run_stream(c, req, &o, &s);
+    s = stream_answer(&k, no_delta, 0);
     CU_ASSERT(s.status < 0);
     CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_TRANSPORT);
     summary_free(&s);
     free(no_stop);
     free(no_delta);
-    seam_request_free(req);
-    tu_client_free(c);
+    call_free(&k);
 }
 
 static void test_server_tools(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("what is seam?");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_SERVER_TOOL, 3);
-    summary s;
-    run_stream(c, req, &o, &s);
+    call k = call_new(NULL, NULL, user_request("what is seam?"), "claude-sonnet-4-5");
+    summary s = stream_answer(&k, T_SERVER_TOOL, 3);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(s.n_calls, 0); /* nothing for the engine to run */
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_START], 0);
@@ -639,25 +666,14 @@ static void test_server_tools(void)
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
 
     /* Replayed to Anthropic, the provider-executed parts are left out. */
-    seam_request *next = user_request("what is seam?");
-    CU_ASSERT_FATAL(seam_request_add_message(next, s.message) == SEAM_OK);
-    s.message = NULL;
-    seam_request_add_user_text(next, "thanks");
-    fake_server_push_json(srv, 200, B_TEXT, NULL);
-    summary w;
-    run_generate(c, next, &o, &w);
-    CU_ASSERT_EQUAL(w.status, SEAM_OK);
-    json_object *body = tu_last_body(srv);
+    json_object *body = replayed_body(&k, "what is seam?", &s, "thanks");
     CU_ASSERT(tu_json_equal(tu_json_at(body, "messages"),
                            "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"what is seam?\"}]},"
                            "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Seam is a C library.\"}]},"
                            "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"thanks\"}]}]"));
     json_object_put(body);
-    summary_free(&w);
     summary_free(&s);
-    seam_request_free(next);
-    seam_request_free(req);
-    tu_client_free(c);
+    call_free(&k);
 }
 
 static void test_message_start_with_content(void)
@@ -717,37 +733,22 @@ static void test_mcp_and_unknown_blocks(void)
 
 static void test_redacted_thinking_round_trip(void)
 {
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    push_stream(T_REDACTED, 5);
-    summary s;
-    run_stream(c, req, &o, &s);
+    call k = call_new(NULL, NULL, user_request("q"), "claude-sonnet-4-5");
+    summary s = stream_answer(&k, T_REDACTED, 5);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(s.redacted, 1);
     CU_ASSERT_EQUAL(s.n_reasoning, 1);
     CU_ASSERT(TU_STR_EQ(s.reasoning, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_LENGTH);
 
-    seam_request *next = user_request("q");
-    CU_ASSERT_FATAL(seam_request_add_message(next, s.message) == SEAM_OK);
-    s.message = NULL;
-    seam_request_add_user_text(next, "go on");
-    fake_server_push_json(srv, 200, B_TEXT, NULL);
-    summary w;
-    run_generate(c, next, &o, &w);
-    CU_ASSERT_EQUAL(w.status, SEAM_OK);
-    json_object *body = tu_last_body(srv);
+    json_object *body = replayed_body(&k, "q", &s, "go on");
     json_object *assistant = json_object_array_get_idx(tu_json_at(body, "messages"), 1);
     CU_ASSERT(tu_json_equal(tu_json_at(assistant, "content"),
                            "[{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP\"},"
                            "{\"type\":\"text\",\"text\":\"Done.\"}]"));
     json_object_put(body);
-    summary_free(&w);
     summary_free(&s);
-    seam_request_free(next);
-    seam_request_free(req);
-    tu_client_free(c);
+    call_free(&k);
 }
 
 /* ==== errors inside a 200 stream =============================================== */
@@ -953,6 +954,29 @@ static json_object *encode_with(seam_client *c, seam_request *req, const char *m
     return tu_last_body(srv);
 }
 
+/* A member of a request body and what it must be: JSON text, or NULL for
+ * absent. */
+typedef struct member {
+    const char *path, *want;
+} member;
+/* A table of members, ended for encodes. */
+#define MEMBERS(...) ((const member[]){ __VA_ARGS__, { NULL, NULL } })
+
+/* Encodes req for model (encode_with) and checks each member of the body sent
+ * (one assertion a member; the model and member named when it fails). */
+static void encodes(seam_client *c, seam_request *req, const char *model, const member *wants)
+{
+    json_object *body = encode_with(c, req, model);
+    for (; wants->path; wants++) {
+        json_object *got = tu_json_at(body, wants->path);
+        int ok = wants->want ? tu_json_equal(got, wants->want) : got == NULL;
+        if (!ok)
+            fprintf(stderr, "  (%s: %s%s)\n", model, wants->path, wants->want ? "" : " present");
+        CU_ASSERT(ok);
+    }
+    json_object_put(body);
+}
+
 static void test_tool_choice_mapping(void)
 {
     static const struct {
@@ -992,10 +1016,7 @@ static void test_tool_choice_mapping(void)
     c = client_with("disable_parallel_tool_use = true;", NULL);
     req = user_request("q");
     seam_request_add_tool(req, "t", NULL, NULL);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"),
-                           "{\"type\":\"auto\",\"disable_parallel_tool_use\":true}"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "tool_choice", "{\"type\":\"auto\",\"disable_parallel_tool_use\":true}" }));
     seam_request_free(req);
     tu_client_free(c);
 }
@@ -1014,9 +1035,7 @@ static void test_thinking_encode(void)
 
     /* max_tokens not above the budget: the budget is added. */
     seam_request_set_max_tokens(req, 1000);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "3000"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "max_tokens", "3000" }));
 
     /* A budget near INT64_MAX (found by fuzz/fuzz_encode.c): max_tokens
      * saturates and is capped, never wraps negative. */
@@ -1030,33 +1049,28 @@ static void test_thinking_encode(void)
     /* Below the API's minimum budget: raised to 1024. */
     seam_request_set_reasoning_budget(req, 100);
     seam_request_set_max_tokens(req, 5000);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":1024}"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "5000"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5",
+            MEMBERS({ "thinking", "{\"type\":\"enabled\",\"budget_tokens\":1024}" },
+                     { "max_tokens", "5000" }));
 
     /* A family without extended thinking, asked for a budget through the
      * provider options (a request-level budget is refused by the core, which
      * reads this plugin's capabilities): not sent, temperature kept. */
     seam_request_set_reasoning_budget(req, 0);
     seam_request_set_provider_options(req, "{\"thinking_budget\":2000}");
-    body = encode_with(c, req, "claude-3-5-sonnet-20241022");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.3"));
-    json_object_put(body);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":2000}"));
-    json_object_put(body);
+    encodes(c, req, "claude-3-5-sonnet-20241022",
+            MEMBERS({ "thinking", NULL },
+                     { "temperature", "0.3" }));
+    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "thinking", "{\"type\":\"enabled\",\"budget_tokens\":2000}" }));
     seam_request_set_provider_options(req, NULL);
     seam_request_set_reasoning_budget(req, 100);
 
     /* A forced tool wins over the thinking hint. */
     seam_request_add_tool(req, "t", NULL, NULL);
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"any\"}"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5",
+            MEMBERS({ "thinking", NULL },
+                     { "tool_choice", "{\"type\":\"any\"}" }));
     seam_request_free(req);
     tu_client_free(c);
 
@@ -1065,17 +1079,11 @@ static void test_thinking_encode(void)
     c = client_with("thinking_budget = 3000; models = { claude-opus-4-5 = { reasoning = false; }; };",
                     NULL);
     req = user_request("q");
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
-    json_object_put(body);
-    body = encode_with(c, req, "claude-opus-4-5-20251101");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "thinking", "{\"type\":\"enabled\",\"budget_tokens\":3000}" }));
+    encodes(c, req, "claude-opus-4-5-20251101", MEMBERS({ "thinking", NULL }));
     /* A request's options win: thinking off for this call. */
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\"}");
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "thinking", NULL }));
     seam_request_free(req);
     tu_client_free(c);
 }
@@ -1299,43 +1307,51 @@ static void test_headers_from_options(void)
     tu_client_free(c);
 }
 
+/* The schema of the structured-output tests, and the "json" tool's description. */
+#define PERSON_SCHEMA                                                                     \
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"                \
+    "\"required\":[\"name\"],\"additionalProperties\":false}"
+#define JSON_TOOL_HEAD \
+    "{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
+
+/* A call of "who?" asking for a person as JSON, on a client of its own; the
+ * check that model answers natively (output_config, no tool). */
+static call person_call(const char *native_model)
+{
+    call k = call_new(NULL, NULL, user_request("who?"), native_model);
+    seam_request_set_response_format(k.req, SEAM_FORMAT_JSON, "person", PERSON_SCHEMA, 1);
+    encodes(k.c, k.req, native_model,
+            MEMBERS({ "output_config", "{\"format\":{\"type\":\"json_schema\",\"schema\":" PERSON_SCHEMA "}}" },
+                    { "tools", NULL }));
+    return k;
+}
+
+/* The answer of the "json" tool (B_JSON_TOOL) decoded into text. */
+static void expect_ada(const summary *s)
+{
+    CU_ASSERT(TU_STR_EQ(s->text, "{\"name\":\"Ada\"}"));
+    CU_ASSERT_EQUAL(s->n_calls, 0);
+    CU_ASSERT_EQUAL(s->stop, SEAM_STOP_STOP);
+}
+
 static void test_structured_output(void)
 {
-    const char *schema = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
-                         "\"required\":[\"name\"],\"additionalProperties\":false}";
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("who?");
-    seam_request_set_response_format(req, SEAM_FORMAT_JSON, "person", schema, 1);
-
     /* Native where the model has it. */
-    json_object *body = encode_with(c, req, "claude-sonnet-4-5");
-    char want[1024];
-    snprintf(want, sizeof want, "{\"format\":{\"type\":\"json_schema\",\"schema\":%s}}", schema);
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), want));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "tools"));
-    json_object_put(body);
+    call k = person_call("claude-sonnet-4-5");
 
     /* Otherwise a forced "json" tool, decoded back into the answer text. */
-    seam_call_options o = tu_call_opts("claude", "claude-3-5-haiku-20241022");
-    fake_server_push_json(srv, 200, B_JSON_TOOL, NULL);
-    summary s;
-    run_generate(c, req, &o, &s);
+    k.o = tu_call_opts("claude", "claude-3-5-haiku-20241022");
+    summary s = whole_answer(&k, B_JSON_TOOL);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    body = tu_last_body(srv);
+    json_object *body = tu_last_body(srv);
     CU_ASSERT_PTR_NULL(tu_json_at(body, "output_config"));
-    snprintf(want, sizeof want,
-             "[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
-             "\"input_schema\":%s}]", schema);
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), want));
+    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), "[" JSON_TOOL_HEAD "\"input_schema\":" PERSON_SCHEMA "}]"));
     CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"json\"}"));
     json_object_put(body);
-    CU_ASSERT(TU_STR_EQ(s.text, "{\"name\":\"Ada\"}"));
-    CU_ASSERT_EQUAL(s.n_calls, 0);
-    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    expect_ada(&s);
     summary_free(&s);
 
-    push_stream(T_JSON_TOOL, 2);
-    run_stream(c, req, &o, &s);
+    s = stream_answer(&k, T_JSON_TOOL, 2);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT(TU_STR_EQ(s.text, "{\"name\":\"Ada\"}"));
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TEXT_DELTA], 1);
@@ -1344,14 +1360,53 @@ static void test_structured_output(void)
     summary_free(&s);
 
     /* Without a schema ("any JSON object") even a native model uses the tool. */
-    seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"),
-                           "[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
-                           "\"input_schema\":{\"type\":\"object\"}}]"));
-    json_object_put(body);
-    seam_request_free(req);
-    tu_client_free(c);
+    seam_request_set_response_format(k.req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+    encodes(k.c, k.req, "claude-sonnet-4-5",
+            MEMBERS({ "tools", "[" JSON_TOOL_HEAD "\"input_schema\":{\"type\":\"object\"}}]" }));
+    call_free(&k);
+}
+
+/* A call (options o) that fails before anything is sent, the reason naming
+ * needle; of that kind unless kind is SEAM_ERROR_NONE. */
+static void expect_unsent_with(seam_client *c, const seam_request *req, const seam_call_options *o,
+                               seam_error_kind kind, const char *needle)
+{
+    size_t before = fake_server_request_count(srv);
+    summary s;
+    run_generate(c, req, o, &s);
+    CU_ASSERT(s.status < 0);
+    if (kind != SEAM_ERROR_NONE)
+        CU_ASSERT_EQUAL(s.err.kind, kind);
+    if (!strstr(s.err.message, needle))
+        fprintf(stderr, "\n  error: %s\n  wanted: %s\n", s.err.message, needle);
+    CU_ASSERT(strstr(s.err.message, needle) != NULL);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
+    summary_free(&s);
+}
+
+/* A call to model that fails before anything is sent, the reason named; a
+ * bad_request unless it is a conf error (the provider could not load its options). */
+static void expect_unsent(seam_client *c, const seam_request *req, const char *model,
+                          const char *needle, int bad_request)
+{
+    seam_call_options o = tu_call_opts("claude", model);
+    expect_unsent_with(c, req, &o, bad_request ? SEAM_ERROR_BAD_REQUEST : SEAM_ERROR_NONE, needle);
+}
+
+static void expect_refused(seam_client *c, const seam_request *req, const char *model,
+                           const char *needle)
+{
+    expect_unsent(c, req, model, needle, 1);
+}
+
+/* A request of text and one media part in the same user turn. */
+static seam_request *media_request(const char *text, const char *mime, const char *data)
+{
+    seam_request *req = user_request(text);
+    seam_message *m = seam_message_new(SEAM_ROLE_USER);
+    seam_message_add_media(m, mime, SEAM_MEDIA_BASE64, data);
+    seam_request_add_message(req, m);
+    return req;
 }
 
 static void test_model_defaults_and_capabilities(void)
@@ -1369,27 +1424,13 @@ static void test_model_defaults_and_capabilities(void)
     };
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        json_object *body = encode_with(c, req, cases[i].model);
-        CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), cases[i].max_tokens));
-        json_object_put(body);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        encodes(c, req, cases[i].model, MEMBERS({ "max_tokens", cases[i].max_tokens }));
     seam_request_free(req);
 
     /* A PDF to a family without PDF input: refused before anything is sent. */
-    req = user_request("read this");
-    seam_message *m = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_media(m, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
-    seam_request_add_message(req, m);
-    seam_call_options o = tu_call_opts("claude", "claude-3-haiku-20240307");
-    size_t before = fake_server_request_count(srv);
-    summary s;
-    run_generate(c, req, &o, &s);
-    CU_ASSERT(s.status < 0);
-    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
-    CU_ASSERT(strstr(s.err.message, "PDF") != NULL);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
-    summary_free(&s);
+    req = media_request("read this", "application/pdf", "JVBERi0=");
+    expect_refused(c, req, "claude-3-haiku-20240307", "PDF");
     tu_client_free(c);
 
     /* ...unless the conf says that model has it; and max_tokens from the conf. */
@@ -1404,11 +1445,9 @@ static void test_model_defaults_and_capabilities(void)
     seam_request_free(req);
 
     /* Media the API cannot take at all. */
-    req = user_request("listen");
-    m = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_media(m, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
-    seam_request_add_message(req, m);
-    o = tu_call_opts("claude", "claude-sonnet-4-5");
+    req = media_request("listen", "audio/wav", "UklGRg==");
+    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
+    summary s;
     run_generate(c, req, &o, &s);
     CU_ASSERT(s.status < 0);
     CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
@@ -1440,33 +1479,25 @@ static void test_context_window_capability(void)
 
     seam_client *c = client_with(NULL, chain);
     size_t before = fake_server_request_count(srv);
-    summary s;
-    run_generate(c, req, &o, &s);
-    CU_ASSERT(s.status < 0);
-    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
-    CU_ASSERT(strstr(s.err.message, "200000") != NULL);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
-    summary_free(&s);
+    expect_unsent_with(c, req, &o, SEAM_ERROR_CONTEXT_OVERFLOW, "200000");
     tu_client_free(c);
 
-    /* The 1M-context beta widens the window (and is sent). */
-    c = client_with("beta = [ \"context-1m-2025-08-07\" ];", chain);
-    fake_server_push_json(srv, 200, B_TEXT, NULL);
-    run_generate(c, req, &o, &s);
-    CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"), "context-1m-2025-08-07"));
-    summary_free(&s);
-    tu_client_free(c);
-
-    /* So does a conf override for the model. */
-    c = client_with("models = { claude-sonnet-4-5 = { context_window = 400000; }; };", chain);
-    fake_server_push_json(srv, 200, B_TEXT, NULL);
-    run_generate(c, req, &o, &s);
-    CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
-    summary_free(&s);
-    tu_client_free(c);
+    /* The 1M-context beta widens the window (and is sent); so does a conf
+     * override for the model. */
+    static const char *const wider[] = {
+        "beta = [ \"context-1m-2025-08-07\" ];",
+        "models = { claude-sonnet-4-5 = { context_window = 400000; }; };",
+    };
+    for (size_t i = 0; i < sizeof wider / sizeof wider[0]; i++) {
+        call k = { client_with(wider[i], chain), req, o };
+        summary s = whole_answer(&k, B_TEXT);
+        CU_ASSERT_EQUAL(s.status, SEAM_OK);
+        CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1 + i);
+        if (i == 0)
+            CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "anthropic-beta"), "context-1m-2025-08-07"));
+        summary_free(&s);
+        tu_client_free(k.c);
+    }
     seam_request_free(req);
 }
 
@@ -1506,25 +1537,13 @@ static void test_bad_options(void)
     /* A conf typo: the provider cannot serve, and the reason names the option. */
     seam_client *c = client_with("cache = \"sometimes\";", NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    size_t before = fake_server_request_count(srv);
-    summary s;
-    run_generate(c, req, &o, &s);
-    CU_ASSERT(s.status < 0);
-    CU_ASSERT(strstr(s.err.message, "cache") != NULL);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
-    summary_free(&s);
+    expect_unsent(c, req, "claude-sonnet-4-5", "cache", 0);
     tu_client_free(c);
 
     /* A bad request option: bad_request, nothing sent. */
     c = client_with(NULL, NULL);
     seam_request_set_provider_options(req, "{\"thinking_budget\":\"lots\"}");
-    run_generate(c, req, &o, &s);
-    CU_ASSERT(s.status < 0);
-    CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
-    CU_ASSERT(strstr(s.err.message, "thinking_budget") != NULL);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
-    summary_free(&s);
+    expect_refused(c, req, "claude-sonnet-4-5", "thinking_budget");
     seam_request_free(req);
     tu_client_free(c);
 }
@@ -1573,31 +1592,6 @@ static seam_request *weather_request(seam_tool_choice choice)
     "{\"name\":\"get_weather\",\"description\":\"Weather for a city\",\"input_schema\":"        \
     "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]," \
     "\"additionalProperties\":false}"
-
-/* A call that fails before anything is sent, the reason named; a bad_request
- * unless it is a conf error (the provider could not load its options). */
-static void expect_unsent(seam_client *c, const seam_request *req, const char *model,
-                          const char *needle, int bad_request)
-{
-    seam_call_options o = tu_call_opts("claude", model);
-    size_t before = fake_server_request_count(srv);
-    summary s;
-    run_generate(c, req, &o, &s);
-    CU_ASSERT(s.status < 0);
-    if (bad_request)
-        CU_ASSERT_EQUAL(s.err.kind, SEAM_ERROR_BAD_REQUEST);
-    if (!strstr(s.err.message, needle))
-        fprintf(stderr, "\n  error: %s\n  wanted: %s\n", s.err.message, needle);
-    CU_ASSERT(strstr(s.err.message, needle) != NULL);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
-    summary_free(&s);
-}
-
-static void expect_refused(seam_client *c, const seam_request *req, const char *model,
-                           const char *needle)
-{
-    expect_unsent(c, req, model, needle, 1);
-}
 
 /* Capabilities of the current lineup as the core reads them. */
 static void test_claude5_capabilities(void)
@@ -1689,22 +1683,20 @@ static void test_opus55_golden(void)
 
     /* The same request to Opus 5, which accepts forcing: the tool is forced,
      * and no sampling parameter goes to it either (Opus 4.7 and later). */
-    body = encode_with(c, req, "claude-opus-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"), "\"You are terse.\""));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "temperature"));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "top_k"));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "top_p"));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5",
+            MEMBERS({ "tool_choice", "{\"type\":\"tool\",\"name\":\"get_weather\"}" },
+                     { "system", "\"You are terse.\"" },
+                     { "temperature", NULL },
+                     { "top_k", NULL },
+                     { "top_p", NULL },
+                     { "thinking", NULL }));
 
     /* And to Sonnet 4.5, as before: forced, and the sampling parameters sent. */
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.2"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "top_k"), "5"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "top_p"), "0.9"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-4-5",
+            MEMBERS({ "tool_choice", "{\"type\":\"tool\",\"name\":\"get_weather\"}" },
+                     { "temperature", "0.2" },
+                     { "top_k", "5" },
+                     { "top_p", "0.9" }));
     seam_request_free(req);
 
     /* tool_choice required, no system prompt: the line is the system prompt;
@@ -1714,36 +1706,29 @@ static void test_opus55_golden(void)
     static const char *const no_forcing[] = { "claude-sonnet-5-5", "claude-fable-5-1",
                                               "claude-mythos-5-1", "claude-opus-5-5" };
     for (size_t i = 0; i < sizeof no_forcing / sizeof no_forcing[0]; i++) {
-        body = encode_with(c, req, no_forcing[i]);
-        CU_ASSERT(tu_json_equal(tu_json_at(body, "system"), "\"Answer by calling one of the provided tools.\""));
-        CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
-        json_object_put(body);
+        encodes(c, req, no_forcing[i],
+                MEMBERS({ "system", "\"Answer by calling one of the provided tools.\"" },
+                         { "tool_choice", "{\"type\":\"auto\"}" }));
     }
     /* Haiku 5.5 accepts forcing (the call then comes without thinking), also
      * by its Bedrock and Vertex-style ids (an unknown id would not). */
     static const char *const haiku55[] = { "claude-haiku-5-5", "anthropic.claude-haiku-5-5-v1:0",
                                            "claude-haiku-5-5@20261007" };
     for (size_t i = 0; i < sizeof haiku55 / sizeof haiku55[0]; i++) {
-        body = encode_with(c, req, haiku55[i]);
-        CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"any\"}"));
-        CU_ASSERT_PTR_NULL(tu_json_at(body, "system"));
-        CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-        json_object_put(body);
+        encodes(c, req, haiku55[i],
+                MEMBERS({ "tool_choice", "{\"type\":\"any\"}" },
+                         { "system", NULL },
+                         { "thinking", NULL }));
     }
     /* An id this codec does not know gets the newest rules: no forcing. */
-    body = encode_with(c, req, "claude-opus-6");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-6", MEMBERS({ "tool_choice", "{\"type\":\"auto\"}" }));
     /* tool_choice none stays none; auto stays the API's default. */
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NONE, NULL);
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"none\"}"));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "system"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5",
+            MEMBERS({ "tool_choice", "{\"type\":\"none\"}" },
+                     { "system", NULL }));
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_AUTO, NULL);
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "tool_choice"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5", MEMBERS({ "tool_choice", NULL }));
     seam_request_free(req);
     tu_client_free(c);
 
@@ -1751,11 +1736,9 @@ static void test_opus55_golden(void)
      * so the cached prefix does not change with the tool choice. */
     c = client_with("cache = \"auto\";", NULL);
     req = weather_request(SEAM_TOOL_CHOICE_NAMED);
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),
-        "[{\"type\":\"text\",\"text\":\"You are terse.\",\"cache_control\":{\"type\":\"ephemeral\"}},"
-        "{\"type\":\"text\",\"text\":\"Answer by calling the get_weather tool.\"}]"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5",
+            MEMBERS({ "system", "[{\"type\":\"text\",\"text\":\"You are terse.\",\"cache_control\":{\"type\":\"ephemeral\"}},"
+                       "{\"type\":\"text\",\"text\":\"Answer by calling the get_weather tool.\"}]" }));
     seam_request_free(req);
     tu_client_free(c);
 }
@@ -1773,9 +1756,7 @@ static void test_forced_tool_rules(void)
     json_object_put(body);
     /* A request's options win over the conf's. */
     seam_request_set_provider_options(req, "{\"forced_tool\":\"prompt\"}");
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5", MEMBERS({ "tool_choice", "{\"type\":\"auto\"}" }));
     seam_request_free(req);
     tu_client_free(c);
 
@@ -1786,15 +1767,12 @@ static void test_forced_tool_rules(void)
                     NULL);
     req = weather_request(SEAM_TOOL_CHOICE_NAMED);
     seam_request_set_temperature(req, 0.5);
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"tool\",\"name\":\"get_weather\"}"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "temperature"), "0.5"));
-    json_object_put(body);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),
-                           "\"You are terse.\\n\\nAnswer by calling the get_weather tool.\""));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5",
+            MEMBERS({ "tool_choice", "{\"type\":\"tool\",\"name\":\"get_weather\"}" },
+                     { "temperature", "0.5" }));
+    encodes(c, req, "claude-sonnet-4-5",
+            MEMBERS({ "tool_choice", "{\"type\":\"auto\"}" },
+                     { "system", "\"You are terse.\\n\\nAnswer by calling the get_weather tool.\"" }));
     seam_request_free(req);
     tu_client_free(c);
 
@@ -1835,17 +1813,14 @@ static void test_claude5_thinking(void)
     json_object_put(body);
     /* 4.6 keeps its budget (deprecated there, still accepted). */
     seam_request_set_max_tokens(req, 0);
-    body = encode_with(c, req, "claude-opus-4-6");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":8000}"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-4-6", MEMBERS({ "thinking", "{\"type\":\"enabled\",\"budget_tokens\":8000}" }));
     seam_request_set_reasoning_budget(req, 0);
 
     /* Nothing asked: no thinking field (the 5.x families think by default,
      * 4.7 and 4.8 do not). */
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "output_config"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5",
+            MEMBERS({ "thinking", NULL },
+                     { "output_config", NULL }));
 
     /* "disabled": Opus 5.5 always thinks, so a low effort instead... */
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\"}");
@@ -1856,27 +1831,21 @@ static void test_claude5_thinking(void)
                                  "\"output_config\":{\"effort\":\"low\"}}"));
     json_object_put(body);
     /* ...Sonnet 5.5 has its lowest setting... */
-    body = encode_with(c, req, "claude-sonnet-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"between_tools\"}"));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "output_config"));
-    json_object_put(body);
+    encodes(c, req, "claude-sonnet-5-5",
+            MEMBERS({ "thinking", "{\"type\":\"between_tools\"}" },
+                     { "output_config", NULL }));
     /* ...Haiku 5.5, Opus 5 and Sonnet 5 take {disabled}; 4.7 needs nothing. */
     static const char *const can_disable[] = { "claude-haiku-5-5", "claude-opus-5", "claude-sonnet-5" };
     for (size_t i = 0; i < sizeof can_disable / sizeof can_disable[0]; i++) {
-        body = encode_with(c, req, can_disable[i]);
-        CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"disabled\"}"));
-        json_object_put(body);
+        encodes(c, req, can_disable[i], MEMBERS({ "thinking", "{\"type\":\"disabled\"}" }));
     }
-    body = encode_with(c, req, "claude-opus-4-7");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-4-7", MEMBERS({ "thinking", NULL }));
 
     /* An effort the caller chose is kept. */
     seam_request_set_provider_options(req, "{\"thinking\":\"disabled\",\"effort\":\"medium\"}");
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), "{\"effort\":\"medium\"}"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5",
+            MEMBERS({ "thinking", NULL },
+                     { "output_config", "{\"effort\":\"medium\"}" }));
 
     /* Off at xhigh or max: refused where the API refuses it, before sending;
      * Sonnet 5 accepts it at any effort. */
@@ -1892,12 +1861,8 @@ static void test_claude5_thinking(void)
     CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "64000"));
     json_object_put(body);
     seam_request_set_provider_options(req, "{\"effort\":\"xhigh\"}");
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "64000"));
-    json_object_put(body);
-    body = encode_with(c, req, "claude-3-haiku-20240307"); /* never past the model's limit */
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "max_tokens"), "4096"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5", MEMBERS({ "max_tokens", "64000" }));
+    encodes(c, req, "claude-3-haiku-20240307", MEMBERS({ "max_tokens", "4096" })); /* never past the model's limit */
 
     /* thinking_display rides with adaptive thinking, "updates" with its beta;
      * not with between_tools (a 400 there), not on the budget families. */
@@ -1912,16 +1877,10 @@ static void test_claude5_thinking(void)
     CU_ASSERT_PTR_NULL(tu_last_header(srv, "anthropic-beta"));
     json_object_put(body);
     seam_request_set_provider_options(req, "{\"thinking_display\":\"summarized\"}");
-    body = encode_with(c, req, "claude-opus-4-7"); /* off unless asked: display alone is not asking */
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "thinking"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-4-7", MEMBERS({ "thinking", NULL })); /* off unless asked: display alone is not asking */
     seam_request_set_reasoning_budget(req, 3000);
-    body = encode_with(c, req, "claude-opus-4-7");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"adaptive\",\"display\":\"summarized\"}"));
-    json_object_put(body);
-    body = encode_with(c, req, "claude-sonnet-4-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "thinking"), "{\"type\":\"enabled\",\"budget_tokens\":3000}"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-4-7", MEMBERS({ "thinking", "{\"type\":\"adaptive\",\"display\":\"summarized\"}" }));
+    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "thinking", "{\"type\":\"enabled\",\"budget_tokens\":3000}" }));
     seam_request_set_provider_options(req, "{\"thinking_display\":\"loud\"}");
     expect_refused(c, req, "claude-opus-5-5", "thinking_display");
     seam_request_free(req);
@@ -1948,12 +1907,8 @@ static void test_claude5_betas_and_strict_tools(void)
     /* strict_tools: every caller tool strict where structured outputs exist. */
     c = client_with("strict_tools = true;", NULL);
     req = weather_request(SEAM_TOOL_CHOICE_REQUIRED);
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), "[" WEATHER_TOOL ",\"strict\":true}]"));
-    json_object_put(body);
-    body = encode_with(c, req, "claude-3-5-haiku-20241022");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tools"), "[" WEATHER_TOOL "}]"));
-    json_object_put(body);
+    encodes(c, req, "claude-opus-5-5", MEMBERS({ "tools", "[" WEATHER_TOOL ",\"strict\":true}]" }));
+    encodes(c, req, "claude-3-5-haiku-20241022", MEMBERS({ "tools", "[" WEATHER_TOOL "}]" }));
     seam_request_free(req);
     tu_client_free(c);
 }
@@ -1962,44 +1917,26 @@ static void test_claude5_betas_and_strict_tools(void)
  * "json" tool asked for in the prompt without one, decoded back into text. */
 static void test_claude55_json_answer(void)
 {
-    const char *schema = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},"
-                         "\"required\":[\"name\"],\"additionalProperties\":false}";
-    seam_client *c = client_with(NULL, NULL);
-    seam_request *req = user_request("who?");
-    seam_request_set_response_format(req, SEAM_FORMAT_JSON, "person", schema, 1);
-    json_object *body = encode_with(c, req, "claude-sonnet-5-5");
-    char want[1024];
-    snprintf(want, sizeof want, "{\"format\":{\"type\":\"json_schema\",\"schema\":%s}}", schema);
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "output_config"), want));
-    CU_ASSERT_PTR_NULL(tu_json_at(body, "tools"));
-    json_object_put(body);
+    call k = person_call("claude-sonnet-5-5");
 
-    seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
-    seam_call_options o = tu_call_opts("claude", "claude-opus-5-5");
-    fake_server_push_json(srv, 200, B_JSON_TOOL, NULL);
-    summary s;
-    run_generate(c, req, &o, &s);
+    seam_request_set_response_format(k.req, SEAM_FORMAT_JSON, NULL, NULL, 0);
+    k.o = tu_call_opts("claude", "claude-opus-5-5");
+    summary s = whole_answer(&k, B_JSON_TOOL);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    body = tu_last_body(srv);
+    json_object *body = tu_last_body(srv);
     CU_ASSERT(tu_json_equal(body,
         "{\"model\":\"claude-opus-5-5\",\"max_tokens\":16384,"
         "\"system\":\"Answer by calling the json tool: its input is your answer.\","
         "\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"who?\"}]}],"
-        "\"tools\":[{\"name\":\"json\",\"description\":\"Respond with a JSON object: the input of this tool is the answer.\","
-        "\"input_schema\":{\"type\":\"object\"}}],"
+        "\"tools\":[" JSON_TOOL_HEAD "\"input_schema\":{\"type\":\"object\"}}],"
         "\"tool_choice\":{\"type\":\"auto\"}}"));
     json_object_put(body);
-    CU_ASSERT(TU_STR_EQ(s.text, "{\"name\":\"Ada\"}"));
-    CU_ASSERT_EQUAL(s.n_calls, 0);
-    CU_ASSERT_EQUAL(s.stop, SEAM_STOP_STOP);
+    expect_ada(&s);
     summary_free(&s);
     /* forced_tool = "reject" is about the caller's tool choice, not this. */
-    seam_request_set_provider_options(req, "{\"forced_tool\":\"reject\"}");
-    body = encode_with(c, req, "claude-opus-5-5");
-    CU_ASSERT(tu_json_equal(tu_json_at(body, "tool_choice"), "{\"type\":\"auto\"}"));
-    json_object_put(body);
-    seam_request_free(req);
-    tu_client_free(c);
+    seam_request_set_provider_options(k.req, "{\"forced_tool\":\"reject\"}");
+    encodes(k.c, k.req, "claude-opus-5-5", MEMBERS({ "tool_choice", "{\"type\":\"auto\"}" }));
+    call_free(&k);
 }
 
 /* Decoding what the 5.5 models send: a signed thinking block with empty text

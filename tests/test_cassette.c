@@ -21,7 +21,7 @@
 #define KEY "sk-rr-SECRET-8c1f2e3d4b5a6978"
 #define OTHER_KEY "sk-rr-OTHER-0011223344556677"
 
-static char *tmpdir;
+static const char *tmpdir; /* tu_dir() */
 
 #define OA(t) "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" t "\"}}]}\n\n"
 #define OA_END(in, out)                                                                             \
@@ -41,6 +41,18 @@ static seam_client *client_at(const char *plugin, const char *base, const char *
     seam_client *c = tu_client(conf, &err);
     if (!c)
         fprintf(stderr, "client: %s\n", err.message);
+    return c;
+}
+
+/* client_at made while the cassette variable var (SEAM_RECORD or SEAM_REPLAY)
+ * names dir, unset again after; a fatal assertion when it cannot be made. */
+static seam_client *client_taping(const char *var, const char *dir, const char *plugin,
+                                  const char *base, const char *key, const char *extra)
+{
+    setenv(var, dir, 1);
+    seam_client *c = client_at(plugin, base, key, extra);
+    unsetenv(var);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
 
@@ -117,10 +129,7 @@ static void test_conversation_replays(void)
 
     char recorded[8192] = "", replayed[8192] = "";
     seam_error err;
-    setenv("SEAM_RECORD", dir, 1);
-    seam_client *c = client_at("openai", base, KEY, NULL);
-    unsetenv("SEAM_RECORD");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    seam_client *c = client_taping("SEAM_RECORD", dir, "openai", base, KEY, NULL);
     seam_request *conv = seam_request_new();
     CU_ASSERT_EQUAL(turn(c, "gpt-4o", conv, "Salut", recorded, sizeof recorded, &err), SEAM_OK);
     CU_ASSERT_EQUAL(turn(c, "gpt-4o", conv, "Et toi ?", recorded, sizeof recorded, &err), SEAM_OK);
@@ -195,10 +204,7 @@ static void test_no_key_in_any_cassette(void)
         fake_server_push_sse(srv, cases[i].body, 0);
         char base[256];
         snprintf(base, sizeof base, "%s%s", fake_server_url(srv), cases[i].suffix);
-        setenv("SEAM_RECORD", dir, 1);
-        seam_client *c = client_at(cases[i].plugin, base, KEY, cases[i].extra);
-        unsetenv("SEAM_RECORD");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        seam_client *c = client_taping("SEAM_RECORD", dir, cases[i].plugin, base, KEY, cases[i].extra);
         char log[2048] = "";
         seam_error err;
         seam_request *conv = seam_request_new();
@@ -238,27 +244,19 @@ static void test_repeated_request_in_order(void)
     snprintf(base, sizeof base, "%s/v1", fake_server_url(srv));
     char rec[2048] = "", rep[2048] = "";
     seam_error err;
-    setenv("SEAM_RECORD", dir, 1);
-    seam_client *c = client_at("openai", base, KEY, NULL);
-    unsetenv("SEAM_RECORD");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    for (int i = 0; i < 2; i++) {
-        seam_request *conv = seam_request_new();
-        CU_ASSERT_EQUAL(turn(c, "gpt-4o", conv, "again", rec, sizeof rec, &err), SEAM_OK);
-        seam_request_free(conv);
+    /* Recorded, then (the server gone) replayed. */
+    for (int replay = 0; replay < 2; replay++) {
+        seam_client *c = client_taping(replay ? "SEAM_REPLAY" : "SEAM_RECORD", dir, "openai", base, KEY, NULL);
+        char *log = replay ? rep : rec;
+        for (int i = 0; i < 2; i++) {
+            seam_request *conv = seam_request_new();
+            CU_ASSERT_EQUAL(turn(c, "gpt-4o", conv, "again", log, sizeof rec, &err), SEAM_OK);
+            seam_request_free(conv);
+        }
+        tu_client_free(c);
+        if (!replay)
+            fake_server_stop(srv);
     }
-    tu_client_free(c);
-    fake_server_stop(srv);
-    setenv("SEAM_REPLAY", dir, 1);
-    c = client_at("openai", base, KEY, NULL);
-    unsetenv("SEAM_REPLAY");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    for (int i = 0; i < 2; i++) {
-        seam_request *conv = seam_request_new();
-        CU_ASSERT_EQUAL(turn(c, "gpt-4o", conv, "again", rep, sizeof rep, &err), SEAM_OK);
-        seam_request_free(conv);
-    }
-    tu_client_free(c);
     CU_ASSERT_STRING_EQUAL(rep, rec);
     CU_ASSERT(strstr(rep, "first") && strstr(rep, "second") && strstr(rep, "first") < strstr(rep, "second"));
     free(dir);
@@ -283,10 +281,7 @@ static void test_whole_answer_and_error(void)
     seam_error err[2];
     int rc[2];
     for (int replay = 0; replay < 2; replay++) {
-        setenv(replay ? "SEAM_REPLAY" : "SEAM_RECORD", dir, 1);
-        seam_client *c = client_at("openai", base, KEY, NULL);
-        unsetenv(replay ? "SEAM_REPLAY" : "SEAM_RECORD");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        seam_client *c = client_taping(replay ? "SEAM_REPLAY" : "SEAM_RECORD", dir, "openai", base, KEY, NULL);
         seam_request *req = seam_request_new();
         seam_request_add_user_text(req, "whole");
         seam_error scratch;
@@ -372,26 +367,22 @@ static void test_cli_record_replay(void)
     free(dir);
 }
 
+static const tu_test tests[] = {
+    { "a recorded conversation replays with the server stopped", test_conversation_replays },
+    { "no key in any cassette", test_no_key_in_any_cassette },
+    { "the same request twice replays in order", test_repeated_request_in_order },
+    { "a whole answer and an error status replay", test_whole_answer_and_error },
+    { "a bad replay directory fails the client", test_bad_directory },
+    { "seam chat --record, then SEAM_REPLAY", test_cli_record_replay },
+    { NULL, NULL },
+};
+
 int main(void)
 {
     unsetenv("SEAM_RECORD");
     unsetenv("SEAM_REPLAY");
-    tmpdir = tu_mkdtemp();
+    tmpdir = tu_dir();
     if (!tmpdir)
         return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("cassette", NULL, NULL);
-    CU_add_test(s, "a recorded conversation replays with the server stopped", test_conversation_replays);
-    CU_add_test(s, "no key in any cassette", test_no_key_in_any_cassette);
-    CU_add_test(s, "the same request twice replays in order", test_repeated_request_in_order);
-    CU_add_test(s, "a whole answer and an error status replay", test_whole_answer_and_error);
-    CU_add_test(s, "a bad replay directory fails the client", test_bad_directory);
-    CU_add_test(s, "seam chat --record, then SEAM_REPLAY", test_cli_record_replay);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("cassette", tests, NULL);
 }

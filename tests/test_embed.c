@@ -15,26 +15,6 @@
 #include "testutil.h"
 #include <seam/seam.h>
 
-#define ASSERT_STR(actual, expected)                                                       \
-    do {                                                                                   \
-        const char *actual_ = (actual);                                                    \
-        CU_ASSERT_PTR_NOT_NULL(actual_);                                                   \
-        if (actual_) {                                                                     \
-            if (strcmp(actual_, (expected)) != 0)                                          \
-                fprintf(stderr, "\n  %s:%d: got \"%s\"\n", __FILE__, __LINE__, actual_);   \
-            CU_ASSERT_STRING_EQUAL(actual_, (expected));                                   \
-        }                                                                                  \
-    } while (0)
-
-static seam_client *client_for(const char *conf)
-{
-    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
-    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
-                                tu_test_plugin_dir(), conf);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    return c;
-}
-
 static seam_embed_request *texts(const char *a, const char *b, const char *c)
 {
     seam_embed_request *er = seam_embed_request_new();
@@ -44,25 +24,6 @@ static seam_embed_request *texts(const char *a, const char *b, const char *c)
         if (all[i])
             CU_ASSERT_EQUAL(seam_embed_request_add_text(er, all[i]), SEAM_OK);
     return er;
-}
-
-/* The attempts of a call, as "outcome provider/model[: message]" lines. */
-typedef struct attempts {
-    char log[4096];
-    int n;
-} attempts;
-
-static void on_attempt(void *ud, const seam_attempt *a)
-{
-    attempts *at = ud;
-    size_t used = strlen(at->log);
-    snprintf(at->log + used, sizeof at->log - used, "%s %s/%s%s%s\n",
-             a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-             : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                  : "skipped",
-             a->provider, a->model ? a->model : "?", a->error ? ": " : "",
-             a->error ? a->error->message : "");
-    at->n++;
 }
 
 static double norm(const float *v, size_t n)
@@ -81,7 +42,7 @@ static double norm(const float *v, size_t n)
 
 static void test_batch_and_determinism(void)
 {
-    seam_client *c = client_for(MOCK_CONF);
+    seam_client *c = tu_client_with_test_plugins(MOCK_CONF);
     seam_embed_request *er = texts("the same text", "another text", "the same text");
     seam_embeddings *e = NULL;
     seam_error err;
@@ -108,8 +69,8 @@ static void test_batch_and_determinism(void)
     CU_ASSERT(u->present & SEAM_USAGE_INPUT);
     CU_ASSERT_EQUAL(u->input_tokens, 8);
     CU_ASSERT_FALSE(u->present & SEAM_USAGE_COST);
-    ASSERT_STR(seam_embeddings_provider(e), "m");
-    ASSERT_STR(seam_embeddings_model(e), "mock-embed");
+    TU_ASSERT_STR(seam_embeddings_provider(e), "m");
+    TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed");
 
     /* The same call again gives the same vectors (and so does another client). */
     seam_embeddings *again = NULL;
@@ -123,7 +84,7 @@ static void test_batch_and_determinism(void)
 
 static void test_dimensions(void)
 {
-    seam_client *c = client_for(
+    seam_client *c = tu_client_with_test_plugins(
         "providers = { m = { plugin = \"mock\"; }; d = { plugin = \"mock\"; options = { embed_dimensions = 5; }; }; };\n"
         "chains = { embed = ( { provider = \"m\"; model = \"mock-embed\"; } );\n"
         "           five = ( { provider = \"d\"; model = \"mock-embed\"; } ); };\n");
@@ -153,13 +114,13 @@ static void test_dimensions(void)
  * tokens is 2,000,000 micro-cents per million, so 5 words cost 10. */
 static void test_usage_and_cost(void)
 {
-    seam_client *c = client_for(
+    seam_client *c = tu_client_with_test_plugins(
         MOCK_CONF
         "models = ( { id = \"mock-embed\"; provider = \"mock\";\n"
         "             price = { input = 2000000L; output = 0L; }; } );\n");
     seam_embed_request *er = texts("one two three", "four five", NULL);
-    attempts at = {{0}, 0};
-    seam_call_options o = {.size = sizeof o, .on_attempt = on_attempt, .ud = &at};
+    tu_attempts at = {.flags = TU_ATTEMPT_ERRORS};
+    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &at};
     seam_embeddings *e = NULL;
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
@@ -168,7 +129,7 @@ static void test_usage_and_cost(void)
     CU_ASSERT(u->present & SEAM_USAGE_COST);
     CU_ASSERT_EQUAL(u->cost_microcents, 10);
     CU_ASSERT_EQUAL(at.n, 1);
-    ASSERT_STR(at.log, "succeeded m/mock-embed\n");
+    TU_ASSERT_STR(at.log, "succeeded m/mock-embed\n");
     seam_embeddings_free(e);
     seam_embed_request_free(er);
     tu_client_free(c);
@@ -178,7 +139,7 @@ static void test_usage_and_cost(void)
 
 static void test_chain_skips(void)
 {
-    seam_client *c = client_for(
+    seam_client *c = tu_client_with_test_plugins(
         "providers = { m = { plugin = \"mock\"; }; old = { plugin = \"testabi10\"; };\n"
         "              ec = { plugin = \"testecho\"; }; gone = { plugin = \"nosuchplugin\"; }; };\n"
         "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; },\n"
@@ -186,12 +147,12 @@ static void test_chain_skips(void)
         "                     { provider = \"gone\"; model = \"any\"; },\n"
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("skip to the embedder", NULL, NULL);
-    attempts at = {{0}, 0};
-    seam_call_options o = {.size = sizeof o, .on_attempt = on_attempt, .ud = &at};
+    tu_attempts at = {.flags = TU_ATTEMPT_ERRORS};
+    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &at};
     seam_embeddings *e = NULL;
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
-    ASSERT_STR(seam_embeddings_model(e), "mock-embed");
+    TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed");
     /* The third line goes on with the plugin files the loader refused (the
      * test plugins hold one): one of them may have been the plugin named. */
     static const char head[] =
@@ -207,17 +168,17 @@ static void test_chain_skips(void)
 
     /* The user's catalog entry says mock-1 embeds: it beats the plugin. */
     tu_client_free(c);
-    c = client_for(
+    c = tu_client_with_test_plugins(
         "providers = { m = { plugin = \"mock\"; }; };\n"
         "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
         "models = ( { id = \"mock-1\"; provider = \"m\"; capabilities = [ \"embed\" ]; } );\n");
     CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
-    ASSERT_STR(seam_embeddings_model(e), "mock-1");
+    TU_ASSERT_STR(seam_embeddings_model(e), "mock-1");
     seam_embeddings_free(e);
 
     /* A generation still works on the ABI 1.0 plugin: its table is read up to its size. */
     tu_client_free(c);
-    c = client_for("providers = { old = { plugin = \"testabi10\"; }; };\n"
+    c = tu_client_with_test_plugins("providers = { old = { plugin = \"testabi10\"; }; };\n"
                    "chains = { default = ( { provider = \"old\"; model = \"any\"; } );\n"
                    "           embed = ( { provider = \"old\"; model = \"any\"; } ); };\n");
     seam_request *req = seam_request_new();
@@ -225,7 +186,7 @@ static void test_chain_skips(void)
     seam_result *res = NULL;
     CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
     if (res)
-        ASSERT_STR(seam_result_text(res), "abi 1.0");
+        TU_ASSERT_STR(seam_result_text(res), "abi 1.0");
     seam_result_free(res);
     seam_request_free(req);
     /* Nothing in the chain embeds: the call fails, saying why for each entry. */
@@ -241,7 +202,7 @@ static void test_chain_skips(void)
  * fails with the reason. */
 static void test_single_provider(void)
 {
-    seam_client *c = client_for(MOCK_CONF);
+    seam_client *c = tu_client_with_test_plugins(MOCK_CONF);
     seam_embed_request *er = texts("x", NULL, NULL);
     seam_call_options o = {.size = sizeof o, .provider = "m", .model = "mock-1"};
     seam_embeddings *e = NULL;
@@ -250,14 +211,14 @@ static void test_single_provider(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
     o.model = "mock-embed-small";
     CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
-    ASSERT_STR(seam_embeddings_model(e), "mock-embed-small");
+    TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed-small");
     seam_embeddings_free(e);
     /* The request's own model, when neither the call nor a chain gives one. */
     o.model = NULL;
     CU_ASSERT_EQUAL(seam_embed_request_set_model(er, "mock-embed-2"), SEAM_OK);
-    ASSERT_STR(seam_embed_request_model(er), "mock-embed-2");
+    TU_ASSERT_STR(seam_embed_request_model(er), "mock-embed-2");
     CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
-    ASSERT_STR(seam_embeddings_model(e), "mock-embed-2");
+    TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed-2");
     seam_embeddings_free(e);
     o.provider = "nobody";
     CU_ASSERT_EQUAL(seam_embed(c, er, &o, &e, &err), SEAM_ERR_NOT_FOUND);
@@ -269,7 +230,7 @@ static void test_single_provider(void)
 
 static void test_errors_and_failover(void)
 {
-    seam_client *c = client_for(
+    seam_client *c = tu_client_with_test_plugins(
         "providers = { busy = { plugin = \"mock\"; options = { error_status = 503; }; };\n"
         "              bad = { plugin = \"mock\"; options = { error_status = 400;\n"
         "                      error_body = \"{\\\"error\\\":{\\\"type\\\":\\\"bad_request\\\",\\\"message\\\":\\\"input too long\\\"}}\"; }; };\n"
@@ -280,13 +241,13 @@ static void test_errors_and_failover(void)
         "           fatal = ( { provider = \"bad\"; model = \"mock-embed\"; },\n"
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("retry me", NULL, NULL);
-    attempts at = {{0}, 0};
-    seam_call_options o = {.size = sizeof o, .on_attempt = on_attempt, .ud = &at};
+    tu_attempts at = {.flags = TU_ATTEMPT_ERRORS};
+    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &at};
     seam_embeddings *e = NULL;
     seam_error err;
     /* A retryable error: retried on its entry, then the next entry answers. */
     CU_ASSERT_EQUAL_FATAL(seam_embed(c, er, &o, &e, &err), SEAM_OK);
-    ASSERT_STR(seam_embeddings_provider(e), "m");
+    TU_ASSERT_STR(seam_embeddings_provider(e), "m");
     CU_ASSERT_EQUAL(at.n, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(at.log, "failed busy/mock-embed: mock: scripted HTTP 503\n"
                                           "failed busy/mock-embed"));
@@ -299,8 +260,8 @@ static void test_errors_and_failover(void)
     CU_ASSERT_PTR_NULL(e);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(err.http_status, 400);
-    ASSERT_STR(err.message, "input too long");
-    ASSERT_STR(err.provider, "bad");
+    TU_ASSERT_STR(err.message, "input too long");
+    TU_ASSERT_STR(err.provider, "bad");
     CU_ASSERT_EQUAL(at.n, 1);
     seam_embed_request_free(er);
     tu_client_free(c);
@@ -310,7 +271,7 @@ static void test_errors_and_failover(void)
 
 static void test_default_chain_and_arguments(void)
 {
-    seam_client *c = client_for("providers = { m = { plugin = \"mock\"; }; };\n"
+    seam_client *c = tu_client_with_test_plugins("providers = { m = { plugin = \"mock\"; }; };\n"
                                 "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n");
     seam_embed_request *er = texts("x", NULL, NULL);
     seam_embeddings *e = (seam_embeddings *)1;
@@ -323,7 +284,7 @@ static void test_default_chain_and_arguments(void)
     tu_client_free(c);
 
     /* Role "embed" names the chain. */
-    c = client_for("providers = { m = { plugin = \"mock\"; }; };\n"
+    c = tu_client_with_test_plugins("providers = { m = { plugin = \"mock\"; }; };\n"
                    "chains = { vectors = ( { provider = \"m\"; model = \"mock-embed\"; } ); };\n"
                    "roles = { embed = \"vectors\"; };\n");
     CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
@@ -349,7 +310,7 @@ static void test_objects(void)
     for (int i = 0; i < 20; i++)
         CU_ASSERT_EQUAL(seam_embed_request_add_text(er, i % 2 ? "odd" : "even"), SEAM_OK);
     CU_ASSERT_EQUAL(seam_embed_request_count(er), 20);
-    ASSERT_STR(seam_embed_request_text(er, 19), "odd");
+    TU_ASSERT_STR(seam_embed_request_text(er, 19), "odd");
     CU_ASSERT_PTR_NULL(seam_embed_request_text(er, 20));
     CU_ASSERT_PTR_NULL(seam_embed_request_model(er));
     CU_ASSERT_EQUAL(seam_embed_request_set_model(er, "m"), SEAM_OK);

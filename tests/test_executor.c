@@ -146,6 +146,15 @@ static void run_input(seam_executor *ex, const char *input, trace *t)
     seam_run_free(run);
 }
 
+/* A new executor over s with eo (a fatal assertion when it cannot be made). */
+static seam_executor *executor_on(seam_session *s, const seam_executor_options *eo)
+{
+    seam_executor *ex = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, eo, &ex, &err), SEAM_OK);
+    return ex;
+}
+
 /* ---- events -------------------------------------------------------------------------- */
 
 static void test_events_in_order(void)
@@ -156,9 +165,7 @@ static void test_events_in_order(void)
         "{\"reply\":\"5, at noon.\",\"usage\":{\"input_tokens\":30,\"output_tokens\":3}}]}");
     seam_toolset *ts = two_tools();
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "add 2 and 3, and the time", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -229,9 +236,7 @@ static void test_max_iterations(void)
     seam_session *s = scripted_session("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}");
     seam_toolset *ts = two_tools();
     seam_executor_options eo = { .size = sizeof eo, .tools = ts, .max_iterations = 2 };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "forever", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -277,6 +282,13 @@ static int desk_handle(void *ud, const seam_tool_call *call, seam_tool_output *o
     return seam_tool_output_json(out, "{\"population\":709000}");
 }
 
+/* The handler of desk d: lookup and now. */
+static seam_tool_handler desk_handler(desk *d)
+{
+    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = d };
+    return h;
+}
+
 static void test_handlers(void)
 {
     seam_session *s = scripted_session(
@@ -287,11 +299,9 @@ static void test_handlers(void)
     seam_toolset_add(ts, "lookup", "Looks up a city", NULL, NULL, NULL);
     seam_toolset_add(ts, "declared", "Nobody serves this", NULL, NULL, NULL);
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     desk d = { 0 };
-    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = &d };
+    seam_tool_handler h = desk_handler(&d);
     CU_ASSERT_EQUAL(seam_executor_add_handler(ex, &h), SEAM_OK);
     seam_tool_handler bad = { .size = sizeof bad };
     CU_ASSERT_EQUAL(seam_executor_add_handler(ex, &bad), SEAM_ERR_INVALID);
@@ -310,92 +320,102 @@ static void test_handlers(void)
     seam_session_free(s);
 }
 
+/* A session whose model calls ask_user (question) and add, then answers "Blue
+ * it is, and 3."; an executor over it with two_tools, ask_user (no callback)
+ * and the desk's handler; run with "pick for me", which pauses on ask_user. */
+typedef struct paused {
+    seam_session *s;
+    seam_toolset *ts;
+    seam_executor_options eo;
+    desk d;
+    seam_tool_handler h;
+    seam_executor *ex;
+    trace t;
+} paused;
+
+static void pause_on(paused *p, const char *question)
+{
+    char script[512];
+    snprintf(script, sizeof script,
+             "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
+             "{\"id\":\"q1\",\"name\":\"ask_user\",\"args\":{\"question\":\"%s\"}},"
+             "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
+             "{\"reply\":\"Blue it is, and 3.\"}]}",
+             question);
+    p->s = scripted_session(script);
+    p->ts = two_tools();
+    seam_toolset_add(p->ts, "ask_user", "Asks the user", NULL, NULL, NULL);
+    p->eo = (seam_executor_options){ .size = sizeof p->eo, .tools = p->ts };
+    p->ex = executor_on(p->s, &p->eo);
+    p->d = (desk){ 0 };
+    p->h = desk_handler(&p->d);
+    seam_executor_add_handler(p->ex, &p->h);
+    run_input(p->ex, "pick for me", &p->t);
+}
+
+static void paused_free(paused *p)
+{
+    seam_executor_free(p->ex);
+    seam_toolset_free(p->ts);
+    seam_session_free(p->s);
+}
+
 static void test_pause_and_resume(void)
 {
-    seam_session *s = scripted_session(
-        "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
-        "{\"id\":\"q1\",\"name\":\"ask_user\",\"args\":{\"question\":\"Favourite colour?\"}},"
-        "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
-        "{\"reply\":\"Blue it is, and 3.\"}]}");
-    seam_toolset *ts = two_tools();
-    seam_toolset_add(ts, "ask_user", "Asks the user", NULL, NULL, NULL);
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
+    paused p;
+    pause_on(&p, "Favourite colour?");
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
-    desk d = { 0 };
-    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = &d };
-    seam_executor_add_handler(ex, &h);
-    trace t;
-    run_input(ex, "pick for me", &t);
-    CU_ASSERT_EQUAL(t.status, 0);
-    CU_ASSERT_STRING_EQUAL(t.text, "response0() call0(ask_user {\"question\":\"Favourite colour?\"}) "
-                                   "call0(add {\"a\":1,\"b\":2}) result0(add=3) done(paused)");
-    CU_ASSERT_STRING_EQUAL(t.pending, "q1");
-    CU_ASSERT_STRING_EQUAL(t.prompt, "Favourite colour?");
+    CU_ASSERT_EQUAL(p.t.status, 0);
+    CU_ASSERT_STRING_EQUAL(p.t.text, "response0() call0(ask_user {\"question\":\"Favourite colour?\"}) "
+                                     "call0(add {\"a\":1,\"b\":2}) result0(add=3) done(paused)");
+    CU_ASSERT_STRING_EQUAL(p.t.pending, "q1");
+    CU_ASSERT_STRING_EQUAL(p.t.prompt, "Favourite colour?");
     const char *name = NULL, *prompt = NULL;
-    CU_ASSERT_STRING_EQUAL(seam_session_pending_call(s, &name, &prompt), "q1");
+    CU_ASSERT_STRING_EQUAL(seam_session_pending_call(p.s, &name, &prompt), "q1");
     CU_ASSERT_STRING_EQUAL(name, "ask_user");
     CU_ASSERT_STRING_EQUAL(prompt, "Favourite colour?");
     /* Waiting: a new run is refused. */
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL(seam_executor_run(ex, "hello?", NULL, &run, &err), SEAM_ERR_INVALID);
-    seam_executor_free(ex);
+    CU_ASSERT_EQUAL(seam_executor_run(p.ex, "hello?", NULL, &run, &err), SEAM_ERR_INVALID);
+    seam_executor_free(p.ex);
 
     /* Resumed later, by another executor over the same session. */
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
-    seam_executor_add_handler(ex, &h);
-    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(ex, "blue", NULL, &run, &err), SEAM_OK);
-    run_all(run, &t);
+    CU_ASSERT_EQUAL_FATAL(seam_executor_new(p.s, &p.eo, &p.ex, &err), SEAM_OK);
+    seam_executor_add_handler(p.ex, &p.h);
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_OK);
+    run_all(run, &p.t);
     seam_run_free(run);
-    CU_ASSERT_EQUAL(t.status, 0);
-    CU_ASSERT_STRING_EQUAL(t.text, "response0(Blue it is, and 3.) done(stop)");
+    CU_ASSERT_EQUAL(p.t.status, 0);
+    CU_ASSERT_STRING_EQUAL(p.t.text, "response0(Blue it is, and 3.) done(stop)");
     /* Nothing waits any more. */
-    CU_ASSERT_EQUAL(seam_executor_resume(ex, "blue", NULL, &run, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_ERR_INVALID);
     CU_ASSERT_PTR_NULL(run);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    paused_free(&p);
 }
 
 /* The answer joins the other results of its turn, in one tool message. */
 static void test_resume_answer_lands_with_its_turn(void)
 {
-    seam_session *s = scripted_session(
-        "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
-        "{\"id\":\"q1\",\"name\":\"ask_user\",\"args\":{\"question\":\"Colour?\"}},"
-        "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
-        "{\"reply\":\"Blue it is, and 3.\"}]}");
-    seam_toolset *ts = two_tools();
-    seam_toolset_add(ts, "ask_user", "Asks the user", NULL, NULL, NULL);
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
-    desk d = { 0 };
-    seam_tool_handler h = { .size = sizeof h, .can_handle = desk_can_handle, .handle = desk_handle, .ud = &d };
-    seam_executor_add_handler(ex, &h);
-    trace t;
-    run_input(ex, "pick for me", &t);
-    CU_ASSERT_STRING_EQUAL(t.reason, "paused");
+    paused p;
+    pause_on(&p, "Colour?");
+    CU_ASSERT_STRING_EQUAL(p.t.reason, "paused");
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(ex, "blue", NULL, &run, &err), SEAM_OK);
-    CU_ASSERT_PTR_NULL(seam_session_pending_call(s, NULL, NULL));
-    run_all(run, &t);
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_OK);
+    CU_ASSERT_PTR_NULL(seam_session_pending_call(p.s, NULL, NULL));
+    run_all(run, &p.t);
     seam_run_free(run);
-    CU_ASSERT_EQUAL(t.status, 0);
-    CU_ASSERT_STRING_EQUAL(t.text, "response0(Blue it is, and 3.) done(stop)");
+    CU_ASSERT_EQUAL(p.t.status, 0);
+    CU_ASSERT_STRING_EQUAL(p.t.text, "response0(Blue it is, and 3.) done(stop)");
     /* user, assistant (2 calls), tool (add and the answer, together), assistant */
-    CU_ASSERT_EQUAL_FATAL(seam_session_history_count(s), 4);
-    const seam_message *tool = seam_session_history_at(s, 2);
+    CU_ASSERT_EQUAL_FATAL(seam_session_history_count(p.s), 4);
+    const seam_message *tool = seam_session_history_at(p.s, 2);
     CU_ASSERT_EQUAL(seam_message_role(tool), SEAM_ROLE_TOOL);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(tool), 2);
     CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_message_part(tool, 1)), "q1");
     CU_ASSERT_STRING_EQUAL(seam_part_result_json(seam_message_part(tool, 1)), "\"blue\"");
-    CU_ASSERT_EQUAL(d.asked, 1);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    CU_ASSERT_EQUAL(p.d.asked, 1);
+    paused_free(&p);
 }
 
 /* ---- context engines ------------------------------------------------------------------------ */
@@ -419,9 +439,7 @@ static void test_default_compression(void)
         seam_message_free(m);
     }
     seam_executor_options eo = { .size = sizeof eo, .compress_at_tokens = 1, .keep_first = 1, .keep_last = 2 };
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "third question", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -477,9 +495,8 @@ static void test_custom_engine(void)
     seam_context_engine eng = { .size = sizeof eng, .should_compress = should_when_long,
                                 .compress = drop_middle, .estimate_tokens = count_tokens, .ud = &l };
     seam_executor_options eo = { .size = sizeof eo, .tools = ts, .context = &eng, .max_iterations = 2 };
-    seam_executor *ex = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = executor_on(s, &eo);
     trace t;
     run_input(ex, "go", &t);
     /* After turn 0: 3 messages (300, no). After turn 1: 5 (500): compressed to 2. */

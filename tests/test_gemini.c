@@ -178,8 +178,51 @@ static json_object *request_body(size_t i)
     return j;
 }
 
+/* The body of the last request the server received (the caller puts it). */
+static json_object *sent_body(void)
+{
+    return request_body(last_request());
+}
+
+/* A call whole, its answer body (a 200). */
+static outcome answered(const seam_request *req, const char *body)
+{
+    fake_server_push_json(server, 200, body, NULL);
+    return run(req, 0);
+}
+
+/* A call streamed, its answer the SSE body (split bytes a write). */
+static outcome streamed(const seam_request *req, const char *sse, size_t split)
+{
+    fake_server_push_sse(server, sse, split);
+    return run(req, 1);
+}
+
 /* Asserts that actual equals the JSON text expected (objects compare by key). */
 #define CHECK_JSON(actual, expected) CU_ASSERT_TRUE(tu_json_equal((actual), (expected)))
+
+/* Whether schema s is an object whose every key is one of allowed (why says
+ * what is not). */
+static int keywords_allowed(json_object *s, const char *const *allowed, size_t n, char *why,
+                            size_t why_size)
+{
+    if (!json_object_is_type(s, json_type_object)) {
+        snprintf(why, why_size, "a schema that is not an object");
+        return 0;
+    }
+    json_object_object_foreach(s, key, val)
+    {
+        (void)val;
+        int ok = 0;
+        for (size_t i = 0; i < n; i++)
+            ok |= strcmp(key, allowed[i]) == 0;
+        if (!ok) {
+            snprintf(why, why_size, "keyword %s", key);
+            return 0;
+        }
+    }
+    return 1;
+}
 
 /* Every keyword anywhere in a Gemini schema tree must be one Gemini accepts. */
 static int schema_is_gemini_subset(json_object *s, char *why, size_t why_size)
@@ -191,19 +234,10 @@ static int schema_is_gemini_subset(json_object *s, char *why, size_t why_size)
         "minimum",  "maximum",   "anyOf",     "default",
     };
     static const char *const types[] = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"};
-    if (!json_object_is_type(s, json_type_object)) {
-        snprintf(why, why_size, "a schema that is not an object");
+    if (!keywords_allowed(s, allowed, sizeof allowed / sizeof allowed[0], why, why_size))
         return 0;
-    }
     json_object_object_foreach(s, key, val)
     {
-        int ok = 0;
-        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
-            ok |= strcmp(key, allowed[i]) == 0;
-        if (!ok) {
-            snprintf(why, why_size, "keyword %s", key);
-            return 0;
-        }
         if (strcmp(key, "type") == 0) {
             int known = 0;
             for (size_t i = 0; i < 6; i++)
@@ -366,18 +400,20 @@ static void test_stream_cut_everywhere(void)
     seam_request_free(req);
 }
 
+/* The start of an event whose candidate says "Hi" (its finishReason and usage follow). */
+#define SSE_HI "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
+
 /* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
  * candidates and thoughts (undefined behaviour). They are bounded now. */
 static void test_usage_absurd_counts(void)
 {
     seam_request *req = user_request("hi");
-    fake_server_push_sse(server,
-                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
-                         "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
-                         "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
-                         "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
-                         0);
-    outcome o = run(req, 1);
+    outcome o = streamed(req,
+            SSE_HI
+            "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
+            "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
+            "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
+            0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_EQUAL(o.usage.input_tokens, 0);
     CU_ASSERT_EQUAL(o.usage.reasoning_tokens, 1000000000000LL);
@@ -390,13 +426,12 @@ static void test_stream_usage_after_finish(void)
 {
     seam_request *req = user_request("hi");
     /* finishReason first, usage in a later event: one stop, with that usage. */
-    fake_server_push_sse(server,
-                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
-                         "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
-                         "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
-                         "\"totalTokenCount\":4}}\r\n\r\n",
-                         0);
-    outcome o = run(req, 1);
+    outcome o = streamed(req,
+            SSE_HI
+            "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
+            "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
+            "\"totalTokenCount\":4}}\r\n\r\n",
+            0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_EQUAL(o.stop_chunks, 1);
     CU_ASSERT_EQUAL(o.stop, SEAM_STOP_STOP);
@@ -406,11 +441,10 @@ static void test_stream_usage_after_finish(void)
     outcome_free(&o);
 
     /* finishReason and never any usage: the stop still comes, at the end. */
-    fake_server_push_sse(server,
-                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
-                         "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
-                         0);
-    o = run(req, 1);
+    o = streamed(req,
+            SSE_HI
+            "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
+            0);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_EQUAL(o.stop_chunks, 1);
     CU_ASSERT_EQUAL(o.stop, SEAM_STOP_LENGTH);
@@ -418,11 +452,10 @@ static void test_stream_usage_after_finish(void)
     outcome_free(&o);
 
     /* No finishReason at all before the server closes: a cut stream. */
-    fake_server_push_sse(server,
-                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
-                         "\"index\":0}]}\r\n\r\n",
-                         0);
-    o = run(req, 1);
+    o = streamed(req,
+            SSE_HI
+            "\"index\":0}]}\r\n\r\n",
+            0);
     CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_EQUAL(o.stop_chunks, 0);
@@ -492,14 +525,13 @@ static void test_finish_reasons_and_blocked_prompt(void)
     outcome_free(&o);
 
     /* Safety stop in the middle of a stream. */
-    fake_server_push_sse(server,
-                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Sure, \"}],\"role\":\"model\"},"
-                         "\"index\":0}]}\r\n\r\n"
-                         "data: {\"candidates\":[{\"finishReason\":\"SAFETY\",\"index\":0,\"safetyRatings\":[]}],"
-                         "\"usageMetadata\":{\"promptTokenCount\":5,\"candidatesTokenCount\":2,"
-                         "\"totalTokenCount\":7}}\r\n\r\n",
-                         3);
-    o = run(req, 1);
+    o = streamed(req,
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Sure, \"}],\"role\":\"model\"},"
+            "\"index\":0}]}\r\n\r\n"
+            "data: {\"candidates\":[{\"finishReason\":\"SAFETY\",\"index\":0,\"safetyRatings\":[]}],"
+            "\"usageMetadata\":{\"promptTokenCount\":5,\"candidatesTokenCount\":2,"
+            "\"totalTokenCount\":7}}\r\n\r\n",
+            3);
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_EQUAL(o.stop, SEAM_STOP_CONTENT_FILTER);
     CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "Sure, ");
@@ -615,14 +647,12 @@ static void test_encode_conversation(void)
     seam_request_add_stop(req, "END");
     seam_request_add_stop(req, "STOP HERE");
 
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Done.\"}],"
-                          "\"role\":\"model\"},\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    outcome o = run(req, 0);
+    outcome o = answered(req,
+            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Done.\"}],"
+            "\"role\":\"model\"},\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "Done.");
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     CHECK_JSON(body,
                "{\"systemInstruction\":{\"parts\":[{\"text\":\"You are terse.\"}]},"
                "\"contents\":["
@@ -703,12 +733,10 @@ static void test_encode_tools_and_schema_reshape(void)
                     SEAM_OK);
     CU_ASSERT_EQUAL(seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_NAMED, "get_weather"), SEAM_OK);
 
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":"
-                          "\"get_weather\",\"args\":{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}}}],"
-                          "\"role\":\"model\"},\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    outcome o = run(req, 0);
+    outcome o = answered(req,
+            "{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":"
+            "\"get_weather\",\"args\":{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}}}],"
+            "\"role\":\"model\"},\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_EQUAL(o.stop, SEAM_STOP_TOOL_USE);
     const seam_part *call = nth_part(o.msg, SEAM_PART_TOOL_CALL, 0);
@@ -717,7 +745,7 @@ static void test_encode_tools_and_schema_reshape(void)
     CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(call),
                                    "{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}"));
 
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"), WEATHER_SCHEMA_GEMINI);
     CU_ASSERT_STRING_EQUAL(tu_json_str(body, "tools.0.functionDeclarations.0.name"), "get_weather");
     CU_ASSERT_STRING_EQUAL(tu_json_str(body, "tools.0.functionDeclarations.0.description"),
@@ -744,13 +772,11 @@ static void test_encode_tools_and_schema_reshape(void)
                  {SEAM_TOOL_CHOICE_NONE, "NONE"}};
     for (size_t i = 0; i < 3; i++) {
         seam_request_set_tool_choice(req, modes[i].choice, NULL);
-        fake_server_push_json(server, 200,
-                              "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                              "\"finishReason\":\"STOP\"}]}",
-                              NULL);
-        o = run(req, 0);
+        o = answered(req,
+                "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+                "\"finishReason\":\"STOP\"}]}");
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        body = request_body(last_request());
+        body = sent_body();
         CU_ASSERT_STRING_EQUAL(tu_json_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
         CU_ASSERT_PTR_NULL(tu_json_at(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
         json_object_put(body);
@@ -784,14 +810,12 @@ static void test_encode_json_mode_thinking_and_options(void)
                              "\"threshold\":\"BLOCK_NONE\"}],\"generationConfig\":{\"topK\":20},"
                              "\"unknownKey\":1}"),
                     SEAM_OK);
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\\\"colors\\\":"
-                          "[\\\"red\\\",\\\"blue\\\"]}\"}]},\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    outcome o = run(req, 0);
+    outcome o = answered(req,
+            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\\\"colors\\\":"
+            "[\\\"red\\\",\\\"blue\\\"]}\"}]},\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
     CU_ASSERT_TRUE(json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"OBJECT\","
                "\"properties\":{\"colors\":{\"type\":\"ARRAY\",\"items\":{\"type\":\"STRING\"},"
@@ -807,13 +831,11 @@ static void test_encode_json_mode_thinking_and_options(void)
     seam_request_set_response_format(req, SEAM_FORMAT_JSON, NULL, NULL, 0);
     seam_request_set_reasoning_budget(req, 0);
     seam_request_set_provider_options(req, "{}");
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{}\"}]},"
-                          "\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    o = run(req, 0);
+    o = answered(req,
+            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{}\"}]},"
+            "\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    body = request_body(last_request());
+    body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig"), "{\"responseMimeType\":\"application/json\"}");
     json_object_put(body);
     outcome_free(&o);
@@ -904,17 +926,15 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     seam_message_add_tool_result(t2, weather_id, NULL, "{\"temp_c\":18}", 0);
     seam_request_add_message(req, t2);
     seam_request_add_user_text(req, "Be brief.");
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18\xc2\xb0"
-                          "C, 14:05.\"}],\"role\":\"model\"},\"finishReason\":\"STOP\"}],"
-                          "\"usageMetadata\":{\"promptTokenCount\":80,\"candidatesTokenCount\":6}}",
-                          NULL);
-    outcome step2 = run(req, 0);
+    outcome step2 = answered(req,
+            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18\xc2\xb0"
+            "C, 14:05.\"}],\"role\":\"model\"},\"finishReason\":\"STOP\"}],"
+            "\"usageMetadata\":{\"promptTokenCount\":80,\"candidatesTokenCount\":6}}");
     CU_ASSERT_EQUAL(step2.rc, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_message_text(step2.msg), "18\xc2\xb0" "C, 14:05.");
     CU_ASSERT_EQUAL(step2.stop, SEAM_STOP_STOP);
 
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather and time in Paris?\"}]},"
                "{\"role\":\"model\",\"parts\":[{\"text\":\"Let me check.\"},"
@@ -970,13 +990,11 @@ static void test_signature_replay_shapes(void)
     seam_message_add_tool_result(r, "call_7", NULL, "\"not found\"", 1);
     seam_request_add_message(req, r);
 
-    fake_server_push_json(server, 200,
-                          "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                          "\"finishReason\":\"STOP\"}]}",
-                          NULL);
-    outcome o = run(req, 0);
+    outcome o = answered(req,
+            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
+            "\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     /* The two consecutive model messages merge into one model content. */
     CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Go.\"}]},"
@@ -1035,19 +1053,10 @@ static int json_schema_is_documented_subset(json_object *s, char *why, size_t wh
     };
     if (json_object_is_type(s, json_type_boolean))
         return 1;
-    if (!json_object_is_type(s, json_type_object)) {
-        snprintf(why, why_size, "a schema that is not an object");
+    if (!keywords_allowed(s, allowed, sizeof allowed / sizeof allowed[0], why, why_size))
         return 0;
-    }
     json_object_object_foreach(s, key, val)
     {
-        int ok = 0;
-        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
-            ok |= strcmp(key, allowed[i]) == 0;
-        if (!ok) {
-            snprintf(why, why_size, "keyword %s", key);
-            return 0;
-        }
         if (strcmp(key, "type") == 0 && json_object_is_type(val, json_type_string)) {
             const char *t = json_object_get_string(val);
             if (strcmp(t, "object") && strcmp(t, "array") && strcmp(t, "string") && strcmp(t, "number") &&
@@ -1166,7 +1175,7 @@ static void test_gemini4_request_and_continuation(void)
                           NULL);
     o = run_model(req, 0, "gemini-4-hydrogen");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    body = request_body(last_request());
+    body = sent_body();
     CU_ASSERT_EQUAL(json_object_get_int64(tu_json_at(body, "generationConfig.maxOutputTokens")), 1000);
     json_object_put(body);
     outcome_free(&o);
@@ -1203,7 +1212,7 @@ static void test_gemini35_flash_lite_request(void)
                                   NULL);
         outcome o = run_model(req, streaming, "gemini-3.5-flash-lite");
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        json_object *body = request_body(last_request());
+        json_object *body = sent_body();
         CHECK_JSON(body, golden);
         char why[128] = "";
         CU_ASSERT_TRUE(json_schema_is_documented_subset(tu_json_at(body, "generationConfig.responseJsonSchema"),
@@ -1248,7 +1257,7 @@ static void test_thinking_levels_per_family(void)
                               NULL);
         outcome o = run_model(req, 0, table[i].model);
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        json_object *body = request_body(last_request());
+        json_object *body = sent_body();
         char want[128];
         if (table[i].level)
             snprintf(want, sizeof want, "{\"thinkingLevel\":\"%s\",\"includeThoughts\":true}", table[i].level);
@@ -1271,7 +1280,7 @@ static void test_thinking_levels_per_family(void)
                           "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},\"finishReason\":\"STOP\"}]}",
                           NULL);
     outcome o = run_model(req, 0, "gemini-2.5-flash");
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig"), "{\"maxOutputTokens\":200000}");
     json_object_put(body);
     outcome_free(&o);
@@ -1290,7 +1299,7 @@ static void test_thinking_levels_per_family(void)
                           NULL);
     o = run_model(req, 0, "gemini-4-argon");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    body = request_body(last_request());
+    body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"STRING\"},"
                "\"thinkingConfig\":{\"thinkingBudget\":2048,\"includeThoughts\":true}}");
@@ -1320,7 +1329,7 @@ static void test_thinking_level_within_sdk_values(void)
                                   NULL);
             outcome o = run_model(req, 0, models[m]);
             CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-            json_object *body = request_body(last_request());
+            json_object *body = sent_body();
             const char *level =
                 json_object_get_string(tu_json_at(body, "generationConfig.thinkingConfig.thinkingLevel"));
             int known = level && (!strcmp(level, "MINIMAL") || !strcmp(level, "LOW") ||
@@ -1343,7 +1352,7 @@ static void test_thinking_level_within_sdk_values(void)
                           NULL);
     outcome o = run_model(req, 0, "gemini-4-hydrogen");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    json_object *body = request_body(last_request());
+    json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig.thinkingConfig"),
                "{\"thinkingLevel\":\"XHIGH\",\"includeThoughts\":true}");
     json_object_put(body);
@@ -1414,7 +1423,7 @@ static void test_placeholder_signature_on_unsigned_calls(void)
                               NULL);
         outcome o = run_model(req, 0, cases[i].model);
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        json_object *body = request_body(last_request());
+        json_object *body = sent_body();
         char want[4096];
         snprintf(want, sizeof want, contents_fmt, cases[i].first_call_extra);
         CHECK_JSON(tu_json_at(body, "contents"), want);
@@ -1492,58 +1501,45 @@ static void test_capabilities_per_family(void)
 
 static void test_error_table(void)
 {
+    /* Google's error object, {"error":{"code","message","status"[,"details"]}},
+     * from its fields; or a body as it comes (raw). The code a row expects is
+     * its status. */
     static const struct {
         int status;
-        const char *body;
+        const char *code, *message, *details, *raw;
         seam_error_kind kind;
         int retryable;
         int64_t retry_after_ms;
-        const char *code;
     } table[] = {
-        {400, "{\"error\":{\"code\":400,\"message\":\"Invalid JSON payload received. Unknown name \\\"foo\\\"\","
-              "\"status\":\"INVALID_ARGUMENT\"}}",
-         SEAM_ERROR_BAD_REQUEST, 0, -1, "INVALID_ARGUMENT"},
-        {400, "{\"error\":{\"code\":400,\"message\":\"The input token count (1200000) exceeds the maximum "
-              "number of tokens allowed (1048576).\",\"status\":\"INVALID_ARGUMENT\"}}",
-         SEAM_ERROR_CONTEXT_OVERFLOW, 0, -1, "INVALID_ARGUMENT"},
-        {400, "{\"error\":{\"code\":400,\"message\":\"API key not valid. Please pass a valid API key.\","
-              "\"status\":\"INVALID_ARGUMENT\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\","
-              "\"reason\":\"API_KEY_INVALID\",\"domain\":\"googleapis.com\"}]}}",
-         SEAM_ERROR_AUTH, 0, -1, "INVALID_ARGUMENT"},
-        {400, "{\"error\":{\"code\":400,\"message\":\"User location is not supported for the API use.\","
-              "\"status\":\"FAILED_PRECONDITION\"}}",
-         SEAM_ERROR_BAD_REQUEST, 0, -1, "FAILED_PRECONDITION"},
-        {401, "{\"error\":{\"code\":401,\"message\":\"Request had invalid authentication credentials.\","
-              "\"status\":\"UNAUTHENTICATED\"}}",
-         SEAM_ERROR_AUTH, 0, -1, "UNAUTHENTICATED"},
-        {403, "{\"error\":{\"code\":403,\"message\":\"Method doesn't allow unregistered callers.\","
-              "\"status\":\"PERMISSION_DENIED\"}}",
-         SEAM_ERROR_AUTH, 0, -1, "PERMISSION_DENIED"},
-        {404, "{\"error\":{\"code\":404,\"message\":\"models/gemini-9 is not found for API version v1beta\","
-              "\"status\":\"NOT_FOUND\"}}",
-         SEAM_ERROR_MODEL_NOT_FOUND, 0, -1, "NOT_FOUND"},
-        {429, "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota.\","
-              "\"status\":\"RESOURCE_EXHAUSTED\",\"details\":["
-              "{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[]},"
-              "{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"2.5s\"}]}}",
-         SEAM_ERROR_RATE_LIMIT, 1, 2500, "RESOURCE_EXHAUSTED"},
-        {429, "[{\"error\":{\"code\":429,\"message\":\"Resource exhausted. Please try again later.\","
-              "\"status\":\"RESOURCE_EXHAUSTED\"}}]",
-         SEAM_ERROR_RATE_LIMIT, 1, -1, "RESOURCE_EXHAUSTED"},
-        {500, "{\"error\":{\"code\":500,\"message\":\"An internal error has occurred.\",\"status\":\"INTERNAL\"}}",
-         SEAM_ERROR_OVERLOADED, 1, -1, "INTERNAL"},
-        {503, "{\"error\":{\"code\":503,\"message\":\"The model is overloaded. Please try again later.\","
-              "\"status\":\"UNAVAILABLE\"}}",
-         SEAM_ERROR_OVERLOADED, 1, -1, "UNAVAILABLE"},
-        {504, "{\"error\":{\"code\":504,\"message\":\"Deadline expired before operation could complete.\","
-              "\"status\":\"DEADLINE_EXCEEDED\"}}",
-         SEAM_ERROR_TIMEOUT, 1, -1, "DEADLINE_EXCEEDED"},
-        {502, "<html><body>Bad Gateway</body></html>", SEAM_ERROR_OVERLOADED, 1, -1, ""},
+        {400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unknown name \\\"foo\\\"", NULL, NULL, SEAM_ERROR_BAD_REQUEST, 0, -1},
+        {400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", NULL, NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, -1},
+        {400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
+         "[{\"@type\":\"type.googleapis.com/google.rpc.ErrorInfo\",\"reason\":\"API_KEY_INVALID\",\"domain\":\"googleapis.com\"}]", NULL, SEAM_ERROR_AUTH, 0, -1},
+        {400, "FAILED_PRECONDITION", "User location is not supported for the API use.", NULL, NULL, SEAM_ERROR_BAD_REQUEST, 0, -1},
+        {401, "UNAUTHENTICATED", "Request had invalid authentication credentials.", NULL, NULL, SEAM_ERROR_AUTH, 0, -1},
+        {403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.", NULL, NULL, SEAM_ERROR_AUTH, 0, -1},
+        {404, "NOT_FOUND", "models/gemini-9 is not found for API version v1beta", NULL, NULL, SEAM_ERROR_MODEL_NOT_FOUND, 0, -1},
+        {429, "RESOURCE_EXHAUSTED", "You exceeded your current quota.",
+         "[{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[]},{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"2.5s\"}]", NULL, SEAM_ERROR_RATE_LIMIT, 1, 2500},
+        {429, "RESOURCE_EXHAUSTED", NULL, NULL,
+         "[{\"error\":{\"code\":429,\"message\":\"Resource exhausted. Please try again later.\",\"status\":\"RESOURCE_EXHAUSTED\"}}]", SEAM_ERROR_RATE_LIMIT, 1, -1},
+        {500, "INTERNAL", "An internal error has occurred.", NULL, NULL, SEAM_ERROR_OVERLOADED, 1, -1},
+        {503, "UNAVAILABLE", "The model is overloaded. Please try again later.", NULL, NULL, SEAM_ERROR_OVERLOADED, 1, -1},
+        {504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete.", NULL, NULL, SEAM_ERROR_TIMEOUT, 1, -1},
+        {502, "", NULL, NULL, "<html><body>Bad Gateway</body></html>", SEAM_ERROR_OVERLOADED, 1, -1},
     };
     seam_request *req = user_request("hi");
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         for (int streaming = 0; streaming <= 1; streaming++) {
-            fake_server_push_json(server, table[i].status, table[i].body, NULL);
+            char body[1024];
+            if (table[i].raw)
+                snprintf(body, sizeof body, "%s", table[i].raw);
+            else
+                snprintf(body, sizeof body,
+                         "{\"error\":{\"code\":%d,\"message\":\"%s\",\"status\":\"%s\"%s%s}}",
+                         table[i].status, table[i].message, table[i].code,
+                         table[i].details ? ",\"details\":" : "", table[i].details ? table[i].details : "");
+            fake_server_push_json(server, table[i].status, body, NULL);
             outcome o = run(req, streaming);
             CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
             if (o.err.kind != table[i].kind)
@@ -1584,11 +1580,10 @@ static void test_error_event_in_stream(void)
 {
     seam_request *req = user_request("hi");
     /* Before any content: the stream fails with the classified error. */
-    fake_server_push_sse(server,
-                         "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\","
-                         "\"status\":\"UNAVAILABLE\"}}\r\n\r\n",
-                         4);
-    outcome o = run(req, 1);
+    outcome o = streamed(req,
+            "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\","
+            "\"status\":\"UNAVAILABLE\"}}\r\n\r\n",
+            4);
     CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_EQUAL(o.err.http_status, 503);
@@ -1596,12 +1591,11 @@ static void test_error_event_in_stream(void)
     outcome_free(&o);
 
     /* After content: the text so far is kept, the error surfaces. */
-    fake_server_push_sse(server,
-                         "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Once upon\"}],"
-                         "\"role\":\"model\"},\"index\":0}]}\r\n\r\n"
-                         "data: {\"error\":{\"code\":500,\"message\":\"Internal error.\",\"status\":\"INTERNAL\"}}\r\n\r\n",
-                         0);
-    o = run(req, 1);
+    o = streamed(req,
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Once upon\"}],"
+            "\"role\":\"model\"},\"index\":0}]}\r\n\r\n"
+            "data: {\"error\":{\"code\":500,\"message\":\"Internal error.\",\"status\":\"INTERNAL\"}}\r\n\r\n",
+            0);
     CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_STRING_EQUAL(seam_message_text(o.msg), "Once upon");
@@ -1609,8 +1603,9 @@ static void test_error_event_in_stream(void)
     outcome_free(&o);
 
     /* An event that is not JSON. */
-    fake_server_push_sse(server, "data: {\"candidates\":[\r\n\r\n", 0);
-    o = run(req, 1);
+    o = streamed(req,
+            "data: {\"candidates\":[\r\n\r\n",
+            0);
     CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
     outcome_free(&o);
     seam_request_free(req);

@@ -160,6 +160,50 @@ static void count_attempt(void *ud, const seam_attempt *a)
         (*(int *)ud)++;
 }
 
+/* A loop run on the mock: its toolset and request (owned), its options (the
+ * toolset's tools; r.o.call = &r.co counts the model calls in model_calls),
+ * and the generation and error of the last run. */
+typedef struct loop_run {
+    seam_toolset *ts;
+    seam_request *req;
+    int model_calls;
+    seam_call_options co;
+    seam_loop_options o;
+    seam_generation *g;
+    seam_error err;
+} loop_run;
+
+/* A run of ts (owned, may be NULL); the tool log reset. */
+static void run_init(loop_run *r, seam_toolset *ts)
+{
+    memset(r, 0, sizeof *r);
+    r->ts = ts;
+    r->co = (seam_call_options){ .size = sizeof r->co, .on_attempt = count_attempt, .ud = &r->model_calls };
+    seam_loop_options_init(&r->o);
+    r->o.tools = ts;
+    tlog_reset();
+}
+
+/* seam_loop_generate of the run's request and options on the mock. */
+static int run_generate(loop_run *r)
+{
+    return seam_loop_generate(mock, r->req, &r->o, &r->g, &r->err);
+}
+
+/* The generation freed, for another run. */
+static void run_done(loop_run *r)
+{
+    seam_generation_free(r->g);
+    r->g = NULL;
+}
+
+static void run_free(loop_run *r)
+{
+    run_done(r);
+    seam_request_free(r->req);
+    seam_toolset_free(r->ts);
+}
+
 /* ---- input ----------------------------------------------------------------------------- */
 
 static void test_prompt(void)
@@ -403,19 +447,16 @@ static const char two_round_script[] =
 
 static void test_stream_with_tools(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_request *req = scripted("add things", two_round_script);
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
+    loop_run r;
+    run_init(&r, tools_with_add());
+    r.req = scripted("add things", two_round_script);
     seam_loop_stream *s = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, r.req, &r.o, &s, &r.err), SEAM_OK);
     char trace[1024] = "";
     const seam_chunk *c;
     int rc;
     size_t max_step = 0;
-    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1) {
+    while ((rc = seam_loop_stream_next(s, &c, &r.err)) == 1) {
         size_t step = seam_loop_stream_step(s);
         if (step > max_step)
             max_step = step;
@@ -434,31 +475,29 @@ static void test_stream_with_tools(void)
                                   "1:call(c3) 1:stop(tool_use) 1:result(c3=10) 2:stop(stop) ");
     CU_ASSERT_EQUAL(max_step, 2);
     const seam_generation *sg = seam_loop_stream_generation(s);
-    seam_generation *g = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(seam_generation_step_count(sg), 3);
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 3);
+    CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 3);
     for (size_t i = 0; i < 3; i++) {
-        const seam_step *a = seam_generation_step(sg, i), *b = seam_generation_step(g, i);
+        const seam_step *a = seam_generation_step(sg, i), *b = seam_generation_step(r.g, i);
         CU_ASSERT(results_equal(seam_step_result(a), seam_step_result(b)));
         CU_ASSERT_EQUAL(seam_step_tool_result_count(a), seam_step_tool_result_count(b));
     }
     CU_ASSERT_STRING_EQUAL(seam_generation_text(sg), "3, 7 and 10.");
-    CU_ASSERT(usage_equal(seam_generation_usage(sg), seam_generation_usage(g)));
-    seam_generation_free(g);
+    CU_ASSERT(usage_equal(seam_generation_usage(sg), seam_generation_usage(r.g)));
+    run_done(&r);
     seam_loop_stream_free(s);
 
     /* The text iterator runs the tools too and yields every turn's text. */
-    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, r.req, &r.o, &s, &r.err), SEAM_OK);
     char text[256] = "";
     const char *piece;
-    while ((rc = seam_loop_stream_next_text(s, &piece, &err)) == 1)
+    while ((rc = seam_loop_stream_next_text(s, &piece, &r.err)) == 1)
         strcat(text, piece);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_STRING_EQUAL(text, "Adding.Again.3, 7 and 10.");
     seam_loop_stream_free(s);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    run_free(&r);
 }
 
 /* ---- cancel and deadlines ------------------------------------------------------------------ */
@@ -556,114 +595,99 @@ static void test_abort_in_flight(void)
 
 static void test_step_timeout(void)
 {
-    seam_request *req = scripted("hi", "{\"reply\":\"slow slow slow slow\",\"chunks\":10,\"delay_ms\":100}");
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.step_timeout_ms = 150;
-    seam_generation *g = NULL;
-    seam_error err;
+    loop_run r;
+    run_init(&r, NULL);
+    r.req = scripted("hi", "{\"reply\":\"slow slow slow slow\",\"chunks\":10,\"delay_ms\":100}");
+    r.o.step_timeout_ms = 150;
     int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
     int64_t took = tu_now_ms() - t0;
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "step deadline"));
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "step deadline"));
     CU_ASSERT(took >= 140 && took < 900);
-    seam_generation_free(g);
-    seam_request_free(req);
+    run_free(&r);
 }
 
 /* Every turn takes about 180 ms and asks for a tool again: the 300 ms total
  * deadline ends the run inside its second turn. */
 static void test_total_timeout(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_request *req = scripted(
+    loop_run r;
+    run_init(&r, tools_with_add());
+    r.req = scripted(
         "hi", "{\"reply\":\"working\",\"delay_ms\":20,\"tool_calls\":[{\"id\":\"c\",\"name\":\"add\","
               "\"args\":{\"a\":1,\"b\":1}}]}");
-    seam_call_options co = { .size = sizeof co, .timeout_ms = 300 };
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.call = &co;
-    o.tools = ts;
-    seam_generation *g = NULL;
-    seam_error err;
+    r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 300 };
+    r.o.call = &r.co;
     int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
     int64_t took = tu_now_ms() - t0;
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "total deadline"));
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "total deadline"));
     CU_ASSERT(took >= 290 && took < 1000);
-    CU_ASSERT(seam_generation_step_count(g) >= 2);
-    CU_ASSERT(seam_step_tool_result_count(seam_generation_step(g, 0)) == 1);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT(seam_generation_step_count(r.g) >= 2);
+    CU_ASSERT(seam_step_tool_result_count(seam_generation_step(r.g, 0)) == 1);
+    run_free(&r);
 }
 
 /* The total deadline passes while a tool runs: the tool's cancel token fires,
  * the run ends with a timeout, and the worker was joined. */
 static void test_deadline_during_tools(void)
 {
-    seam_toolset *ts = seam_toolset_new();
-    seam_toolset_add(ts, "wait", "waits", NULL, tool_waits, NULL);
-    seam_request *req = scripted("hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"w\",\"name\":\"wait\"}]},"
+    loop_run r;
+    run_init(&r, seam_toolset_new());
+    seam_toolset_add(r.ts, "wait", "waits", NULL, tool_waits, NULL);
+    r.req = scripted("hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"w\",\"name\":\"wait\"}]},"
                                        "{\"reply\":\"never\"}]}");
-    seam_call_options co = { .size = sizeof co, .timeout_ms = 200 };
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.call = &co;
-    o.tools = ts;
+    r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 200 };
+    r.o.call = &r.co;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
     int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
     CU_ASSERT(tu_now_ms() - t0 < 1500);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
     /* The caller learns which deadline it was, as when it passes in a turn. */
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "total deadline (200 ms)"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "total deadline (200 ms)"));
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_EQUAL(tlog.saw_cancel, 1);
     /* The result the tool gave is kept in its step. */
-    CU_ASSERT_EQUAL(seam_step_tool_result_count(seam_generation_step(g, 0)), 1);
-    seam_generation_free(g);
+    CU_ASSERT_EQUAL(seam_step_tool_result_count(seam_generation_step(r.g, 0)), 1);
+    run_done(&r);
 
     /* And a cancel during the tools does the same. */
     seam_cancel *cancel = seam_cancel_new();
-    co.timeout_ms = 0;
-    co.cancel = cancel;
+    r.co.timeout_ms = 0;
+    r.co.cancel = cancel;
     delayed_cancel d = { cancel, 100 };
     pthread_t th;
     pthread_create(&th, NULL, cancel_later, &d);
     tlog_reset();
-    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
     pthread_join(th, NULL);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_EQUAL(tlog.saw_cancel, 1);
-    seam_generation_free(g);
+    run_done(&r);
     seam_cancel_free(cancel);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    run_free(&r);
 }
 
 static void test_stream_first_content_and_idle_timeouts(void)
 {
-    seam_request *req = scripted("hi", "{\"reply\":\"late\",\"chunks\":2,\"delay_ms\":400}");
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.first_content_timeout_ms = 100;
+    loop_run r;
+    run_init(&r, NULL);
+    r.req = scripted("hi", "{\"reply\":\"late\",\"chunks\":2,\"delay_ms\":400}");
+    r.o.first_content_timeout_ms = 100;
     seam_loop_stream *s = NULL;
-    seam_error err;
     int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, r.req, &r.o, &s, &r.err), SEAM_OK);
     const seam_chunk *c;
     int rc;
-    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+    while ((rc = seam_loop_stream_next(s, &c, &r.err)) == 1)
         ;
     int64_t took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "first-content"));
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "first-content"));
     CU_ASSERT(took >= 90 && took < 380);
     seam_loop_stream_free(s);
 
@@ -671,10 +695,10 @@ static void test_stream_first_content_and_idle_timeouts(void)
      * (3 x 80 ms) outlasts it. The first piece leaves 120 ms of margin: on a
      * loaded machine it has come over 45 ms late. */
     seam_request *fast = scripted("hi", "{\"reply\":\"one two three\",\"chunks\":3,\"delay_ms\":80}");
-    o.first_content_timeout_ms = 200;
+    r.o.first_content_timeout_ms = 200;
     t0 = tu_now_ms();
-    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, fast, &o, &s, &err), SEAM_OK);
-    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, fast, &r.o, &s, &r.err), SEAM_OK);
+    while ((rc = seam_loop_stream_next(s, &c, &r.err)) == 1)
         ;
     took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(rc, 0);
@@ -684,20 +708,20 @@ static void test_stream_first_content_and_idle_timeouts(void)
     seam_request_free(fast);
 
     /* The idle gap between received bytes. */
-    seam_call_options co = { .size = sizeof co, .idle_timeout_ms = 100 };
-    o.first_content_timeout_ms = 0;
-    o.call = &co;
+    r.co = (seam_call_options){ .size = sizeof r.co, .idle_timeout_ms = 100 };
+    r.o.first_content_timeout_ms = 0;
+    r.o.call = &r.co;
     t0 = tu_now_ms();
-    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, req, &o, &s, &err), SEAM_OK);
-    while ((rc = seam_loop_stream_next(s, &c, &err)) == 1)
+    CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, r.req, &r.o, &s, &r.err), SEAM_OK);
+    while ((rc = seam_loop_stream_next(s, &c, &r.err)) == 1)
         ;
     took = tu_now_ms() - t0;
     CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "idle"));
+    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "idle"));
     CU_ASSERT(took < 380);
     seam_loop_stream_free(s);
-    seam_request_free(req);
+    run_free(&r);
 }
 
 /* Content due right at the first-content deadline races the watchdog. Either
@@ -744,24 +768,18 @@ static const char add_once_script[] =
 
 static void test_active_tools_loop(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_request *req = scripted("what is 2+3?", add_once_script);
-    int model_calls = 0;
-    seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
-    o.call = &co;
+    loop_run r;
+    run_init(&r, tools_with_add());
+    r.req = scripted("what is 2+3?", add_once_script);
+    r.o.call = &r.co;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
-    CU_ASSERT_EQUAL(model_calls, 2);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
+    CU_ASSERT_EQUAL(r.model_calls, 2);
     CU_ASSERT_EQUAL(tlog.calls, 1);
-    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "The sum is 5.");
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 2);
-    CU_ASSERT_EQUAL(seam_generation_tool_call_count(g), 0);
-    const seam_step *s0 = seam_generation_step(g, 0);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(r.g), "The sum is 5.");
+    CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 2);
+    CU_ASSERT_EQUAL(seam_generation_tool_call_count(r.g), 0);
+    const seam_step *s0 = seam_generation_step(r.g, 0);
     CU_ASSERT_EQUAL(seam_step_tool_call_count(s0), 1);
     CU_ASSERT_STRING_EQUAL(seam_part_tool_name(seam_step_tool_call(s0, 0)), "add");
     CU_ASSERT_EQUAL_FATAL(seam_step_tool_result_count(s0), 1);
@@ -770,42 +788,32 @@ static void test_active_tools_loop(void)
     CU_ASSERT_STRING_EQUAL(seam_part_result_json(r0), "5");
     CU_ASSERT_FALSE(seam_part_is_error(r0));
     /* The run added: assistant (call), tool (result), assistant (answer). */
-    CU_ASSERT_EQUAL(seam_generation_message_count(g), 3);
-    CU_ASSERT_EQUAL(seam_message_role(seam_generation_message(g, 1)), SEAM_ROLE_TOOL);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT_EQUAL(seam_generation_message_count(r.g), 3);
+    CU_ASSERT_EQUAL(seam_message_role(seam_generation_message(r.g, 1)), SEAM_ROLE_TOOL);
+    run_free(&r);
 }
 
 static void test_passive_tools_return_calls(void)
 {
     /* Passive through the toolset (no callback) and through the request. */
     for (int via_request = 0; via_request <= 1; via_request++) {
-        seam_toolset *ts = seam_toolset_new();
-        seam_request *req = scripted("what is 2+3?", add_once_script);
+        loop_run r;
+        run_init(&r, seam_toolset_new());
+        r.req = scripted("what is 2+3?", add_once_script);
         if (via_request)
-            seam_request_add_tool(req, "add", "Adds", add_schema);
+            seam_request_add_tool(r.req, "add", "Adds", add_schema);
         else
-            seam_toolset_add(ts, "add", "Adds", add_schema, NULL, NULL);
-        int model_calls = 0;
-        seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
-        seam_loop_options o;
-        seam_loop_options_init(&o);
-        o.tools = ts;
-        o.call = &co;
-        seam_generation *g = NULL;
-        seam_error err;
-        CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
-        CU_ASSERT_EQUAL(model_calls, 1);
-        CU_ASSERT_EQUAL(seam_generation_step_count(g), 1);
-        CU_ASSERT_EQUAL_FATAL(seam_generation_tool_call_count(g), 1);
-        CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_generation_tool_call(g, 0)), "c1");
-        CU_ASSERT_STRING_EQUAL(seam_part_args_json(seam_generation_tool_call(g, 0)), "{\"a\":2,\"b\":3}");
-        CU_ASSERT_EQUAL(seam_step_tool_result_count(seam_generation_step(g, 0)), 0);
-        CU_ASSERT_EQUAL(seam_result_stop_reason(seam_generation_response(g)), SEAM_STOP_TOOL_USE);
-        seam_generation_free(g);
-        seam_request_free(req);
-        seam_toolset_free(ts);
+            seam_toolset_add(r.ts, "add", "Adds", add_schema, NULL, NULL);
+        r.o.call = &r.co;
+        CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
+        CU_ASSERT_EQUAL(r.model_calls, 1);
+        CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 1);
+        CU_ASSERT_EQUAL_FATAL(seam_generation_tool_call_count(r.g), 1);
+        CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_generation_tool_call(r.g, 0)), "c1");
+        CU_ASSERT_STRING_EQUAL(seam_part_args_json(seam_generation_tool_call(r.g, 0)), "{\"a\":2,\"b\":3}");
+        CU_ASSERT_EQUAL(seam_step_tool_result_count(seam_generation_step(r.g, 0)), 0);
+        CU_ASSERT_EQUAL(seam_result_stop_reason(seam_generation_response(r.g)), SEAM_STOP_TOOL_USE);
+        run_free(&r);
     }
 }
 
@@ -814,82 +822,62 @@ static const char always_add_script[] =
 
 static void test_max_rounds(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_request *req = scripted("loop forever", always_add_script);
-    int model_calls = 0;
-    seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    CU_ASSERT_EQUAL(o.max_tool_rounds, 10);
-    o.tools = ts;
-    o.call = &co;
-    o.max_tool_rounds = 2;
+    loop_run r;
+    run_init(&r, tools_with_add());
+    r.req = scripted("loop forever", always_add_script);
+    CU_ASSERT_EQUAL(r.o.max_tool_rounds, 10);
+    r.o.call = &r.co;
+    r.o.max_tool_rounds = 2;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 2);
-    CU_ASSERT_EQUAL(model_calls, 3);
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 3);
-    CU_ASSERT_EQUAL(seam_generation_tool_call_count(g), 1); /* the last turn's call, not run */
-    seam_generation_free(g);
+    CU_ASSERT_EQUAL(r.model_calls, 3);
+    CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 3);
+    CU_ASSERT_EQUAL(seam_generation_tool_call_count(r.g), 1); /* the last turn's call, not run */
+    run_done(&r);
 
     /* The default bounds an endless loop at 10 rounds. */
-    seam_loop_options_init(&o);
-    o.tools = ts;
+    seam_loop_options_init(&r.o);
+    r.o.tools = r.ts;
     tlog_reset();
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 10);
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 11);
-    seam_generation_free(g);
+    CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 11);
+    run_done(&r);
 
     /* NULL options mean the defaults too (here: no tools, so calls are unknown
      * tools answered with errors, ten times). */
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, NULL, &g, &err), SEAM_OK);
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 11);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, r.req, NULL, &r.g, &r.err), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 11);
+    run_free(&r);
 }
 
 static void test_zero_rounds_disables(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_request *req = scripted("what is 2+3?", add_once_script);
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
-    o.max_tool_rounds = 0;
+    loop_run r;
+    run_init(&r, tools_with_add());
+    r.req = scripted("what is 2+3?", add_once_script);
+    r.o.max_tool_rounds = 0;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 0);
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 1);
-    CU_ASSERT_EQUAL(seam_generation_tool_call_count(g), 1);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 1);
+    CU_ASSERT_EQUAL(seam_generation_tool_call_count(r.g), 1);
+    run_free(&r);
 }
 
 static void test_parallel_calls_overlap(void)
 {
-    seam_toolset *ts = seam_toolset_new();
-    seam_toolset_add(ts, "slow", "takes a while", NULL, tool_slow, NULL);
-    seam_request *req = scripted(
+    loop_run r;
+    run_init(&r, seam_toolset_new());
+    seam_toolset_add(r.ts, "slow", "takes a while", NULL, tool_slow, NULL);
+    r.req = scripted(
         "three at once", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                          "{\"id\":\"p1\",\"name\":\"slow\"},{\"id\":\"p2\",\"name\":\"slow\"},{\"id\":\"p3\",\"name\":\"slow\"}]},"
                          "{\"reply\":\"all done\"}]}");
-    int model_calls = 0;
-    seam_call_options co = { .size = sizeof co, .on_attempt = count_attempt, .ud = &model_calls };
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
-    o.call = &co;
+    r.o.call = &r.co;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(tlog.calls, 3);
     /* Concurrent: every call started before any call ended. */
     int64_t last_start = 0, first_end = INT64_MAX;
@@ -901,36 +889,35 @@ static void test_parallel_calls_overlap(void)
     }
     CU_ASSERT(last_start < first_end);
     /* All three results went back in one continuation request. */
-    CU_ASSERT_EQUAL(model_calls, 2);
-    const seam_step *s0 = seam_generation_step(g, 0);
+    CU_ASSERT_EQUAL(r.model_calls, 2);
+    const seam_step *s0 = seam_generation_step(r.g, 0);
     CU_ASSERT_EQUAL_FATAL(seam_step_tool_result_count(s0), 3);
     for (size_t i = 0; i < 3; i++) {
         char id[8];
         snprintf(id, sizeof id, "p%zu", i + 1);
         CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_step_tool_result(s0, i)), id);
     }
-    CU_ASSERT_EQUAL(seam_generation_message_count(g), 3);
-    CU_ASSERT_EQUAL(seam_message_part_count(seam_generation_message(g, 1)), 3);
-    seam_generation_free(g);
+    CU_ASSERT_EQUAL(seam_generation_message_count(r.g), 3);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_generation_message(r.g, 1)), 3);
+    run_done(&r);
 
     /* max_parallel_tools = 1 runs them one after the other. */
-    o.max_parallel_tools = 1;
+    r.o.max_parallel_tools = 1;
     tlog_reset();
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 3);
     CU_ASSERT(tlog.start[1] >= tlog.end[0] && tlog.start[2] >= tlog.end[1]);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    run_free(&r);
 }
 
 /* The results of one turn's tools fail, are unknown, or have bad arguments:
  * each becomes an is_error result, and the loop goes on. */
 static void test_error_results(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_toolset_add(ts, "fails", "always fails", NULL, tool_fails, NULL);
-    seam_request *req = scripted(
+    loop_run r;
+    run_init(&r, tools_with_add());
+    seam_toolset_add(r.ts, "fails", "always fails", NULL, tool_fails, NULL);
+    r.req = scripted(
         "try everything", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                           "{\"id\":\"e1\",\"name\":\"fails\"},"
                           "{\"id\":\"e2\",\"name\":\"nosuchtool\",\"args\":{\"x\":1}},"
@@ -938,37 +925,30 @@ static void test_error_results(void)
                           "{\"id\":\"e4\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3,\"c\":4}},"
                           "{\"id\":\"e5\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}}]},"
                           "{\"reply\":\"coping\"}]}");
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "coping");
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(r.g), "coping");
     CU_ASSERT_EQUAL(tlog.calls, 2); /* fails and the good add: bad arguments never reach a tool */
-    const seam_step *s0 = seam_generation_step(g, 0);
+    const seam_step *s0 = seam_generation_step(r.g, 0);
     CU_ASSERT_EQUAL_FATAL(seam_step_tool_result_count(s0), 5);
-    const seam_part *r;
-    r = seam_step_tool_result(s0, 0);
-    CU_ASSERT(seam_part_is_error(r));
-    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r), "\"disk /dev/sda1 is full\"");
-    r = seam_step_tool_result(s0, 1);
-    CU_ASSERT(seam_part_is_error(r));
-    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r), "\"Unknown tool: nosuchtool\"");
-    r = seam_step_tool_result(s0, 2);
-    CU_ASSERT(seam_part_is_error(r));
-    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(r), "Invalid arguments for tool add"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(r), "/a"));
-    r = seam_step_tool_result(s0, 3);
-    CU_ASSERT(seam_part_is_error(r));
-    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(r), "\\\"c\\\" is not allowed"));
-    r = seam_step_tool_result(s0, 4);
-    CU_ASSERT_FALSE(seam_part_is_error(r));
-    CU_ASSERT_STRING_EQUAL(seam_part_result_json(r), "5");
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    const seam_part *part;
+    part = seam_step_tool_result(s0, 0);
+    CU_ASSERT(seam_part_is_error(part));
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(part), "\"disk /dev/sda1 is full\"");
+    part = seam_step_tool_result(s0, 1);
+    CU_ASSERT(seam_part_is_error(part));
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(part), "\"Unknown tool: nosuchtool\"");
+    part = seam_step_tool_result(s0, 2);
+    CU_ASSERT(seam_part_is_error(part));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(part), "Invalid arguments for tool add"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(part), "/a"));
+    part = seam_step_tool_result(s0, 3);
+    CU_ASSERT(seam_part_is_error(part));
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_result_json(part), "\\\"c\\\" is not allowed"));
+    part = seam_step_tool_result(s0, 4);
+    CU_ASSERT_FALSE(seam_part_is_error(part));
+    CU_ASSERT_STRING_EQUAL(seam_part_result_json(part), "5");
+    run_free(&r);
 }
 
 /* A tool that ran out of memory: not an error for the model to cope with
@@ -984,74 +964,56 @@ static int tool_out_of_memory(void *ud, const seam_tool_call *call, seam_tool_ou
 
 static void test_tool_out_of_memory_ends_the_run(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_toolset_add(ts, "oom", "runs out of memory", NULL, tool_out_of_memory, NULL);
-    seam_request *req = scripted(
+    loop_run r;
+    run_init(&r, tools_with_add());
+    seam_toolset_add(r.ts, "oom", "runs out of memory", NULL, tool_out_of_memory, NULL);
+    r.req = scripted(
         "try", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                "{\"id\":\"m1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}},"
                "{\"id\":\"m2\",\"name\":\"oom\"}]},"
                "{\"reply\":\"coping\"}]}");
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_ERR_NOMEM);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "out of memory"));
-    CU_ASSERT(g == NULL || strcmp(seam_generation_text(g), "coping") != 0);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_NOMEM);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "out of memory"));
+    CU_ASSERT(r.g == NULL || strcmp(seam_generation_text(r.g), "coping") != 0);
+    run_free(&r);
 }
 
 /* A tool without a schema gets whatever arguments the model sent. */
 static void test_no_schema_no_validation(void)
 {
-    seam_toolset *ts = seam_toolset_new();
-    seam_toolset_add(ts, "add", "no schema", NULL, tool_add, NULL);
-    seam_request *req = scripted(
+    loop_run r;
+    run_init(&r, seam_toolset_new());
+    seam_toolset_add(r.ts, "add", "no schema", NULL, tool_add, NULL);
+    r.req = scripted(
         "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2,\"junk\":[1]}}]},"
               "{\"reply\":\"ok\"}]}");
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
     tlog_reset();
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_STRING_EQUAL(tlog.last_args, "{\"a\":1,\"b\":2,\"junk\":[1]}");
-    CU_ASSERT_FALSE(seam_part_is_error(seam_step_tool_result(seam_generation_step(g, 0), 0)));
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT_FALSE(seam_part_is_error(seam_step_tool_result(seam_generation_step(r.g, 0), 0)));
+    run_free(&r);
 }
 
 static void test_steps_carry_usage(void)
 {
-    seam_toolset *ts = tools_with_add();
-    seam_request *req = scripted("add things", two_round_script);
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.tools = ts;
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(mock, req, &o, &g, &err), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(seam_generation_step_count(g), 3);
+    loop_run r;
+    run_init(&r, tools_with_add());
+    r.req = scripted("add things", two_round_script);
+    CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_generation_step_count(r.g), 3);
     int64_t in[3] = { 10, 20, 30 }, out[3] = { 5, 6, 4 };
     for (size_t i = 0; i < 3; i++) {
-        const seam_usage *u = seam_step_usage(seam_generation_step(g, i));
+        const seam_usage *u = seam_step_usage(seam_generation_step(r.g, i));
         CU_ASSERT_EQUAL(u->input_tokens, in[i]);
         CU_ASSERT_EQUAL(u->output_tokens, out[i]);
     }
-    CU_ASSERT_EQUAL(seam_generation_usage(g)->input_tokens, 60);
-    CU_ASSERT_EQUAL(seam_generation_usage(g)->output_tokens, 15);
-    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(g, 0)), 2);
-    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(g, 1)), 1);
-    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(g, 2)), 0);
-    seam_generation_free(g);
-    seam_request_free(req);
-    seam_toolset_free(ts);
+    CU_ASSERT_EQUAL(seam_generation_usage(r.g)->input_tokens, 60);
+    CU_ASSERT_EQUAL(seam_generation_usage(r.g)->output_tokens, 15);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(r.g, 0)), 2);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(r.g, 1)), 1);
+    CU_ASSERT_EQUAL(seam_step_tool_call_count(seam_generation_step(r.g, 2)), 0);
+    run_free(&r);
 }
 
 typedef struct step_seen {

@@ -37,6 +37,17 @@ static char *zeros_b64(size_t n)
 }
 
 /* Sends one user message with one media part; returns the status, err filled. */
+/* seam_generate of r (freed) on c; its status. */
+static int generate_and_free(seam_client *c, seam_request *r, seam_error *err)
+{
+    seam_result *res = NULL;
+    seam_error_clear(err);
+    int rc = seam_generate(c, r, NULL, &res, err);
+    seam_result_free(res);
+    seam_request_free(r);
+    return rc;
+}
+
 static int send_media(seam_client *c, const char *mime, seam_media_source src, const char *data,
                       seam_error *err)
 {
@@ -45,12 +56,7 @@ static int send_media(seam_client *c, const char *mime, seam_media_source src, c
     seam_message_add_text(m, "look");
     CU_ASSERT_EQUAL(seam_message_add_media(m, mime, src, data), SEAM_OK);
     seam_request_add_message(r, m);
-    seam_result *res = NULL;
-    seam_error_clear(err);
-    int rc = seam_generate(c, r, NULL, &res, err);
-    seam_result_free(res);
-    seam_request_free(r);
-    return rc;
+    return generate_and_free(c, r, err);
 }
 
 static void expect_refused(seam_client *c, const char *mime, const char *data, const char *says,
@@ -139,12 +145,7 @@ static int send_parts(seam_client *c, int n, size_t each, seam_error *err)
         seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, data);
     free(data);
     seam_request_add_message(r, m);
-    seam_result *res = NULL;
-    seam_error_clear(err);
-    int rc = seam_generate(c, r, NULL, &res, err);
-    seam_result_free(res);
-    seam_request_free(r);
-    return rc;
+    return generate_and_free(c, r, err);
 }
 
 static void test_message_caps(void)
@@ -439,6 +440,14 @@ static seam_client *gemini_client(fake_server *srv)
     return c;
 }
 
+/* A gemini client on a new server (*srv, stopped when the suites end). */
+static seam_client *gemini_on_new_server(fake_server **srv)
+{
+    *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*srv);
+    return gemini_client(*srv);
+}
+
 static seam_request *image_request(void)
 {
     seam_request *r = seam_request_new();
@@ -461,9 +470,8 @@ static void log_attempt(void *ud, const seam_attempt *a)
 
 static void test_gemini_image_output(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = gemini_client(srv);
+    fake_server *srv;
+    seam_client *c = gemini_on_new_server(&srv);
     fake_server_push_json(srv, 200, gemini_image_answer, NULL);
     seam_request *r = image_request();
     seam_call_options o = {.size = sizeof o, .on_attempt = log_attempt};
@@ -515,9 +523,8 @@ static void test_gemini_image_output(void)
 
 static void test_gemini_image_stream_no_base64(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = gemini_client(srv);
+    fake_server *srv;
+    seam_client *c = gemini_on_new_server(&srv);
     char sse[2048];
     snprintf(sse, sizeof sse, "data: %s\r\n\r\n", gemini_image_answer);
     fake_server_push_sse(srv, sse, 0);
@@ -556,9 +563,8 @@ static void test_gemini_image_stream_no_base64(void)
 
 static void test_gemini_bad_inline_data(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = gemini_client(srv);
+    fake_server *srv;
+    seam_client *c = gemini_on_new_server(&srv);
     fake_server_push_json(srv, 200,
                           "{\"candidates\":[{\"content\":{\"parts\":[{\"inlineData\":{\"mimeType\":"
                           "\"image/png; q=1\",\"data\":\"AAAA\"}}]},\"finishReason\":\"STOP\"}]}", NULL);

@@ -26,18 +26,6 @@
 
 extern char **environ;
 
-/* CU_ASSERT_STRING_EQUAL would crash on NULL: a NULL is a failure here. */
-#define ASSERT_STR(actual, expected)                                                       \
-    do {                                                                                   \
-        const char *actual_ = (actual);                                                    \
-        CU_ASSERT_PTR_NOT_NULL(actual_);                                                   \
-        if (actual_) {                                                                     \
-            if (strcmp(actual_, (expected)) != 0)                                          \
-                fprintf(stderr, "\n  %s:%d: got \"%s\"\n", __FILE__, __LINE__, actual_);   \
-            CU_ASSERT_STRING_EQUAL(actual_, (expected));                                   \
-        }                                                                                  \
-    } while (0)
-
 /* ---- the mock through the public API ------------------------------------------ */
 
 /* A client with one mock provider "m" whose options group holds `options`
@@ -49,14 +37,6 @@ static seam_client *mock_client(const char *options)
                                 options ? options : "");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
-}
-
-static seam_request *user_request(const char *text)
-{
-    seam_request *r = seam_request_new();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    CU_ASSERT_EQUAL_FATAL(seam_request_add_user_text(r, text), SEAM_OK);
-    return r;
 }
 
 /* What a stream gave: a trace of every chunk, "type(text)" joined by spaces,
@@ -124,10 +104,32 @@ static void run_done(run *r)
     r->stream = NULL;
 }
 
+/* A mock client of options asked question (both owned), and the stream of
+ * its answer run (r, open until case_close). */
+typedef struct mock_case {
+    seam_client *c;
+    seam_request *req;
+    run r;
+} mock_case;
+
+static void case_open(mock_case *k, const char *options, const char *question)
+{
+    k->c = mock_client(options);
+    k->req = tu_user(question);
+    run_stream(k->c, k->req, NULL, &k->r);
+}
+
+static void case_close(mock_case *k)
+{
+    run_done(&k->r);
+    seam_request_free(k->req);
+    tu_client_free(k->c);
+}
+
 /* Two results are the same: text, parts, stop reason and usage. */
 static void assert_same_result(const seam_result *a, const seam_result *b)
 {
-    ASSERT_STR(seam_result_text(a), seam_result_text(b));
+    TU_ASSERT_STR(seam_result_text(a), seam_result_text(b));
     CU_ASSERT_EQUAL(seam_result_stop_reason(a), seam_result_stop_reason(b));
     const seam_usage *ua = seam_result_usage(a), *ub = seam_result_usage(b);
     CU_ASSERT_EQUAL(ua->present, ub->present);
@@ -143,17 +145,17 @@ static void assert_same_result(const seam_result *a, const seam_result *b)
         CU_ASSERT_EQUAL_FATAL(seam_part_get_type(pa), seam_part_get_type(pb));
         switch (seam_part_get_type(pa)) {
         case SEAM_PART_TEXT:
-            ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
+            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
             break;
         case SEAM_PART_REASONING:
-            ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
-            ASSERT_STR(seam_part_signature(pa) ? seam_part_signature(pa) : "",
+            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
+            TU_ASSERT_STR(seam_part_signature(pa) ? seam_part_signature(pa) : "",
                                    seam_part_signature(pb) ? seam_part_signature(pb) : "");
             break;
         case SEAM_PART_TOOL_CALL:
-            ASSERT_STR(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb));
-            ASSERT_STR(seam_part_tool_name(pa), seam_part_tool_name(pb));
-            ASSERT_STR(seam_part_args_json(pa), seam_part_args_json(pb));
+            TU_ASSERT_STR(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb));
+            TU_ASSERT_STR(seam_part_tool_name(pa), seam_part_tool_name(pb));
+            TU_ASSERT_STR(seam_part_args_json(pa), seam_part_args_json(pb));
             break;
         default:
             CU_FAIL("unexpected part type");
@@ -163,57 +165,45 @@ static void assert_same_result(const seam_result *a, const seam_result *b)
 
 static void test_stream_text_chunks(void)
 {
-    seam_client *c = mock_client("reply = \"abcdef\"; chunks = 3;");
-    seam_request *req = user_request("one two three");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_EQUAL(r.n_text, 3);
-    ASSERT_STR(r.trace, "text_delta(ab) text_delta(cd) text_delta(ef) stop(stop)");
-    const seam_result *res = seam_stream_result(r.stream);
-    ASSERT_STR(seam_result_text(res), "abcdef");
+    mock_case k;
+    case_open(&k, "reply = \"abcdef\"; chunks = 3;", "one two three");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(k.r.n_text, 3);
+    TU_ASSERT_STR(k.r.trace, "text_delta(ab) text_delta(cd) text_delta(ef) stop(stop)");
+    const seam_result *res = seam_stream_result(k.r.stream);
+    TU_ASSERT_STR(seam_result_text(res), "abcdef");
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
     CU_ASSERT_FALSE(seam_result_incomplete(res));
-    ASSERT_STR(seam_result_provider(res), "m");
-    ASSERT_STR(seam_result_model(res), "mock-1");
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    TU_ASSERT_STR(seam_result_provider(res), "m");
+    TU_ASSERT_STR(seam_result_model(res), "mock-1");
+    case_close(&k);
 }
 
 /* Pieces never split a UTF-8 sequence, and a short text gives fewer pieces. */
 static void test_stream_utf8_pieces(void)
 {
-    seam_client *c = mock_client("reply = \"h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac\"; chunks = 13;");
-    seam_request *req = user_request("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_EQUAL(r.n_text, 13);
-    ASSERT_STR(seam_result_text(seam_stream_result(r.stream)),
+    mock_case k;
+    case_open(&k, "reply = \"h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac\"; chunks = 13;", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(k.r.n_text, 13);
+    TU_ASSERT_STR(seam_result_text(seam_stream_result(k.r.stream)),
                            "h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac");
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "text_delta(\xe2\x82\xac)"));
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "text_delta(\xe2\x82\xac)"));
+    case_close(&k);
 
-    c = mock_client("reply = \"ok\"; chunks = 10;");
-    req = user_request("hi");
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.n_text, 2);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_open(&k, "reply = \"ok\"; chunks = 10;", "hi");
+    CU_ASSERT_EQUAL(k.r.n_text, 2);
+    case_close(&k);
 }
 
 static void test_default_reply_and_usage(void)
 {
     seam_client *c = mock_client(NULL);
-    seam_request *req = user_request("what  is\tthe time");
+    seam_request *req = tu_user("what  is\tthe time");
     seam_result *res = NULL;
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
-    ASSERT_STR(seam_result_text(res),
+    TU_ASSERT_STR(seam_result_text(res),
                            "Hello from the seam mock provider. You said: what  is\tthe time");
     const seam_usage *u = seam_result_usage(res);
     CU_ASSERT_EQUAL(u->present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT);
@@ -226,13 +216,11 @@ static void test_default_reply_and_usage(void)
 
 static void test_explicit_usage(void)
 {
-    seam_client *c = mock_client("reply = \"x\"; usage = { input_tokens = 10; output_tokens = 20;"
-                                 " cache_read_tokens = 30; reasoning_tokens = 5; };");
-    seam_request *req = user_request("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    const seam_usage *u = seam_result_usage(seam_stream_result(r.stream));
+    mock_case k;
+    case_open(&k, "reply = \"x\"; usage = { input_tokens = 10; output_tokens = 20;"
+                  " cache_read_tokens = 30; reasoning_tokens = 5; };", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    const seam_usage *u = seam_result_usage(seam_stream_result(k.r.stream));
     CU_ASSERT_EQUAL(u->present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ |
                                     SEAM_USAGE_REASONING);
     CU_ASSERT_EQUAL(u->input_tokens, 10);
@@ -240,32 +228,26 @@ static void test_explicit_usage(void)
     CU_ASSERT_EQUAL(u->cache_read_tokens, 30);
     CU_ASSERT_EQUAL(u->reasoning_tokens, 5);
     CU_ASSERT_FALSE(u->present & SEAM_USAGE_CACHE_WRITE);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 static void test_reasoning_and_signature(void)
 {
-    seam_client *c = mock_client("reply = \"answer\"; chunks = 2; reasoning = \"thinkhard\";"
-                                 " signature = \"sig-123\";");
-    seam_request *req = user_request("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    ASSERT_STR(r.trace, "reasoning_start reasoning_delta(thin) reasoning_delta(khard) "
+    mock_case k;
+    case_open(&k, "reply = \"answer\"; chunks = 2; reasoning = \"thinkhard\";"
+                  " signature = \"sig-123\";", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    TU_ASSERT_STR(k.r.trace, "reasoning_start reasoning_delta(thin) reasoning_delta(khard) "
                                     "reasoning_end(sig-123) text_delta(ans) text_delta(wer) "
                                     "stop(stop)");
-    const seam_message *m = seam_result_message(seam_stream_result(r.stream));
+    const seam_message *m = seam_result_message(seam_stream_result(k.r.stream));
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 2);
     const seam_part *p = seam_message_part(m, 0);
     CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_REASONING);
-    ASSERT_STR(seam_part_text(p), "thinkhard");
-    ASSERT_STR(seam_part_signature(p), "sig-123");
+    TU_ASSERT_STR(seam_part_text(p), "thinkhard");
+    TU_ASSERT_STR(seam_part_signature(p), "sig-123");
     CU_ASSERT_EQUAL(seam_part_get_type(seam_message_part(m, 1)), SEAM_PART_TEXT);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 static const char *TOOL_SCRIPT =
@@ -275,30 +257,26 @@ static const char *TOOL_SCRIPT =
 
 static void test_tool_calls(void)
 {
-    seam_client *c = mock_client(TOOL_SCRIPT);
-    seam_request *req = user_request("weather and time?");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT(r.n_tool_deltas >= 4); /* 2+ fragments per call */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "tool_call_start(call_a,get_weather)"));
+    mock_case k;
+    case_open(&k, TOOL_SCRIPT, "weather and time?");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
+    CU_ASSERT(k.r.n_tool_deltas >= 4); /* 2+ fragments per call */
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "tool_call_start(call_a,get_weather)"));
     CU_ASSERT_PTR_NOT_NULL(
-        strstr(r.trace, "tool_call_end(call_a,{\"city\":\"Paris\",\"days\":2})"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "tool_call_end(call_0_1,{\"tz\":\"UTC\"})"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.trace, "stop(tool_use)"));
-    const seam_result *res = seam_stream_result(r.stream);
+        strstr(k.r.trace, "tool_call_end(call_a,{\"city\":\"Paris\",\"days\":2})"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "tool_call_end(call_0_1,{\"tz\":\"UTC\"})"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.trace, "stop(tool_use)"));
+    const seam_result *res = seam_stream_result(k.r.stream);
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_TOOL_USE);
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 3);
     const seam_part *call = seam_message_part(m, 1);
     CU_ASSERT_EQUAL(seam_part_get_type(call), SEAM_PART_TOOL_CALL);
-    ASSERT_STR(seam_part_tool_call_id(call), "call_a");
-    ASSERT_STR(seam_part_tool_name(call), "get_weather");
+    TU_ASSERT_STR(seam_part_tool_call_id(call), "call_a");
+    TU_ASSERT_STR(seam_part_tool_name(call), "get_weather");
     CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_args_json(call), "\"Paris\""));
-    ASSERT_STR(seam_part_tool_name(seam_message_part(m, 2)), "get_time");
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    TU_ASSERT_STR(seam_part_tool_name(seam_message_part(m, 2)), "get_time");
+    case_close(&k);
 }
 
 /* generate (the whole-body decode) gives the result the accumulated stream does. */
@@ -309,30 +287,26 @@ static void test_generate_equals_stream(void)
              "%s reasoning = \"Two tools are needed.\"; signature = \"s1\";"
              " usage = { cache_write_tokens = 7; };",
              TOOL_SCRIPT);
-    seam_client *c = mock_client(script);
-    seam_request *req = user_request("weather and time?");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    mock_case k;
+    case_open(&k, script, "weather and time?");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_OK);
     seam_result *whole = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &whole, &err), SEAM_OK);
-    assert_same_result(whole, seam_stream_result(r.stream));
+    CU_ASSERT_EQUAL_FATAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_OK);
+    assert_same_result(whole, seam_stream_result(k.r.stream));
     CU_ASSERT_EQUAL(seam_message_part_count(seam_result_message(whole)), 4);
     CU_ASSERT_TRUE(seam_result_usage(whole)->present & SEAM_USAGE_CACHE_WRITE);
     seam_result_free(whole);
-    run_done(&r);
+    run_done(&k.r);
 
     /* And for plain text in many chunks. */
-    tu_client_free(c);
-    c = mock_client("reply = \"a b c d e f g\"; chunks = 7;");
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &whole, &err), SEAM_OK);
-    assert_same_result(whole, seam_stream_result(r.stream));
+    tu_client_free(k.c);
+    k.c = mock_client("reply = \"a b c d e f g\"; chunks = 7;");
+    run_stream(k.c, k.req, NULL, &k.r);
+    CU_ASSERT_EQUAL_FATAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_OK);
+    assert_same_result(whole, seam_stream_result(k.r.stream));
     seam_result_free(whole);
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 static void test_http_error_rate_limit(void)
@@ -340,7 +314,7 @@ static void test_http_error_rate_limit(void)
     seam_client *c = mock_client(
         "error_status = 429; error_headers = [ \"Retry-After: 2\", \"X-Mock: yes\" ];"
         " error_body = \"{\\\"error\\\":{\\\"type\\\":\\\"rate_limit\\\",\\\"message\\\":\\\"slow down\\\"}}\";");
-    seam_request *req = user_request("hi");
+    seam_request *req = tu_user("hi");
     seam_call_options o = { .size = sizeof o, .provider = "m", .model = "mock-1" };
     seam_result *res = NULL;
     seam_error err;
@@ -354,7 +328,7 @@ static void test_http_error_rate_limit(void)
     CU_ASSERT_EQUAL(err.http_status, 429);
     CU_ASSERT_EQUAL(err.retry_after_ms, 2000);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "slow down"));
-    ASSERT_STR(err.provider, "m");
+    TU_ASSERT_STR(err.provider, "m");
 
     /* Streamed, the same error before any content. */
     run r;
@@ -362,7 +336,7 @@ static void test_http_error_rate_limit(void)
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_EQUAL(r.err.retry_after_ms, 2000);
-    ASSERT_STR(r.trace, "");
+    TU_ASSERT_STR(r.trace, "");
     run_done(&r);
     seam_request_free(req);
     tu_client_free(c);
@@ -372,7 +346,7 @@ static void test_http_error_rate_limit(void)
 static void test_http_error_classification(void)
 {
     seam_client *c = mock_client("reply = \"unused\";");
-    seam_request *req = user_request("hi");
+    seam_request *req = tu_user("hi");
     seam_result *res = NULL;
     seam_error err;
 
@@ -401,63 +375,53 @@ static void test_http_error_classification(void)
 
 static void test_cut_stream(void)
 {
-    seam_client *c = mock_client("reply = \"aabbccdd\"; chunks = 4; cut_after = 2;");
-    seam_request *req = user_request("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
-    ASSERT_STR(r.trace, "text_delta(aa) text_delta(bb)");
-    const seam_result *res = seam_stream_result(r.stream);
+    mock_case k;
+    case_open(&k, "reply = \"aabbccdd\"; chunks = 4; cut_after = 2;", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_TRANSPORT);
+    TU_ASSERT_STR(k.r.trace, "text_delta(aa) text_delta(bb)");
+    const seam_result *res = seam_stream_result(k.r.stream);
     CU_ASSERT_TRUE(seam_result_incomplete(res));
-    ASSERT_STR(seam_result_text(res), "aabb");
-    run_done(&r);
+    TU_ASSERT_STR(seam_result_text(res), "aabb");
+    run_done(&k.r);
 
     /* A non-streamed answer cut midway is a transport error too. */
     seam_result *whole = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_PTR_NULL(whole);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 
     /* Cut before any byte: a retryable transport error and no content. */
-    c = mock_client("cut_after = 0;");
-    req = user_request("hi");
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
-    CU_ASSERT_EQUAL(r.err.retryable, 1);
-    ASSERT_STR(r.trace, "");
-    run_done(&r);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_open(&k, "cut_after = 0;", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_TRANSPORT);
+    CU_ASSERT_EQUAL(k.r.err.retryable, 1);
+    TU_ASSERT_STR(k.r.trace, "");
+    case_close(&k);
 }
 
 static void test_stream_error_event(void)
 {
-    seam_client *c = mock_client("reply = \"partial\"; chunks = 1;"
-                                 " stream_error = { type = \"overloaded\"; message = \"busy now\"; };");
-    seam_request *req = user_request("hi");
-    run r;
-    run_stream(c, req, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "busy now"));
-    ASSERT_STR(r.trace, "text_delta(partial)");
-    const seam_result *res = seam_stream_result(r.stream);
+    mock_case k;
+    case_open(&k, "reply = \"partial\"; chunks = 1;"
+                  " stream_error = { type = \"overloaded\"; message = \"busy now\"; };", "hi");
+    CU_ASSERT_EQUAL(k.r.status, SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(k.r.err.kind, SEAM_ERROR_OVERLOADED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k.r.err.message, "busy now"));
+    TU_ASSERT_STR(k.r.trace, "text_delta(partial)");
+    const seam_result *res = seam_stream_result(k.r.stream);
     CU_ASSERT_TRUE(seam_result_incomplete(res));
-    ASSERT_STR(seam_result_text(res), "partial");
-    run_done(&r);
+    TU_ASSERT_STR(seam_result_text(res), "partial");
+    run_done(&k.r);
 
     seam_result *whole = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(seam_generate(k.c, k.req, NULL, &whole, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_OVERLOADED);
     seam_result_free(whole);
-    seam_request_free(req);
-    tu_client_free(c);
+    case_close(&k);
 }
 
 /* replies: the entry is picked by the number of assistant messages. */
@@ -467,16 +431,16 @@ static void test_replies_by_turn(void)
         "chunks = 1; replies = ("
         " { tool_calls = ( { id = \"t1\"; name = \"clock\"; args = { tz = \"UTC\"; }; } ); reply = \"\"; },"
         " { reply = \"It is noon.\"; } );");
-    seam_request *req = user_request("time?");
+    seam_request *req = tu_user("time?");
     seam_result *res = NULL;
     seam_error err;
 
     CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_TOOL_USE);
-    ASSERT_STR(seam_result_text(res), "");
+    TU_ASSERT_STR(seam_result_text(res), "");
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 1);
-    ASSERT_STR(seam_part_tool_call_id(seam_message_part(m, 0)), "t1");
+    TU_ASSERT_STR(seam_part_tool_call_id(seam_message_part(m, 0)), "t1");
 
     /* Turn 2: the assistant's call and the tool's result go back. */
     CU_ASSERT_EQUAL_FATAL(seam_request_add_message(req, seam_message_dup(m)), SEAM_OK);
@@ -487,7 +451,7 @@ static void test_replies_by_turn(void)
     run r;
     run_stream(c, req, NULL, &r);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    ASSERT_STR(r.trace, "text_delta(It is noon.) stop(stop)");
+    TU_ASSERT_STR(r.trace, "text_delta(It is noon.) stop(stop)");
     run_done(&r);
 
     /* Past the end, the last entry repeats. */
@@ -496,7 +460,7 @@ static void test_replies_by_turn(void)
     seam_request_add_message(req, a2);
     seam_request_add_user_text(req, "and now?");
     CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
-    ASSERT_STR(seam_result_text(res), "It is noon.");
+    TU_ASSERT_STR(seam_result_text(res), "It is noon.");
     seam_result_free(res);
     seam_request_free(req);
     tu_client_free(c);
@@ -505,14 +469,14 @@ static void test_replies_by_turn(void)
 static void test_request_options_override_conf(void)
 {
     seam_client *c = mock_client("reply = \"from the conf\"; chunks = 3; stop_reason = \"length\";");
-    seam_request *req = user_request("hi");
+    seam_request *req = tu_user("hi");
     CU_ASSERT_EQUAL(seam_request_set_provider_options(req, "{\"reply\":\"from the request\",\"chunks\":1}"),
                     SEAM_OK);
     run r;
     run_stream(c, req, NULL, &r);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     /* reply and chunks from the request, stop_reason still from the conf */
-    ASSERT_STR(r.trace, "text_delta(from the request) stop(length)");
+    TU_ASSERT_STR(r.trace, "text_delta(from the request) stop(length)");
     run_done(&r);
 
     /* Options of the wrong type are a bad request, not a crash. */
@@ -529,7 +493,7 @@ static void test_request_options_override_conf(void)
 static void test_delay_and_idle_timeout(void)
 {
     seam_client *c = mock_client("reply = \"abc\"; chunks = 3; delay_ms = 40;");
-    seam_request *req = user_request("hi");
+    seam_request *req = tu_user("hi");
     int64_t t0 = tu_now_ms();
     run r;
     run_stream(c, req, NULL, &r);
@@ -657,7 +621,7 @@ static void test_fakeserver_keepalive(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_server_port(s));
-    ASSERT_STR(fake_server_url(s), url);
+    TU_ASSERT_STR(fake_server_url(s), url);
     fake_server_push_json(s, 201, "{\"a\":1}", "X-Reply: one\r\n");
     fake_server_push_sse(s, "data: x\n\ndata: y\n\n", 3);
 
@@ -669,7 +633,7 @@ static void test_fakeserver_keepalive(void)
     raw_read_response(rc, resp);
     CU_ASSERT_TRUE(resp->complete);
     CU_ASSERT_EQUAL(resp->status, 201);
-    ASSERT_STR(resp->body, "{\"a\":1}");
+    TU_ASSERT_STR(resp->body, "{\"a\":1}");
     CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "X-Reply: one\r\n"));
     CU_ASSERT_PTR_NOT_NULL(strcasestr(resp->head, "content-type: application/json"));
 
@@ -679,7 +643,7 @@ static void test_fakeserver_keepalive(void)
     raw_read_response(rc, resp);
     CU_ASSERT_TRUE(resp->complete);
     CU_ASSERT_EQUAL(resp->status, 200);
-    ASSERT_STR(resp->body, "data: x\n\ndata: y\n\n");
+    TU_ASSERT_STR(resp->body, "data: x\n\ndata: y\n\n");
     CU_ASSERT_PTR_NOT_NULL(strcasestr(resp->head, "content-type: text/event-stream"));
 
     /* The queue is empty now: 500 and a JSON body that says so. */
@@ -689,15 +653,15 @@ static void test_fakeserver_keepalive(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(resp->body, "no scripted response"));
 
     CU_ASSERT_EQUAL(fake_server_request_count(s), 3);
-    ASSERT_STR(fake_server_request_method(s, 0), "POST");
-    ASSERT_STR(fake_server_request_path(s, 0), "/v1/one");
-    ASSERT_STR(fake_server_request_header(s, 0, "x-test"), "Yes");
+    TU_ASSERT_STR(fake_server_request_method(s, 0), "POST");
+    TU_ASSERT_STR(fake_server_request_path(s, 0), "/v1/one");
+    TU_ASSERT_STR(fake_server_request_header(s, 0, "x-test"), "Yes");
     CU_ASSERT_PTR_NULL(fake_server_request_header(s, 0, "x-absent"));
-    ASSERT_STR(fake_server_request_body(s, 0), "hello");
-    ASSERT_STR(fake_server_request_path(s, 1), "/two?x=1");
-    ASSERT_STR(fake_server_request_body(s, 1), "hello world");
-    ASSERT_STR(fake_server_request_method(s, 2), "GET");
-    ASSERT_STR(fake_server_request_body(s, 2), "");
+    TU_ASSERT_STR(fake_server_request_body(s, 0), "hello");
+    TU_ASSERT_STR(fake_server_request_path(s, 1), "/two?x=1");
+    TU_ASSERT_STR(fake_server_request_body(s, 1), "hello world");
+    TU_ASSERT_STR(fake_server_request_method(s, 2), "GET");
+    TU_ASSERT_STR(fake_server_request_body(s, 2), "");
     CU_ASSERT_PTR_NULL(fake_server_request_path(s, 3));
     CU_ASSERT_EQUAL(fake_server_client_aborts(s), 0);
     close(rc->fd);
@@ -711,7 +675,7 @@ static void test_fakeserver_keepalive(void)
     raw_send(rc, "abc");
     raw_read_response(rc, resp);
     CU_ASSERT_EQUAL(resp->status, 200);
-    ASSERT_STR(fake_server_request_body(s, 3), "abc");
+    TU_ASSERT_STR(fake_server_request_body(s, 3), "abc");
     close(rc->fd);
     free(rc);
     free(resp);
@@ -736,7 +700,7 @@ static void test_fakeserver_split_and_delay(void)
         raw_read_response(rc, resp);
         int64_t took = tu_now_ms() - t0;
         CU_ASSERT_TRUE(resp->complete);
-        ASSERT_STR(resp->body, "abcdefghij");
+        TU_ASSERT_STR(resp->body, "abcdefghij");
         CU_ASSERT(took >= 5 * 40 - 10); /* five pieces, each after its delay */
         if (i == 1)
             CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "Transfer-Encoding: chunked"));
@@ -891,7 +855,7 @@ static void test_fake_provider_program(void)
             fetch(port, resp);
             CU_ASSERT_TRUE(resp->complete);
             CU_ASSERT_EQUAL(resp->status, 200);
-            ASSERT_STR(resp->body, cases[i].want);
+            TU_ASSERT_STR(resp->body, cases[i].want);
         }
         kill(pid, SIGTERM);
         int status = -1;
@@ -908,7 +872,7 @@ static void test_fake_provider_program(void)
     fetch(port, resp);
     CU_ASSERT_EQUAL(resp->status, 429);
     CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "Retry-After: 3\r\n"));
-    ASSERT_STR(resp->body, "{\"error\":{\"type\":\"rate_limit\"}}");
+    TU_ASSERT_STR(resp->body, "{\"error\":{\"type\":\"rate_limit\"}}");
     kill(pid, SIGINT);
     int status = -1;
     waitpid(pid, &status, 0);
@@ -942,15 +906,15 @@ static void test_testutil(void)
     size_t len = 0;
     char *text = tu_read_file(b, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-    ASSERT_STR(text, "line one\nline two\n");
+    TU_ASSERT_STR(text, "line one\nline two\n");
     CU_ASSERT_EQUAL(len, 18);
     free(text);
     CU_ASSERT_PTR_NULL(tu_read_file("/nonexistent/seam/file", NULL));
 
     char *out = NULL, *err = NULL;
     CU_ASSERT_EQUAL(tu_run("echo out; echo err >&2; exit 3", &out, &err), 3);
-    ASSERT_STR(out, "out\n");
-    ASSERT_STR(err, "err\n");
+    TU_ASSERT_STR(out, "out\n");
+    TU_ASSERT_STR(err, "err\n");
     free(out);
     free(err);
     CU_ASSERT_EQUAL(tu_run("kill -TERM $$", NULL, NULL), 128 + SIGTERM);

@@ -55,13 +55,6 @@ static const char providers[] =
     "};\n"
     "media = { inline_document_bytes = 65536; };\n"; /* small PDFs inline (default 0) */
 
-static int start(void)
-{
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
-    return client ? 0 : -1;
-}
-
 /* Builds an SSE body from payload lines (NULL-terminated), ending with [DONE]
  * when done is set. */
 static char *sse(int done, const char *const *lines)
@@ -117,12 +110,44 @@ static const char *mixed_summary =
     "{\"id\":\"call_c\",\"name\":\"noop\",\"args\":{}}],"
     "\"stop\":\"tool_use\",\"usage\":{\"in\":30,\"out\":30,\"cache_read\":10,\"reasoning\":8}}";
 
+/* The SSE answer of text_lines (with [DONE]) most tests push, made once. */
+static char *text_sse;
+
+static void free_text_sse(void *p)
+{
+    free(p);
+}
+
+static int start(void)
+{
+    text_sse = sse(1, text_lines);
+    if (!text_sse)
+        return -1;
+    tu_at_end(free_text_sse, text_sse);
+    return tu_start_client_on(&srv, &client, providers);
+}
+
+/* Streams answer (an SSE body) as provider's answer with model to req, and
+ * checks the members of the request sent; the call's status. */
+#define SENT(answer, provider, model, req, wants) \
+    sent_at((answer), (provider), (model), (req), (wants), __LINE__)
+static int sent_at(const char *answer, const char *provider, const char *model,
+                   const seam_request *req, const tu_member *wants, int line)
+{
+    fake_server_push_sse(srv, answer, 0);
+    tu_call r = tu_run_stream(client, provider, model, req, 0);
+    json_object *b = tu_last_body(srv);
+    tu_members_are(b, wants, __FILE__, line);
+    json_object_put(b);
+    free(r.summary);
+    return r.status;
+}
+
 /* ---- encode ----------------------------------------------------------------- */
 
 static void test_wire_basic_stream(void)
 {
-    char *body = sse(1, text_lines);
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     seam_request *req = tu_user_request("hi");
     seam_request_set_system(req, "Be brief.");
     seam_request_set_temperature(req, 0.7);
@@ -155,7 +180,7 @@ static void test_wire_basic_stream(void)
     CU_ASSERT_STRING_EQUAL(tu_json_str(b, "stop.0"), "END");
     CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "stream")));
     CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "stream_options.include_usage")));
-    /* the conf's options: merged into the body, the plugin's own keys not */
+    /* the conf's options: merged into the text_sse, the plugin's own keys not */
     CU_ASSERT_EQUAL(tu_json_int(b, "seed"), 7);
     CU_ASSERT_STRING_EQUAL(tu_json_str(b, "user"), "tester");
     CU_ASSERT_FALSE(tu_json_has(b, "headers"));
@@ -164,15 +189,13 @@ static void test_wire_basic_stream(void)
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
-    free(body);
 }
 
 /* The whole body, compared as JSON with what the wire must carry: nothing
  * missing, nothing extra. */
 static void test_wire_exact_body(void)
 {
-    char *body = sse(1, text_lines);
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     seam_request *req = seam_request_new();
     seam_request_set_system(req, "You are terse.");
     seam_request_add_user_text(req, "Weather in Paris?");
@@ -214,7 +237,6 @@ static void test_wire_exact_body(void)
     json_object_put(got);
     free(r.summary);
     seam_request_free(req);
-    free(body);
 }
 
 static seam_request *conversation(void)
@@ -348,9 +370,8 @@ static void test_tool_choice_variants(void)
 
 static void test_reasoning_families(void)
 {
-    char *body = sse(1, text_lines);
     /* o-series: max_completion_tokens, developer role, no temperature, effort */
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     seam_request *req = tu_user_request("hi");
     seam_request_set_system(req, "sys");
     seam_request_set_temperature(req, 0.2);
@@ -368,33 +389,20 @@ static void test_reasoning_families(void)
     free(r.summary);
 
     /* gpt-5 is a reasoning family; gpt-5-chat is not */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "gpt-5-mini", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
-    json_object_put(b);
-    free(r.summary);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "gpt-5-chat-latest", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "max_tokens"), 5000);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "system");
-    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(text_sse, "oa", "gpt-5-mini", req,
+         TU_MEMBERS({ "max_completion_tokens", "5000" }));
+    SENT(text_sse, "oa", "gpt-5-chat-latest", req,
+         TU_MEMBERS({ "max_tokens", "5000" },
+                    { "messages.0.role", "\"system\"" },
+                    { "temperature", TU_PRESENT },
+                    { "reasoning_effort", TU_ABSENT }));
 
     /* forced by the conf: max_completion_tokens everywhere, no stream_options */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "fixed", "gpt-4o", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_EQUAL(tu_json_int(b, "max_completion_tokens"), 5000);
-    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
-    CU_ASSERT_TRUE(tu_json_has(b, "stream"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(text_sse, "fixed", "gpt-4o", req,
+         TU_MEMBERS({ "max_completion_tokens", "5000" },
+                    { "stream_options", TU_ABSENT },
+                    { "stream", TU_PRESENT }));
     seam_request_free(req);
-    free(body);
 }
 
 #define WEATHER_SCHEMA "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}"
@@ -405,7 +413,6 @@ static void test_reasoning_families(void)
  * refused before sending when the conf pins Chat Completions. */
 static void test_current_families(void)
 {
-    char *body = sse(1, text_lines);
     seam_request *req = tu_user_request("hi");
     seam_request_set_system(req, "sys");
     seam_request_set_temperature(req, 0.3);
@@ -413,7 +420,7 @@ static void test_current_families(void)
     seam_request_set_reasoning_budget(req, 20000);
 
     /* gpt-6-luna, no tools: the budget's effort, no temperature */
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     tu_call r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
@@ -427,7 +434,7 @@ static void test_current_families(void)
     /* gpt-6-luna with a function tool: effort none (the budget cannot apply),
      * so the sampling parameters are accepted again */
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_TRUE(tu_last_body_is(srv,
@@ -443,7 +450,7 @@ static void test_current_families(void)
     static const char *const none_with_tools[] = {"gpt-6-sol", "gpt-6.1-terra", "gpt-5.6-terra",
                                                   "gpt-5.4-mini", "gpt-5.5", "gpt-6-luna-2026-09-22"};
     for (size_t i = 0; i < sizeof none_with_tools / sizeof none_with_tools[0]; i++) {
-        fake_server_push_sse(srv, body, 0);
+        fake_server_push_sse(srv, text_sse, 0);
         r = tu_run_stream(client, "oap", none_with_tools[i], req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         json_object *b = tu_last_body(srv);
@@ -456,7 +463,7 @@ static void test_current_families(void)
         free(r.summary);
     }
     /* older families keep the budget's effort with tools */
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     r = tu_run_stream(client, "oap", "gpt-5.2", req, 0);
     json_object *b = tu_last_body(srv);
     CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "high");
@@ -485,31 +492,20 @@ static void test_current_families(void)
     req = tu_user_request("hi");
     seam_request_set_reasoning_budget(req, 100);
     for (size_t i = 0; i < sizeof no_none / sizeof no_none[0]; i++) {
-        fake_server_push_sse(srv, body, 0);
-        r = tu_run_stream(client, "oap", no_none[i], req, 0);
-        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        CU_ASSERT_EQUAL(SENT(text_sse, "oap", no_none[i], req,
+                             TU_MEMBERS({ "reasoning_effort", "\"low\"" })), SEAM_OK);
         CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                                "/v1/chat/completions");
-        b = tu_last_body(srv);
-        CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
-        json_object_put(b);
-        free(r.summary);
     }
     /* another profile's model of the same name gets none of OpenAI's rules */
     seam_request_add_tool(req, "get_weather", NULL, WEATHER_SCHEMA);
     seam_request_set_temperature(req, 0.5);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "orr", "openai/gpt-6.1-sol", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(SENT(text_sse, "orr", "openai/gpt-6.1-sol", req,
+                         TU_MEMBERS({ "reasoning_effort", TU_ABSENT },
+                                    { "temperature", TU_PRESENT })), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/api/v1/chat/completions");
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
-    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
-    json_object_put(b);
-    free(r.summary);
     seam_request_free(req);
-    free(body);
 }
 
 /* OpenAI's reasoning families take no stop sequences: the API reference's
@@ -531,11 +527,10 @@ static void test_stop_reasoning_models(void)
         /* another vendor's o3 on another server: not OpenAI's rules */
         {"ol", "o3", 1},
     };
-    char *body = sse(1, text_lines);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         seam_request *req = tu_user_request("hi");
         seam_request_add_stop(req, "END");
-        fake_server_push_sse(srv, body, 0);
+        fake_server_push_sse(srv, text_sse, 0);
         tu_call r = tu_run_stream(client, cases[i].provider, cases[i].model, req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         json_object *b = tu_last_body(srv);
@@ -550,7 +545,7 @@ static void test_stop_reasoning_models(void)
     seam_request *req = tu_user_request("hi");
     seam_request_add_stop(req, "END");
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     tu_call r = tu_run_stream(client, "oap", "gpt-6-luna", req, 0);
     json_object *b = tu_last_body(srv);
     CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "none");
@@ -558,18 +553,16 @@ static void test_stop_reasoning_models(void)
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
-    free(body);
 }
 
 static void test_profiles(void)
 {
-    char *body = sse(1, text_lines);
     seam_request *req = conversation();
     seam_request_set_reasoning_budget(req, 2000);
     seam_request_add_stop(req, "###");
 
     /* deepseek: json_object only, usage asked for */
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     tu_call r = tu_run_stream(client, "ds", "deepseek-chat", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     json_object *b = tu_last_body(srv);
@@ -581,63 +574,36 @@ static void test_profiles(void)
     free(r.summary);
 
     /* mistral: no stream_options, tool messages named */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "mi", "mistral-small-latest", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_schema");
-    json_object_put(b);
-    free(r.summary);
+    CU_ASSERT_EQUAL(SENT(text_sse, "mi", "mistral-small-latest", req,
+                         TU_MEMBERS({ "stream_options", TU_ABSENT },
+                                    { "messages.2.name", "\"get_weather\"" },
+                                    { "response_format.type", "\"json_schema\"" })), SEAM_OK);
 
     /* groq: no stream_options; trailing slash of base_url handled */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "gq", "llama-3.3-70b-versatile", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(SENT(text_sse, "gq", "llama-3.3-70b-versatile", req,
+                         TU_MEMBERS({ "stream_options", TU_ABSENT })), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, fake_server_request_count(srv) - 1),
                            "/openai/v1/chat/completions");
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
-    json_object_put(b);
-    free(r.summary);
 
     /* xai: grok-4 takes no stop and no effort; grok-3-mini takes effort */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "xa", "grok-4", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effort"));
-    json_object_put(b);
-    free(r.summary);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "xa", "grok-3-mini", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
-    CU_ASSERT_FALSE(tu_json_has(b, "stop"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(text_sse, "xa", "grok-4", req,
+         TU_MEMBERS({ "stop", TU_ABSENT },
+                    { "reasoning_effort", TU_ABSENT }));
+    SENT(text_sse, "xa", "grok-3-mini", req,
+         TU_MEMBERS({ "reasoning_effort", "\"low\"" },
+                    { "stop", TU_ABSENT }));
 
     /* openrouter: reasoning.effort from the budget (see test_openrouter_reasoning) */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "orr", "deepseek/deepseek-r1", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning.effort"), "low");
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning.max_tokens"));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "stop.0"), "###");
-    json_object_put(b);
-    free(r.summary);
+    SENT(text_sse, "orr", "deepseek/deepseek-r1", req,
+         TU_MEMBERS({ "reasoning.effort", "\"low\"" },
+                    { "reasoning.max_tokens", TU_ABSENT },
+                    { "stop.0", "\"###\"" }));
 
     /* ollama: no key, no Authorization header */
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "ol", "qwen3:8b", req, 0);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    CU_ASSERT_EQUAL(SENT(text_sse, "ol", "qwen3:8b", req,
+                         TU_MEMBERS({ "reasoning_effort", "\"low\"" },
+                                    { "stream_options", TU_PRESENT })), SEAM_OK);
     CU_ASSERT_PTR_NULL(tu_last_header(srv, "Authorization"));
-    b = tu_last_body(srv);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "reasoning_effort"), "low");
-    CU_ASSERT_TRUE(tu_json_has(b, "stream_options"));
-    json_object_put(b);
-    free(r.summary);
 
     /* an unknown profile: the provider cannot be created, the entry is skipped
      * with the reason */
@@ -646,7 +612,6 @@ static void test_profiles(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "unknown profile"));
     free(r.summary);
     seam_request_free(req);
-    free(body);
 }
 
 /* Counts near the int64 limits, negative or as huge doubles: bounded, never
@@ -672,8 +637,7 @@ static void test_usage_absurd_counts(void)
 
 static void test_request_options_merge(void)
 {
-    char *body = sse(1, text_lines);
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     seam_request *req = tu_user_request("hi");
     seam_request_set_provider_options(req,
         "{\"stream_options\":null,\"top_p\":0.5,\"seed\":9,\"profile\":\"mistral\",\"logprobs\":true,"
@@ -690,7 +654,6 @@ static void test_request_options_merge(void)
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
-    free(body);
 }
 
 static void test_media_refused(void)
@@ -861,27 +824,33 @@ static void test_decode_variants(void)
     seam_request_free(req);
 }
 
+/* A stream of the payload lines (sse: with [DONE] when done), split bytes a
+ * write, as the answer of "oa" with model "m" to req. */
+static tu_call stream_lines(int done, const char *const *lines, size_t split, const seam_request *req)
+{
+    char *body = sse(done, lines);
+    fake_server_push_sse(srv, body, split);
+    tu_call r = tu_run_stream(client, "oa", "m", req, 0);
+    free(body);
+    return r;
+}
+
 static void test_stream_cut_and_errors(void)
 {
     seam_request *req = tu_user_request("x");
     /* no finish_reason, no [DONE]: the stream is incomplete */
     const char *const cut[] = {CH("{\"content\":\"partial\"}", "null"), NULL};
-    char *body = sse(0, cut);
-    fake_server_push_sse(srv, body, 0);
-    tu_call r = tu_run_stream(client, "oa", "m", req, 0);
+    tu_call r = stream_lines(0, cut, 0, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.incomplete);
     free(r.summary);
-    free(body);
 
     /* an error object inside a 200 stream after some content */
     const char *const mid[] = {CH("{\"content\":\"Hel\"}", "null"),
                                "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}",
                                NULL};
-    body = sse(0, mid);
-    fake_server_push_sse(srv, body, 1);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(0, mid, 1, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_TRUE(r.err.retryable);
@@ -891,39 +860,29 @@ static void test_stream_cut_and_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"text\":\"Hel\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.summary, "\"stop\":\"error\""));
     free(r.summary);
-    free(body);
 
     /* OpenRouter style: the HTTP status as a numeric code, before any content */
     const char *const early[] = {"{\"error\":{\"code\":429,\"message\":\"Rate limit exceeded upstream\"}}", NULL};
-    body = sse(0, early);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(0, early, 0, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_TRUE(r.err.retryable);
     free(r.summary);
-    free(body);
 
     /* context overflow reported in-stream */
     const char *const ctx[] = {"{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}", NULL};
-    body = sse(0, ctx);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(0, ctx, 0, req);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CONTEXT_OVERFLOW);
     CU_ASSERT_FALSE(r.err.retryable);
     CU_ASSERT_STRING_EQUAL(r.err.code, "context_length_exceeded");
     free(r.summary);
-    free(body);
 
     /* garbage in the stream */
     const char *const junk[] = {"{not json", NULL};
-    body = sse(1, junk);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "oa", "m", req, 0);
+    r = stream_lines(1, junk, 0, req);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "malformed"));
     free(r.summary);
-    free(body);
     seam_request_free(req);
 }
 
@@ -1139,10 +1098,9 @@ static void test_openrouter_reasoning(void)
         {0, NULL},
     };
     static const char *const models[] = {"anthropic/claude-sonnet-4", "openai/o3", "deepseek/deepseek-r1"};
-    char *body = sse(1, text_lines);
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++)
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-            fake_server_push_sse(srv, body, 0);
+            fake_server_push_sse(srv, text_sse, 0);
             seam_request *req = tu_user_request("think");
             seam_request_set_reasoning_budget(req, cases[i].budget);
             tu_call r = tu_run_stream(client, "orr", models[m], req, 0);
@@ -1160,7 +1118,6 @@ static void test_openrouter_reasoning(void)
             free(r.summary);
             seam_request_free(req);
         }
-    free(body);
 }
 
 
@@ -1216,9 +1173,8 @@ static void test_reasoning_budget_wires(void)
         {"vl", "Qwen/Qwen3-8B", 3000, NULL, NULL, "thinking_token_budget"},
         {"vl", "Qwen/Qwen3-8B", 0, NULL, NULL, NULL},
     };
-    char *body = sse(1, text_lines);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        fake_server_push_sse(srv, body, 0);
+        fake_server_push_sse(srv, text_sse, 0);
         seam_request *req = tu_user_request("think");
         seam_request_set_reasoning_budget(req, cases[i].budget);
         tu_call r = tu_run_stream(client, cases[i].provider, cases[i].model, req, 0);
@@ -1244,20 +1200,15 @@ static void test_reasoning_budget_wires(void)
     /* deepseek-reasoner: no sampling parameters; deepseek-chat keeps them */
     seam_request *req = tu_user_request("x");
     seam_request_set_temperature(req, 0.5);
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     tu_call r = tu_run_stream(client, "ds", "deepseek-reasoner", req, 0);
     json_object *b = tu_last_body(srv);
     CU_ASSERT_FALSE(tu_json_has(b, "temperature"));
     json_object_put(b);
     free(r.summary);
-    fake_server_push_sse(srv, body, 0);
-    r = tu_run_stream(client, "ds", "deepseek-chat", req, 0);
-    b = tu_last_body(srv);
-    CU_ASSERT_TRUE(tu_json_has(b, "temperature"));
-    json_object_put(b);
-    free(r.summary);
+    SENT(text_sse, "ds", "deepseek-chat", req,
+         TU_MEMBERS({ "temperature", TU_PRESENT }));
     seam_request_free(req);
-    free(body);
 }
 
 /* ---- Mistral's 9-character tool call ids -------------------------------------- */
@@ -1292,11 +1243,10 @@ static seam_request *foreign_tool_conversation(void)
 
 static void test_mistral_tool_ids(void)
 {
-    char *body = sse(1, text_lines);
     seam_request *req = foreign_tool_conversation();
     char first[3][16];
     for (int round = 0; round < 2; round++) {
-        fake_server_push_sse(srv, body, 0);
+        fake_server_push_sse(srv, text_sse, 0);
         tu_call r = tu_run_stream(client, "mi", "mistral-large-latest", req, 0);
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         json_object *b = tu_last_body(srv);
@@ -1327,7 +1277,7 @@ static void test_mistral_tool_ids(void)
         free(r.summary);
     }
     /* other servers get the ids as they are */
-    fake_server_push_sse(srv, body, 0);
+    fake_server_push_sse(srv, text_sse, 0);
     tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
     json_object *b = tu_last_body(srv);
     CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.id"), "call_abc123DEF456ghi");
@@ -1335,7 +1285,6 @@ static void test_mistral_tool_ids(void)
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
-    free(body);
 
     /* unit: what Mistral accepts, and a short id never takes one already used */
     CU_ASSERT_TRUE(oa_mistral_id_ok("AbC123xyZ"));
@@ -1502,6 +1451,18 @@ static void *create_with(const char *name, const char *base_url, const char *opt
     return in;
 }
 
+/* Options the plugin refuses for provider "prov": no instance, a conf error
+ * whose message holds needle. */
+static void expect_conf_refused(const char *options, const char *needle)
+{
+    seam_provider_config cfg = {sizeof cfg, "prov", NULL, options};
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, needle));
+}
+
 static void test_profile_inference(void)
 {
     static const struct {
@@ -1564,14 +1525,8 @@ static void test_profile_inference(void)
                                       "{\"max_tokens_param\":\"tokens\"}", "{\"stream_usage\":\"yes\"}",
                                       "{\"headers\":{\"X\":1}}", "{\"headers\":{\"authorization\":\"Bearer x\"}}",
                                       "{\"capabilities\":[]}", "[]", "{\"think_tags\":\"yes\"}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
-        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "prov"));
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_conf_refused(bad[i], "prov");
 }
 
 static void test_capabilities(void)
@@ -1713,14 +1668,8 @@ static void test_model_rules(void)
     seam_request_free(req);
     static const char *const bad[] = {"{\"api\":\"completions\"}", "{\"api\":true}",
                                       "{\"reasoning_summary\":\"short\"}", "{\"reasoning_summary\":1}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        seam_provider_config cfg = {sizeof cfg, "prov", NULL, bad[i]};
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_PTR_NULL(oa_create(&cfg, &err));
-        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONF);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "options."));
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_conf_refused(bad[i], "options.");
 
     /* the effort ladder: the highest accepted level at or below the budget's */
     unsigned all = EF_NONE | EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH | EF_MAX;

@@ -39,9 +39,7 @@ static const char providers[] =
 
 static int start(void)
 {
-    srv = tu_server_start();
-    client = srv ? tu_client_at_end(tu_client_on(srv, providers)) : NULL;
-    return client ? 0 : -1;
+    return tu_start_client_on(&srv, &client, providers);
 }
 
 /* An SSE body of Responses events (NULL-terminated), each as

@@ -24,7 +24,7 @@
 
 static fake_server *srv;
 static tu_redis *redis;
-static char *tmpdir;
+static const char *tmpdir; /* tu_dir() */
 static int conf_serial;
 /* Under valgrind (make check-valgrind) everything is ~30 times slower: the
  * state timeout grows, and so do the hang that must outlast it and the bounds. */
@@ -658,6 +658,22 @@ static void test_cost_per_request(void)
     unsetenv("SEAM_R_K2");
 }
 
+static void stop_redis(void *r)
+{
+    tu_redis_stop(r);
+}
+
+static const tu_test tests[] = {
+    { "a cooldown shared by two processes", test_shared_cooldown },
+    { "sticky and round-robin pools across processes", test_key_pools_across_processes },
+    { "a budget across two processes", test_budget_across_processes },
+    { "a rate limit across two clients", test_rate_take_across_processes },
+    { "password, db, and what providers -v shows", test_password_and_listing },
+    { "redis killed, hung, and back", test_outage_and_return },
+    { "what the shared store costs a request", test_cost_per_request },
+    { NULL, NULL },
+};
+
 int main(void)
 {
     slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
@@ -673,29 +689,14 @@ int main(void)
         fprintf(stderr, "test_redis: the redis plugin was not built (no hiredis): skipped\n");
         return 77;
     }
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
+    srv = tu_server_start();
+    tmpdir = tu_dir();
     redis = tu_redis_start(NULL);
+    if (redis)
+        tu_at_end(stop_redis, redis);
     if (!srv || !tmpdir || !redis) {
         fprintf(stderr, "test_redis: cannot start the fake server or redis-server\n");
         return 1;
     }
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("redis", NULL, NULL);
-    CU_add_test(s, "a cooldown shared by two processes", test_shared_cooldown);
-    CU_add_test(s, "sticky and round-robin pools across processes", test_key_pools_across_processes);
-    CU_add_test(s, "a budget across two processes", test_budget_across_processes);
-    CU_add_test(s, "a rate limit across two clients", test_rate_take_across_processes);
-    CU_add_test(s, "password, db, and what providers -v shows", test_password_and_listing);
-    CU_add_test(s, "redis killed, hung, and back", test_outage_and_return);
-    CU_add_test(s, "what the shared store costs a request", test_cost_per_request);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_redis_stop(redis);
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("redis", tests, NULL);
 }

@@ -289,6 +289,17 @@ static void post(int port, const char *path, const char *body, resp *r)
     http(port, "POST", path, NULL, body, r);
 }
 
+/* The status of an exchange whose answer the test does not read. */
+static int status_of(int port, const char *method, const char *path, const char *headers,
+                     const char *body)
+{
+    resp r;
+    http(port, method, path, headers, body, &r);
+    int status = r.status;
+    resp_free(&r);
+    return status;
+}
+
 /* ---- upstream scripts ------------------------------------------------------------- */
 
 #define OA(delta, finish) \
@@ -334,6 +345,31 @@ static const char *chat_body =
 
 static gw G; /* the gateway most tests share (no keys) */
 
+/* Posts body to path on G, the upstream answering with answer (split bytes a
+ * write); what G sent upstream (NULL when it sent nothing). */
+static const char *exchange(const char *answer, size_t split, const char *path, const char *body,
+                            resp *r)
+{
+    fake_server_push_sse(up, answer, split);
+    size_t before = fake_server_request_count(up);
+    post(G.port, path, body, r);
+    return fake_server_request_count(up) > before ? fake_server_request_body(up, before) : NULL;
+}
+
+/* Sends method path (with body, may be NULL) to G: the answer has that
+ * status and holds each of the needles (a NULL-ended list). */
+static void expect_answer_at(const char *method, const char *path, const char *body, int status,
+                             const char *const *needles, int line)
+{
+    resp r;
+    http(G.port, method, path, NULL, body, &r);
+    CU_ASSERT_EQUAL(r.status, status);
+    tu_contains_all(r.body, needles, __FILE__, line);
+    resp_free(&r);
+}
+#define EXPECT_ANSWER(method, path, body, status, ...) \
+    expect_answer_at((method), (path), (body), (status), (const char *const[]){ __VA_ARGS__, NULL }, __LINE__)
+
 static void test_chat_plain(void)
 {
     fake_server_push_sse(up, text_sse, 0);
@@ -341,32 +377,31 @@ static void test_chat_plain(void)
     resp r;
     post(G.port, "/v1/chat/completions", chat_body, &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"object\":\"chat.completion\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"content\":\"Hello \\\"w\\\"\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"model\":\"up/gpt-x\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"finish_reason\":\"stop\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"prompt_tokens\":11"));
+    TU_ASSERT_CONTAINS(r.body, "\"object\":\"chat.completion\"",
+                       "\"content\":\"Hello \\\"w\\\"\"",
+                       "\"model\":\"up/gpt-x\"",
+                       "\"finish_reason\":\"stop\"",
+                       "\"prompt_tokens\":11");
     CU_ASSERT_EQUAL(fake_server_request_count(up), before + 1);
     const char *sent = fake_server_request_body(up, before);
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "Be brief."));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"gpt-x\""));
+    TU_ASSERT_CONTAINS(sent, "Be brief.",
+                       "\"gpt-x\"");
     resp_free(&r);
 }
 
 static void test_chat_stream(void)
 {
-    fake_server_push_sse(up, text_sse, 7);
     resp r;
-    post(G.port, "/v1/chat/completions",
+    exchange(text_sse, 7, "/v1/chat/completions",
          "{\"model\":\"up/gpt-x\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
          "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", &r);
     char ct[128];
     CU_ASSERT_EQUAL(r.status, 200);
     CU_ASSERT_STRING_EQUAL(resp_header(&r, "Content-Type", ct, sizeof ct) ? ct : "",
                            "text/event-stream");
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"finish_reason\":\"stop\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"choices\":[],\"usage\":{\"prompt_tokens\":11"));
+    TU_ASSERT_CONTAINS(r.body, "\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}",
+                       "\"finish_reason\":\"stop\"",
+                       "\"choices\":[],\"usage\":{\"prompt_tokens\":11");
     size_t bl = r.body ? strlen(r.body) : 0;
     CU_ASSERT(bl > 14 && strcmp(r.body + bl - 14, "data: [DONE]\n\n") == 0);
     resp_free(&r);
@@ -374,63 +409,54 @@ static void test_chat_stream(void)
 
 static void test_chat_tools(void)
 {
-    fake_server_push_sse(up, tool_sse, 0);
-    size_t before = fake_server_request_count(up);
     resp r;
-    post(G.port, "/v1/chat/completions",
+    const char *sent = exchange(tool_sse, 0, "/v1/chat/completions",
          "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"weather?\"}],"
          "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"description\":\"d\","
          "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}],"
          "\"tool_choice\":{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}}", &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"tool_calls\":[{\"id\":\"call_1\",\"type\":"
-                                                    "\"function\",\"function\":{\"name\":\"get_weather\","
-                                                    "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"finish_reason\":\"tool_calls\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"content\":null"));
-    const char *sent = fake_server_request_body(up, before);
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"get_weather\""));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"tool_choice\""));
+    TU_ASSERT_CONTAINS(r.body, "\"tool_calls\":[{\"id\":\"call_1\",\"type\":"
+                           "\"function\",\"function\":{\"name\":\"get_weather\","
+                           "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]",
+                       "\"finish_reason\":\"tool_calls\"",
+                       "\"content\":null");
+    TU_ASSERT_CONTAINS(sent, "\"get_weather\"",
+                       "\"tool_choice\"");
     resp_free(&r);
 
     /* the second step: the tool's result goes back as a tool turn */
-    fake_server_push_sse(up, text_sse, 0);
-    before = fake_server_request_count(up);
-    post(G.port, "/v1/chat/completions",
+    sent = exchange(text_sse, 0, "/v1/chat/completions",
          "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"weather?\"},"
          "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","
          "\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},"
          "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"sunny, 21C\"}]}", &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    sent = fake_server_request_body(up, before);
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "sunny, 21C"));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"tool_call_id\":\"call_1\""));
+    TU_ASSERT_CONTAINS(sent, "sunny, 21C",
+                       "\"tool_call_id\":\"call_1\"");
     resp_free(&r);
 }
 
 static void test_chat_tool_stream(void)
 {
-    fake_server_push_sse(up, tool_sse, 0);
     resp r;
-    post(G.port, "/v1/chat/completions",
+    exchange(tool_sse, 0, "/v1/chat/completions",
          "{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"w\"}],"
          "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"}}]}", &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
-                                                    "\"type\":\"function\",\"function\":{\"name\":"
-                                                    "\"get_weather\",\"arguments\":\"\"}}]"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"tool_calls\":[{\"index\":0,\"function\":"
-                                                    "{\"arguments\":\"{\\\"city\\\":\"}}]"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"finish_reason\":\"tool_calls\""));
+    TU_ASSERT_CONTAINS(r.body, "\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+                           "\"type\":\"function\",\"function\":{\"name\":"
+                           "\"get_weather\",\"arguments\":\"\"}}]",
+                       "\"tool_calls\":[{\"index\":0,\"function\":"
+                           "{\"arguments\":\"{\\\"city\\\":\"}}]",
+                       "\"finish_reason\":\"tool_calls\"");
     resp_free(&r);
 }
 
 static void test_chat_schema_and_image(void)
 {
-    fake_server_push_sse(up, text_sse, 0);
-    size_t before = fake_server_request_count(up);
     resp r;
-    post(G.port, "/v1/chat/completions",
+    const char *sent = exchange(text_sse, 0, "/v1/chat/completions",
          "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":["
          "{\"type\":\"text\",\"text\":\"what is it?\"},"
          "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,iVBORw0KGgo=\"}}]}],"
@@ -438,10 +464,9 @@ static void test_chat_schema_and_image(void)
          "\"strict\":true,\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}}}}}",
          &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    const char *sent = fake_server_request_body(up, before);
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"json_schema\""));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"answer\""));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "data:image/png;base64,iVBORw0KGgo="));
+    TU_ASSERT_CONTAINS(sent, "\"json_schema\"",
+                       "\"answer\"",
+                       "data:image/png;base64,iVBORw0KGgo=");
     resp_free(&r);
 }
 
@@ -457,41 +482,30 @@ static void test_errors_openai(void)
                                          "\"content\":\"x\"}]}", &r);
     CU_ASSERT_EQUAL(r.status, 429);
     CU_ASSERT_STRING_EQUAL(resp_header(&r, "Retry-After", h, sizeof h) ? h : "", "7");
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"error\":{\"message\":"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"type\":\"rate_limit_error\""));
+    TU_ASSERT_CONTAINS(r.body, "{\"error\":{\"message\":",
+                       "\"type\":\"rate_limit_error\"");
     CU_ASSERT_PTR_NULL(r.body ? strstr(r.body, "SECRET") : NULL);
     resp_free(&r);
 
     fake_server_push_json(up, 401, "{\"error\":{\"message\":\"Incorrect API key provided\","
                                    "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}", NULL);
-    post(G.port, "/v1/chat/completions", "{\"model\":\"e401/gpt-x\",\"messages\":[{\"role\":\"user\","
-                                         "\"content\":\"x\"}]}", &r);
-    CU_ASSERT_EQUAL(r.status, 401);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"type\":\"authentication_error\""));
-    resp_free(&r);
+    EXPECT_ANSWER("POST", "/v1/chat/completions", "{\"model\":\"e401/gpt-x\",\"messages\":[{\"role\":\"user\","
+                  "\"content\":\"x\"}]}",
+                  401, "\"type\":\"authentication_error\"");
 
-    post(G.port, "/v1/chat/completions", "{\"model\":\"nope\",\"messages\":[{\"role\":\"user\","
-                                         "\"content\":\"x\"}]}", &r);
-    CU_ASSERT_EQUAL(r.status, 404);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"model_not_found\""));
-    resp_free(&r);
+    EXPECT_ANSWER("POST", "/v1/chat/completions", "{\"model\":\"nope\",\"messages\":[{\"role\":\"user\","
+                  "\"content\":\"x\"}]}",
+                  404, "\"code\":\"model_not_found\"");
 
-    post(G.port, "/v1/chat/completions", "{\"model\":", &r);
-    CU_ASSERT_EQUAL(r.status, 400);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"type\":\"invalid_request_error\""));
-    resp_free(&r);
+    EXPECT_ANSWER("POST", "/v1/chat/completions", "{\"model\":",
+                  400, "\"type\":\"invalid_request_error\"");
 
-    post(G.port, "/v1/chat/completions", "{\"model\":\"default\",\"messages\":[{\"role\":\"wizard\","
-                                         "\"content\":\"x\"}]}", &r);
-    CU_ASSERT_EQUAL(r.status, 400);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(G.port, "POST", "/v1/chat/completions",
+                              NULL, "{\"model\":\"default\",\"messages\":[{\"role\":\"wizard\","
+                              "\"content\":\"x\"}]}"), 400);
 
-    http(G.port, "GET", "/v1/chat/completions", NULL, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, 405);
-    resp_free(&r);
-    http(G.port, "GET", "/nowhere", NULL, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, 404);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(G.port, "GET", "/v1/chat/completions", NULL, NULL), 405);
+    CU_ASSERT_EQUAL(status_of(G.port, "GET", "/nowhere", NULL, NULL), 404);
 }
 
 static void test_errors_anthropic(void)
@@ -507,15 +521,11 @@ static void test_errors_anthropic(void)
     CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"type\":\"error\",\"error\":{\"type\":"
                                                     "\"rate_limit_error\""));
     resp_free(&r);
-    post(G.port, "/v1/messages", "{\"model\":\"default\",\"messages\":[]}", &r);
-    CU_ASSERT_EQUAL(r.status, 400);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"invalid_request_error\""));
-    resp_free(&r);
-    post(G.port, "/v1/messages", "{\"model\":\"zzz\",\"max_tokens\":5,\"messages\":"
-                                 "[{\"role\":\"user\",\"content\":\"x\"}]}", &r);
-    CU_ASSERT_EQUAL(r.status, 404);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"not_found_error\""));
-    resp_free(&r);
+    EXPECT_ANSWER("POST", "/v1/messages", "{\"model\":\"default\",\"messages\":[]}",
+                  400, "\"invalid_request_error\"");
+    EXPECT_ANSWER("POST", "/v1/messages", "{\"model\":\"zzz\",\"max_tokens\":5,\"messages\":"
+                  "[{\"role\":\"user\",\"content\":\"x\"}]}",
+                  404, "\"not_found_error\"");
 }
 
 /* An upstream stream cut after content: the error goes out as the wire's
@@ -600,10 +610,8 @@ static void test_hangup_waiting(void)
 
 static void test_messages(void)
 {
-    fake_server_push_sse(up, text_sse, 0);
-    size_t before = fake_server_request_count(up);
     resp r;
-    post(G.port, "/v1/messages",
+    const char *sent = exchange(text_sse, 0, "/v1/messages",
          "{\"model\":\"default\",\"max_tokens\":100,\"system\":[{\"type\":\"text\",\"text\":\"Sys.\"}],"
          "\"messages\":[{\"role\":\"user\",\"content\":\"q\"},"
          "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"calc\",\"input\":{\"x\":2}}]},"
@@ -611,23 +619,20 @@ static void test_messages(void)
          "\"tools\":[{\"name\":\"calc\",\"input_schema\":{\"type\":\"object\"}}],"
          "\"tool_choice\":{\"type\":\"any\"}}", &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"type\":\"message\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"content\":[{\"type\":\"text\",\"text\":\"Hello \\\"w\\\"\"}]"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"stop_reason\":\"end_turn\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"input_tokens\":11"));
-    const char *sent = fake_server_request_body(up, before);
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "Sys."));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"tool_call_id\":\"toolu_9\""));
-    CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"tool_choice\":\"required\""));
+    TU_ASSERT_CONTAINS(r.body, "\"type\":\"message\"",
+                       "\"content\":[{\"type\":\"text\",\"text\":\"Hello \\\"w\\\"\"}]",
+                       "\"stop_reason\":\"end_turn\"",
+                       "\"input_tokens\":11");
+    TU_ASSERT_CONTAINS(sent, "Sys.",
+                       "\"tool_call_id\":\"toolu_9\"",
+                       "\"tool_choice\":\"required\"");
     resp_free(&r);
 }
 
 static void test_messages_thinking_stream(void)
 {
-    fake_server_push_sse(up, anthropic_thinking_sse, 13);
-    size_t before = fake_server_request_count(up);
     resp r;
-    post(G.port, "/v1/messages",
+    const char *sent = exchange(anthropic_thinking_sse, 13, "/v1/messages",
          "{\"model\":\"claude\",\"max_tokens\":2000,\"stream\":true,\"thinking\":{\"type\":\"enabled\","
          "\"budget_tokens\":1024},\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],"
          "\"tools\":[{\"name\":\"calc\",\"input_schema\":{\"type\":\"object\"}}]}", &r);
@@ -655,21 +660,19 @@ static void test_messages_thinking_stream(void)
         if (p)
             at = p;
     }
-    const char *sent = fake_server_request_body(up, before);
     CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"budget_tokens\":1024"));
     resp_free(&r);
 
     /* not streamed: the same answer as blocks */
-    fake_server_push_sse(up, anthropic_thinking_sse, 0);
-    post(G.port, "/v1/messages",
+    exchange(anthropic_thinking_sse, 0, "/v1/messages",
          "{\"model\":\"ant/claude-sonnet-4-5\",\"max_tokens\":2000,\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}",
          &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"type\":\"thinking\",\"thinking\":\"Let me think\","
-                                                    "\"signature\":\"SIG123\"}"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":"
-                                                    "\"calc\",\"input\":{\"x\":1}}"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"model\":\"ant/claude-sonnet-4-5\""));
+    TU_ASSERT_CONTAINS(r.body, "{\"type\":\"thinking\",\"thinking\":\"Let me think\","
+                           "\"signature\":\"SIG123\"}",
+                       "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":"
+                           "\"calc\",\"input\":{\"x\":1}}",
+                       "\"model\":\"ant/claude-sonnet-4-5\"");
     resp_free(&r);
 }
 
@@ -677,9 +680,8 @@ static void test_messages_thinking_stream(void)
 
 static void test_responses(void)
 {
-    fake_server_push_sse(up, tool_sse, 0);
     resp r;
-    post(G.port, "/v1/responses",
+    exchange(tool_sse, 0, "/v1/responses",
          "{\"model\":\"default\",\"instructions\":\"Be brief.\",\"input\":\"weather?\","
          "\"tools\":[{\"type\":\"function\",\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}]}",
          &r);
@@ -689,19 +691,16 @@ static void test_responses(void)
                                                     "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\""));
     resp_free(&r);
 
-    fake_server_push_sse(up, text_sse, 5);
-    size_t before = fake_server_request_count(up);
-    post(G.port, "/v1/responses",
+    const char *sent = exchange(text_sse, 5, "/v1/responses",
          "{\"model\":\"default\",\"stream\":true,\"input\":[{\"role\":\"user\",\"content\":\"weather?\"},"
          "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"{}\"},"
          "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"sunny\"}]}", &r);
     CU_ASSERT_EQUAL(r.status, 200);
     const char *b = r.body ? r.body : "";
-    CU_ASSERT_PTR_NOT_NULL(strstr(b, "event: response.created"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"type\":\"response.output_text.delta\",\"sequence_number\":4"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(b, "\"text\":\"Hello \\\"w\\\"\""));
-    CU_ASSERT_PTR_NOT_NULL(strstr(b, "event: response.completed"));
-    const char *sent = fake_server_request_body(up, before);
+    TU_ASSERT_CONTAINS(b, "event: response.created",
+                       "\"type\":\"response.output_text.delta\",\"sequence_number\":4",
+                       "\"text\":\"Hello \\\"w\\\"\"",
+                       "event: response.completed");
     CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "sunny"));
     resp_free(&r);
 }
@@ -710,28 +709,21 @@ static void test_responses(void)
 
 static void test_models_health_metrics(void)
 {
-    resp r;
-    http(G.port, "GET", "/v1/models", NULL, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"id\":\"default\",\"object\":\"model\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"id\":\"assistant\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"id\":\"up/gpt-x\""));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "{\"id\":\"ant/claude-sonnet-4-5\""));
-    resp_free(&r);
-    http(G.port, "GET", "/healthz", NULL, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    resp_free(&r);
-    http(G.port, "GET", "/metrics", NULL, NULL, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "seam_gateway_requests_total{path=\"/v1/chat/completions\",status=\"200\"}"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "seam_gateway_errors_total{kind=\"rate_limit\",provider=\"e429\"}"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "seam_gateway_request_duration_seconds_bucket{le=\"+Inf\"}"));
-    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "seam_gateway_tokens_total{kind=\"input\"}"));
-    resp_free(&r);
+    EXPECT_ANSWER("GET", "/v1/models", NULL, 200,
+                  "{\"id\":\"default\",\"object\":\"model\"",
+                  "{\"id\":\"assistant\"",
+                  "{\"id\":\"up/gpt-x\"",
+                  "{\"id\":\"ant/claude-sonnet-4-5\"");
+    CU_ASSERT_EQUAL(status_of(G.port, "GET", "/healthz", NULL, NULL), 200);
+    EXPECT_ANSWER("GET", "/metrics", NULL, 200,
+                  "seam_gateway_requests_total{path=\"/v1/chat/completions\",status=\"200\"}",
+                  "seam_gateway_errors_total{kind=\"rate_limit\",provider=\"e429\"}",
+                  "seam_gateway_request_duration_seconds_bucket{le=\"+Inf\"}",
+                  "seam_gateway_tokens_total{kind=\"input\"}");
 
     char *log = gw_log(&G);
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "path=/v1/chat/completions status=200"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "answered=up/gpt-x"));
+    TU_ASSERT_CONTAINS(log, "path=/v1/chat/completions status=200",
+                       "answered=up/gpt-x");
     CU_ASSERT_PTR_NULL(strstr(log, "PROMPT-TEXT"));
     CU_ASSERT_PTR_NULL(strstr(log, "SECRET"));
     free(log);
@@ -758,23 +750,17 @@ static void test_keys(void)
     gw k;
     CU_ASSERT_FATAL(gw_start(&k, extra) == 0);
     resp r;
-    post(k.port, "/v1/chat/completions", chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 401);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(k.port, "POST", "/v1/chat/completions", NULL, chat_body), 401);
     http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer wrong\r\n", chat_body, &r);
     CU_ASSERT_EQUAL(r.status, 401);
     CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"invalid_api_key\""));
     resp_free(&r);
     fake_server_push_sse(up, text_sse, 0);
-    http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-alice\r\n",
-         chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(k.port, "POST", "/v1/chat/completions",
+                              "Authorization: Bearer gw-key-alice\r\n", chat_body), 200);
     /* bob may not use the default chain; he sees only what he may use */
-    http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-bob\r\n",
-         chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 403);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(k.port, "POST", "/v1/chat/completions",
+                              "Authorization: Bearer gw-key-bob\r\n", chat_body), 403);
     http(k.port, "GET", "/v1/models", "x-api-key: gw-key-bob\r\n", NULL, &r);
     CU_ASSERT_EQUAL(r.status, 200);
     CU_ASSERT_PTR_NULL(r.body ? strstr(r.body, "\"default\"") : "x");
@@ -782,10 +768,8 @@ static void test_keys(void)
     resp_free(&r);
     /* alice: 2 requests a minute, the second went through, the third waits */
     fake_server_push_sse(up, text_sse, 0);
-    http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-alice\r\n",
-         chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(k.port, "POST", "/v1/chat/completions",
+                              "Authorization: Bearer gw-key-alice\r\n", chat_body), 200);
     http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-alice\r\n",
          chat_body, &r);
     char h[32];
@@ -795,10 +779,8 @@ static void test_keys(void)
     /* carol's budget: the first answer costs 1700 micro-cents (11 input
      * tokens at $1/M, 3 output at $2/M), so the second is refused */
     fake_server_push_sse(up, text_sse, 0);
-    http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
-         chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(k.port, "POST", "/v1/chat/completions",
+                              "Authorization: Bearer gw-key-carol\r\n", chat_body), 200);
     usleep(50 * 1000); /* charged when the gateway is done with the request */
     http(k.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
          chat_body, &r);
@@ -806,9 +788,9 @@ static void test_keys(void)
     CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"code\":\"insufficient_quota\""));
     resp_free(&r);
     char *log = gw_log(&k);
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "key=carol"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "cost_microcents=1700"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "key=alice"));
+    TU_ASSERT_CONTAINS(log, "key=carol",
+                       "cost_microcents=1700",
+                       "key=alice");
     CU_ASSERT_PTR_NULL(strstr(log, "gw-key-"));
     free(log);
     CU_ASSERT_EQUAL(gw_stop(&k), 0);
@@ -826,8 +808,8 @@ static void test_serve_section_checked(void)
                                      "000000000000000000000000000000000000000000\";\n"
                                      "  requests_per_minut = 5; }; }; };\n"), 0);
     log = gw_log(&k);
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "serve.conf:"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, ": unknown setting serve.keys.x.requests_per_minut (expected"));
+    TU_ASSERT_CONTAINS(log, "serve.conf:",
+                       ": unknown setting serve.keys.x.requests_per_minut (expected");
     free(log);
     gw_stop(&k);
 }
@@ -884,8 +866,8 @@ static void test_reload_and_drain(void)
     waitpid(k.pid, &st, 0);
     CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     char *log = gw_log(&k);
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "reload failed, keeping the running conf"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(log, "conf reloaded"));
+    TU_ASSERT_CONTAINS(log, "reload failed, keeping the running conf",
+                       "conf reloaded");
     free(log);
     k.pid = 0;
     gw_stop(&k);
@@ -942,10 +924,8 @@ static void test_budget_shared_between_gateways(void)
     CU_ASSERT_FATAL(gw_start_tagged(&b, extra, "127.0.0.1:0", "serve-b") == 0);
     resp r;
     fake_server_push_sse(up, text_sse, 0); /* 1700 micro-cents, as in test_keys */
-    http(a.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-carol\r\n",
-         chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(a.port, "POST", "/v1/chat/completions",
+                              "Authorization: Bearer gw-key-carol\r\n", chat_body), 200);
     /* A charges the answer when it is done with the request: its access-log
      * line is written right after. */
     int charged = 0;
@@ -966,10 +946,8 @@ static void test_budget_shared_between_gateways(void)
     CU_ASSERT_EQUAL(fake_server_request_count(up), before); /* B sent nothing upstream */
     /* dave may make one request a minute, wherever it lands */
     fake_server_push_sse(up, text_sse, 0);
-    http(a.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-dave\r\n",
-         chat_body, &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    resp_free(&r);
+    CU_ASSERT_EQUAL(status_of(a.port, "POST", "/v1/chat/completions",
+                              "Authorization: Bearer gw-key-dave\r\n", chat_body), 200);
     before = fake_server_request_count(up);
     http(b.port, "POST", "/v1/chat/completions", "Authorization: Bearer gw-key-dave\r\n",
          chat_body, &r);

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 static fake_server *srv;
-static char *tmpdir;
+static const char *tmpdir; /* tu_dir() */
 static int serial;
 static int64_t fake_now = 1000000;
 
@@ -161,21 +161,7 @@ static void test_conf_state_section(void)
     free(path);
 }
 
-typedef struct logbook {
-    char text[4096];
-    int n;
-} logbook;
-
-static void on_log(void *ud, int level, const char *message)
-{
-    logbook *lb = ud;
-    (void)level;
-    size_t used = strlen(lb->text);
-    snprintf(lb->text + used, sizeof lb->text - used, "%s\n", message);
-    lb->n++;
-}
-
-static seam_client *client_with(const char *state, logbook *lb)
+static seam_client *client_with(const char *state, tu_logbook *lb)
 {
     char text[4096];
     snprintf(text, sizeof text,
@@ -197,9 +183,22 @@ static seam_client *client_with(const char *state, logbook *lb)
     seam_client_set_clock(c, clock_now, clock_sleep, NULL);
     if (lb) {
         memset(lb, 0, sizeof *lb);
-        seam_client_set_log(c, on_log, lb);
+        seam_client_set_log(c, tu_on_log, lb);
     }
     return c;
+}
+
+/* "hi" on chain "c" of c, answered by the server; the call's status. */
+static int ask(seam_client *c)
+{
+    seam_request *req = tu_user_request("hi");
+    seam_call_options o = { .size = sizeof o, .chain = "c" };
+    seam_result *res = NULL;
+    seam_error err;
+    int rc = seam_generate(c, req, &o, &res, &err);
+    seam_result_free(res);
+    seam_request_free(req);
+    return rc;
 }
 
 static void test_budget_and_rate_local(void)
@@ -282,17 +281,7 @@ static void test_listing_local(void)
 
     fake_server_push_json(srv, 429, "{}", "Retry-After: 7\r\n");
     push_ok();
-    seam_request *req = seam_request_new();
-    seam_request_add_user_text(req, "hi");
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.chain = "c";
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
-    seam_result_free(res);
-    seam_request_free(req);
+    CU_ASSERT_EQUAL(ask(c), SEAM_OK);
     CU_ASSERT_EQUAL(seam_client_state(c, NULL, 0, NULL, on_entry, &s, NULL), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(s.text, "cooling w 1 7000\n");
     CU_ASSERT_EQUAL(seam_client_state(NULL, NULL, 0, NULL, NULL, NULL, NULL), SEAM_ERR_INVALID);
@@ -301,21 +290,11 @@ static void test_listing_local(void)
 
 static void test_backend_not_installed(void)
 {
-    logbook lb;
+    tu_logbook lb;
     seam_client *c = client_with("state = { backend = \"nosuch\"; };", &lb);
     for (int i = 0; i < 3; i++) {
         push_ok();
-        seam_request *req = seam_request_new();
-        seam_request_add_user_text(req, "hi");
-        seam_call_options o;
-        memset(&o, 0, sizeof o);
-        o.size = sizeof o;
-        o.chain = "c";
-        seam_result *res = NULL;
-        seam_error err;
-        CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
-        seam_result_free(res);
-        seam_request_free(req);
+        CU_ASSERT_EQUAL(ask(c), SEAM_OK);
     }
     CU_ASSERT_EQUAL(lb.n, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(lb.text, "state backend \"nosuch\" is not installed"));
@@ -339,24 +318,22 @@ static void test_backend_not_installed(void)
     free(path);
 }
 
+static int start(void)
+{
+    srv = tu_server_start();
+    tmpdir = srv ? tu_dir() : NULL;
+    return tmpdir ? 0 : -1;
+}
+
+static const tu_test tests[] = {
+    { "the state section of the conf", test_conf_state_section },
+    { "budgets and rate limits in one process", test_budget_and_rate_local },
+    { "the listing providers -v prints", test_listing_local },
+    { "a backend that is not installed", test_backend_not_installed },
+    { NULL, NULL },
+};
+
 int main(void)
 {
-    srv = fake_server_start();
-    tmpdir = tu_mkdtemp();
-    if (!srv || !tmpdir)
-        return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("state", NULL, NULL);
-    CU_add_test(s, "the state section of the conf", test_conf_state_section);
-    CU_add_test(s, "budgets and rate limits in one process", test_budget_and_rate_local);
-    CU_add_test(s, "the listing providers -v prints", test_listing_local);
-    CU_add_test(s, "a backend that is not installed", test_backend_not_installed);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    fake_server_stop(srv);
-    tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return failed ? 1 : 0;
+    return tu_run_suite("state", tests, start);
 }

@@ -262,34 +262,15 @@ static void test_table_unix_socket(void)
 
 /* ---- state.c in front of it ---------------------------------------------------------------- */
 
-typedef struct logbook {
-    char text[2048];
-    int n;
-} logbook;
-
-static void on_log(void *ud, int level, const char *message)
-{
-    logbook *lb = ud;
-    (void)level;
-    size_t used = strlen(lb->text);
-    snprintf(lb->text + used, sizeof lb->text - used, "%s\n", message);
-    lb->n++;
-}
-
 static void test_layer(void)
 {
-    seam_conf_state conf;
-    memset(&conf, 0, sizeof conf);
-    conf.backend = "redis";
-    conf.host = "127.0.0.1";
-    conf.port = tu_redis_port(redis);
-    conf.prefix = "v3:";
     /* A killed Redis refuses at once: the long timeout only keeps a busy
      * machine from setting the store aside while it is up. */
-    conf.timeout_ms = slow ? 10000 : 2000;
-    logbook lb;
+    seam_conf_state conf = { .backend = "redis", .host = "127.0.0.1", .port = tu_redis_port(redis),
+                             .prefix = "v3:", .timeout_ms = slow ? 10000 : 2000 };
+    tu_logbook lb;
     memset(&lb, 0, sizeof lb);
-    seam_state_hooks hooks = { NULL, NULL, on_log, &lb };
+    seam_state_hooks hooks = { NULL, NULL, tu_on_log, &lb };
     seam_state *st = seam_state_new(&conf, (seam_registry *)&conf, &hooks);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     char where[256];
@@ -368,12 +349,9 @@ static void test_layer(void)
 
 static void test_layer_without_backend(void)
 {
-    seam_conf_state conf;
-    memset(&conf, 0, sizeof conf);
-    conf.backend = "etcd";
-    logbook lb;
-    memset(&lb, 0, sizeof lb);
-    seam_state_hooks hooks = { NULL, NULL, on_log, &lb };
+    seam_conf_state conf = { .backend = "etcd" };
+    tu_logbook lb = { .n = 0 };
+    seam_state_hooks hooks = { NULL, NULL, tu_on_log, &lb };
     seam_state *st = seam_state_new(&conf, (seam_registry *)&conf, &hooks);
     CU_ASSERT_PTR_NOT_NULL_FATAL(st);
     CU_ASSERT_EQUAL(lb.n, 1);
@@ -396,6 +374,25 @@ static void test_layer_without_backend(void)
     seam_state_free(st);
 }
 
+static void stop_redis(void *r)
+{
+    tu_redis_stop(r);
+}
+
+static void close_plugin(void *h)
+{
+    dlclose(h);
+}
+
+static const tu_test tests[] = {
+    { "the redis backend's table", test_table },
+    { "the redis backend's timeout", test_table_timeout },
+    { "the redis backend over a unix socket", test_table_unix_socket },
+    { "state.c in front of redis", test_layer },
+    { "a backend that cannot be used", test_layer_without_backend },
+    { NULL, NULL },
+};
+
 int main(void)
 {
     slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
@@ -412,21 +409,10 @@ int main(void)
         fprintf(stderr, "test_statestore: the redis plugin was not built or not loadable: skipped\n");
         return 77;
     }
+    tu_at_end(close_plugin, h);
     redis = tu_redis_start(NULL);
     if (!redis)
         return 1;
-    CU_initialize_registry();
-    CU_pSuite s = CU_add_suite("statestore", NULL, NULL);
-    CU_add_test(s, "the redis backend's table", test_table);
-    CU_add_test(s, "the redis backend's timeout", test_table_timeout);
-    CU_add_test(s, "the redis backend over a unix socket", test_table_unix_socket);
-    CU_add_test(s, "state.c in front of redis", test_layer);
-    CU_add_test(s, "a backend that cannot be used", test_layer_without_backend);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    tu_redis_stop(redis);
-    dlclose(h);
-    return failed ? 1 : 0;
+    tu_at_end(stop_redis, redis);
+    return tu_run_suite("statestore", tests, NULL);
 }

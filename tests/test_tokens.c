@@ -16,39 +16,11 @@
 #include "testutil.h"
 #include <seam/seam.h>
 
-#define ASSERT_STR(actual, expected)                                                       \
-    do {                                                                                   \
-        const char *actual_ = (actual);                                                    \
-        CU_ASSERT_PTR_NOT_NULL(actual_);                                                   \
-        if (actual_) {                                                                     \
-            if (strcmp(actual_, (expected)) != 0)                                          \
-                fprintf(stderr, "\n  %s:%d: got \"%s\"\n", __FILE__, __LINE__, actual_);   \
-            CU_ASSERT_STRING_EQUAL(actual_, (expected));                                   \
-        }                                                                                  \
-    } while (0)
-
-static seam_client *client_for(const char *conf)
-{
-    /* The real plugins first: tests/plugins also holds a duplicate "mock". */
-    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
-                                tu_test_plugin_dir(), conf);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    return c;
-}
-
-static seam_request *user(const char *text)
-{
-    seam_request *r = seam_request_new();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    CU_ASSERT_EQUAL_FATAL(seam_request_add_user_text(r, text), SEAM_OK);
-    return r;
-}
-
 /* The estimate of one user message holding text, less the request's and the
  * message's framing (3 + 4). */
 static int64_t text_tokens(const char *text)
 {
-    seam_request *r = user(text);
+    seam_request *r = tu_user(text);
     int64_t n = seam_estimate_tokens(r) - 7;
     seam_request_free(r);
     return n;
@@ -80,7 +52,7 @@ static void test_estimate_rules(void)
 
     /* The system prompt is a message; media a flat 1000; a tool definition 8
      * plus its name, description and schema. */
-    seam_request *r = user("Hello");
+    seam_request *r = tu_user("Hello");
     int64_t base = seam_estimate_tokens(r);
     CU_ASSERT_EQUAL(base, 3 + 4 + 1);
     seam_request_set_system(r, "Be brief.");
@@ -105,7 +77,7 @@ static void test_estimate_rules(void)
  * that much serves. */
 static void test_context_window_uses_the_estimate(void)
 {
-    seam_request *req = user("The quick brown fox jumps over the lazy dog, then rests for a while "
+    seam_request *req = tu_user("The quick brown fox jumps over the lazy dog, then rests for a while "
                              "under the old oak tree beside the river, watching the water flow.");
     int64_t est = seam_estimate_tokens(req);
     int64_t lowest = est - est * 4 / 10;
@@ -118,11 +90,11 @@ static void test_context_window_uses_the_estimate(void)
                  "                       { provider = \"big\"; model = \"mock-1\"; } ); };\n"
                  "models = ( { id = \"tiny\"; provider = \"small\"; context_window = %lld; } );\n",
                  (long long)(fits ? lowest : lowest - 1));
-        seam_client *c = client_for(conf);
+        seam_client *c = tu_client_with_test_plugins(conf);
         seam_result *res = NULL;
         seam_error err;
         CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
-        ASSERT_STR(seam_result_text(res), fits ? "small" : "big");
+        TU_ASSERT_STR(seam_result_text(res), fits ? "small" : "big");
         seam_result_free(res);
         tu_client_free(c);
     }
@@ -163,7 +135,7 @@ static int no_compress(void *ud, seam_executor *ex, seam_session *s, seam_error 
 
 static void test_executor_uses_the_estimate(void)
 {
-    seam_client *c = client_for("providers = { m = { plugin = \"mock\";\n"
+    seam_client *c = tu_client_with_test_plugins("providers = { m = { plugin = \"mock\";\n"
                                 "  options = { reply = \"An answer of several words, 42 of them.\"; }; }; };\n"
                                 "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n");
     seam_session *s = NULL;
@@ -192,21 +164,6 @@ static void test_executor_uses_the_estimate(void)
 
 /* ---- seam_count_tokens ---------------------------------------------------------------- */
 
-typedef struct attempts {
-    char log[2048];
-} attempts;
-
-static void on_attempt(void *ud, const seam_attempt *a)
-{
-    attempts *at = ud;
-    size_t used = strlen(at->log);
-    snprintf(at->log + used, sizeof at->log - used, "%s %s/%s\n",
-             a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
-             : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
-                                                  : "skipped",
-             a->provider, a->model ? a->model : "?");
-}
-
 #define COUNT_CONF                                                                         \
     "providers = { m = { plugin = \"mock\"; }; ec = { plugin = \"testecho\"; };\n"          \
     "              old = { plugin = \"testabi10\"; };\n"                                   \
@@ -233,23 +190,23 @@ static seam_token_count count(seam_client *c, const seam_request *req, const sea
 
 static void test_count_endpoint(void)
 {
-    seam_client *c = client_for(COUNT_CONF);
-    seam_request *req = user("five words are right here");
-    attempts at = {{0}};
+    seam_client *c = tu_client_with_test_plugins(COUNT_CONF);
+    seam_request *req = tu_user("five words are right here");
+    tu_attempts at = {{0}};
     seam_call_options o = {.size = sizeof o, .provider = "m", .model = "mock-1",
-                           .on_attempt = on_attempt, .ud = &at};
+                           .on_attempt = tu_on_attempt, .ud = &at};
     seam_token_count tc = count(c, req, &o, SEAM_OK);
     CU_ASSERT_EQUAL(tc.exact, 1);
     CU_ASSERT_EQUAL(tc.input_tokens, 5); /* the mock counts words */
-    ASSERT_STR(tc.provider, "m");
-    ASSERT_STR(tc.model, "mock-1");
-    ASSERT_STR(tc.note, "");
-    ASSERT_STR(at.log, "succeeded m/mock-1\n");
+    TU_ASSERT_STR(tc.provider, "m");
+    TU_ASSERT_STR(tc.model, "mock-1");
+    TU_ASSERT_STR(tc.note, "");
+    TU_ASSERT_STR(at.log, "succeeded m/mock-1\n");
 
     /* Through the default chain: the first entry with a plugin is counted for. */
     tc = count(c, req, NULL, SEAM_OK);
     CU_ASSERT_EQUAL(tc.exact, 1);
-    ASSERT_STR(tc.provider, "m");
+    TU_ASSERT_STR(tc.provider, "m");
     /* An entry whose key is not set is passed over, as a call would pass it. */
     unsetenv("SEAM_TEST_UNSET_KEY");
     seam_call_options ok = {.size = sizeof ok, .chain = "keyed"};
@@ -266,15 +223,15 @@ static void test_count_endpoint(void)
     /* -m: the model replaces the entry's. */
     seam_call_options om = {.size = sizeof om, .model = "mock-2"};
     tc = count(c, req, &om, SEAM_OK);
-    ASSERT_STR(tc.model, "mock-2");
+    TU_ASSERT_STR(tc.model, "mock-2");
     seam_request_free(req);
     tu_client_free(c);
 }
 
 static void test_count_estimate(void)
 {
-    seam_client *c = client_for(COUNT_CONF);
-    seam_request *req = user("five words are right here");
+    seam_client *c = tu_client_with_test_plugins(COUNT_CONF);
+    seam_request *req = tu_user("five words are right here");
     int64_t est = seam_estimate_tokens(req);
 
     /* No count endpoint in the plugin: the estimate, saying so. */
@@ -282,24 +239,24 @@ static void test_count_estimate(void)
     seam_token_count tc = count(c, req, &o, SEAM_OK);
     CU_ASSERT_EQUAL(tc.exact, 0);
     CU_ASSERT_EQUAL(tc.input_tokens, est);
-    ASSERT_STR(tc.provider, "ec");
-    ASSERT_STR(tc.note, "plugin testecho has no token count endpoint");
+    TU_ASSERT_STR(tc.provider, "ec");
+    TU_ASSERT_STR(tc.note, "plugin testecho has no token count endpoint");
 
     /* A plugin of ABI 1.0 has none either (its table is never read past its size). */
     seam_call_options old = {.size = sizeof old, .provider = "old", .model = "any"};
     tc = count(c, req, &old, SEAM_OK);
     CU_ASSERT_EQUAL(tc.exact, 0);
-    ASSERT_STR(tc.note, "plugin testabi10 has no token count endpoint");
+    TU_ASSERT_STR(tc.note, "plugin testabi10 has no token count endpoint");
 
     /* The endpoint fails: the attempt is reported, and the estimate says why. */
-    attempts at = {{0}};
+    tu_attempts at = {{0}};
     seam_call_options down = {.size = sizeof down, .provider = "down", .model = "mock-1",
-                              .on_attempt = on_attempt, .ud = &at};
+                              .on_attempt = tu_on_attempt, .ud = &at};
     tc = count(c, req, &down, SEAM_OK);
     CU_ASSERT_EQUAL(tc.exact, 0);
     CU_ASSERT_EQUAL(tc.input_tokens, est);
-    ASSERT_STR(tc.note, "the count endpoint failed: mock: scripted HTTP 500");
-    ASSERT_STR(at.log, "failed down/mock-1\n");
+    TU_ASSERT_STR(tc.note, "the count endpoint failed: mock: scripted HTTP 500");
+    TU_ASSERT_STR(at.log, "failed down/mock-1\n");
 
     /* What cannot be counted at all fails. */
     seam_call_options nobody = {.size = sizeof nobody, .provider = "nobody", .model = "x"};
@@ -316,9 +273,9 @@ static void test_count_estimate(void)
     tu_client_free(c);
 
     /* A chain none of whose providers has its plugin. */
-    c = client_for("providers = { gone = { plugin = \"nosuchplugin\"; }; };\n"
+    c = tu_client_with_test_plugins("providers = { gone = { plugin = \"nosuchplugin\"; }; };\n"
                    "chains = { default = ( { provider = \"gone\"; model = \"x\"; } ); };\n");
-    req = user("x");
+    req = tu_user("x");
     count(c, req, NULL, SEAM_ERR_NOT_FOUND);
     seam_request_free(req);
     tu_client_free(c);

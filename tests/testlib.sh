@@ -1,9 +1,11 @@
-# testlib.sh — the harness of the shell tests (run-cli.sh, run-hostile-conf.sh,
-# installcheck.sh, deb-test.sh), sourced with `. "$(dirname "$0")/testlib.sh"`:
-# a temp dir removed on exit (after the script's own tl_cleanup), the check
-# counters with ok/fail, run NAME CMD... keeping a command's outputs and
-# status, show NAME, check NAME WHAT CMD..., and the closing tally. A script
-# may redefine show or check after sourcing this file.
+# testlib.sh — the harness of the shell tests (run-cli.sh, run-cli-embed.sh,
+# run-serve-sdk.sh, run-hostile-conf.sh, installcheck.sh, deb-test.sh), sourced
+# with `. "$(dirname "$0")/testlib.sh"`: the build tree's programs and a
+# hermetic environment, a temp dir removed on exit (after the script's own
+# tl_cleanup), the check counters with ok/fail, run NAME CMD... keeping a
+# command's outputs and status, show NAME, check NAME WHAT CMD..., the expect_*
+# checks of what run kept, fake provider programs stopped on exit, and the
+# closing tally. A script may redefine show or check after sourcing this file.
 
 failures=0
 checks=0
@@ -17,9 +19,43 @@ ok() {
     echo "ok: $*"
 }
 
-# What a script must undo on exit besides removing $tmp: it redefines this.
+# tl_build_env: a test run by `make check` (top_builddir and top_srcdir set,
+# else it exits): PLUGINS (the built plugins, or $SEAM_TEST_PLUGIN_DIR), SEAM,
+# FAKE (the fake provider program), and a umask under which the files the test
+# makes are not group-writable (the loader would refuse plugins copied there).
+tl_build_env() {
+    : "${top_builddir:?top_builddir must be set (run through make check)}"
+    : "${top_srcdir:?top_srcdir must be set (run through make check)}"
+    PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
+    SEAM=$top_builddir/cli/seam
+    FAKE=$top_builddir/tests/fake-provider
+    umask 022
+}
+
+# tl_hermetic: no real credential, conf or plugin dir from the environment
+# takes part.
+tl_hermetic() {
+    unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY SEAM_CONF
+    SEAM_PLUGIN_PATH=
+    export SEAM_PLUGIN_PATH
+}
+
+# The fake provider programs tl_start_fake started, stopped by tl_stop_fakes.
+tl_fake_pids=
+
+# tl_stop_fakes: stops them (a script's own tl_cleanup calls it).
+tl_stop_fakes() {
+    for pid in $tl_fake_pids; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    tl_fake_pids=
+}
+
+# What a script must undo on exit besides removing $tmp: it redefines this,
+# calling tl_stop_fakes when it started any.
 tl_cleanup() {
-    :
+    tl_stop_fakes
 }
 
 # tl_tmpdir TEMPLATE [MODE]: $tmp, a new directory (mktemp -d TEMPLATE, then
@@ -64,6 +100,78 @@ check() {
     shift 2
     checks=$((checks + 1))
     if "$@"; then ok "$name: $what"; else fail "$name: $what"; show "$name" >&2; fi
+}
+
+# tl_conf FILE DIR...: writes FILE: a plugin_path of the DIRs, no model
+# catalog (model_catalog = ""), then the conf text on stdin.
+tl_conf() {
+    f=$1
+    shift
+    {
+        printf 'plugin_path = [ '
+        sep=
+        for d in "$@"; do
+            printf '%s"%s"' "$sep" "$d"
+            sep=', '
+        done
+        printf ' ];\nmodel_catalog = "";\n'
+        cat
+    } >"$f"
+}
+
+# expect_rc NAME WANT: checks $rc and shows the outputs when it is wrong.
+expect_rc() {
+    checks=$((checks + 1))
+    if [ "$rc" -eq "$2" ]; then
+        ok "$1: exit $rc"
+        return 0
+    fi
+    fail "$1: exit $rc, expected $2"
+    show "$1" >&2
+    return 1
+}
+
+# expect_grep NAME FILE PATTERN WHAT: FILE (out or err of NAME) matches PATTERN.
+expect_grep() {
+    checks=$((checks + 1))
+    if grep -q -- "$3" "$tmp/$1.$2"; then
+        ok "$1: $4"
+    else
+        fail "$1: $4 (no '$3' in std$2)"
+        cat "$tmp/$1.$2" >&2
+    fi
+}
+
+# expect_no_grep NAME FILE PATTERN WHAT: FILE (out or err of NAME) does not.
+expect_no_grep() {
+    checks=$((checks + 1))
+    if grep -q -- "$3" "$tmp/$1.$2"; then
+        fail "$1: $4 (unexpected '$3' in std$2)"
+        cat "$tmp/$1.$2" >&2
+    else
+        ok "$1: $4"
+    fi
+}
+
+# tl_start_fake NAME ARGS...: starts the fake provider program (FAKE) with
+# ARGS, its output appended to $tmp/fake.log, and waits for its port: sets
+# $port, or exits 1 when it did not start within 10 s.
+tl_start_fake() {
+    pf=$tmp/$1.port
+    shift
+    "$FAKE" --port-file "$pf" "$@" >>"$tmp/fake.log" 2>&1 &
+    tl_fake_pids="$tl_fake_pids $!"
+    i=0
+    while [ ! -s "$pf" ] && [ $i -lt 200 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    if [ ! -s "$pf" ]; then
+        echo "FAIL: the fake provider did not start" >&2
+        cat "$tmp/fake.log" >&2
+        exit 1
+    fi
+    port=$(cat "$pf")
 }
 
 # tl_finish [PREFIX]: prints the tally; its status is the script's (0 when

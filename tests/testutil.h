@@ -11,11 +11,8 @@
  *
  *     static int start(void)  // the suite's init: what every test shares
  *     {
- *         srv = tu_server_start();
- *         client = srv ? tu_client_at_end(tu_client_on(srv,
- *             "providers = { p = { plugin = \"openai\"; base_url = \"@URL@/v1\"; }; };\n"))
- *                      : NULL;
- *         return client ? 0 : -1;
+ *         return tu_start_client_on(&srv, &client,
+ *             "providers = { p = { plugin = \"openai\"; base_url = \"@URL@/v1\"; }; };\n");
  *     }
  *
  *     static const tu_test tests[] = {
@@ -121,9 +118,18 @@ seam_client *tu_clientf(const char *fmt, ...) __attribute__((format(printf, 1, 2
 char *tu_expand(fake_server *srv, const char *text);
 /* tu_client of tu_expand(srv, conf_text); NULL (the error on stderr) on failure. */
 seam_client *tu_client_on(fake_server *srv, const char *conf_text);
+/* The suite init of most wire tests: *srv a server (tu_server_start) and
+ * *client a client of conf_text on it (tu_client_on) that the program shares.
+ * 0, or -1 when either could not be made. */
+int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text);
 /* For the wire tests of a plugin the build may leave out: c, or NULL (c freed,
  * a note on stderr) when its first provider's plugin is not loaded. */
 seam_client *tu_if_built(seam_client *c);
+
+/* A client of conf_text whose plugin_path lists the built plugins first, then
+ * the test plugins (tests/plugins also holds a duplicate "mock": the real one
+ * must win). Failure is a fatal CUnit assertion. */
+seam_client *tu_client_with_test_plugins(const char *conf_text);
 
 /* Conf text of two mock providers, m1 (its conf members m1_members, e.g.
  * "options = { reply = \"hi\"; };") and m2 answering "from m2"; chains
@@ -138,6 +144,14 @@ seam_client *tu_if_built(seam_client *c);
     "  second = ( { provider = \"m2\"; model = \"mock-2\"; } );\n"               \
     "};\n"                                                                       \
     "roles = { assistant = \"default\"; planner = \"second\"; };\n"
+
+/* The lines a log callback (seam_client_set_log, seam_state_hooks) was given,
+ * one a line, and how many: tu_on_log with a zeroed tu_logbook as ud. */
+typedef struct tu_logbook {
+    char text[4096];
+    int n;
+} tu_logbook;
+void tu_on_log(void *ud, int level, const char *message);
 
 /* Runs fn(c) on n threads at once (64 at most) and returns the sum of what
  * they returned: how many of their calls went as they should. */
@@ -166,6 +180,41 @@ int tu_json_equal(json_object *got, const char *want_text);
  * assertion recorded, when not. */
 int tu_str_eq(const char *got, const char *want, const char *file, int line);
 #define TU_STR_EQ(got, want) tu_str_eq((got), (want), __FILE__, __LINE__)
+/* Two CUnit assertions: actual is not NULL, and (then) equals expected; what
+ * it was is printed when not (CU_ASSERT_STRING_EQUAL alone would crash on NULL). */
+#define TU_ASSERT_STR(actual, expected)                                                    \
+    do {                                                                                   \
+        const char *actual_ = (actual);                                                    \
+        CU_ASSERT_PTR_NOT_NULL(actual_);                                                   \
+        if (actual_) {                                                                     \
+            if (strcmp(actual_, (expected)) != 0)                                          \
+                fprintf(stderr, "\n  %s:%d: got \"%s\"\n", __FILE__, __LINE__, actual_);   \
+            CU_ASSERT_STRING_EQUAL(actual_, (expected));                                   \
+        }                                                                                  \
+    } while (0)
+
+/* A member of a request body (a tu_json_at path) and what it must be: the
+ * JSON text it equals, TU_ABSENT (no such member, not even null) or
+ * TU_PRESENT (there, whatever it holds). A table of them, TU_MEMBERS(...),
+ * ends with { NULL, NULL }. */
+typedef struct tu_member {
+    const char *path;
+    const char *want;
+} tu_member;
+extern const char tu_present[];
+#define TU_ABSENT ((const char *)0)
+#define TU_PRESENT tu_present
+#define TU_MEMBERS(...) ((const tu_member[]){ __VA_ARGS__, { NULL, NULL } })
+/* One CUnit assertion a member of wants, each failure printed with the path
+ * and with file:line (the caller's); returns whether all held. */
+int tu_members_are(json_object *body, const tu_member *wants, const char *file, int line);
+#define TU_ASSERT_MEMBERS(body, ...) tu_members_are((body), TU_MEMBERS(__VA_ARGS__), __FILE__, __LINE__)
+
+/* One CUnit assertion a needle (a NULL-ended list): text is not NULL and
+ * holds it; each missing one printed with file:line. Returns whether all were there. */
+int tu_contains_all(const char *text, const char *const *needles, const char *file, int line);
+#define TU_ASSERT_CONTAINS(text, ...) \
+    tu_contains_all((text), (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
 
 /* An HTTP error answer of the fake server, and what the core must make of it
  * (a table of them is a codec's error table). */
@@ -187,6 +236,20 @@ typedef struct tu_http_error {
 /* Call options naming one provider and model; a request of one user text. */
 seam_call_options tu_call_opts(const char *provider, const char *model);
 seam_request *tu_user_request(const char *text);
+/* tu_user_request, its failure (out of memory, the text refused) a fatal
+ * CUnit assertion. */
+seam_request *tu_user(const char *text);
+
+/* The attempts a call reports (seam_call_options.on_attempt = tu_on_attempt,
+ * .ud = a tu_attempts zeroed), one line each: "outcome provider/model", with
+ * TU_ATTEMPT_ERRORS in flags followed by ": message" when it failed. */
+#define TU_ATTEMPT_ERRORS 1u
+typedef struct tu_attempts {
+    char log[4096];
+    int n;          /* how many */
+    unsigned flags;
+} tu_attempts;
+void tu_on_attempt(void *ud, const seam_attempt *a);
 /* One canonical JSON line of a result: {"text", "reasoning", ["signatures"],
  * "tool_calls": [{"id","name","args"}], "stop", "usage": {"in","out",
  * "cache_read","cache_write","reasoning"} (those present)}. Malloc'ed. */

@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 
+#include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -170,6 +171,23 @@ seam_client *tu_clientf(const char *fmt, ...)
     return c;
 }
 
+seam_client *tu_client_with_test_plugins(const char *conf_text)
+{
+    seam_client *c = tu_clientf("plugin_path = [ \"%s\", \"%s\" ];\n%s", tu_plugin_dir(),
+                                tu_test_plugin_dir(), conf_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    return c;
+}
+
+void tu_on_log(void *ud, int level, const char *message)
+{
+    tu_logbook *lb = ud;
+    (void)level;
+    size_t used = strlen(lb->text);
+    snprintf(lb->text + used, sizeof lb->text - used, "%s\n", message);
+    lb->n++;
+}
+
 char *tu_expand(fake_server *srv, const char *text)
 {
     const char *url = srv ? fake_server_url(srv) : "";
@@ -201,6 +219,13 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text)
     seam_client *c = text ? tu_clientf("%s", text) : NULL;
     free(text);
     return c;
+}
+
+int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text)
+{
+    *srv = tu_server_start();
+    *client = *srv ? tu_client_at_end(tu_client_on(*srv, conf_text)) : NULL;
+    return *client ? 0 : -1;
 }
 
 seam_client *tu_if_built(seam_client *c)

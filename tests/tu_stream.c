@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 
+#include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,28 @@ seam_request *tu_user_request(const char *text)
     if (r)
         seam_request_add_user_text(r, text);
     return r;
+}
+
+seam_request *tu_user(const char *text)
+{
+    seam_request *r = seam_request_new();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(seam_request_add_user_text(r, text), SEAM_OK);
+    return r;
+}
+
+void tu_on_attempt(void *ud, const seam_attempt *a)
+{
+    tu_attempts *at = ud;
+    int errors = (at->flags & TU_ATTEMPT_ERRORS) && a->error;
+    size_t used = strlen(at->log);
+    snprintf(at->log + used, sizeof at->log - used, "%s %s/%s%s%s\n",
+             a->outcome == SEAM_ATTEMPT_SUCCEEDED ? "succeeded"
+             : a->outcome == SEAM_ATTEMPT_FAILED  ? "failed"
+                                                  : "skipped",
+             a->provider, a->model ? a->model : "?", errors ? ": " : "",
+             errors ? a->error->message : "");
+    at->n++;
 }
 
 /* Appends s to *into (a malloc'ed string); keeps *into on failure. */

@@ -1,7 +1,7 @@
 /* tu_wire.c — what the fake server received, read back by a test
  * (tests/testutil.h): the last request's body as JSON, its path and headers,
- * values found by a dotted path, and a body compared with a golden text,
- * printing both when they differ. */
+ * values found by a dotted path, a body compared with a golden text or
+ * member by member with a table, printing both when they differ. */
 #include "config.h"
 
 #include "testutil.h"
@@ -120,4 +120,41 @@ int tu_str_eq(const char *got, const char *want, const char *file, int line)
      * fails its test too (wrapped in CU_ASSERT it is counted twice, harmlessly). */
     CU_assertImplementation(CU_FALSE, (unsigned)line, "TU_STR_EQ", file, "", CU_FALSE);
     return 0;
+}
+
+const char tu_present[] = "(present)";
+
+int tu_members_are(json_object *body, const tu_member *wants, const char *file, int line)
+{
+    int all = 1;
+    for (; wants->path; wants++) {
+        int ok;
+        if (wants->want == TU_ABSENT)
+            ok = !tu_json_has(body, wants->path);
+        else if (wants->want == TU_PRESENT)
+            ok = tu_json_has(body, wants->path);
+        else
+            ok = tu_json_equal(tu_json_at(body, wants->path), wants->want);
+        if (!ok)
+            fprintf(stderr, "\n  %s:%d: member %s: want %s\n", file, line, wants->path,
+                    wants->want == TU_ABSENT ? "(absent)" : wants->want);
+        CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, "TU_ASSERT_MEMBERS", file, "",
+                                CU_FALSE);
+        all &= ok;
+    }
+    return all;
+}
+
+int tu_contains_all(const char *text, const char *const *needles, const char *file, int line)
+{
+    int all = 1;
+    for (; *needles; needles++) {
+        int ok = text && strstr(text, *needles);
+        if (!ok)
+            fprintf(stderr, "\n  %s:%d: not in the text: %s\n", file, line, *needles);
+        CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, "TU_ASSERT_CONTAINS", file, "",
+                                CU_FALSE);
+        all &= ok;
+    }
+    return all;
 }

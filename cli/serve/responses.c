@@ -13,22 +13,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-static const char *jstr(json_object *o, const char *key)
-{
-    json_object *v;
-    if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-        return json_object_get_string(v);
-    return NULL;
-}
-
-static json_object *jget(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    if (o && json_object_object_get_ex(o, key, &v))
-        return v;
-    return NULL;
-}
-
 #define BAD(...) do { serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error", \
                                     __VA_ARGS__); goto fail; } while (0)
 

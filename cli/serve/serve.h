@@ -1,6 +1,7 @@
 /* serve.h — the gateway's internal interfaces (`seam serve`, issue 17): the
  * per-request record shared by the HTTP server (server.c), the engine pump
- * (pump.c), the wire doors (chat.c, messages.c, responses.c), their stream
+ * (pump.c), the wire doors (chat.c, messages.c, responses.c, reading bodies
+ * with jsonin.c), their stream
  * writers (sse.c), their error shapes (errors.c), routing (route.c), keys and
  * limits (keys.c), metrics (metrics.c) and the access log (accesslog.c).
  *
@@ -153,6 +154,11 @@ typedef struct serve_call {
 
 /* ---- the doors: one per wire (chat.c, messages.c, responses.c) ------------ */
 
+/* The string member key of o: NULL when o is NULL, or the member is absent or
+ * not a string; and any member key of o (NULL when absent). Borrowed (jsonin.c). */
+const char *jstr(struct json_object *o, const char *key);
+struct json_object *jget(struct json_object *o, const char *key);
+
 /* Parses the body into c->req, c->model, c->stream; on failure fills e (400). */
 int chat_parse(serve_call *c, struct json_object *root, serve_err *e);
 int messages_parse(serve_call *c, struct json_object *root, serve_err *e);
@@ -233,8 +239,6 @@ int keys_allows(const serve_keys *k, int index, const char *name, const char *ch
 /* Charges an answer's tokens and cost to the key, its cost also to the
  * budget in client's state store (client may be NULL). */
 void keys_charge(serve_keys *k, seam_client *client, int index, const seam_usage *u);
-/* The sha256 of s as 64 hex digits. */
-void keys_sha256_hex(const char *s, size_t n, char hex[65]);
 
 /* ---- metrics (metrics.c) and the access log (accesslog.c) ----------------- */
 

@@ -250,6 +250,89 @@ SEAM_EXPORT const seam_generation *seam_loop_stream_generation(const seam_loop_s
 /* Aborts a transfer in flight, joins any worker, frees. */
 SEAM_EXPORT void seam_loop_stream_free(seam_loop_stream *s);
 
+/* ---- conversation state ---------------------------------------------------------- */
+
+/* A conversation state: the messages of one conversation thread, each an item
+ * with an id, as an immutable value. Nothing changes a state once made:
+ * applying an operation returns a NEW state and leaves the old one as it was,
+ * valid until it is freed (undo, branches, snapshots for free). States share
+ * their messages and, along appends, their item arrays: a new state costs
+ * little more than what changed. A state may be read, dup'ed and applied to
+ * from any number of threads at once; each handle is freed once.
+ *
+ * Items have ids: 1, 2, ... in the order they were added (or made by a
+ * compaction), never reused within a state's line, so an id names the same
+ * item in every state derived from the one it was made in. A state belongs to
+ * a thread id (a conversation's name), which derived states keep. */
+typedef struct seam_history seam_history;
+
+/* A new empty state of thread `thread_id` (copied; NULL: a random id
+ * "thread_" + 32 hex digits). NULL when out of memory, or for an empty
+ * thread id or one longer than 255 bytes. Free with seam_history_free. */
+SEAM_EXPORT seam_history *seam_history_new(const char *thread_id);
+/* Another handle on the same state (no message is copied); free both.
+ * NULL when out of memory. */
+SEAM_EXPORT seam_history *seam_history_dup(const seam_history *h);
+/* The same items under another thread id (NULL: a random one): a branch of
+ * the conversation. Ids go on from h's. NULL when out of memory or for a bad
+ * thread id. */
+SEAM_EXPORT seam_history *seam_history_fork(const seam_history *h, const char *thread_id);
+/* Frees this handle (NULL: no-op); other states are not affected. */
+SEAM_EXPORT void seam_history_free(seam_history *h);
+/* The thread id (borrowed from h). */
+SEAM_EXPORT const char *seam_history_thread_id(const seam_history *h);
+SEAM_EXPORT size_t seam_history_count(const seam_history *h);
+/* Item i's message (NULL past the end); borrowed from h, valid until h and
+ * every state sharing it are freed. Do not cast away its const: states share
+ * it. */
+SEAM_EXPORT const seam_message *seam_history_message(const seam_history *h, size_t i);
+/* Item i's id (0 past the end). */
+SEAM_EXPORT uint64_t seam_history_item_id(const seam_history *h, size_t i);
+/* SEAM_OK with *index (may be NULL) the position of the item `id`;
+ * SEAM_ERR_NOT_FOUND when h has no such item. */
+SEAM_EXPORT int seam_history_find(const seam_history *h, uint64_t id, size_t *index);
+/* The id the next added item gets (ADD and COMPACT take ids in order, so a
+ * batch may refer to an item it adds). */
+SEAM_EXPORT uint64_t seam_history_next_id(const seam_history *h);
+
+/* What an operation does. Values never change; new kinds are appended. */
+typedef enum seam_op_kind {
+    SEAM_OP_ADD = 1,  /* appends message as a new item */
+    SEAM_OP_REMOVE,   /* removes item `id` */
+    SEAM_OP_UPDATE,   /* replaces item `id`'s message (the id stays) */
+    SEAM_OP_COMPACT,  /* replaces the n_ids items `ids` (any order, at least
+                       * one) by one new item holding message, placed where
+                       * the first of them in the state was */
+    SEAM_OP_CLEAR     /* removes every item (ids still go on) */
+} seam_op_kind;
+
+/* One operation. Every member is borrowed for the call; message is copied
+ * into the new state. Members a kind does not use are ignored. */
+typedef struct seam_op {
+    seam_op_kind kind;
+    uint64_t id;                  /* REMOVE, UPDATE */
+    const uint64_t *ids;          /* COMPACT */
+    size_t n_ids;                 /* COMPACT */
+    const seam_message *message;  /* ADD, UPDATE, COMPACT */
+} seam_op;
+
+/* "add", "remove", "update", "compact", "clear"; "unknown" otherwise. */
+SEAM_EXPORT const char *seam_op_kind_name(seam_op_kind k);
+
+/* Applies one operation to h: SEAM_OK with *out a new state (free it), h
+ * unchanged. SEAM_ERR_INVALID (err filled: bad_request, the reason) for an
+ * operation that does not apply (an unknown id, a missing message, an unknown
+ * kind), SEAM_ERR_NOMEM; *out is then NULL. */
+SEAM_EXPORT int seam_history_apply(const seam_history *h, const seam_op *op, seam_history **out,
+                                   seam_error *err);
+/* Applies ops[0..n) in order, all or nothing: each operation sees what the
+ * ones before it did, and when one fails there is no new state at all (*out
+ * NULL), *failed (may be NULL) is its index and err says "operation N (KIND):
+ * reason". n == 0 gives a new handle on h's state. Returns as
+ * seam_history_apply. */
+SEAM_EXPORT int seam_history_apply_batch(const seam_history *h, const seam_op *ops, size_t n,
+                                         seam_history **out, size_t *failed, seam_error *err);
+
 /* ---- sessions ---------------------------------------------------------------------- */
 
 /* Retries of a whole call (over the chain's own retries): attempt n (0-based)
@@ -299,6 +382,9 @@ typedef struct seam_session_options {
     int64_t credential_expires_at_ms;   /* wall clock ms; 0: unknown (never refreshed) */
     int64_t refresh_margin_ms;          /* 0: 60000 */
     void *ud;
+    /* Appended (issue 14): the thread id of the session's history (copied;
+     * NULL: a random one, see seam_history_new). */
+    const char *thread_id;
 } seam_session_options;
 
 /* Per-call overrides. Zero-initialize and set size. */
@@ -344,6 +430,22 @@ SEAM_EXPORT int seam_session_append_user_text(seam_session *s, const char *text)
  * between; nothing changes when keep_first + keep_last >= the count. */
 SEAM_EXPORT void seam_session_truncate(seam_session *s, size_t keep_first, size_t keep_last);
 SEAM_EXPORT void seam_session_clear(seam_session *s);
+/* The history as a conversation state (seam_history): a new handle on the
+ * session's current state, which later changes to the session do not affect
+ * (free it). NULL when out of memory. */
+SEAM_EXPORT seam_history *seam_session_history(const seam_session *s);
+/* Applies ops[0..n) to the history, all or nothing, as
+ * seam_history_apply_batch: on failure the history is unchanged. Every
+ * change the session and the executor make to a history goes through these
+ * operations (append: ADD, truncate: REMOVE, clear: CLEAR, the executor's
+ * compression: COMPACT). */
+SEAM_EXPORT int seam_session_apply(seam_session *s, const seam_op *ops, size_t n, size_t *failed,
+                                   seam_error *err);
+/* Makes h the history (the session keeps its own handle: free yours as
+ * usual), e.g. to go back to an earlier state; the thread id becomes h's. A
+ * call waiting for a person is forgotten. SEAM_ERR_INVALID for a NULL
+ * argument, SEAM_ERR_NOMEM. */
+SEAM_EXPORT int seam_session_set_history(seam_session *s, const seam_history *h);
 /* The call waiting for a person after a paused executor run (NULL if none);
  * *name and *prompt (may be NULL) get its tool name and question. */
 SEAM_EXPORT const char *seam_session_pending_call(const seam_session *s, const char **name,
@@ -412,6 +514,9 @@ typedef struct seam_event {
     const char *pending_call_id;   /* done, paused: the call waiting for a person */
     const char *prompt;            /* done, paused: what to ask them (may be NULL) */
     const seam_error *error;       /* error: classified */
+    /* Appended (issue 14): every event, the thread id of the session's
+     * history when the run started (see seam_history_new). */
+    const char *thread_id;
 } seam_event;
 
 typedef struct seam_executor seam_executor;
@@ -490,6 +595,52 @@ SEAM_EXPORT int seam_executor_run(seam_executor *ex, const char *input, seam_can
  * call's result, then the run goes on. SEAM_ERR_INVALID when nothing waits. */
 SEAM_EXPORT int seam_executor_resume(seam_executor *ex, const char *answer, seam_cancel *cancel,
                                      seam_run **out, seam_error *err);
+/* What a run does with a failing tool call (its callback failed, or it is
+ * an unknown tool, a declared tool with no callback or handler, arguments
+ * that do not match its schema: any result with is_error set). */
+typedef enum seam_tool_errors {
+    /* The default, as the generation API (seam_loop_generate) does: the error
+     * goes back to the model as the call's result, with is_error set, and
+     * the run goes on. */
+    SEAM_TOOL_ERRORS_AS_RESULTS = 0,
+    /* The run ends: the turn's results (the failed one included) go into the
+     * history so that it stays well-formed, their tool_result events come,
+     * then an error event (kind unknown, code "tool_error") naming the
+     * tool. */
+    SEAM_TOOL_ERRORS_END_RUN
+} seam_tool_errors;
+
+/* The options of one run; zero-initialize and set size. Every member left
+ * 0/NULL takes the executor's setting. Borrowed (with what they point to)
+ * until the run is freed. */
+typedef struct seam_run_options {
+    uint32_t size;               /* sizeof(seam_run_options) */
+    const seam_toolset *tools;   /* tools offered and run in this run */
+    int max_iterations;          /* model turns of this run */
+    int max_parallel_tools;
+    const seam_send_options *send; /* every turn of this run (its tools member
+                                    * is ignored: `tools` is the run's) */
+    /* The deadline of the whole run, from the call that starts it: every
+     * turn (all its retries), every tool and the compressions. When it
+     * passes the run ends with an error event of kind timeout. 0: none (each
+     * turn still has its own timeout from the send options or session). */
+    int64_t timeout_ms;
+    seam_cancel *cancel;         /* NULL: the send options' */
+    seam_tool_errors tool_errors;
+} seam_run_options;
+
+/* Starts a run on a message array: appends copies of messages[0..n) to the
+ * session's history (one batch of ADD operations: all or none) and returns
+ * the run. n == 0 runs on the history as it is. opts may be NULL (the
+ * executor's settings). Returns as seam_executor_run; SEAM_ERR_INVALID also
+ * for a bad option (size unset, a negative count or timeout). */
+SEAM_EXPORT int seam_executor_run_messages(seam_executor *ex, const seam_message *const *messages,
+                                           size_t n, const seam_run_options *opts, seam_run **out,
+                                           seam_error *err);
+/* seam_executor_resume with the options of one run (opts may be NULL). */
+SEAM_EXPORT int seam_executor_resume_with(seam_executor *ex, const char *answer,
+                                          const seam_run_options *opts, seam_run **out,
+                                          seam_error *err);
 /* 1 with the next event (the last one is a done or an error event); then 0
  * after a done event, or the run's negative status with err filled after an
  * error event. */

@@ -24,6 +24,11 @@ extern "C" {
 /* The library's version string, e.g. "0.1.0". */
 SEAM_EXPORT const char *seam_version(void);
 
+/* The SHA-256 of the len bytes at data (NULL when len is 0) written to hex as
+ * 64 lowercase hex digits and a NUL: what `sha256sum` prints. The caller owns
+ * hex (65 bytes). */
+SEAM_EXPORT void seam_sha256_hex(const void *data, size_t len, char hex[65]);
+
 /* ---- cancel tokens ------------------------------------------------------- */
 
 /* A cancel token may be shared by any number of calls and cancelled from any

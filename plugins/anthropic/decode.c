@@ -122,19 +122,10 @@ void *anthropic_decoder_new(void *instance, const seam_request *req)
     return dec;
 }
 
-static seam_stop_reason map_stop_reason(const char *r)
-{
-    if (!r)
-        return SEAM_STOP_NONE;
-    if (!strcmp(r, "max_tokens") || !strcmp(r, "model_context_window_exceeded"))
-        return SEAM_STOP_LENGTH;
-    if (!strcmp(r, "tool_use"))
-        return SEAM_STOP_TOOL_USE;
-    if (!strcmp(r, "refusal"))
-        return SEAM_STOP_CONTENT_FILTER;
-    /* end_turn, stop_sequence, pause_turn and anything newer */
-    return SEAM_STOP_STOP;
-}
+/* end_turn, stop_sequence, pause_turn and anything newer end the turn;
+ * max_tokens and model_context_window_exceeded cut it; tool_use; refusal
+ * filters it: the SDK's table of the common wires (<seam/codec.h>). */
+#define map_stop_reason seam_stop_reason_from_wire
 
 /* Folds a usage object in: every count present (and not null) overrides. */
 static void read_usage(seam_usage *u, json_object *usage)

@@ -253,33 +253,11 @@ static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part, 
                               signature && *signature ? signature : NULL, jget(part, "functionCall"));
 }
 
-static seam_stop_reason map_finish_reason(const char *r)
-{
-    static const char *const filtered[] = {
-        "SAFETY",        "RECITATION",  "BLOCKLIST",   "PROHIBITED_CONTENT", "SPII",
-        "IMAGE_SAFETY",  "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "LANGUAGE",
-        "MODEL_ARMOR",
-    };
-    static const char *const failed[] = {
-        "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
-        "MISSING_THOUGHT_SIGNATURE", "NO_IMAGE", "MALFORMED_RESPONSE",
-    };
-    /* CONTINUATION (Gemini 4): the request's own output cap was reached with
-     * budget left; the answer goes on only in a further request that carries
-     * the candidate's continuationToken, which the codec cannot send. For the
-     * caller it is a cut answer, as MAX_TOKENS is. */
-    if (strcmp(r, "MAX_TOKENS") == 0 || strcmp(r, "CONTINUATION") == 0)
-        return SEAM_STOP_LENGTH;
-    for (size_t i = 0; i < sizeof filtered / sizeof filtered[0]; i++)
-        if (strcmp(r, filtered[i]) == 0)
-            return SEAM_STOP_CONTENT_FILTER;
-    for (size_t i = 0; i < sizeof failed / sizeof failed[0]; i++)
-        if (strcmp(r, failed[i]) == 0)
-            return SEAM_STOP_ERROR;
-    /* STOP, OTHER, FINISH_REASON_UNSPECIFIED and reasons added later: the answer
-     * ended without a known problem. */
-    return SEAM_STOP_STOP;
-}
+/* Gemini's finish reasons are in the SDK's table of the common wires
+ * (<seam/codec.h>): MAX_TOKENS and CONTINUATION cut the answer, SAFETY and
+ * the other blocks filter it, MALFORMED_FUNCTION_CALL and the like fail it;
+ * STOP, OTHER and reasons added later end it normally. */
+#define map_finish_reason seam_stop_reason_from_wire
 
 /* usageMetadata -> seam usage: input net of the cached prompt tokens; thinking
  * tokens are billed as output on Gemini, so output counts them and reasoning is
@@ -308,22 +286,12 @@ static void usage_from_counts(const int has[4], const int64_t n[4], seam_usage *
 {
     int64_t prompt = n[0], cached = n[1], candidates = n[2], thoughts = n[3];
     int has_prompt = has[0], has_cached = has[1], has_candidates = has[2], has_thoughts = has[3];
-    memset(u, 0, sizeof *u);
-    if (has_prompt) {
-        u->input_tokens = prompt - cached > 0 ? prompt - cached : 0;
-        /* Gemini reports cachedContentTokenCount whenever a cache was read, so a
-         * prompt count without one means a known zero. */
-        u->cache_read_tokens = has_cached ? cached : 0;
-        u->present |= SEAM_USAGE_INPUT | SEAM_USAGE_CACHE_READ;
-    }
-    if (has_candidates || has_thoughts || has_prompt) {
-        u->output_tokens = candidates + thoughts;
-        u->present |= SEAM_USAGE_OUTPUT;
-    }
-    if (has_thoughts) {
-        u->reasoning_tokens = thoughts;
-        u->present |= SEAM_USAGE_REASONING;
-    }
+    /* Gemini reports cachedContentTokenCount whenever a cache was read, so a
+     * prompt count without one means a known zero. */
+    seam_usage_from_counts(u, has_prompt ? prompt : -1,
+                           has_prompt ? (has_cached ? cached : 0) : -1, -1,
+                           has_candidates || has_thoughts || has_prompt ? candidates + thoughts : -1,
+                           has_thoughts ? thoughts : -1, 1);
 }
 
 void gemini_parse_usage(json_object *um, seam_usage *u)

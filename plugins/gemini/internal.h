@@ -181,8 +181,9 @@ int gemini_encode(void *instance, const seam_request *req, int stream, seam_http
 
 /* ==== error classification (errors.c) ======================================== */
 
-/* Fills err from a google.rpc.Status (also an error inside a 200 stream). */
-void gemini_classify_status(json_object *e, seam_error *err);
+/* Fills err from a google.rpc.Status (also an error inside a 200 stream):
+ * the SDK's rules (<seam/codec.h>). */
+#define gemini_classify_status(e, err) seam_error_classify_google((err), (e))
 void gemini_classify_error(void *instance, int http_status, const seam_http_headers *headers,
                            const char *body, size_t len, seam_error *err);
 

@@ -50,12 +50,7 @@ void oa_chat_decoder_free(oa_decoder *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->n_tools; i++) {
-        free(d->tools[i].id);
-        free(d->tools[i].name);
-        sb_free(&d->tools[i].args);
-    }
-    free(d->tools);
+    seam_toolcalls_free(d->tools);
     if (d->tok) /* json-c 0.16 dereferences a NULL tokener */
         json_tokener_free(d->tok);
     sb_free(&d->think_hold);
@@ -278,105 +273,29 @@ static int think_end(oa_decoder *d, seam_emitter *em)
     return rc;
 }
 
-static tool_slot *new_slot(oa_decoder *d, int index)
+/* Before each tool call starts: what was held as a possible <think> tag and
+ * an open reasoning block end first. */
+static int before_tool_start(void *ud, seam_emitter *em)
 {
-    if (d->n_tools == d->cap_tools) {
-        size_t cap = d->cap_tools ? d->cap_tools * 2 : 4;
-        tool_slot *t = realloc(d->tools, cap * sizeof *t);
-        if (!t)
-            return NULL;
-        d->tools = t;
-        d->cap_tools = cap;
-    }
-    tool_slot *s = &d->tools[d->n_tools++];
-    memset(s, 0, sizeof *s);
-    s->index = index;
-    return s;
-}
-
-/* The slot a fragment belongs to. With an index: the open slot of that index,
- * unless the fragment brings a different id or a different name (servers that
- * reuse index 0 for parallel calls). Without an index (Mistral, some proxies):
- * the open slot of its id; a fragment with a name but no known id starts a new
- * call (the name only comes on a call's first fragment); a bare fragment
- * continues the most recent call. */
-static tool_slot *slot_for(oa_decoder *d, int has_index, int index, const char *id,
-                           const char *name)
-{
-    int have_id = id && *id;
-    int have_name = name && *name;
-    for (size_t i = d->n_tools; i-- > 0;) {
-        tool_slot *s = &d->tools[i];
-        if (s->ended)
-            continue;
-        if (has_index) {
-            if (s->index != index)
-                continue;
-            if (have_id && s->id && strcmp(s->id, id) != 0)
-                break; /* a new call on a reused index */
-            if (have_name && s->name && strcmp(s->name, name) != 0)
-                break;
-            return s;
-        }
-        if (have_id) {
-            if (s->id && strcmp(s->id, id) == 0)
-                return s;
-            continue;
-        }
-        if (have_name)
-            break;
-        return s; /* the most recent open call */
-    }
-    return new_slot(d, has_index ? index : -1);
-}
-
-static int start_slot(oa_decoder *d, tool_slot *s, seam_emitter *em)
-{
+    oa_decoder *d = ud;
     int rc = think_end(d, em);
     if (rc == SEAM_OK)
         rc = close_reasoning(d, em);
-    if (rc != SEAM_OK)
-        return rc;
-    if (!s->id || !*s->id) {
-        char buf[48];
-        snprintf(buf, sizeof buf, "call_seam_%u", d->synthesized_ids++);
-        free(s->id);
-        if (!(s->id = xstrdup(buf)))
-            return SEAM_ERR_NOMEM;
-    }
-    s->started = 1;
-    seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_START, .id = s->id, .name = s->name ? s->name : ""};
-    if ((rc = emit(em, &c)) != SEAM_OK)
-        return rc;
-    if (s->args.len) {
-        seam_chunk dl = {.type = SEAM_CHUNK_TOOL_CALL_DELTA, .id = s->id, .text = s->args.data};
-        return emit(em, &dl);
-    }
-    return SEAM_OK;
+    return rc;
 }
 
+/* Tool calls are assembled by the SDK's assembler (<seam/codec.h>), which
+ * holds the rules for indexes reused, ids without an index and names that
+ * come late. */
 int oa_chat_on_tool_fragment(oa_decoder *d, seam_emitter *em, int has_index, int index,
                             const char *id, const char *name, const char *args)
 {
-    tool_slot *s = slot_for(d, has_index, index, id, name);
-    if (!s)
-        return SEAM_ERR_NOMEM;
-    if (id && *id && !s->id && !(s->id = xstrdup(id)))
-        return SEAM_ERR_NOMEM;
-    if (name && *name && !s->name && !(s->name = xstrdup(name)))
-        return SEAM_ERR_NOMEM;
-    if (args && *args && sb_puts(&s->args, args) != SEAM_OK)
-        return SEAM_ERR_NOMEM;
-    if (!s->started) {
-        if (s->name) /* id and name come on the first fragment; wait for the name */
-            return start_slot(d, s, em);
-        return SEAM_OK;
+    if (!d->tools) {
+        if (!(d->tools = seam_toolcalls_new()))
+            return SEAM_ERR_NOMEM;
+        seam_toolcalls_set_hook(d->tools, before_tool_start, d);
     }
-    if (args && *args) {
-        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_DELTA, .id = s->id, .text = args};
-        return emit(em, &c);
-    }
-    return SEAM_OK;
+    return seam_toolcalls_add(d->tools, em, has_index ? index : -1, id, name, args);
 }
 
 char *oa_final_args(json_tokener *tok, const char *text, size_t len)
@@ -401,49 +320,9 @@ char *oa_final_args(json_tokener *tok, const char *text, size_t len)
     return out;
 }
 
-static char *final_args(oa_decoder *d, const strbuf *args)
-{
-    return oa_final_args(d->tok, args->data, args->len);
-}
-
 static int end_tools(oa_decoder *d, seam_emitter *em)
 {
-    int rc;
-    for (size_t i = 0; i < d->n_tools; i++) {
-        tool_slot *s = &d->tools[i];
-        if (s->ended)
-            continue;
-        if (!s->started && (rc = start_slot(d, s, em)) != SEAM_OK)
-            return rc;
-        s->ended = 1;
-        char *args = final_args(d, &s->args);
-        if (!args)
-            return SEAM_ERR_NOMEM;
-        seam_chunk c = {.type = SEAM_CHUNK_TOOL_CALL_END, .id = s->id, .args_json = args};
-        rc = emit(em, &c);
-        free(args);
-        if (rc != SEAM_OK)
-            return rc;
-    }
-    return SEAM_OK;
-}
-
-seam_stop_reason oa_map_finish(const char *fr)
-{
-    if (!fr)
-        return SEAM_STOP_NONE;
-    if (!strcmp(fr, "stop") || !strcmp(fr, "end_turn") || !strcmp(fr, "eos") ||
-        !strcmp(fr, "stop_sequence"))
-        return SEAM_STOP_STOP;
-    if (!strcmp(fr, "length") || !strcmp(fr, "max_tokens") || !strcmp(fr, "model_length"))
-        return SEAM_STOP_LENGTH;
-    if (!strcmp(fr, "tool_calls") || !strcmp(fr, "function_call") || !strcmp(fr, "tool_use"))
-        return SEAM_STOP_TOOL_USE;
-    if (!strcmp(fr, "content_filter") || !strcmp(fr, "safety") || !strcmp(fr, "refusal"))
-        return SEAM_STOP_CONTENT_FILTER;
-    if (!strcmp(fr, "error"))
-        return SEAM_STOP_ERROR;
-    return SEAM_STOP_STOP; /* an unknown reason still ended the turn normally */
+    return d->tools ? seam_toolcalls_finish(d->tools, em) : SEAM_OK;
 }
 
 /* Content is over: close reasoning, end every tool call. */
@@ -466,7 +345,7 @@ static int emit_stop(oa_decoder *d, seam_emitter *em)
         return rc;
     seam_stop_reason r = d->stop;
     /* Some servers (older Ollama, vLLM) say "stop" after tool calls. */
-    if ((r == SEAM_STOP_NONE || r == SEAM_STOP_STOP) && d->n_tools > 0)
+    if ((r == SEAM_STOP_NONE || r == SEAM_STOP_STOP) && seam_toolcalls_count(d->tools) > 0)
         r = SEAM_STOP_TOOL_USE;
     if (r == SEAM_STOP_NONE)
         r = SEAM_STOP_STOP;
@@ -483,32 +362,19 @@ static void read_usage(json_object *u, seam_usage *out)
 {
     if (!json_object_is_type(u, json_type_object))
         return;
-    seam_usage us = {0};
-    int64_t prompt, completion, cached = 0, reasoning;
-    int have_cached = 0;
-    json_object *pd = jget(u, "prompt_tokens_details");
-    if (oa_jcount(pd, "cached_tokens", &cached))
-        have_cached = 1;
-    else if (oa_jcount(u, "prompt_cache_hit_tokens", &cached))
-        have_cached = 1;
-    if (oa_jcount(u, "prompt_tokens", &prompt)) {
-        us.present |= SEAM_USAGE_INPUT;
-        us.input_tokens = prompt - (have_cached ? cached : 0);
-        if (us.input_tokens < 0)
-            us.input_tokens = 0;
-    }
-    if (have_cached) {
-        us.present |= SEAM_USAGE_CACHE_READ;
-        us.cache_read_tokens = cached;
-    }
-    if (oa_jcount(u, "completion_tokens", &completion)) {
-        us.present |= SEAM_USAGE_OUTPUT;
-        us.output_tokens = completion;
-    }
-    if (oa_jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning)) {
-        us.present |= SEAM_USAGE_REASONING;
-        us.reasoning_tokens = reasoning;
-    }
+    /* prompt_tokens counts the cached ones: the SDK makes input net of them. */
+    int64_t prompt = -1, completion = -1, cached = -1, reasoning = -1;
+    if (!oa_jcount(jget(u, "prompt_tokens_details"), "cached_tokens", &cached) &&
+        !oa_jcount(u, "prompt_cache_hit_tokens", &cached))
+        cached = -1;
+    if (!oa_jcount(u, "prompt_tokens", &prompt))
+        prompt = -1;
+    if (!oa_jcount(u, "completion_tokens", &completion))
+        completion = -1;
+    if (!oa_jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning))
+        reasoning = -1;
+    seam_usage us;
+    seam_usage_from_counts(&us, prompt, cached, -1, completion, reasoning, 1);
     if (us.present)
         *out = us;
 }
@@ -593,7 +459,7 @@ static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int who
         int64_t index = 0;
         int has_index = whole ? 1 : jint(call, "index", &index);
         if (whole)
-            index = (int64_t)d->n_tools; /* each call of a whole message is new */
+            index = (int64_t)seam_toolcalls_count(d->tools); /* each call of a whole message is new */
         json_object *fn = jget(call, "function");
         json_object *args = jget(fn, "arguments");
         const char *args_text = NULL;
@@ -659,7 +525,7 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
         len--;
     if (len == 0)
         return SEAM_OK;
-    if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+    if (seam_sse_is_done(frame)) {
         /* [DONE] alone does not say the answer is whole: only a finish_reason
          * does. Without one the answer was cut short upstream. */
         if (!d->finish_seen && !d->stop_emitted)

@@ -67,7 +67,7 @@ int oa_embed_encode(void *instance, const seam_embed_request *er, seam_http_requ
     if (rc == SEAM_OK)
         rc = seam_http_request_add_header(out, "Content-Type", "application/json");
     if (rc == SEAM_OK)
-        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
+        rc = oa_add_auth(in, out);
     if (rc == SEAM_OK && in->headers_json) {
         json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
         json_object_object_foreach(h, hk, hv)

@@ -119,6 +119,15 @@ int oa_merge_options(json_object *body, const char *options_text, int filter_res
     return SEAM_OK;
 }
 
+int oa_add_auth(const oa_instance *in, seam_http_request *out)
+{
+    const char *header = in && in->profile ? in->profile->auth_header : NULL;
+    const char *prefix = in && in->profile ? in->profile->auth_prefix : NULL;
+    if (!header || !*header)
+        return seam_http_request_add_secret_header(out, "Authorization", prefix ? prefix : "Bearer ");
+    return seam_http_request_add_secret_header(out, header, prefix ? prefix : "");
+}
+
 int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
                       const char *path, int stream, seam_http_request *out, seam_error *err)
 {
@@ -151,7 +160,7 @@ int oa_finish_request(const oa_instance *in, const seam_request *req, json_objec
     if (rc == SEAM_OK)
         rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
     if (rc == SEAM_OK)
-        rc = seam_http_request_add_secret_header(out, "Authorization", "Bearer ");
+        rc = oa_add_auth(in, out);
     if (rc == SEAM_OK && in->headers_json) {
         json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
         json_object_object_foreach(h, hk, hv)

@@ -28,7 +28,9 @@
  *                       -> seam chunks
  *   embed.c             POST /embeddings: the embedding request and its answer
  *   count_tokens.c      POST /responses/input_tokens: the token count
- *   transcribe.c        POST /audio/transcriptions: speech to text */
+ *   transcribe.c        POST /audio/transcriptions: speech to text
+ *   compat.c            libseam-openai-compat only: a third party's profile
+ *                       as an instance and a vtable (<seam/openai_compat.h>) */
 #ifndef SEAM_OPENAI_INTERNAL_H
 #define SEAM_OPENAI_INTERNAL_H
 
@@ -38,6 +40,7 @@
 #include <json-c/json.h>
 
 #include <seam/plugin.h>
+#include <seam/openai_compat.h>
 
 #include "../common/codec_util.h"
 #include "../common/json_scan.h"
@@ -47,41 +50,38 @@
 
 /* ---- the provider instance and its profile (options.c) ----------------------------- */
 
+/* A profile is the SDK's seam_openai_profile (<seam/openai_compat.h>): the
+ * built-in ones of options.c and a third party's, through
+ * libseam-openai-compat (compat.c), are the same thing. The codec's short
+ * names for its quirks and reasoning wires: */
 enum {
-    PF_STREAM_USAGE = 1u << 0,     /* send stream_options.include_usage */
-    PF_OPENAI_REASONING = 1u << 1, /* OpenAI's model rules (oa_model_rules_of) and the auto endpoint */
-    PF_JSON_SCHEMA = 1u << 2,      /* response_format json_schema (else json_object) */
-    PF_TOOL_NAME = 1u << 3,        /* tool result messages carry the tool name */
-    PF_XAI = 1u << 4,              /* xAI reasoning models reject stop */
-    PF_THINK_TAGS = 1u << 5,       /* <think>...</think> in content is reasoning (think_tags default) */
-    PF_SHORT_TOOL_IDS = 1u << 6,   /* tool call ids must be exactly 9 of [a-zA-Z0-9] (Mistral) */
-    PF_DEEPSEEK = 1u << 7          /* deepseek-reasoner: no sampling parameters */
+    PF_STREAM_USAGE = SEAM_OPENAI_STREAM_USAGE,       /* send stream_options.include_usage */
+    PF_OPENAI_REASONING = SEAM_OPENAI_MODEL_RULES,    /* OpenAI's model rules (oa_model_rules_of) and the auto endpoint */
+    PF_JSON_SCHEMA = SEAM_OPENAI_JSON_SCHEMA,         /* response_format json_schema (else json_object) */
+    PF_TOOL_NAME = SEAM_OPENAI_TOOL_NAME,             /* tool result messages carry the tool name */
+    PF_XAI = SEAM_OPENAI_XAI_STOP,                    /* xAI reasoning models reject stop */
+    PF_THINK_TAGS = SEAM_OPENAI_THINK_TAGS,           /* <think>...</think> in content is reasoning (think_tags default) */
+    PF_SHORT_TOOL_IDS = SEAM_OPENAI_SHORT_TOOL_IDS,   /* tool call ids must be exactly 9 of [a-zA-Z0-9] (Mistral) */
+    PF_DEEPSEEK = SEAM_OPENAI_DEEPSEEK                /* deepseek-reasoner: no sampling parameters */
 };
 
 /* How a request's reasoning budget (tokens) is written for each server; see
  * encode_reasoning() and encode.c's header comment for the field names and
  * values. */
-typedef enum reasoning_wire {
-    RW_NONE = 0,   /* nothing documented that takes a budget: nothing is sent */
-    RW_OPENAI,     /* reasoning_effort per model family (oa_model_rules_of): o-series,
-                    * gpt-5.x and gpt-6.x, none..max as each family takes */
-    RW_GROQ,       /* gpt-oss: reasoning_effort; qwen3: reasoning_effort default +
-                    * reasoning_format parsed; qwq, r1 distills: reasoning_format */
-    RW_MISTRAL,    /* reasoning_effort "high" on the adjustable models */
-    RW_XAI,        /* reasoning_effort: grok-3-mini low/high, grok-4.3 low/medium/high */
-    RW_OPENROUTER, /* reasoning: {effort} low..xhigh */
-    RW_OLLAMA,     /* reasoning_effort low/medium/high */
-    RW_VLLM        /* thinking_token_budget */
-} reasoning_wire;
+typedef seam_openai_reasoning reasoning_wire;
+#define RW_NONE SEAM_OPENAI_REASONING_NONE       /* nothing documented that takes a budget: nothing is sent */
+#define RW_OPENAI SEAM_OPENAI_REASONING_OPENAI   /* reasoning_effort per model family (oa_model_rules_of):
+                                                  * o-series, gpt-5.x and gpt-6.x, none..max as each takes */
+#define RW_GROQ SEAM_OPENAI_REASONING_GROQ       /* gpt-oss: reasoning_effort; qwen3: reasoning_effort default
+                                                  * + reasoning_format parsed; qwq, r1 distills: reasoning_format */
+#define RW_MISTRAL SEAM_OPENAI_REASONING_MISTRAL /* reasoning_effort "high" on the adjustable models */
+#define RW_XAI SEAM_OPENAI_REASONING_XAI         /* reasoning_effort: grok-3-mini low/high, grok-4.3 low/medium/high */
+#define RW_OPENROUTER SEAM_OPENAI_REASONING_OPENROUTER /* reasoning: {effort} low..xhigh */
+#define RW_OLLAMA SEAM_OPENAI_REASONING_EFFORT   /* reasoning_effort low/medium/high */
+#define RW_VLLM SEAM_OPENAI_REASONING_BUDGET     /* thinking_token_budget */
 
-/* One server that speaks this wire (options.c's table). */
-typedef struct oa_profile {
-    const char *id;
-    const char *base_url;
-    const char *key_env; /* the key's usual env var (NULL: no key needed); for docs and the core */
-    unsigned flags;
-    reasoning_wire reasoning;
-} oa_profile;
+/* One server that speaks this wire (options.c's table, or a third party's). */
+typedef seam_openai_profile oa_profile;
 
 /* Which endpoint a request goes to (options.api). */
 typedef enum oa_api {
@@ -108,10 +108,14 @@ typedef struct oa_instance {
     int think_tags;      /* 1: <think>...</think> at the start of content is reasoning */
     oa_api api;
     char *reasoning_summary; /* Responses: reasoning.summary for reasoning models, NULL: none */
+    oa_profile *profile_copy; /* a third party's profile, copied whole (compat.c); NULL else */
 } oa_instance;
 
-/* The vtable's create and destroy. */
+/* The vtable's create and destroy. oa_create_with: an instance of the fixed
+ * profile p (libseam-openai-compat, compat.c), or, p NULL, of the profile the
+ * conf names or implies (the openai plugin's create). */
 void *oa_create(const seam_provider_config *cfg, seam_error *err);
+void *oa_create_with(const oa_profile *p, const seam_provider_config *cfg, seam_error *err);
 void oa_destroy(void *instance);
 /* 1 for the plugin's own option keys (never copied into a body). */
 int oa_is_reserved_option(const char *key);
@@ -194,6 +198,9 @@ int oa_json_format(const seam_request *req, const char **name, json_object **sch
 /* Shallow-merges the options object text into body; a null value deletes. */
 int oa_merge_options(json_object *body, const char *options_text, int filter_reserved,
                      seam_error *err);
+/* The credential's header: the profile's auth_header and auth_prefix, else
+ * "Authorization: Bearer <key>" (added only when the conf gives a key). */
+int oa_add_auth(const oa_instance *in, seam_http_request *out);
 /* The conf's options then the request's over body, then URL base_url + path,
  * method, body, headers (credential, extra headers) and framing into out.
  * Does not take body. */
@@ -230,24 +237,13 @@ const char *oa_wire_id(oa_id_map *m, const char *id);
 /* Reserves every id of the request that Mistral accepts as it is. */
 void oa_id_map_reserve(oa_id_map *m, const seam_request *req);
 
-typedef struct tool_slot {
-    int index;       /* the wire's index, or -1 when the server sent none */
-    char *id;
-    char *name;
-    strbuf args;     /* argument fragments received before the start was emitted, then all */
-    int started;
-    int ended;
-} tool_slot;
-
 typedef struct oa_decoder {
     unsigned wire;      /* OA_WIRE_CHAT: tells it from a Responses decoder */
     const oa_instance *in;
     int reasoning_open;
     unsigned reasoning_seq;
     char reasoning_id[32];
-    tool_slot *tools;
-    size_t n_tools, cap_tools;
-    unsigned synthesized_ids;
+    seam_toolcalls *tools; /* the SDK's assembler, made on the first tool call */
     int finish_seen;
     seam_stop_reason stop;
     int refusal_seen;
@@ -284,7 +280,8 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
 int oa_chat_decode_finish(oa_decoder *d, seam_emitter *out, seam_error *err);
 int oa_chat_decode_response(const oa_instance *in, const seam_request *req, const char *body,
                             size_t len, seam_emitter *out, seam_error *err);
-seam_stop_reason oa_map_finish(const char *finish_reason);
+/* The finish reason of a choice: the SDK's table of the common wires. */
+#define oa_map_finish seam_stop_reason_from_wire
 
 /* What the fast path hands its deltas to (decode.c), in the json-c path's order. */
 int oa_chat_on_reasoning(oa_decoder *d, seam_emitter *em, const char *text);
@@ -320,10 +317,11 @@ void oa_error_from_fields(const oa_instance *in, const char *code, const char *t
 int oa_malformed(seam_error *err, const char *what);
 /* Out of memory, as both wires' codecs report it; returns its status. */
 int oa_nomem(seam_error *err);
-/* "6m0s", "1.5s", "20ms", "1h2m" (OpenAI's x-ratelimit-reset-*) -> ms; -1 if not. */
-int64_t oa_parse_duration_ms(const char *s);
-/* Masks what looks like an API key in a provider's message, in place. */
-void oa_scrub_keys(char *s);
+/* "6m0s", "1.5s", "20ms", "1h2m" (OpenAI's x-ratelimit-reset-*) -> ms; -1 if
+ * not; and the masking of what looks like an API key in a provider's message,
+ * in place: the SDK's helpers (<seam/codec.h>). */
+#define oa_parse_duration_ms seam_parse_duration_ms
+#define oa_scrub_keys seam_scrub_keys
 
 /* ---- the Responses API (responses_encode.c, responses_decode.c) -------------------- */
 

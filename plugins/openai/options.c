@@ -93,20 +93,28 @@
 
 /* ==== profiles ============================================================ */
 
+/* Instances of the SDK's profile (<seam/openai_compat.h>), as a third
+ * party's provider built on libseam-openai-compat is one. */
+#define PROFILE(id_, url, env, fl, rw)                                                       \
+    {.size = sizeof(seam_openai_profile), .id = id_, .base_url = url, .key_env = env,        \
+     .flags = fl, .reasoning = rw}
 static const oa_profile profiles[] = {
-    {"openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
-     PF_STREAM_USAGE | PF_OPENAI_REASONING | PF_JSON_SCHEMA, RW_OPENAI},
-    {"deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", PF_STREAM_USAGE | PF_DEEPSEEK,
-     RW_NONE},
-    {"groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", PF_JSON_SCHEMA | PF_THINK_TAGS, RW_GROQ},
-    {"mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
-     PF_JSON_SCHEMA | PF_TOOL_NAME | PF_SHORT_TOOL_IDS, RW_MISTRAL},
-    {"xai", "https://api.x.ai/v1", "XAI_API_KEY", PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_XAI, RW_XAI},
-    {"openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
-     PF_STREAM_USAGE | PF_JSON_SCHEMA, RW_OPENROUTER},
-    {"ollama", "http://127.0.0.1:11434/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_THINK_TAGS,
-     RW_OLLAMA},
-    {"vllm", "http://127.0.0.1:8000/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_THINK_TAGS, RW_VLLM},
+    PROFILE("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
+            PF_STREAM_USAGE | PF_OPENAI_REASONING | PF_JSON_SCHEMA, RW_OPENAI),
+    PROFILE("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY",
+            PF_STREAM_USAGE | PF_DEEPSEEK, RW_NONE),
+    PROFILE("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", PF_JSON_SCHEMA | PF_THINK_TAGS,
+            RW_GROQ),
+    PROFILE("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY",
+            PF_JSON_SCHEMA | PF_TOOL_NAME | PF_SHORT_TOOL_IDS, RW_MISTRAL),
+    PROFILE("xai", "https://api.x.ai/v1", "XAI_API_KEY", PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_XAI,
+            RW_XAI),
+    PROFILE("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY",
+            PF_STREAM_USAGE | PF_JSON_SCHEMA, RW_OPENROUTER),
+    PROFILE("ollama", "http://127.0.0.1:11434/v1", NULL,
+            PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_THINK_TAGS, RW_OLLAMA),
+    PROFILE("vllm", "http://127.0.0.1:8000/v1", NULL, PF_STREAM_USAGE | PF_JSON_SCHEMA | PF_THINK_TAGS,
+            RW_VLLM),
 };
 #define N_PROFILES (sizeof profiles / sizeof profiles[0])
 
@@ -243,6 +251,7 @@ static void instance_free(oa_instance *in)
     free(in->headers_json);
     free(in->caps_json);
     free(in->reasoning_summary);
+    free(in->profile_copy);
     free(in);
 }
 
@@ -318,7 +327,9 @@ static int read_plugin_options(oa_instance *in, json_object *opts, seam_error *e
                 return conf_error(err, in->name, "options.headers must be a group of strings");
             /* A credential in options would be neither redacted nor protected. */
             if (strcasecmp(hk, "Authorization") == 0 || strcasecmp(hk, "api-key") == 0 ||
-                strcasecmp(hk, "x-api-key") == 0)
+                strcasecmp(hk, "x-api-key") == 0 ||
+                (in->profile && in->profile->auth_header &&
+                 strcasecmp(hk, in->profile->auth_header) == 0))
                 return conf_error(err, in->name,
                                   "options.headers may not carry a credential: use api_key_env, "
                                   "api_key_file or api_key_command");
@@ -337,6 +348,11 @@ static int read_plugin_options(oa_instance *in, json_object *opts, seam_error *e
 
 void *oa_create(const seam_provider_config *cfg, seam_error *err)
 {
+    return oa_create_with(NULL, cfg, err);
+}
+
+void *oa_create_with(const oa_profile *fixed, const seam_provider_config *cfg, seam_error *err)
+{
     oa_instance *in = calloc(1, sizeof *in);
     if (!in) {
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
@@ -344,7 +360,7 @@ void *oa_create(const seam_provider_config *cfg, seam_error *err)
     }
     in->stream_usage = -1;
     in->think_tags = -1;
-    in->name = xstrdup(cfg && cfg->name ? cfg->name : "openai");
+    in->name = xstrdup(cfg && cfg->name ? cfg->name : fixed ? fixed->id : "openai");
     in->reasoning_summary = xstrdup("auto");
     const char *opts_text = cfg && cfg->options_json ? cfg->options_json : "{}";
     json_object *opts = json_parse_strict(opts_text, strlen(opts_text));
@@ -357,7 +373,8 @@ void *oa_create(const seam_provider_config *cfg, seam_error *err)
     }
 
     const char *pname = NULL;
-    json_object *pv = jget(opts, "profile");
+    json_object *pv = fixed ? NULL : jget(opts, "profile"); /* a fixed profile is the plugin's */
+    in->profile = fixed;
     if (pv) {
         if (!json_object_is_type(pv, json_type_string)) {
             conf_error(err, in->name, "options.profile must be a string");

@@ -93,6 +93,10 @@ int oa_decode_response(void *instance, const seam_request *req, const char *body
 
 /* ==== registration ============================================================ */
 
+/* libseam-openai-compat is built from these sources too: there, the entry
+ * points are a third party's (compat.c), not this plugin's. */
+#ifndef SEAM_BUILDING_OPENAI_COMPAT
+
 static const seam_provider_vtable openai_vtable = {
     .abi_version = SEAM_PLUGIN_ABI_VERSION,
     .size = sizeof(seam_provider_vtable),
@@ -125,3 +129,4 @@ static int openai_init(seam_registrar *r)
 }
 
 SEAM_PLUGIN_DEFINE(openai_init)
+#endif

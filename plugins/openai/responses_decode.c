@@ -408,26 +408,17 @@ static void rs_read_usage(json_object *u, seam_usage *out)
     memset(out, 0, sizeof *out);
     if (!json_object_is_type(u, json_type_object))
         return;
-    int64_t input, output, cached = 0, reasoning;
-    int have_cached = oa_jcount(jget(u, "input_tokens_details"), "cached_tokens", &cached);
-    if (oa_jcount(u, "input_tokens", &input)) {
-        out->present |= SEAM_USAGE_INPUT;
-        out->input_tokens = input - (have_cached ? cached : 0);
-        if (out->input_tokens < 0)
-            out->input_tokens = 0;
-    }
-    if (have_cached) {
-        out->present |= SEAM_USAGE_CACHE_READ;
-        out->cache_read_tokens = cached;
-    }
-    if (oa_jcount(u, "output_tokens", &output)) {
-        out->present |= SEAM_USAGE_OUTPUT;
-        out->output_tokens = output;
-    }
-    if (oa_jcount(jget(u, "output_tokens_details"), "reasoning_tokens", &reasoning)) {
-        out->present |= SEAM_USAGE_REASONING;
-        out->reasoning_tokens = reasoning;
-    }
+    /* input_tokens counts the cached ones: the SDK makes input net of them. */
+    int64_t input = -1, output = -1, cached = -1, reasoning = -1;
+    if (!oa_jcount(jget(u, "input_tokens_details"), "cached_tokens", &cached))
+        cached = -1;
+    if (!oa_jcount(u, "input_tokens", &input))
+        input = -1;
+    if (!oa_jcount(u, "output_tokens", &output))
+        output = -1;
+    if (!oa_jcount(jget(u, "output_tokens_details"), "reasoning_tokens", &reasoning))
+        reasoning = -1;
+    seam_usage_from_counts(out, input, cached, -1, output, reasoning, 1);
 }
 
 /* The error of a failed response, or of an `error` event: {code, message,
@@ -601,7 +592,7 @@ int oa_resp_decode_event(void *decoder, const seam_frame *frame, seam_emitter *o
     }
     while (len && isspace((unsigned char)data[len - 1]))
         len--;
-    if (len == 0 || (len == 6 && memcmp(data, "[DONE]", 6) == 0) || d->stop_emitted)
+    if (len == 0 || seam_sse_is_done(frame) || d->stop_emitted)
         return SEAM_OK; /* the Responses API has no [DONE]: a server that adds one ends nothing */
     json_object *ev = json_parse_with(d->tok, data, len);
     if (!json_object_is_type(ev, json_type_object)) {

@@ -49,10 +49,13 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 3 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
-                                 * seam_capabilities media members; 1.3: seam_emit_media_begin,
-                                 * _append, _transcript, _end (media in pieces),
-                                 * form parts, transcribe_* */
+#define SEAM_PLUGIN_ABI_MINOR 4 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+                                 * seam_capabilities media members; 1.3: the codec helper
+                                 * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
+                                 * assembly, error shapes, message text): functions only, no
+                                 * vtable change; 1.4: seam_emit_media_begin, _append,
+                                 * _transcript, _end (media in pieces), form parts,
+                                 * transcribe_* */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -111,7 +114,7 @@ SEAM_EXPORT int seam_http_request_add_secret_header(seam_http_request *hr, const
 SEAM_EXPORT int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len);
 /* Takes ownership of a malloc'ed body (freed by the core with free()). */
 SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len);
-/* A multipart/form-data body (ABI 1.3; an upload endpoint such as OpenAI's
+/* A multipart/form-data body (ABI 1.4; an upload endpoint such as OpenAI's
  * /audio/transcriptions): each call appends one part, a field (name=value)
  * or a file (its bytes, a file name and a MIME type), all copied. The core
  * writes the body and its Content-Type header (with a boundary found in none
@@ -150,7 +153,7 @@ typedef struct seam_emitter seam_emitter;
 SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
 /* Media in an answer (ABI 1.2): the decoded bytes of base64[0..len) go into
  * the media store and the consumer gets a media_start chunk, a media_delta
- * with the byte count (1.3) and a media_end chunk whose text is the handle
+ * with the byte count (1.4) and a media_end chunk whose text is the handle
  * ("media://sha256-...", with the length and duration): base64 never reaches
  * a chunk, a result or a log. id correlates the two (NULL: "media-N").
  * mime_type must be a bare type/subtype of a media modality. Returns SEAM_OK,
@@ -159,7 +162,7 @@ SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
  * non-zero cancel value, to be returned from decode as seam_emit's is. */
 SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
                                 const char *base64, size_t len, seam_error *err);
-/* Media in pieces (ABI 1.3): for media whose base64 arrives in fragments
+/* Media in pieces (ABI 1.4): for media whose base64 arrives in fragments
  * (streamed audio), or that has a transcript. begin opens media `id` (not
  * NULL, unique among the media open on em) and the consumer gets media_start.
  * Each append hands over a fragment of the base64: it may end anywhere (a
@@ -272,7 +275,7 @@ typedef struct seam_provider_vtable {
     int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
                                size_t len, int64_t *input_tokens, seam_error *err);
 
-    /* ---- ABI 1.3: appended ---- */
+    /* ---- ABI 1.4: appended ---- */
 
     /* Optional: speech to text (seam_transcribe). transcribe_encode turns tr,
      * whose bytes and model the core has filled in, into the HTTP request of
