@@ -30,6 +30,11 @@ static void on_interrupt(int sig)
         seam_cancel_trigger(c);
 }
 
+/* What SIGINT did before the call: the REPL's prompt handler, or the
+ * default. Put back afterwards, so that no moment between an answer and the
+ * next prompt is left with the default action (which would end the REPL). */
+static struct sigaction before_call;
+
 static void install_interrupt_handler(void)
 {
     struct sigaction sa;
@@ -38,7 +43,7 @@ static void install_interrupt_handler(void)
     sigemptyset(&sa.sa_mask);
     /* A second Ctrl-C kills at once, should the cancel ever not be honoured. */
     sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGINT, &sa, &before_call);
 }
 
 void chat_interrupt_on(seam_cancel *cancel)
@@ -49,7 +54,7 @@ void chat_interrupt_on(seam_cancel *cancel)
 
 void chat_interrupt_off(void)
 {
-    signal(SIGINT, SIG_DFL);
+    sigaction(SIGINT, &before_call, NULL);
     running_cancel = NULL;
 }
 

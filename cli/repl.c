@@ -106,19 +106,26 @@ static void on_prompt_interrupt(int sig)
     prompt_interrupted = 1;
 }
 
-/* One line from the user, without its newline; NULL at the end of input. */
-static char *read_line(const char *prompt)
+/* Ctrl-C between turns does not end the conversation. Caught rather than
+ * ignored: where libedit installs its own SIGINT handler anyway, an
+ * interrupted read ends readline() with NULL, which must not pass for the
+ * end of input; the prompt is asked again instead. Installed for the whole
+ * conversation (a call's own handler puts it back when the call ends), so a
+ * Ctrl-C just after an answer finds it too. */
+static void prompt_interrupt_catch(void)
 {
-    /* Ctrl-C at the prompt does not end the conversation. Caught rather than
-     * ignored: where libedit installs its own SIGINT handler anyway, an
-     * interrupted read ends readline() with NULL, which must not pass for the
-     * end of input; the prompt is asked again instead. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_prompt_interrupt;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+}
+
+/* One line from the user, without its newline; NULL at the end of input. */
+static char *read_line(const char *prompt)
+{
     char *line;
+    prompt_interrupted = 0;
     do {
         if (prompt_interrupted) {
             clearerr(stdin); /* getline's EINTR left the error flag */
@@ -127,7 +134,6 @@ static char *read_line(const char *prompt)
         prompt_interrupted = 0;
         line = read_line_once(prompt);
     } while (!line && prompt_interrupted);
-    signal(SIGINT, SIG_DFL);
     return line;
 }
 
@@ -310,6 +316,7 @@ int chat_repl(chat_options *o, const seam_toolset *ts)
         code = chat_open_conversation(o, r.log, r.req, r.cid, &logged_system);
     if (code == EXIT_OK) {
         history_start();
+        prompt_interrupt_catch();
         size_t turns = seam_request_message_count(r.req) / 2;
         fprintf(stderr, "seam: chatting%s%s (Ctrl-D or /exit to leave, /help for more)%s\n",
                 o->model ? " with " : "", o->model ? o->model : "",
@@ -335,6 +342,7 @@ int chat_repl(chat_options *o, const seam_toolset *ts)
                 break;
         }
     }
+    signal(SIGINT, SIG_DFL);
     chat_log_close(r.log);
     free(logged_system);
     seam_request_free(r.req);

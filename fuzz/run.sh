@@ -77,7 +77,7 @@ plugin_objects() {
             plugin_objs="$plugin_objs $o"
         done
     done
-    for f in codec_util json_scan; do
+    for f in codec_util json_scan provider_options; do
         src_file=$src/plugins/common/$f.c
         compile "$src_file" "$out/obj/plugin_$f.o"
         plugin_objs="$plugin_objs $out/obj/plugin_$f.o"
@@ -92,7 +92,7 @@ build_decode() { # target
     for f in util error jsonparse message request result sse http embedding media mediastore mediaemit multipart transcription sha256 codec_json codec_stream codec_toolcalls codec_errors codec_text; do set -- "$@" "$src/libcore/$f.c"; done
     # Every file of the plugin and the helpers every plugin shares.
     for f in "$src/plugins/$p"/*.c; do set -- "$@" "$f"; done
-    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c"
+    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c" "$src/plugins/common/provider_options.c"
     # shellcheck disable=SC2086
     $CC $CFLAGS -fsanitize=fuzzer $SAN \
         -DPLUGIN_OPTIONS="$(printf '%s' "$options" | sed 's/"/\\"/g; s/^/"/; s/$/"/')" \

@@ -37,7 +37,7 @@ for p in $plugins; do
         for f in "$src/plugins/$p"/*.c; do set -- "$@" "$f"; done
         def="$def -DPLUGIN_INTERNAL=\"$src/plugins/$p/internal.h\""
     fi
-    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c"
+    set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c" "$src/plugins/common/provider_options.c"
     clang -g -O1 -std=c11 -D_GNU_SOURCE -DSEAM_BUILDING_LIBRARY $def \
         -fsanitize="${SANITIZE:-fuzzer,address,undefined}" -fno-sanitize-recover=undefined \
         -I"$build" -I"$src/libcore" -I"$src/sdk" $(pkg-config --cflags json-c libcurl) \

@@ -93,6 +93,8 @@ struct seam_stream {
     seam_key_lease pending;   /* a rotated key prepared for the next attempt */
     int have_pending;
     seam_request *sent;
+    seam_transfer_params xparams; /* the attempt's transfer, opened after its cache's */
+    seam_pcache pcache;       /* the provider cache the attempt makes first (provcache.c) */
     seam_usage attempt_usage;
     int attempt_has_usage;
 
@@ -634,6 +636,8 @@ static int skipped_plugin(const seam_stream *s, const char *plugin)
 /* Starts the next attempt, skipping entries that cannot serve. 0 when a transfer
  * is running or the plan changed, 1 when the call has ended (s->done), <0 on a
  * hard error. */
+static int open_transfer(seam_stream *s);
+
 static int start_attempt(seam_stream *s)
 {
     while (s->entry < s->n_plan && !s->done) {
@@ -808,28 +812,93 @@ static int start_attempt(seam_stream *s)
             .op_decode = s->op ? s->op->decode : NULL,
             .op_ud = s->op ? s->op->ud : NULL,
         };
-        s->attempt++;
-        if (!s->free_attempt)
-            s->counted++;
-        s->free_attempt = 0;
-        s->attempt_has_usage = 0;
-        int rc = seam_transfer_open(&p, &s->transfer, &why);
-        if (rc != SEAM_OK) {
-            if (rc == SEAM_ERR_NOMEM)
-                return rc;
-            /* The codec cannot express this request: this entry cannot serve it. */
-            s->attempt--;
-            if (why.kind == SEAM_ERROR_NONE)
-                seam_error_set(&why, SEAM_ERROR_BAD_REQUEST, "the plugin cannot encode the request");
-            skip_entry(s, e, &why, 0);
-            continue;
+        s->xparams = p;
+        /* A provider cache of the prompt's prefix is made first, by an
+         * exchange of its own (generation only); the attempt proper opens
+         * when it ends (stream_next). */
+        if (!s->op) {
+            int crc = seam_pcache_begin(s->client, &s->xparams, e->provider, s->lease.index,
+                                        s->sent, &s->pcache, &s->transfer);
+            if (crc < 0)
+                return crc;
+            if (crc == 1)
+                return 0;
         }
-        s->any_attempt = 1;
+        int rc = open_transfer(s);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            continue;
         return 0;
     }
     if (!s->done)
         plan_exhausted(s);
     return s->done ? 1 : 0;
+}
+
+/* Opens the attempt's transfer from s->xparams: 0 when open, 1 when the
+ * codec cannot express the request (the entry is skipped), SEAM_ERR_NOMEM. */
+static int open_transfer(seam_stream *s)
+{
+    const plan_entry *e = &s->plan[s->entry];
+    seam_error why;
+    seam_error_clear(&why);
+    s->attempt++;
+    if (!s->free_attempt)
+        s->counted++;
+    s->free_attempt = 0;
+    s->attempt_has_usage = 0;
+    int rc = seam_transfer_open(&s->xparams, &s->transfer, &why);
+    if (rc != SEAM_OK) {
+        if (rc == SEAM_ERR_NOMEM)
+            return rc;
+        /* The codec cannot express this request: this entry cannot serve it. */
+        s->attempt--;
+        if (why.kind == SEAM_ERROR_NONE)
+            seam_error_set(&why, SEAM_ERROR_BAD_REQUEST, "the plugin cannot encode the request");
+        skip_entry(s, e, &why, 0);
+        return 1;
+    }
+    s->any_attempt = 1;
+    return 0;
+}
+
+/* The cache-creating transfer ended (status rc, error e): the attempt proper
+ * goes on, with the cache or without it. A cancel ends the call. */
+static void after_cache(seam_stream *s, int rc, const seam_error *e)
+{
+    seam_transfer_free(s->transfer);
+    s->transfer = NULL;
+    const plan_entry *pe = &s->plan[s->entry];
+    if (rc != SEAM_OK && (e->kind == SEAM_ERROR_CANCELLED || seam_cancel_triggered(s->cancel))) {
+        s->pcache.active = 0;
+        end_cancelled(s, pe->provider);
+        return;
+    }
+    int orc = seam_pcache_end(s->client, &s->pcache, rc, e, s->sent, pe->provider);
+    /* The cache's exchange took part of the call's deadline. */
+    int64_t left = time_left(s);
+    if (left <= 0) {
+        seam_error t;
+        seam_error_clear(&t);
+        seam_error_set(&t, SEAM_ERROR_TIMEOUT, "the call's deadline passed");
+        seam_strlcpy(t.provider, pe->provider, sizeof t.provider);
+        end_with(s, SEAM_ERR_PROVIDER, &t);
+        return;
+    }
+    if (left != INT64_MAX && (s->xparams.timeout_ms <= 0 || left < s->xparams.timeout_ms))
+        s->xparams.timeout_ms = saturate_ms(left);
+    if (orc == SEAM_OK) {
+        orc = open_transfer(s);
+        if (orc == 1)
+            return; /* skipped: stream_next starts the next entry */
+    }
+    if (orc < 0) {
+        seam_error n;
+        seam_error_clear(&n);
+        seam_error_set(&n, SEAM_ERROR_UNKNOWN, "out of memory");
+        end_with(s, SEAM_ERR_NOMEM, &n);
+    }
 }
 
 static void on_success(seam_stream *s)
@@ -1097,6 +1166,15 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
         int rc = seam_transfer_next(s->transfer, &c, &e);
         if (rc == SEAM_TRANSFER_PENDING)
             return SEAM_STREAM_PENDING;
+        if (s->pcache.active) {
+            /* The cache's exchange: its stop chunk is not the caller's. */
+            if (rc != 1) {
+                after_cache(s, rc, &e);
+                if (s->transfer)
+                    seam_transfer_set_nowait(s->transfer, s->nowait);
+            }
+            continue;
+        }
         if (rc == 1) {
             if (c->type == SEAM_CHUNK_STOP) {
                 s->attempt_usage = c->usage;

@@ -12,6 +12,8 @@
 #include "cassette.h"
 
 #include <stdatomic.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,6 +295,19 @@ static void store_log(void *ud, int level, const char *message)
     seam_client *c = ud;
     if (c->log)
         c->log(c->log_ud, level, message);
+}
+
+void seam_client_log(seam_client *c, int level, const char *fmt, ...)
+{
+    if (!c || !c->log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    line[strcspn(line, "\r\n")] = '\0';
+    c->log(c->log_ud, level, line);
 }
 
 seam_state *seam_client_store(seam_client *c)

@@ -87,6 +87,14 @@ int seam_client_plugin_refusal(seam_client *c, const char *plugin, char *buf, si
  * client that never goes to the network never pays for them. Thread-safe. */
 seam_engine *seam_client_engine(seam_client *c);
 
+/* A notice to the client's log callback (seam_client_set_log), if it has
+ * one: printf-formatted, cut to one line of at most 511 bytes. c may be NULL. */
+void seam_client_log(seam_client *c, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* The policy clock: milliseconds, and a sleep that returns 1 when cancelled. */
 int64_t seam_client_now(const seam_client *c);
 int seam_client_sleep(const seam_client *c, int64_t ms, seam_cancel *cancel);
@@ -187,6 +195,28 @@ typedef struct seam_call_op {
                   seam_error *err);
     void *ud;
 } seam_call_op;
+
+/* ---- provcache.c: provider-side prompt caches (plugin ABI 1.4) ------------- */
+
+typedef struct seam_pcache {
+    int active;        /* its creating transfer is the attempt's transfer */
+    char name[400];    /* the state store's name for the handle */
+    char handle[512];  /* from cache_decode, or from the store */
+    int64_t ttl_ms;
+} seam_pcache;
+
+/* Before an attempt with params p on key key_index (SIZE_MAX: the caller's
+ * own credential) of provider: when the codec asks for a cache for sent, its
+ * handle from the store goes onto sent (0 returned), or the transfer that
+ * creates it is opened into *t (1 returned, pc->active set). 0 with nothing
+ * done when no cache applies or it cannot be made; SEAM_ERR_NOMEM. */
+int seam_pcache_begin(seam_client *c, const seam_transfer_params *p, const char *provider,
+                      size_t key_index, seam_request *sent, seam_pcache *pc, seam_transfer **t);
+/* The creating transfer ended with status (err e): on success the handle is
+ * stored and put on sent; a failure is logged (never fails the call).
+ * SEAM_OK or SEAM_ERR_NOMEM. */
+int seam_pcache_end(seam_client *c, seam_pcache *pc, int status, const seam_error *e,
+                    seam_request *sent, const char *provider);
 
 /* Runs op as seam_generate runs a request: req (messages optional) carries
  * the model unless the plan gives one. On success *out is the result, whose

@@ -84,6 +84,30 @@ void seam_http_request_release(seam_http_request *hr)
     seam_http_headers_release(&hr->headers);
     seam_buf_free(&hr->body);
     seam_form_release(hr);
+    for (size_t i = 0; i < hr->n_warnings; i++)
+        free(hr->warnings[i]);
+    free(hr->warnings);
+    hr->warnings = NULL;
+    hr->n_warnings = 0;
+}
+
+/* A codec's note about the request (an option it dropped): kept for the
+ * transport, which logs it. A bounded number, so a codec in a loop cannot
+ * grow it without end. */
+int seam_http_request_warn(seam_http_request *hr, const char *message)
+{
+    if (!hr || !message)
+        return SEAM_ERR_INVALID;
+    if (hr->n_warnings >= 32)
+        return SEAM_OK;
+    char **w = realloc(hr->warnings, (hr->n_warnings + 1) * sizeof *w);
+    if (!w)
+        return SEAM_ERR_NOMEM;
+    hr->warnings = w;
+    if (!(w[hr->n_warnings] = strdup(message)))
+        return SEAM_ERR_NOMEM;
+    hr->n_warnings++;
+    return SEAM_OK;
 }
 
 int seam_http_request_set_url(seam_http_request *hr, const char *url)

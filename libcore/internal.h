@@ -79,6 +79,9 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* The provider cache handle an attempt's request carries to its codec
+ * (seam_request_cache_handle); NULL clears it. */
+int seam_request_set_cache_handle(seam_request *req, const char *handle);
 /* Part i of msg, mutable (NULL out of range): for de-inlining and handle
  * resolution, which rewrite a media part's source in place. */
 seam_part *seam_message_part_mut(seam_message *msg, size_t i);

@@ -39,6 +39,7 @@ struct seam_request {
     char *format_schema;     /* only for SEAM_FORMAT_JSON */
     int format_strict;
     char *provider_options;
+    char *cache_handle;      /* the provider cache of this attempt (call.c), NULL: none */
     int64_t reasoning_budget;
     uint32_t output_modalities; /* 0: text only (the default) */
 };
@@ -74,6 +75,7 @@ void seam_request_free(seam_request *req)
     free(req->format_name);
     free(req->format_schema);
     free(req->provider_options);
+    free(req->cache_handle);
     free(req);
 }
 
@@ -103,7 +105,8 @@ seam_request *seam_request_dup(const seam_request *req)
         !copy_string(&copy->tool_choice_name, req->tool_choice_name) ||
         !copy_string(&copy->format_name, req->format_name) ||
         !copy_string(&copy->format_schema, req->format_schema) ||
-        !copy_string(&copy->provider_options, req->provider_options))
+        !copy_string(&copy->provider_options, req->provider_options) ||
+        !copy_string(&copy->cache_handle, req->cache_handle))
         goto fail;
 
     if (req->n_messages) {
@@ -429,6 +432,18 @@ seam_response_format seam_request_response_format(const seam_request *req, const
 const char *seam_request_provider_options(const seam_request *req)
 {
     return req ? req->provider_options : NULL;
+}
+
+int seam_request_set_cache_handle(seam_request *req, const char *handle)
+{
+    if (!req)
+        return SEAM_ERR_INVALID;
+    return replace_string(&req->cache_handle, handle);
+}
+
+const char *seam_request_cache_handle(const seam_request *req)
+{
+    return req ? req->cache_handle : NULL;
 }
 
 int64_t seam_request_reasoning_budget(const seam_request *req)

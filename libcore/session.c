@@ -104,7 +104,9 @@ static int fill_unset_settings(seam_request *req, const seam_request *defaults)
     return rc;
 }
 
-/* Shallow-merges the JSON object text `over` into obj. */
+/* Merges the JSON object text `over` into obj: a member replaces obj's,
+ * except that two objects of the same name (a provider's namespace,
+ * {"openai": {...}}) are merged member by member. */
 static int merge_object(json_object *obj, const char *over)
 {
     if (!over || !*over)
@@ -118,7 +120,29 @@ static int merge_object(json_object *obj, const char *over)
         return SEAM_ERR_INVALID;
     }
     json_object_object_foreach(o, key, val) {
-        if (json_object_object_add(obj, key, json_object_get(val)) != 0) {
+        json_object *have = NULL;
+        if (json_object_is_type(val, json_type_object) &&
+            json_object_object_get_ex(obj, key, &have) &&
+            json_object_is_type(have, json_type_object)) {
+            /* A copy: have may be shared with an earlier layer's parse. */
+            json_object *merged = NULL;
+            if (json_object_deep_copy(have, &merged, NULL) != 0) {
+                json_object_put(o);
+                return SEAM_ERR_NOMEM;
+            }
+            json_object_object_foreach(val, k2, v2) {
+                if (json_object_object_add(merged, k2, json_object_get(v2)) != 0) {
+                    json_object_put(merged);
+                    json_object_put(o);
+                    return SEAM_ERR_NOMEM;
+                }
+            }
+            val = merged;
+        } else {
+            json_object_get(val);
+        }
+        if (json_object_object_add(obj, key, val) != 0) {
+            json_object_put(val);
             json_object_put(o);
             return SEAM_ERR_NOMEM;
         }

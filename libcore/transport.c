@@ -12,6 +12,7 @@
  * transfer records its exchange, or is served from a recorded one. */
 #include "config.h"
 #include "transport.h"
+#include "client.h"
 #include "cassette.h"
 
 #include <curl/curl.h>
@@ -882,6 +883,18 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
     }
     if (rc == SEAM_OK)
         rc = seam_form_finish(&t->hr, &e);
+    /* A codec's notes (an option it dropped) are the application's to see,
+     * and the library prints nothing: they go to the client's log. */
+    for (size_t i = 0; rc == SEAM_OK && i < t->hr.n_warnings; i++) {
+        seam_buf clean = { 0 };
+        const char *w = t->hr.warnings[i];
+        if (seam_scrub_secret(&clean, w, strlen(w), p->credential) == SEAM_OK && clean.data)
+            w = clean.data;
+        else if (p->credential && *p->credential && strstr(w, p->credential))
+            w = "(a note that could not be scrubbed)";
+        seam_client_log(p->client, SEAM_LOG_WARNING, "provider %s: %s", p->provider_name, w);
+        seam_buf_free(&clean);
+    }
     if (rc == SEAM_OK && !t->hr.url && !p->vt->serve) {
         rc = SEAM_ERR_PLUGIN;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "the provider plugin produced a request without a URL");

@@ -33,6 +33,8 @@ struct seam_http_request {
     const char *credential; /* borrowed; NULL when the provider has none */
     struct seam_form_part *form; /* multipart parts until written (multipart.c) */
     size_t n_form;
+    char **warnings;        /* seam_http_request_warn: logged by the transport */
+    size_t n_warnings;
 };
 
 /* multipart.c: the form parts become the body and its Content-Type (no-op

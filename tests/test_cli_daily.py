@@ -188,11 +188,20 @@ class Pty:
     def send(self, data):
         os.write(self.fd, data if isinstance(data, bytes) else data.encode())
 
-    def expect(self, text, timeout=10.0):
-        """Reads until `text` was seen (returns True) or the time is up."""
+    def expect(self, text, timeout=10.0, after=None):
+        """Reads until `text` was seen (returns True) or the time is up; with
+        `after`, only what came after the first `after` counts (a prompt seen
+        before does not answer for the next one)."""
         want = text.encode() if isinstance(text, str) else text
+        mark = after.encode() if isinstance(after, str) else after
+
+        def seen():
+            if mark is None:
+                return want in self.seen
+            at = self.seen.find(mark)
+            return at >= 0 and want in self.seen[at + len(mark):]
         until = time.time() + timeout
-        while want not in self.seen:
+        while not seen():
             left = until - time.time()
             if left <= 0:
                 return False
@@ -201,9 +210,9 @@ class Pty:
                 try:
                     data = os.read(self.fd, 4096)
                 except OSError:
-                    return want in self.seen
+                    return seen()
                 if not data:
-                    return want in self.seen
+                    return seen()
                 self.seen += data
         return True
 
@@ -592,7 +601,7 @@ def test_interactive_ctrl_c_and_ctrl_d():
     check(t.expect("tick 1 "), "interactive: a slow answer streams", text(t.seen))
     os.kill(t.pid, signal.SIGINT)  # as the terminal's Ctrl-C does, to the foreground process
     check(t.expect("cancelled"), "Ctrl-C stops the answer", text(t.seen))
-    check(t.expect("> "), "...and the conversation goes on", text(t.seen))
+    check(t.expect("> ", after="cancelled"), "...and the conversation goes on", text(t.seen))
     alive = os.waitpid(t.pid, os.WNOHANG)[0] == 0
     check(alive, "Ctrl-C does not end the program")
     os.kill(t.pid, signal.SIGINT)  # Ctrl-C at the prompt: nothing

@@ -548,6 +548,41 @@ static void test_options_format(void)
     tu_client_free(c);
 }
 
+/* A request's options in the plugin's namespace choose the format too, and
+ * the decoder names the part by the format the body asked for. */
+static void test_request_namespaced_format(void)
+{
+    fake_server *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
+    seam_client *c = openai_client(srv, NULL);
+    const unsigned char flac[] = {'f', 'L', 'a', 'C', 0, 0, 0, 34};
+    char *data = b64(flac, sizeof flac);
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"id\":\"chatcmpl-3\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+             "\"content\":null,\"audio\":{\"id\":\"audio_3\",\"data\":\"%s\",\"expires_at\":1,"
+             "\"transcript\":\"ok\"}},\"finish_reason\":\"stop\"}]}",
+             data);
+    fake_server_push_json(srv, 200, body, NULL);
+    seam_request *r = audio_request();
+    CU_ASSERT_EQUAL(seam_request_set_provider_options(
+                        r, "{\"openai\":{\"audio\":{\"voice\":\"ash\",\"format\":\"flac\"}}}"),
+                    SEAM_OK);
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    json_object *sent = tu_last_body(srv);
+    CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"ash\",\"format\":\"flac\"}"));
+    json_object_put(sent);
+    const seam_part *p = seam_message_part(seam_result_message(res), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    TU_STR_EQ(seam_part_mime_type(p), "audio/flac");
+    seam_result_free(res);
+    seam_request_free(r);
+    free(data);
+    tu_client_free(c);
+}
+
 /* The Responses API cannot answer in audio: refused, nothing sent. */
 static void test_responses_refuses_audio(void)
 {
@@ -770,6 +805,7 @@ static const tu_test tests[] = {
     {"openai audio: the conf's voice and format", test_options_format},
     {"openai audio: text only sends neither", test_text_only_unchanged},
     {"openai audio: the Responses API refuses it", test_responses_refuses_audio},
+    {"openai audio: a request's namespaced format", test_request_namespaced_format},
     {"openai audio: the next turn sends the transcript back", test_next_turn_transcript},
     {"mock: whole media gets its length and duration", test_mock_audio_meta},
     {"gemini: a streamed image through the pieces, with its length", test_gemini_image_pieces},

@@ -349,7 +349,12 @@ typedef struct seam_retry_policy {
 
 /* Prompt-cache breakpoints, passed to the plugin as the provider option
  * "cache_strategy" ("system_and_3": after the system prompt and the last three
- * user messages; "prefix_and_2": at the shared prefix and the last two turns). */
+ * user messages; "prefix_and_2": at the end of the shared prefix, everything
+ * before the last two user turns, and after those two turns). The anthropic
+ * plugin puts its cache_control breakpoints there; the gemini plugin caches
+ * the system part (system_and_3) or the whole prefix (prefix_and_2) as an
+ * explicit cachedContents, reused across calls through the client's state
+ * store; OpenAI-compatible servers cache prefixes by themselves. */
 typedef enum seam_cache_strategy {
     SEAM_CACHE_DEFAULT = 0,  /* in send options: the session's; in a session: none */
     SEAM_CACHE_NONE,

@@ -291,7 +291,11 @@ SEAM_EXPORT int seam_request_add_stop(seam_request *req, const char *stop);
 SEAM_EXPORT int seam_request_set_response_format(seam_request *req, seam_response_format fmt,
                                                  const char *name, const char *schema_json,
                                                  int strict);
-/* A JSON object as text, handed to the plugin as is (merged over the conf's options). */
+/* A JSON object as text, handed to the plugin as is (merged over the conf's
+ * options). Namespaced per provider: {"openai": {...}, "my-conf-name": {...}};
+ * each plugin takes its plugin id's and its conf name's members and the flat
+ * keys it knows, drops (and logs) the keys it does not know, and sends an
+ * "extra_body" object of a namespace as raw body fields. */
 SEAM_EXPORT int seam_request_set_provider_options(seam_request *req, const char *options_json);
 /* Requested reasoning budget in tokens; 0 (the default) leaves reasoning to the provider. */
 SEAM_EXPORT int seam_request_set_reasoning_budget(seam_request *req, int64_t budget_tokens);

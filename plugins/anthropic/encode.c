@@ -82,7 +82,10 @@ void anthropic_plan_free(plan *p)
 {
     sb_free(&p->s.beta);
     json_object_put(p->req_options);
+    json_object_put(p->req_extra);
+    sb_free(&p->notes);
     p->req_options = NULL;
+    p->req_extra = NULL;
 }
 
 static int bad_request(seam_error *err, const char *fmt, ...)
@@ -124,13 +127,24 @@ int anthropic_make_plan(anthropic *a, const seam_request *req, plan *p, seam_err
     int rc = anthropic_settings_apply(&p->s, a->options, why, sizeof why);
     const char *ro = seam_request_provider_options(req);
     if (rc == 0 && ro && *ro) {
-        p->req_options = parse_json_str(ro);
-        if (!p->req_options) {
-            snprintf(why, sizeof why, "provider options are not JSON");
+        /* The flat keys this plugin knows and its namespaces ("anthropic",
+         * the conf name); the rest is noted, never sent. */
+        json_object *all = parse_json_str(ro);
+        popt_view view;
+        const char *const ns[] = { "anthropic", a->name };
+        if (!json_object_is_type(all, json_type_object)) {
+            snprintf(why, sizeof why, "provider options must be a JSON object");
             rc = -1;
+        } else if (popt_select(all, 0, ns, 2, anthropic_option_known, NULL, "anthropic plugin",
+                               &view) != SEAM_OK) {
+            rc = SEAM_ERR_NOMEM;
         } else {
+            p->req_options = view.own;
+            p->req_extra = view.extra;
+            p->notes = view.notes;
             rc = anthropic_settings_apply(&p->s, p->req_options, why, sizeof why);
         }
+        json_object_put(all);
     }
     if (rc == 0)
         rc = anthropic_model_capabilities(a->options, seam_request_model(req), &p->mi, why, sizeof why);
@@ -540,23 +554,67 @@ static int build_messages(const plan *p, const seam_request *req, json_object *m
     return SEAM_OK;
 }
 
-/* cache = "auto": the last block of each of the last three user messages. */
-static int place_message_breakpoints(const plan *p, json_object *messages)
+/* Puts a breakpoint on the last block of msg that may carry one (thinking
+ * blocks may not); 0 when msg has none, 1 placed, SEAM_ERR_NOMEM. */
+static int mark_message(const plan *p, json_object *msg)
 {
+    json_object *content = member(msg, "content", json_type_array);
+    for (size_t n = content ? json_object_array_length(content) : 0; n-- > 0;) {
+        json_object *block = json_object_array_get_idx(content, n);
+        const char *type = jstr(block, "type");
+        if (str_eq(type, "thinking") || str_eq(type, "redacted_thinking"))
+            continue;
+        return obj_add(block, "cache_control", cache_control(p)) == SEAM_OK ? 1 : SEAM_ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* The cache breakpoints of the strategy (four at most, the API's limit):
+ *  system_and_3  the system prompt, and the last block of each of the last
+ *                three user messages;
+ *  prefix_and_2  the end of the shared prefix, that is the last message
+ *                before the last two user messages (the system prompt when
+ *                nothing comes before them, the last tool when there is no
+ *                system prompt either), and the last block of each of the
+ *                last two user messages.
+ * A user message is a turn (tool results travel in user messages too). */
+static int place_breakpoints(const plan *p, json_object *body)
+{
+    json_object *messages = member(body, "messages", json_type_array);
+    size_t n = messages ? json_object_array_length(messages) : 0;
+    int want = p->s.cache_auto == CACHE_PREFIX_AND_2 ? 2 : 3;
     int placed = 0;
-    for (size_t i = json_object_array_length(messages); i-- > 0 && placed < 3;) {
+    size_t earliest = n; /* the earliest user message marked */
+    for (size_t i = n; i-- > 0 && placed < want;) {
         json_object *msg = json_object_array_get_idx(messages, i);
         if (!str_eq(jstr(msg, "role"), "user"))
             continue;
-        json_object *content = member(msg, "content", json_type_array);
-        size_t n = content ? json_object_array_length(content) : 0;
-        if (!n)
-            continue;
-        if (obj_add(json_object_array_get_idx(content, n - 1), "cache_control", cache_control(p)) !=
-            SEAM_OK)
-            return SEAM_ERR_NOMEM;
-        placed++;
+        int rc = mark_message(p, msg);
+        if (rc < 0)
+            return rc;
+        placed += rc;
+        earliest = i;
     }
+    json_object *system = member(body, "system", json_type_array);
+    json_object *sysblock = system ? json_object_array_get_idx(system, 0) : NULL;
+    if (p->s.cache_auto == CACHE_SYSTEM_AND_3) {
+        if (sysblock && obj_add(sysblock, "cache_control", cache_control(p)) != SEAM_OK)
+            return SEAM_ERR_NOMEM;
+        return SEAM_OK;
+    }
+    for (size_t i = earliest < n ? earliest : n; i-- > 0;) {
+        int rc = mark_message(p, json_object_array_get_idx(messages, i));
+        if (rc != 0)
+            return rc < 0 ? rc : SEAM_OK;
+    }
+    if (sysblock)
+        return obj_add(sysblock, "cache_control", cache_control(p)) == SEAM_OK ? SEAM_OK
+                                                                               : SEAM_ERR_NOMEM;
+    json_object *tools = member(body, "tools", json_type_array);
+    size_t nt = tools ? json_object_array_length(tools) : 0;
+    if (nt && obj_add(json_object_array_get_idx(tools, nt - 1), "cache_control", cache_control(p)) !=
+                  SEAM_OK)
+        return SEAM_ERR_NOMEM;
     return SEAM_OK;
 }
 
@@ -766,10 +824,7 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
         json_object *b = text_block(system);
         if (!b)
             return nomem(err);
-        if (obj_add(b, "cache_control", cache_control(p)) != SEAM_OK) {
-            json_object_put(b);
-            return nomem(err);
-        }
+        /* place_breakpoints decides whether this block gets one. */
         if (arr_add(sys, b) != SEAM_OK || (*ask && arr_add(sys, text_block(ask)) != SEAM_OK))
             return nomem(err);
     } else if ((system && *system) || *ask) {
@@ -792,12 +847,11 @@ static int build_body(const plan *p, const seam_request *req, int stream, json_o
     int rc = build_messages(p, req, messages, err);
     if (rc != SEAM_OK)
         return rc;
-    if (cache && place_message_breakpoints(p, messages) != SEAM_OK)
-        return nomem(err);
-
     rc = build_tools(p, req, body, err);
     if (rc != SEAM_OK)
         return rc;
+    if (cache && place_breakpoints(p, body) != SEAM_OK)
+        return nomem(err);
 
     int thinking = (p->thinking_budget > 0 || p->adaptive_thinking) &&
                    !tool_turn_lacks_thinking(messages);
@@ -896,6 +950,14 @@ int anthropic_encode(void *instance, const seam_request *req, int stream,
     json_object *body = json_object_new_object();
     int display_updates = 0;
     rc = body ? build_body(&p, req, stream, body, &display_updates, err) : nomem(err);
+    /* extra_body, the conf's then the request's: raw fields sent on purpose. */
+    json_object *conf_extra = rc == SEAM_OK && a->conf_extra ? parse_json_str(a->conf_extra) : NULL;
+    if (rc == SEAM_OK && (popt_merge_extra(body, conf_extra) != SEAM_OK ||
+                          popt_merge_extra(body, p.req_extra) != SEAM_OK ||
+                          popt_warn(out, a->conf_notes) != SEAM_OK ||
+                          popt_warn(out, p.notes.data) != SEAM_OK))
+        rc = nomem(err);
+    json_object_put(conf_extra);
     strbuf betas = { 0 };
     if (rc == SEAM_OK && beta_header(&p, display_updates, &betas) != SEAM_OK)
         rc = nomem(err);

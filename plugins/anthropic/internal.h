@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "../common/codec_util.h"
+#include "../common/provider_options.h"
 
 /* The tool that carries a JSON answer where native structured output is not
  * used (encode.c asks for it, decode.c turns its input back into text). */
@@ -100,6 +101,10 @@ int64_t anthropic_default_max_tokens(const seam_capabilities *c, const char *eff
 /* ==== options (options.c) ==================================================== */
 
 enum { THINK_DEFAULT = 0, THINK_ENABLED, THINK_ADAPTIVE, THINK_DISABLED };
+/* Where cache breakpoints go (settings.cache_auto): after the system prompt
+ * and the last three user messages, or at the shared prefix's end and the
+ * last two user messages (encode.c, place_breakpoints). */
+enum { CACHE_NONE = 0, CACHE_SYSTEM_AND_3, CACHE_PREFIX_AND_2 };
 enum { SO_DEFAULT = 0, SO_NATIVE, SO_TOOL };
 enum { FORCED_PROMPT = 0, FORCED_REJECT };
 
@@ -109,7 +114,7 @@ typedef struct settings {
     const char *version;
     strbuf beta; /* comma-joined, owned */
     int bearer;
-    int cache_auto;
+    int cache_auto;      /* a CACHE_* strategy; 0: none */
     const char *cache_ttl;
     int thinking_mode;
     int64_t thinking_budget;
@@ -126,12 +131,17 @@ typedef struct settings {
 /* Applies one options object over s. -1 with `why` for a bad value,
  * SEAM_ERR_NOMEM on allocation failure. */
 int anthropic_settings_apply(settings *s, json_object *o, char *why, size_t whysize);
+/* popt_known_fn: 1 for the option keys above (and capabilities, models). */
+int anthropic_option_known(const char *key, void *ud);
 
 /* ==== the instance (plugin.c) ================================================ */
 
 typedef struct anthropic {
     char *base_url;       /* no trailing slash */
     json_object *options; /* the conf's options; read-only after create */
+    char *name;           /* the conf name: a request's options namespace, with "anthropic" */
+    char *conf_extra;     /* the conf's extra_body (JSON text), NULL: none */
+    char *conf_notes;     /* the conf's unknown keys, warned on each request; NULL: none */
 } anthropic;
 
 /* ==== encode (encode.c) ====================================================== */
@@ -141,7 +151,9 @@ typedef struct anthropic {
 typedef struct plan {
     settings s;
     const char *model;
-    json_object *req_options; /* parsed request options, owned */
+    json_object *req_options; /* the request's options this codec takes, owned */
+    json_object *req_extra;   /* the request's extra_body for this provider, owned */
+    strbuf notes;             /* what the request's options had that was dropped */
     model_info mi;
     seam_capabilities caps;  /* mi.caps */
     int json_native;   /* output_config.format */

@@ -3,6 +3,10 @@
  * settings of one call (anthropic_settings_apply) and validated, so that create can
  * refuse a typo at load.
  *
+ * A request's options are its flat keys and its "anthropic" and conf-name
+ * namespaces (../common/provider_options.h); a key not listed here is
+ * dropped with a warning, and extra_body = { ... } is merged into the body.
+ *
  * Options (a request's provider options win over the conf's, key by key,
  * except capabilities, models and a context-1m beta's wider window, which
  * are read from the conf only; doc/providers.md has the full reference):
@@ -14,14 +18,12 @@
  *                                       comma-separated string; the conf's and the
  *                                       request's betas are both sent
  *   auth = "x-api-key" | "bearer";      how the credential travels (x-api-key)
- *   cache = "none" | "auto" | bool;     prompt-cache strategy, default "none";
- *                                       cache_strategy = "none" | "system_and_3" |
- *                                       "prefix_and_2" (the session's spelling)
- *                                       sets the same thing.
- *                                       "auto" puts cache_control {type: ephemeral}
- *                                       on the system prompt and on the last block
- *                                       of each of the last three user messages:
- *                                       four breakpoints, the API's maximum. A
+ *   cache = "none" | "auto" | bool | "system_and_3" | "prefix_and_2";
+ *                                       prompt-cache strategy, default "none";
+ *                                       cache_strategy (the session's spelling)
+ *                                       sets the same thing; "auto" and true
+ *                                       are system_and_3. Where the breakpoints
+ *                                       go: encode.c, place_breakpoints. A
  *                                       model without prompt_cache gets none.
  *   cache_ttl = "5m" | "1h";            breakpoint lifetime (default: the API's)
  *   thinking = "enabled" | "adaptive" | "disabled";
@@ -110,6 +112,23 @@ static int want_count(json_object *v, const char *key, int64_t *out, char *why, 
     return -1;
 }
 
+/* The keys read here, and the conf-only ones models.c reads. */
+static const char *const known_keys[] = {
+    "anthropic_version", "beta", "auth", "cache", "cache_strategy", "cache_ttl", "thinking",
+    "thinking_budget", "thinking_display", "max_tokens", "top_k", "top_p", "metadata",
+    "service_tier", "effort", "disable_parallel_tool_use", "forced_tool", "strict_tools",
+    "structured_output", "capabilities", "models",
+};
+
+int anthropic_option_known(const char *key, void *ud)
+{
+    (void)ud;
+    for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++)
+        if (!strcmp(key, known_keys[i]))
+            return 1;
+    return 0;
+}
+
 /* Applies one options object over s. -1 with `why` for a bad value,
  * SEAM_ERR_NOMEM on allocation failure. */
 int anthropic_settings_apply(settings *s, json_object *o, char *why, size_t whysize)
@@ -158,30 +177,23 @@ int anthropic_settings_apply(settings *s, json_object *o, char *why, size_t whys
                 snprintf(why, whysize, "option auth must be \"x-api-key\" or \"bearer\"");
                 return -1;
             }
-        } else if (!strcmp(key, "cache")) {
-            if (json_object_is_type(v, json_type_boolean)) {
-                s->cache_auto = json_object_get_boolean(v);
-            } else if (json_object_is_type(v, json_type_string) &&
-                       (!strcmp(json_object_get_string(v), "auto") ||
-                        !strcmp(json_object_get_string(v), "none"))) {
-                s->cache_auto = !strcmp(json_object_get_string(v), "auto");
-            } else {
-                snprintf(why, whysize, "option cache must be \"none\" or \"auto\"");
-                return -1;
-            }
-        } else if (!strcmp(key, "cache_strategy")) {
-            /* The session's provider-neutral spelling: both strategies place
-             * breakpoints after the system prompt and on the latest turns,
-             * which is what "auto" does here. */
-            if (want_string(v, key, why, whysize))
-                return -1;
-            const char *cs = json_object_get_string(v);
-            if (!strcmp(cs, "none"))
-                s->cache_auto = 0;
-            else if (!strcmp(cs, "system_and_3") || !strcmp(cs, "prefix_and_2"))
-                s->cache_auto = 1;
+        } else if (!strcmp(key, "cache") || !strcmp(key, "cache_strategy")) {
+            /* cache_strategy is the session's provider-neutral spelling;
+             * "auto" (or true) is system_and_3. */
+            const char *cs = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                                      : NULL;
+            if (json_object_is_type(v, json_type_boolean) && !strcmp(key, "cache"))
+                s->cache_auto = json_object_get_boolean(v) ? CACHE_SYSTEM_AND_3 : CACHE_NONE;
+            else if (str_eq(cs, "none"))
+                s->cache_auto = CACHE_NONE;
+            else if (str_eq(cs, "system_and_3") || (str_eq(cs, "auto") && !strcmp(key, "cache")))
+                s->cache_auto = CACHE_SYSTEM_AND_3;
+            else if (str_eq(cs, "prefix_and_2"))
+                s->cache_auto = CACHE_PREFIX_AND_2;
             else {
-                snprintf(why, whysize, "option cache_strategy must be \"none\", \"system_and_3\" or \"prefix_and_2\"");
+                snprintf(why, whysize,
+                         "option %s must be \"none\", %s\"system_and_3\" or \"prefix_and_2\"", key,
+                         strcmp(key, "cache") ? "" : "\"auto\", ");
                 return -1;
             }
         } else if (!strcmp(key, "cache_ttl")) {

@@ -33,6 +33,9 @@ static void anthropic_destroy(void *instance)
         return;
     free(a->base_url);
     json_object_put(a->options);
+    free(a->name);
+    free(a->conf_extra);
+    free(a->conf_notes);
     free(a);
 }
 
@@ -61,6 +64,25 @@ static void *anthropic_create(const seam_provider_config *cfg, seam_error *err)
         anthropic_destroy(a);
         seam_error_set(err, SEAM_ERROR_CONF, "anthropic provider %s: options are not a group",
                        cfg && cfg->name ? cfg->name : "?");
+        return NULL;
+    }
+    /* Keys the plugin does not know are reported on each request, never
+     * sent; extra_body is sent as is. */
+    popt_view view;
+    if (popt_select(a->options, 1, NULL, 0, anthropic_option_known, NULL, "anthropic plugin",
+                    &view) != SEAM_OK) {
+        anthropic_destroy(a);
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "anthropic: out of memory");
+        return NULL;
+    }
+    a->name = strdup(cfg && cfg->name ? cfg->name : "anthropic");
+    a->conf_extra = view.extra ? xstrdup(json_text(view.extra)) : NULL;
+    a->conf_notes = view.notes.len ? xstrdup(view.notes.data) : NULL;
+    int lost = !a->name || (view.extra && !a->conf_extra) || (view.notes.len && !a->conf_notes);
+    popt_view_free(&view);
+    if (lost) {
+        anthropic_destroy(a);
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "anthropic: out of memory");
         return NULL;
     }
     /* Check the options now, so a typo is a conf error at load, not a failed call. */

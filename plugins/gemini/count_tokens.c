@@ -22,7 +22,8 @@ int gemini_count_tokens_encode(void *instance, const seam_request *req, seam_htt
                                seam_error *err)
 {
     const gemini_instance *g = instance;
-    int rc = gemini_encode(instance, req, 0, out, err);
+    /* The whole request, quietly: the generation warns about its options. */
+    int rc = gemini_encode_ex(instance, req, 0, 1, 1, out, err);
     if (rc != SEAM_OK)
         return rc;
     const char *model = seam_request_model(req);

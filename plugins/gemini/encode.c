@@ -485,7 +485,7 @@ static int encode_tools(const seam_request *req, const model_family *fam, json_o
     return SEAM_OK;
 }
 
-static int encode_generation_config(const gemini_instance *g, const seam_request *req,
+static int encode_generation_config(const gemini_options *o, const seam_request *req,
                                     const model_family *fam, int stream, json_object *body,
                                     seam_error *err)
 {
@@ -572,12 +572,8 @@ static int encode_generation_config(const gemini_instance *g, const seam_request
         jadd(gen, "thinkingConfig", tc);
     }
 
-    json_object *conf_options = parse_json(g->options_json);
-    json_object *req_options = parse_json(seam_request_provider_options(req));
-    gemini_apply_options(body, gen, conf_options);
-    gemini_apply_options(body, gen, req_options);
-    json_object_put(conf_options);
-    json_object_put(req_options);
+    gemini_apply_options(body, gen, o->conf.own);
+    gemini_apply_options(body, gen, o->req.own);
 
     gemini_drop_own_twin(jget(gen, "thinkingConfig"), thinking_field,
                   thinking_field && strcmp(thinking_field, "thinkingLevel") == 0 ? "thinkingBudget"
@@ -596,6 +592,28 @@ static int encode_generation_config(const gemini_instance *g, const seam_request
 int gemini_encode(void *instance, const seam_request *req, int stream,
                          seam_http_request *out, seam_error *err)
 {
+    return gemini_encode_ex(instance, req, stream, 0, 0, out, err);
+}
+
+/* A request that names a cache (seam_request_cache_handle) leaves out what
+ * the cache holds: the API refuses systemInstruction, tools and toolConfig
+ * next to a cachedContent, and the cached leading contents would count
+ * twice. */
+static int use_cache(json_object *body, int strategy, const char *handle)
+{
+    size_t k = gemini_cached_contents(body, strategy);
+    json_object *contents = jget(body, "contents");
+    if (k && json_object_array_del_idx(contents, 0, k) != 0)
+        return SEAM_ERR_NOMEM;
+    json_object_object_del(body, "systemInstruction");
+    json_object_object_del(body, "tools");
+    json_object_object_del(body, "toolConfig");
+    return jadd(body, "cachedContent", json_object_new_string(handle)) ? SEAM_OK : SEAM_ERR_NOMEM;
+}
+
+int gemini_encode_ex(void *instance, const seam_request *req, int stream, int quiet, int whole,
+                     seam_http_request *out, seam_error *err)
+{
     gemini_instance *g = instance;
     const char *model = seam_request_model(req);
     if (!model_name_ok(model))
@@ -613,7 +631,9 @@ int gemini_encode(void *instance, const seam_request *req, int stream,
              stream ? "streamGenerateContent?alt=sse" : "generateContent");
 
     json_object *body = json_object_new_object();
-    if (!body) {
+    gemini_options opts;
+    if (!body || gemini_read_options(g, req, &opts) != SEAM_OK) {
+        json_object_put(body);
         free(url);
         return nomem(err);
     }
@@ -651,7 +671,16 @@ int gemini_encode(void *instance, const seam_request *req, int stream,
     if (rc == SEAM_OK)
         rc = encode_tools(req, fam, body, err);
     if (rc == SEAM_OK)
-        rc = encode_generation_config(g, req, fam, stream, body, err);
+        rc = encode_generation_config(&opts, req, fam, stream, body, err);
+    const char *handle = whole ? NULL : seam_request_cache_handle(req);
+    if (rc == SEAM_OK && handle && opts.cache && !opts.explicit_cache &&
+        use_cache(body, opts.cache, handle) != SEAM_OK)
+        rc = nomem(err);
+    if (rc == SEAM_OK && (popt_merge_extra(body, opts.conf.extra) != SEAM_OK ||
+                          popt_merge_extra(body, opts.req.extra) != SEAM_OK ||
+                          (!quiet && (popt_warn(out, opts.conf.notes.data) != SEAM_OK ||
+                                      popt_warn(out, opts.req.notes.data) != SEAM_OK))))
+        rc = nomem(err);
 
     if (rc == SEAM_OK) {
         size_t len = 0;
@@ -667,6 +696,7 @@ int gemini_encode(void *instance, const seam_request *req, int stream,
             rc = nomem(err);
     }
     json_object_put(body);
+    gemini_options_free(&opts);
     free(url);
     return rc;
 }

@@ -50,6 +50,7 @@
 
 #include "../common/codec_util.h"
 #include "../common/json_scan.h"
+#include "../common/provider_options.h"
 
 #define GEMINI_SIGNATURE_TAG "gemini:"
 #define GEMINI_JSON_DEPTH 512
@@ -153,6 +154,7 @@ int gemini_capabilities(void *instance, const char *model, seam_capabilities *ca
 typedef struct gemini_instance {
     char *base_url;     /* without a trailing slash */
     char *options_json; /* the conf's options object */
+    char *name;         /* the conf name: a request's options namespace, with "gemini" */
 } gemini_instance;
 
 /* ==== provider options (options.c) =========================================== */
@@ -162,6 +164,23 @@ typedef struct gemini_instance {
 void gemini_apply_options(json_object *body, json_object *gen, json_object *options);
 /* Drops obj's `own` member when the options also set its `twin`. */
 void gemini_drop_own_twin(json_object *obj, const char *own, const char *twin);
+
+/* What a cache strategy asks of explicit context caching (cache.c). */
+enum { GEMINI_CACHE_NONE = 0, GEMINI_CACHE_SYSTEM, GEMINI_CACHE_PREFIX };
+
+/* The options of one call: the conf's and the request's, each as this plugin
+ * takes them (popt_select), and the plugin's own keys read from them. */
+typedef struct gemini_options {
+    popt_view conf, req;
+    int cache;              /* GEMINI_CACHE_*, from cache_strategy */
+    json_object *cache_ttl; /* borrowed from conf/req; NULL: the API's default */
+    int explicit_cache;     /* the options name a cachedContent themselves */
+} gemini_options;
+
+int gemini_option_known(const char *key, void *ud);
+/* SEAM_OK or SEAM_ERR_NOMEM (o then holds nothing). */
+int gemini_read_options(const gemini_instance *g, const seam_request *req, gemini_options *o);
+void gemini_options_free(gemini_options *o);
 
 /* ==== JSON Schemas (schema.c) ================================================ */
 
@@ -178,6 +197,20 @@ int gemini_json_schema_text(const char *schema_json, int must_be_object, json_ob
 
 int gemini_encode(void *instance, const seam_request *req, int stream, seam_http_request *out,
                   seam_error *err);
+/* gemini_encode without the warnings about dropped options (quiet), and
+ * with the whole request even when req carries a cache handle (whole). */
+int gemini_encode_ex(void *instance, const seam_request *req, int stream, int quiet, int whole,
+                     seam_http_request *out, seam_error *err);
+
+/* ==== explicit context caching (cache.c) ===================================== */
+
+/* How many leading contents of body a cache of strategy holds: those before
+ * the last two user turns (prefix_and_2), none (system_and_3). */
+size_t gemini_cached_contents(json_object *body, int strategy);
+int gemini_cache_encode(void *instance, const seam_request *req, seam_http_request *out,
+                        seam_error *err);
+int gemini_cache_decode(void *instance, const seam_request *req, const char *body, size_t len,
+                        char *handle, size_t handlesize, int64_t *ttl_ms, seam_error *err);
 
 /* ==== error classification (errors.c) ======================================== */
 

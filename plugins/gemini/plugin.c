@@ -7,6 +7,7 @@
  * seam_plugin_init registers. The rest of the plugin, one role a file:
  *   models.c   the model-family table, thinking levels, capabilities
  *   options.c  the provider options, merged into the request body
+ *   cache.c    explicit context caching (cachedContents) for a cache strategy
  *   schema.c   JSON Schema -> the two schema shapes Gemini takes
  *   encode.c   a seam request -> URL, headers and JSON body
  *   decode.c   GenerateContentResponse objects -> seam chunks
@@ -47,9 +48,11 @@ static void *gemini_create(const seam_provider_config *cfg, seam_error *err)
     }
     g->base_url = strdup(base);
     g->options_json = strdup(options);
-    if (!g->base_url || !g->options_json) {
+    g->name = strdup(cfg && cfg->name ? cfg->name : "gemini");
+    if (!g->base_url || !g->options_json || !g->name) {
         free(g->base_url);
         free(g->options_json);
+        free(g->name);
         free(g);
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "gemini: out of memory");
         return NULL;
@@ -67,6 +70,7 @@ static void gemini_destroy(void *instance)
         return;
     free(g->base_url);
     free(g->options_json);
+    free(g->name);
     free(g);
 }
 
@@ -95,6 +99,8 @@ static const seam_provider_vtable gemini_vtable = {
     .embed_decode = gemini_embed_decode,
     .count_tokens_encode = gemini_count_tokens_encode,
     .count_tokens_decode = gemini_count_tokens_decode,
+    .cache_encode = gemini_cache_encode,
+    .cache_decode = gemini_cache_decode,
     .transcribe_encode = gemini_transcribe_encode,
     .transcribe_decode = gemini_transcribe_decode,
 };

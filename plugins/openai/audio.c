@@ -15,8 +15,10 @@
  *             (base64) and transcript pieces, the last with expires_at. A
  *             stream takes pcm16 only.
  * seam sends voice "alloy" and format "wav" (a whole answer) or "pcm16" (a
- * stream) unless the conf's or the request's options give an "audio" object,
- * which replaces seam's (options are merged over the body). The format
+ * stream) unless the conf's or the request's options give an "audio" object
+ * (flat, in the "openai" or conf-name namespace, or an extra_body), which
+ * replaces seam's: options are merged over the body, and the decoder reads
+ * the format the same way. The format
  * decides the part's MIME type: wav audio/wav, mp3 audio/mpeg, flac
  * audio/flac, opus audio/ogg (Ogg Opus), aac audio/aac, and pcm16 audio/pcm:
  * raw 16-bit little-endian mono samples at 24 kHz, which no registered type
@@ -31,6 +33,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "../common/provider_options.h"
 
 #define DEFAULT_VOICE "alloy"
 
@@ -60,28 +63,50 @@ int oa_chat_encode_audio(const oa_instance *in, const seam_request *req, int str
     return SEAM_OK;
 }
 
-/* audio.format in an options object's text, NULL when it gives none. */
-static const char *format_in(const char *options, char *buf, size_t size)
+/* audio.format of an options object into buf; 0 when it gives none. */
+static int format_of(json_object *opts, char *buf, size_t size)
 {
-    if (!options || !*options)
-        return NULL;
-    json_object *o = json_parse_strict(options, strlen(options));
-    const char *f = jstr(jget(o, "audio"), "format");
-    const char *out = NULL;
-    if (f && strlen(f) < size) {
-        memcpy(buf, f, strlen(f) + 1);
-        out = buf;
-    }
-    json_object_put(o);
-    return out;
+    const char *f = jstr(jget(opts, "audio"), "format");
+    if (!f || strlen(f) >= size)
+        return 0;
+    memcpy(buf, f, strlen(f) + 1);
+    return 1;
 }
 
+static int format_in_text(const char *text, char *buf, size_t size)
+{
+    if (!text || !*text)
+        return 0;
+    json_object *o = json_parse_strict(text, strlen(text));
+    int found = format_of(o, buf, size);
+    json_object_put(o);
+    return found;
+}
+
+/* The format the body will ask for: the last of what oa_finish_request
+ * merges, in its order (the conf's options, the request's own and namespaced
+ * options, the conf's extra_body, the request's extra_body), else seam's. */
 void oa_chat_audio_setup(oa_decoder *d, const oa_instance *in, const seam_request *req, int stream)
 {
     char buf[32];
-    const char *f = format_in(seam_request_provider_options(req), buf, sizeof buf);
-    if (!f && in)
-        f = format_in(in->body_options, buf, sizeof buf);
+    const char *f = NULL;
+    const char *ropts = seam_request_provider_options(req);
+    json_object *parsed = ropts && *ropts ? json_parse_strict(ropts, strlen(ropts)) : NULL;
+    popt_view view = {0};
+    if (in && json_object_is_type(parsed, json_type_object)) {
+        const char *id = in->profile_copy ? in->profile_copy->id : "openai";
+        const char *const ns[] = {id, in->name};
+        if (popt_select(parsed, 0, ns, 2, oa_option_known, (void *)in, "openai plugin", &view) !=
+            SEAM_OK)
+            memset(&view, 0, sizeof view);
+    }
+    if (format_of(view.extra, buf, sizeof buf) ||
+        (in && format_in_text(in->conf_extra, buf, sizeof buf)) ||
+        format_of(view.own, buf, sizeof buf) ||
+        (in && format_in_text(in->body_options, buf, sizeof buf)))
+        f = buf;
+    popt_view_free(&view);
+    json_object_put(parsed);
     if (!f)
         f = stream ? "pcm16" : "wav";
     static const struct {

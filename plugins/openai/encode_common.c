@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../common/provider_options.h"
 
 int oa_bad_request(seam_error *err, const char *fmt, ...)
 {
@@ -95,9 +96,37 @@ int oa_json_format(const seam_request *req, const char **name, json_object **sch
     return 1;
 }
 
-/* Shallow-merges the options object text into body; a null value deletes. */
-int oa_merge_options(json_object *body, const char *options_text, int filter_reserved,
-                         seam_error *err)
+/* Shallow-merges opts into body; a null value deletes. filter_reserved: the
+ * plugin's own keys are skipped. path (NULL: no check): a field that is not
+ * one of that wire's is skipped, with a note in notes (may be NULL). */
+int oa_merge_object(const oa_instance *in, json_object *body, json_object *opts,
+                    int filter_reserved, const char *path, strbuf *notes)
+{
+    json_object_object_foreach(opts, key, val)
+    {
+        if (filter_reserved && oa_is_reserved_option(key))
+            continue;
+        if (path && !oa_body_field_known(in, key, path)) {
+            if (notes) {
+                char line[200];
+                snprintf(line, sizeof line, "openai plugin: provider option \"%.64s\" is not a field of %s: dropped",
+                         key, path);
+                if ((notes->len && sb_puts(notes, "\n") != SEAM_OK) || sb_puts(notes, line) != SEAM_OK)
+                    return SEAM_ERR_NOMEM;
+            }
+            continue;
+        }
+        if (!val)
+            json_object_object_del(body, key);
+        else
+            json_object_object_add(body, key, json_object_get(val));
+    }
+    return SEAM_OK;
+}
+
+/* The same from the options' JSON text. */
+int oa_merge_options(const oa_instance *in, json_object *body, const char *options_text,
+                     int filter_reserved, const char *path, seam_error *err)
 {
     if (!options_text || !*options_text)
         return SEAM_OK;
@@ -106,17 +135,9 @@ int oa_merge_options(json_object *body, const char *options_text, int filter_res
         json_object_put(opts);
         return oa_bad_request(err, "provider options are not a JSON object");
     }
-    json_object_object_foreach(opts, key, val)
-    {
-        if (filter_reserved && oa_is_reserved_option(key))
-            continue;
-        if (!val)
-            json_object_object_del(body, key);
-        else
-            json_object_object_add(body, key, json_object_get(val));
-    }
+    int rc = oa_merge_object(in, body, opts, filter_reserved, path, NULL);
     json_object_put(opts);
-    return SEAM_OK;
+    return rc == SEAM_OK ? SEAM_OK : seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
 }
 
 int oa_add_auth(const oa_instance *in, seam_http_request *out)
@@ -131,10 +152,39 @@ int oa_add_auth(const oa_instance *in, seam_http_request *out)
 int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
                       const char *path, int stream, seam_http_request *out, seam_error *err)
 {
-    /* The escape hatch: the conf's options, then the request's, over the body. */
-    int rc = oa_merge_options(body, in->body_options, 0, err);
-    if (rc == SEAM_OK)
-        rc = oa_merge_options(body, seam_request_provider_options(req), 1, err);
+    /* The options: the conf's body fields, then the request's (its flat keys
+     * and its "openai" and conf-name namespaces), then extra_body, the conf's
+     * and the request's; what the plugin does not know is reported, never
+     * sent. */
+    int rc = SEAM_OK;
+    popt_view view = { 0 };
+    const char *ropts = seam_request_provider_options(req);
+    json_object *parsed = ropts && *ropts ? json_parse_strict(ropts, strlen(ropts)) : NULL;
+    if (ropts && *ropts && !json_object_is_type(parsed, json_type_object))
+        rc = oa_bad_request(err, "provider options are not a JSON object");
+    /* A third party's plugin built on this codec (compat.c) has its own id. */
+    const char *id = in->profile_copy ? in->profile_copy->id : "openai";
+    const char *const ns[] = { id, in->name };
+    if (rc == SEAM_OK &&
+        popt_select(parsed, 0, ns, 2, oa_option_known, (void *)in, "openai plugin", &view) != SEAM_OK)
+        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    json_object_put(parsed);
+    json_object *conf = rc == SEAM_OK && in->body_options
+                            ? json_parse_strict(in->body_options, strlen(in->body_options))
+                            : NULL;
+    if (rc == SEAM_OK && conf && oa_merge_object(in, body, conf, 0, path, &view.notes) != SEAM_OK)
+        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    json_object_put(conf);
+    if (rc == SEAM_OK && view.own)
+        rc = oa_merge_object(in, body, view.own, 1, path, &view.notes);
+    if (rc == SEAM_OK && in->conf_extra)
+        rc = oa_merge_options(in, body, in->conf_extra, 0, NULL, err);
+    if (rc == SEAM_OK && popt_merge_extra(body, view.extra) != SEAM_OK)
+        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    if (rc == SEAM_OK && (popt_warn(out, in->conf_notes) != SEAM_OK ||
+                          popt_warn(out, view.notes.data) != SEAM_OK))
+        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    popt_view_free(&view);
     if (rc != SEAM_OK)
         return rc;
     const char *text = json_text(body);

@@ -101,6 +101,8 @@ typedef struct oa_instance {
     const oa_profile *profile;
     int openai_rules;    /* the profile applies OpenAI's model rules (see oa_model_rules_of) */
     char *body_options;  /* JSON object: the conf options minus the plugin's own keys */
+    char *conf_extra;    /* JSON object: the conf's extra_body, or NULL */
+    char *conf_notes;    /* the conf's unknown option keys, as warnings; NULL: none */
     char *headers_json;  /* JSON object of extra headers, or NULL */
     char *caps_json;     /* JSON object of capability overrides, or NULL */
     int max_tokens_param;
@@ -119,6 +121,12 @@ void *oa_create_with(const oa_profile *p, const seam_provider_config *cfg, seam_
 void oa_destroy(void *instance);
 /* 1 for the plugin's own option keys (never copied into a body). */
 int oa_is_reserved_option(const char *key);
+/* 1 when options may set the body field key on the wire of path
+ * ("/chat/completions", "/responses"; NULL: either) for in's profile
+ * (body_fields.c). */
+int oa_body_field_known(const oa_instance *in, const char *key, const char *path);
+/* popt_known_fn for the instance: a plugin key or a body field of either wire. */
+int oa_option_known(const char *key, void *instance);
 
 /* ---- model families (models.c) ----------------------------------------------------- */
 
@@ -195,9 +203,13 @@ int oa_tool_parameters(const seam_request *req, size_t i, json_object **out, sea
  * schema object to send (caller puts) or NULL for "any JSON object". */
 int oa_json_format(const seam_request *req, const char **name, json_object **schema,
                    int *strict, seam_error *err);
-/* Shallow-merges the options object text into body; a null value deletes. */
-int oa_merge_options(json_object *body, const char *options_text, int filter_reserved,
-                     seam_error *err);
+/* Shallow-merges the options object (text) into body; a null value deletes.
+ * filter_reserved skips the plugin's own keys; path (NULL: none) drops a field
+ * that is not of that wire for in's profile, with a note in notes. */
+int oa_merge_options(const oa_instance *in, json_object *body, const char *options_text,
+                     int filter_reserved, const char *path, seam_error *err);
+int oa_merge_object(const oa_instance *in, json_object *body, json_object *opts,
+                    int filter_reserved, const char *path, strbuf *notes);
 /* The credential's header: the profile's auth_header and auth_prefix, else
  * "Authorization: Bearer <key>" (added only when the conf gives a key). */
 int oa_add_auth(const oa_instance *in, seam_http_request *out);

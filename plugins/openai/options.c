@@ -72,11 +72,14 @@
  *                      ollama and vllm profiles and for a base_url no profile
  *                      names on a local host (loopback, localhost, private
  *                      IPv4, host.docker.internal); off otherwise.
- * (in a request's provider options these keys are ignored). Every other key is
- * merged into the request body as is, top-level keys replacing what the codec
- * wrote (the escape hatch); in a request's provider
- * options (JSON, unlike libconfig, has null) a null value removes a field the
- * codec would have sent, e.g. {"stream_options": null}.
+ * (in a request's provider options these keys are ignored). The other keys
+ * taken are the body fields the plugin knows for the wire and profile
+ * (body_fields.c), merged into the request body, top-level keys replacing
+ * what the codec wrote; in a request's provider options (its flat keys, its
+ * "openai" and conf-name namespaces: ../common/provider_options.h; JSON,
+ * unlike libconfig, has null) a null value removes a field the codec would
+ * have sent, e.g. {"openai": {"stream_options": null}}. Any other key is
+ * dropped with a warning; extra_body = { ... } holds raw fields, merged last.
  *
  * The usual key variables (profiles[].key_env) are documentation for the conf:
  * the core resolves credentials, this codec only asks for "Bearer <key>".
@@ -90,6 +93,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "../common/provider_options.h"
 
 /* ==== profiles ============================================================ */
 
@@ -248,6 +252,8 @@ static void instance_free(oa_instance *in)
     free(in->name);
     free(in->base_url);
     free(in->body_options);
+    free(in->conf_extra);
+    free(in->conf_notes);
     free(in->headers_json);
     free(in->caps_json);
     free(in->reasoning_summary);
@@ -411,13 +417,26 @@ void *oa_create_with(const oa_profile *fixed, const seam_provider_config *cfg, s
         goto fail;
     if (in->think_tags < 0)
         in->think_tags = (in->profile->flags & PF_THINK_TAGS) || unknown_local;
-    json_object_object_foreach(opts, key, val)
-    {
-        if (oa_is_reserved_option(key))
-            continue;
-        json_object_object_add(body, key, json_object_get(val));
+    /* Only the body fields the plugin knows (body_fields.c) are sent; the
+     * others are reported on each request, and extra_body is sent as is. */
+    popt_view view;
+    if (popt_select(opts, 1, NULL, 0, oa_option_known, in, "openai plugin", &view) != SEAM_OK)
+        goto nomem;
+    if (view.own) {
+        json_object_object_foreach(view.own, key, val)
+        {
+            if (oa_is_reserved_option(key))
+                continue;
+            json_object_object_add(body, key, json_object_get(val));
+        }
     }
-    if (!(in->body_options = xstrdup(json_text(body))))
+    in->body_options = xstrdup(json_text(body));
+    in->conf_extra = view.extra ? xstrdup(json_text(view.extra)) : NULL;
+    in->conf_notes = view.notes.len ? xstrdup(view.notes.data) : NULL;
+    int lost = !in->body_options || (view.extra && !in->conf_extra) ||
+               (view.notes.len && !in->conf_notes);
+    popt_view_free(&view);
+    if (lost)
         goto nomem;
     json_object_put(opts);
     json_object_put(body);

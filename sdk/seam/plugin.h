@@ -49,13 +49,14 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 4 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+#define SEAM_PLUGIN_ABI_MINOR 5 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
                                  * seam_capabilities media members; 1.3: the codec helper
                                  * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
                                  * assembly, error shapes, message text): functions only, no
-                                 * vtable change; 1.4: seam_emit_media_begin, _append,
-                                 * _transcript, _end (media in pieces), form parts,
-                                 * transcribe_* */
+                                 * vtable change; 1.4: cache_encode and cache_decode appended,
+                                 * seam_http_request_warn, seam_request_cache_handle;
+                                 * 1.5: seam_emit_media_begin, _append, _transcript, _end
+                                 * (media in pieces), form parts, transcribe_* */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -114,7 +115,7 @@ SEAM_EXPORT int seam_http_request_add_secret_header(seam_http_request *hr, const
 SEAM_EXPORT int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len);
 /* Takes ownership of a malloc'ed body (freed by the core with free()). */
 SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len);
-/* A multipart/form-data body (ABI 1.4; an upload endpoint such as OpenAI's
+/* A multipart/form-data body (ABI 1.5; an upload endpoint such as OpenAI's
  * /audio/transcriptions): each call appends one part, a field (name=value)
  * or a file (its bytes, a file name and a MIME type), all copied. The core
  * writes the body and its Content-Type header (with a boundary found in none
@@ -128,6 +129,19 @@ SEAM_EXPORT int seam_http_request_add_form_file(seam_http_request *hr, const cha
                                                 const void *data, size_t len);
 /* Framing of a streamed answer; defaults to the vtable's `framing`. */
 SEAM_EXPORT int seam_http_request_set_framing(seam_http_request *hr, seam_framing f);
+
+/* A note about the request for the application (ABI 1.4), e.g. a provider
+ * option the codec did not know and so did not send. The core hands each to
+ * the client's log callback (seam_client_set_log) as a warning naming the
+ * provider; nothing is printed and the request goes on. The message is
+ * copied; it must not hold a credential. At most 32 are kept per request. */
+SEAM_EXPORT int seam_http_request_warn(seam_http_request *hr, const char *message);
+
+/* The provider-side cache of this attempt (ABI 1.4): the handle the core got
+ * from cache_decode (or from the state store) for the request cache_encode
+ * built, or NULL when none (no cache asked, or none could be made: encode then sends
+ * the whole request). Borrowed from req. */
+SEAM_EXPORT const char *seam_request_cache_handle(const seam_request *req);
 
 /* Readers, for `serve` and for tests. */
 SEAM_EXPORT const char *seam_http_request_url(const seam_http_request *hr);
@@ -153,7 +167,7 @@ typedef struct seam_emitter seam_emitter;
 SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
 /* Media in an answer (ABI 1.2): the decoded bytes of base64[0..len) go into
  * the media store and the consumer gets a media_start chunk, a media_delta
- * with the byte count (1.4) and a media_end chunk whose text is the handle
+ * with the byte count (1.5) and a media_end chunk whose text is the handle
  * ("media://sha256-...", with the length and duration): base64 never reaches
  * a chunk, a result or a log. id correlates the two (NULL: "media-N").
  * mime_type must be a bare type/subtype of a media modality. Returns SEAM_OK,
@@ -162,7 +176,7 @@ SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
  * non-zero cancel value, to be returned from decode as seam_emit's is. */
 SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
                                 const char *base64, size_t len, seam_error *err);
-/* Media in pieces (ABI 1.4): for media whose base64 arrives in fragments
+/* Media in pieces (ABI 1.5): for media whose base64 arrives in fragments
  * (streamed audio), or that has a transcript. begin opens media `id` (not
  * NULL, unique among the media open on em) and the consumer gets media_start.
  * Each append hands over a fragment of the base64: it may end anywhere (a
@@ -275,7 +289,30 @@ typedef struct seam_provider_vtable {
     int (*count_tokens_decode)(void *instance, const seam_request *req, const char *body,
                                size_t len, int64_t *input_tokens, seam_error *err);
 
-    /* ---- ABI 1.4: appended ---- */
+    /* ---- ABI 1.4: appended. ---- */
+
+    /* Optional: a prefix of the request that the provider keeps between
+     * requests once a request of its own has created it (explicit context
+     * caching: Gemini's cachedContents). Both or neither.
+     * cache_encode builds the request that creates the prefix req would use,
+     * or returns SEAM_ERR_NOT_FOUND (err untouched) when req asks for no such
+     * cache. The core names the cache by a hash of that request (URL and
+     * body) and looks it up in the client's state store (per provider and
+     * key of its pool, shared by the processes that share the store): a live
+     * handle there is used and nothing is sent. Otherwise it sends the request
+     * and hands cache_decode the 2xx body, which fills handle (shorter than
+     * handlesize) and *ttl_ms, its lifetime from now. The handle is kept until
+     * shortly before then and reaches encode through
+     * seam_request_cache_handle. A creation that fails costs the call
+     * nothing: it is logged, encode runs without a handle, and a creation the
+     * provider refused (a 4xx) is not asked again for that prefix for a
+     * while. */
+    int (*cache_encode)(void *instance, const seam_request *req, seam_http_request *out,
+                        seam_error *err);
+    int (*cache_decode)(void *instance, const seam_request *req, const char *body, size_t len,
+                        char *handle, size_t handlesize, int64_t *ttl_ms, seam_error *err);
+
+    /* ---- ABI 1.5: appended ---- */
 
     /* Optional: speech to text (seam_transcribe). transcribe_encode turns tr,
      * whose bytes and model the core has filled in, into the HTTP request of
