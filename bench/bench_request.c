@@ -1,9 +1,10 @@
 /* bench_request.c — what a non-streamed request costs through seam against
  * raw libcurl + json-c, both over a kept-alive loopback connection to the
  * same fake server (tests/fakeserver.c), interleaved request by request. The
- * raw client reuses one easy handle (so one connection) and parses the answer
- * with json-c, picking out the text and the usage; seam runs seam_generate
- * through the real openai plugin. Prints the median and p99 of each and their
+ * raw client reuses one easy handle (so one connection), builds each request
+ * body with json-c from the conversation (model, messages), as a hand-written
+ * client must, and parses the answer with json-c, picking out the text and the
+ * usage; seam runs seam_generate through the real openai plugin. Prints the median and p99 of each and their
  * ratio.
  *
  * The tool-loop row: one seam_loop_generate round trip (the server answers
@@ -62,11 +63,21 @@ static size_t collect(char *p, size_t s, size_t n, void *ud)
     return len;
 }
 
-/* The hand-written client: POST the JSON, parse the answer, take text and usage. */
-static int raw_request(CURL *e, body *b)
+/* The hand-written client: build the JSON from the conversation, POST it,
+ * parse the answer, take text and usage. */
+static int raw_request(CURL *e, body *b, const char *model, const char *prompt)
 {
+    json_object *req = json_object_new_object(), *msgs = json_object_new_array(), *user = json_object_new_object();
+    json_object_object_add(user, "role", json_object_new_string("user"));
+    json_object_object_add(user, "content", json_object_new_string(prompt));
+    json_object_array_add(msgs, user);
+    json_object_object_add(req, "model", json_object_new_string(model));
+    json_object_object_add(req, "messages", msgs);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
     b->len = 0;
-    if (curl_easy_perform(e) != CURLE_OK)
+    CURLcode code = curl_easy_perform(e);
+    json_object_put(req);
+    if (code != CURLE_OK)
         return -1;
     json_object *o = json_tokener_parse(b->p), *ch, *c0, *m, *t, *u, *ct;
     int ok = o && json_object_object_get_ex(o, "choices", &ch) &&
@@ -307,10 +318,8 @@ int main(int argc, char **argv)
     body b = { 0 };
     struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
     h = curl_slist_append(h, "Authorization: Bearer sk-bench");
-    const char *post = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"bench\"}]}";
     curl_easy_setopt(e, CURLOPT_URL, url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, post);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L); /* as seam sets it: no signal handler juggling */
@@ -333,7 +342,7 @@ int main(int argc, char **argv)
                              strlen(seam_result_text(res)) > 0 ? 0 : -1;
                 seam_result_free(res);
             } else {
-                rc = raw_request(e, &b);
+                rc = raw_request(e, &b, "gpt-4o", "bench");
             }
             double dt = now_us() - t0;
             if (rc != 0) {

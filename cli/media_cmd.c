@@ -1,5 +1,5 @@
 /* media_cmd.c — media in the `seam` command: `seam media path HANDLE` (the
- * stored file of a handle), and the attachments of `seam chat -a FILE|URL`:
+ * stored file of a handle; generation is mediagen_cmd.c's), and the attachments of `seam chat -a FILE|URL`:
  * a file is stored in the media store and sent as its handle, its MIME type
  * sniffed from its first bytes (the extension only breaks a tie the bytes
  * cannot, e.g. an MP4 container); a URL is sent as a URL part, its type from
@@ -174,7 +174,19 @@ int media_attach(seam_client *client, seam_message *msg, const char *what, seam_
 
 static const char media_help[] =
     "Usage: seam [--conf FILE] media path HANDLE\n"
-    "  path   print the path of the stored file of HANDLE (media://sha256-...)\n";
+    "       seam [--conf FILE] media image|speech|video [--provider P --model M | --chain C]\n"
+    "                                [--size S] [--count N] [--seconds N] [--voice V]\n"
+    "                                [--format MIME] [--json] [-o FILE] PROMPT\n"
+    "       seam [--conf FILE] media resume|cancel [--json] [-o FILE] JOB\n"
+    "  path     print the path of the stored file of HANDLE (media://sha256-...)\n"
+    "  image    generate an image of PROMPT; speech: PROMPT spoken; video: a clip\n"
+    "           (a job, waited for with its progress on a terminal). Prints each\n"
+    "           media's handle and stored file's path; -o FILE also writes the\n"
+    "           bytes. Without --provider or --chain: the chain of role \"media\",\n"
+    "           else the chain \"media\".\n"
+    "  resume   wait for JOB again (after the command was interrupted or killed);\n"
+    "           its checkpoint is under $XDG_DATA_HOME/seam/jobs\n"
+    "  cancel   give JOB up (and stop a command waiting on it)\n";
 
 int cmd_media(const char *conf, int argc, char **argv)
 {
@@ -183,9 +195,15 @@ int cmd_media(const char *conf, int argc, char **argv)
         return EXIT_OK;
     }
     if (argc < 1)
-        return usage_error("media: missing subcommand (path)");
+        return usage_error("media: missing subcommand (path, image, speech, video, resume, cancel)");
+    if (strcmp(argv[0], "image") == 0 || strcmp(argv[0], "speech") == 0 ||
+        strcmp(argv[0], "video") == 0 || strcmp(argv[0], "resume") == 0 ||
+        strcmp(argv[0], "cancel") == 0)
+        return media_generate_cmd(conf, argc, argv);
     if (strcmp(argv[0], "path") != 0)
-        return usage_error("media: unknown subcommand '%s' (path)", argv[0]);
+        return usage_error("media: unknown subcommand '%s' (path, image, speech, video, resume, "
+                           "cancel)",
+                           argv[0]);
     if (argc != 2)
         return usage_error("media path: give one handle");
     seam_client *client = NULL;

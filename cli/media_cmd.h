@@ -13,4 +13,8 @@ const char *media_sniff(const unsigned char *bytes, size_t n);
  * Returns an exit code, having said why on stderr. */
 int media_attach(seam_client *client, seam_message *msg, const char *what, seam_error *err);
 
+/* `seam media image|speech|video|resume|cancel ...` (mediagen_cmd.c): argv[0]
+ * is the subcommand. Returns the exit code. */
+int media_generate_cmd(const char *conf, int argc, char **argv);
+
 #endif /* SEAM_CLI_MEDIA_CMD_H */

@@ -1,7 +1,9 @@
 /* fuzz_decode.c — a libFuzzer harness for one provider codec's decoders: the
  * input is a response body that goes through the core's SSE framer into the
- * plugin's decode_event / decode_finish, and, whole, into decode_response and
- * classify_error, with every chunk folded into a seam_result. Whatever the
+ * plugin's decode_event / decode_finish, and, whole, into decode_response,
+ * classify_error and the media decoders (media_decode for each modality,
+ * media_poll_decode for the refs the plugins make), with every chunk folded
+ * into a seam_result. Whatever the
  * bytes, the plugin must return a status and never crash, leak or read out of
  * bounds. Built by fuzz/run.sh with every file of plugins/openai/ etc. */
 #include "config.h"
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "mediagen_int.h"
 #include "transport.h"
 
 /* The plugin's files are linked in whole (however its folder is split), and
@@ -42,6 +45,44 @@ static int fold(void *ud, const seam_chunk *c)
 {
     seam_result_add_chunk(ud, c);
     return SEAM_OK;
+}
+
+/* The body as every media decoder of the plugin reads it (handles computed,
+ * nothing stored: the sink has no client). */
+static void media_decoders(void *inst, const char *body, size_t size)
+{
+    static const uint32_t modalities[] = {SEAM_MODALITY_IMAGE, SEAM_MODALITY_AUDIO,
+                                          SEAM_MODALITY_VIDEO};
+    static const char *const refs[] = {"video:video_1", "content:4:video_1",
+                                       "op:models/veo/operations/o1", "dl:https://x/y",
+                                       "mock:3:0:1"};
+    seam_media_sink sink;
+    seam_error e;
+    for (size_t i = 0; vt->media_decode && i < 3; i++) {
+        seam_media_request *mr = seam_media_request_new(modalities[i], "a cat");
+        if (!mr)
+            continue;
+        seam_media_request_set_model(mr, i == 0 && size && (body[0] & 1) ? "imagen-4" : "model-1");
+        seam_media_sink_init(&sink, NULL);
+        seam_error_clear(&e);
+        vt->media_decode(inst, mr, body, size, &sink, &e);
+        if (sink.ref && vt->media_poll_decode) {
+            char *ref = strdup(sink.ref);
+            seam_media_sink_clear(&sink);
+            seam_error_clear(&e);
+            if (ref)
+                vt->media_poll_decode(inst, ref, body, size, &sink, &e);
+            free(ref);
+        }
+        seam_media_sink_clear(&sink);
+        seam_media_request_free(mr);
+    }
+    for (size_t i = 0; vt->media_poll_decode && i < sizeof refs / sizeof refs[0]; i++) {
+        seam_media_sink_init(&sink, NULL);
+        seam_error_clear(&e);
+        vt->media_poll_decode(inst, refs[i], body, size, &sink, &e);
+        seam_media_sink_clear(&sink);
+    }
 }
 
 static int on_frame(void *ud, const seam_frame *f)
@@ -92,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seam_error_clear(&e);
         seam_error_from_http_status(&e, 429);
         vt->classify_error(inst, 429, &h, body, size, &e);
+        media_decoders(inst, body, size);
         free(body);
     }
     seam_request_free(req);

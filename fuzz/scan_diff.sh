@@ -18,7 +18,7 @@ shift 2 2>/dev/null || shift $#
 plugins=${*:-openai anthropic gemini}
 out=$build/fuzz
 mkdir -p "$out"
-core="util error jsonparse message request result sse http embedding media mediastore mediaemit multipart transcription sha256 codec_json codec_stream codec_toolcalls codec_errors codec_text"
+core="util error jsonparse message request result sse http embedding media mediastore mediareq mediaemit multipart transcription sha256 codec_json codec_stream codec_toolcalls codec_errors codec_text"
 status=0
 for p in $plugins; do
     bin=$out/fuzz_scan_$p

@@ -165,7 +165,9 @@ static int queue_push(seam_stream *s, const seam_chunk *c)
     if (s->q_head == s->q_len)
         s->q_head = s->q_ready = s->q_len = 0;
     if (s->q_len == s->q_cap) {
-        size_t cap = s->q_cap ? s->q_cap * 2 : 8;
+        /* A whole answer holds a few chunks: the first array stays small
+         * enough for malloc's cache of small blocks. */
+        size_t cap = s->q_cap ? s->q_cap * 2 : 4;
         owned_chunk *q = realloc(s->queue, cap * sizeof *q);
         if (!q)
             return SEAM_ERR_NOMEM;
@@ -435,8 +437,11 @@ static uint64_t jitter_seed(const void *stream)
     return z ? z : 0x9e3779b97f4a7c15ULL; /* xorshift must not start at 0 */
 }
 
+/* borrow: the caller keeps req unchanged until the stream is freed (a blocking
+ * call), so the stream reads it instead of copying it. */
 static int stream_open(seam_client *client, const seam_request *req, const seam_call_options *opts,
-                       int streaming, const seam_call_op *op, seam_stream **out, seam_error *err)
+                       int streaming, const seam_call_op *op, int borrow, seam_stream **out,
+                       seam_error *err)
 {
     seam_error_clear(err);
     if (!client || !req || !out)
@@ -452,13 +457,13 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
      * refused part is the caller's to fix, no provider could take it. */
     if (seam_media_intake(req, &client->conf->media, err) != SEAM_OK)
         return SEAM_ERR_INVALID;
-    seam_stream *s = calloc(1, sizeof *s);
+    seam_stream *s = seam_client_block_take(client, SEAM_BLOCK_STREAM, sizeof *s);
     if (!s)
         return SEAM_ERR_NOMEM;
     s->client = client;
     s->streaming = streaming;
     s->op = op;
-    s->req = seam_request_dup(req);
+    s->req = borrow ? seam_request_borrow(req, NULL) : seam_request_dup(req);
     s->result = seam_result_new();
     seam_error_clear(&s->final_err);
     seam_error_clear(&s->last_err);
@@ -511,7 +516,7 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
 int seam_stream_open(seam_client *client, const seam_request *req, const seam_call_options *opts,
                      seam_stream **out, seam_error *err)
 {
-    return stream_open(client, req, opts, 1, NULL, out, err);
+    return stream_open(client, req, opts, 1, NULL, 0, out, err);
 }
 
 /* ---- waits --------------------------------------------------------------------------------- */
@@ -630,6 +635,21 @@ static int skipped_plugin(const seam_stream *s, const char *plugin)
     for (const char *p = strstr(s->skip_plugins, plugin); p; p = strstr(p + 1, plugin))
         if (p > s->skip_plugins && p[-1] == ',' && p[n] == ',')
             return 1;
+    return 0;
+}
+
+/* 1 when a media part of req is a handle of the media store, which the attempt
+ * resolves into its own copy of the request. */
+static int has_media_handles(const seam_request *req)
+{
+    for (size_t i = 0; i < seam_request_message_count(req); i++) {
+        const seam_message *m = seam_request_message(req, i);
+        for (size_t j = 0; j < seam_message_part_count(m); j++) {
+            const seam_part *p = seam_message_part(m, j);
+            if (seam_part_get_type(p) == SEAM_PART_MEDIA && seam_part_media_source(p) == SEAM_MEDIA_HANDLE)
+                return 1;
+        }
+    }
     return 0;
 }
 
@@ -762,11 +782,14 @@ static int start_attempt(seam_stream *s)
         s->retrying = 0;
 
         seam_request_free(s->sent);
-        s->sent = seam_request_dup(s->req);
+        /* A reasoning signature is only valid for the provider that made it. */
+        int crossing = s->primary && strcmp(e->provider, s->primary) != 0;
+        /* Only the model changes, usually: the attempt reads the call's request. */
+        s->sent = crossing || has_media_handles(s->req) ? seam_request_dup(s->req)
+                                                        : seam_request_borrow(s->req, e->model);
         if (!s->sent)
             return SEAM_ERR_NOMEM;
-        /* A reasoning signature is only valid for the provider that made it. */
-        if (s->primary && strcmp(e->provider, s->primary) != 0)
+        if (crossing)
             seam_request_strip_reasoning(s->sent);
         if (seam_request_set_model(s->sent, e->model) != SEAM_OK)
             return SEAM_ERR_NOMEM;
@@ -1296,7 +1319,7 @@ void seam_stream_free(seam_stream *s)
     free(s->affinity);
     seam_secret_free(s->credential);
     free(s->skip_plugins);
-    free(s);
+    seam_client_block_give(s->client, SEAM_BLOCK_STREAM, s);
 }
 
 int seam_generate(seam_client *client, const seam_request *req, const seam_call_options *opts,
@@ -1305,7 +1328,7 @@ int seam_generate(seam_client *client, const seam_request *req, const seam_call_
     if (out)
         *out = NULL;
     seam_stream *s = NULL;
-    int rc = stream_open(client, req, opts, 0, NULL, &s, err);
+    int rc = stream_open(client, req, opts, 0, NULL, 1, &s, err);
     if (rc != SEAM_OK)
         return rc;
     const seam_chunk *c;
@@ -1327,7 +1350,7 @@ int seam_call_run_op(seam_client *client, const seam_request *req, const seam_ca
     if (!op || !op->encode || !op->decode)
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "invalid argument"), SEAM_ERR_INVALID;
     seam_stream *s = NULL;
-    int rc = stream_open(client, req, opts, 0, op, &s, err);
+    int rc = stream_open(client, req, opts, 0, op, 1, &s, err);
     if (rc != SEAM_OK)
         return rc;
     const seam_chunk *c;

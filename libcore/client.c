@@ -179,10 +179,28 @@ seam_engine *seam_client_engine(seam_client *c)
     return c->engine;
 }
 
+void *seam_client_block_take(seam_client *c, int kind, size_t size)
+{
+    void *b = c ? atomic_exchange(&c->spare[kind], NULL) : NULL;
+    if (!b)
+        return calloc(1, size);
+    memset(b, 0, size);
+    return b;
+}
+
+void seam_client_block_give(seam_client *c, int kind, void *block)
+{
+    if (c)
+        block = atomic_exchange(&c->spare[kind], block);
+    free(block);
+}
+
 void seam_client_free(seam_client *c)
 {
     if (!c)
         return;
+    for (int i = 0; i < SEAM_BLOCK_KINDS; i++)
+        free(atomic_load(&c->spare[i]));
     for (size_t i = 0; c->slots && i < c->n_slots; i++) {
         if (!c->slots[i].conf)
             continue; /* never set up */

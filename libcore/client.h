@@ -41,6 +41,8 @@ typedef struct seam_provider_slot {
     /* The round-robin position and the sticky key are in the state store too. */
 } seam_provider_slot;
 
+enum { SEAM_BLOCK_STREAM = 0, SEAM_BLOCK_TRANSFER = 1, SEAM_BLOCK_KINDS = 2 };
+
 struct seam_client {
     seam_conf *conf;
     seam_registry *reg;
@@ -64,7 +66,19 @@ struct seam_client {
     _Atomic(seam_state *) state;
     pthread_mutex_t state_lock;
     struct seam_cassettes *cassettes; /* SEAM_RECORD / SEAM_REPLAY (cassette.c), NULL: none */
+    /* One block of each kind a call allocates, kept from the last call for
+     * the next (seam_client_block_take): see there. */
+    _Atomic(void *) spare[SEAM_BLOCK_KINDS];
 };
+
+/* A call's stream (call.c) and a transfer (transport.c) are a few KB each,
+ * beyond malloc's small-size caches: each malloc and free of such a block
+ * costs more than the rest of a short call's bookkeeping (and consolidates
+ * the allocator's small bins). The client keeps the last one of each kind
+ * freed and hands it to the next call, zeroed. Thread-safe; c may be NULL
+ * (plain calloc and free). */
+void *seam_client_block_take(seam_client *c, int kind, size_t size);
+void seam_client_block_give(seam_client *c, int kind, void *block);
 
 /* The client's state store (state.h), made on first use (which loads the
  * state backend plugin the conf names). NULL only when out of memory; the

@@ -81,6 +81,7 @@ typedef enum range_id {
     R_STATE_TIMEOUT_MS,     /* state.timeout_ms */
     R_MEDIA_BYTES,          /* media.inline_*_bytes, media.max_message_bytes */
     R_MEDIA_PARTS,          /* media.max_parts */
+    R_MEDIA_JOB_MS,         /* media.job_poll_ms, job_poll_max_ms, job_deadline_ms */
     R_COUNT
 } range_id;
 
@@ -106,6 +107,7 @@ static const struct {
     [R_STATE_TIMEOUT_MS] = {1, 60000, "one minute; a request may wait this long on the store"},
     [R_MEDIA_BYTES] = {0, (int64_t)1 << 30, "1 GiB"},
     [R_MEDIA_PARTS] = {0, 1000, "parts in one message"},
+    [R_MEDIA_JOB_MS] = {1, (int64_t)7 * 24 * 3600 * 1000, "7 days"},
 };
 
 /* Room for a setting path such as "chains.default[3].backoff.base_ms". */
@@ -2108,7 +2110,8 @@ static int load_file(loader *ld, const char *file)
 
 static const char media_keys[] =
     "store, inline_image_bytes, inline_audio_bytes, inline_video_bytes, inline_document_bytes, "
-    "max_parts, max_message_bytes, allow_private_urls, fetch_urls";
+    "max_parts, max_message_bytes, allow_private_urls, fetch_urls, job_poll_ms, job_poll_max_ms, "
+    "job_deadline_ms";
 
 /* media = { ... }: the store's directory and the intake limits. A drop-in
  * may set any key again: the last file read wins, key by key. */
@@ -2145,6 +2148,12 @@ static int load_media(loader *ld, const config_setting_t *s)
             rc = read_int64(ld, e, path, R_MEDIA_PARTS, &m->max_parts);
         else if (strcmp(key, "max_message_bytes") == 0)
             rc = read_int64(ld, e, path, R_MEDIA_BYTES, &m->max_message_bytes);
+        else if (strcmp(key, "job_poll_ms") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_JOB_MS, &m->job_poll_ms);
+        else if (strcmp(key, "job_poll_max_ms") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_JOB_MS, &m->job_poll_max_ms);
+        else if (strcmp(key, "job_deadline_ms") == 0)
+            rc = read_int64(ld, e, path, R_MEDIA_JOB_MS, &m->job_deadline_ms);
         else if (strcmp(key, "allow_private_urls") == 0 || strcmp(key, "fetch_urls") == 0) {
             if (config_setting_type(e) != CONFIG_TYPE_BOOL)
                 rc = fail_type(ld, e, path, "a boolean");

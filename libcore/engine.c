@@ -68,6 +68,7 @@ struct seam_engine {
     size_t n_jobs;
     int64_t next_idle_check;
     CURL *pool[POOL_MAX];
+    int pool_warm[POOL_MAX]; /* kept without a reset (seam_engine_easy) */
     size_t n_pool;
     cancel_slot *cancels;
     size_t n_cancels, cap_cancels;
@@ -171,10 +172,17 @@ static void poke(seam_engine *e)
     }
 }
 
-CURL *seam_engine_easy(seam_engine *e)
+CURL *seam_engine_easy(seam_engine *e, int *warm)
 {
-    CURL *easy = e->n_pool ? e->pool[--e->n_pool] : curl_easy_init();
-    if (easy && e->share)
+    *warm = 0;
+    CURL *easy = NULL;
+    if (e->n_pool) {
+        easy = e->pool[--e->n_pool];
+        *warm = e->pool_warm[e->n_pool];
+    } else {
+        easy = curl_easy_init();
+    }
+    if (easy && e->share && !*warm)
         curl_easy_setopt(easy, CURLOPT_SHARE, e->share);
     return easy;
 }
@@ -247,6 +255,7 @@ static void detach(seam_engine *e, seam_engine_job *j)
 
 static void abort_job(seam_engine *e, seam_engine_job *j, seam_error_kind why)
 {
+    j->reuse = 0;
     detach(e, j);
     if (!j->over) {
         j->over = 1;
@@ -316,7 +325,11 @@ void seam_engine_remove(seam_engine *e, seam_engine_job *j)
         cancel_unref(e, j->cancel);
     }
     if (e->n_pool < POOL_MAX) {
-        curl_easy_reset(j->easy);
+        int warm = j->reuse && j->over; /* completed, not aborted nor cut short */
+        if (!warm)
+            curl_easy_reset(j->easy);
+        j->reuse = 0;
+        e->pool_warm[e->n_pool] = warm;
         e->pool[e->n_pool++] = j->easy;
     } else {
         curl_easy_cleanup(j->easy);
@@ -342,6 +355,8 @@ static int collect(seam_engine *e)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&j);
         if (!j)
             continue;
+        if (code != CURLE_OK)
+            j->reuse = 0;
         j->ops->done(j, code); /* may read info from the handle: before removal */
         curl_multi_remove_handle(e->multi, easy);
         j->in_multi = 0;

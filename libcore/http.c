@@ -9,22 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A header's name and value are one block (the value after the name's NUL):
+ * a request has a handful of headers and a response a dozen, each added once. */
 int seam_http_headers_add(seam_http_headers *h, const char *name, size_t name_len,
                           const char *value, size_t value_len, int secret)
 {
-    seam_header *items = realloc(h->items, (h->n + 1) * sizeof *items);
-    if (!items)
-        return SEAM_ERR_NOMEM;
-    h->items = items;
-    char *n = strndup(name, name_len), *v = strndup(value, value_len);
-    if (!n || !v) {
-        free(n);
-        seam_secret_free(v);
-        return SEAM_ERR_NOMEM;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 8;
+        seam_header *items = realloc(h->items, cap * sizeof *items);
+        if (!items)
+            return SEAM_ERR_NOMEM;
+        h->items = items;
+        h->cap = cap;
     }
-    items[h->n].name = n;
-    items[h->n].value = v;
-    items[h->n].secret = secret;
+    char *n = malloc(name_len + value_len + 2);
+    if (!n)
+        return SEAM_ERR_NOMEM;
+    memcpy(n, name, name_len);
+    n[name_len] = '\0';
+    char *v = n + name_len + 1;
+    memcpy(v, value, value_len);
+    v[value_len] = '\0';
+    h->items[h->n].name = n;
+    h->items[h->n].value = v;
+    h->items[h->n].secret = secret;
     h->n++;
     return SEAM_OK;
 }
@@ -32,15 +40,13 @@ int seam_http_headers_add(seam_http_headers *h, const char *name, size_t name_le
 void seam_http_headers_release(seam_http_headers *h)
 {
     for (size_t i = 0; i < h->n; i++) {
-        free(h->items[i].name);
         if (h->items[i].secret)
-            seam_secret_free(h->items[i].value);
-        else
-            free(h->items[i].value);
+            explicit_bzero(h->items[i].value, strlen(h->items[i].value));
+        free(h->items[i].name); /* the value too */
     }
     free(h->items);
     h->items = NULL;
-    h->n = 0;
+    h->n = h->cap = 0;
 }
 
 const char *seam_http_headers_get(const seam_http_headers *h, const char *name)

@@ -82,6 +82,12 @@ size_t seam_request_strip_reasoning(seam_request *req);
 /* The provider cache handle an attempt's request carries to its codec
  * (seam_request_cache_handle); NULL clears it. */
 int seam_request_set_cache_handle(seam_request *req, const char *handle);
+/* A view of req sharing its messages, tools and strings, with its own model
+ * (model, or req's when NULL): for a call that reads the request while its
+ * caller keeps it (seam_generate), or an attempt that changes only the model.
+ * req must outlive the view and stay unchanged; seam_request_free frees only
+ * the view. Nothing but the model may be set on it. NULL when out of memory. */
+seam_request *seam_request_borrow(const seam_request *req, const char *model);
 /* Part i of msg, mutable (NULL out of range): for de-inlining and handle
  * resolution, which rewrite a media part's source in place. */
 seam_part *seam_message_part_mut(seam_message *msg, size_t i);
@@ -112,6 +118,8 @@ uint32_t seam_media_mime_check(const char *mime, const char *where, seam_error *
 uint32_t seam_media_modality(const char *mime);
 /* 1 when s is "media://sha256-" and 64 lowercase hex digits. */
 int seam_media_handle_valid(const char *s);
+/* result.c: seconds of generated audio or video, a media_units entry (mediagen.c). */
+int seam_result_add_media_seconds(seam_result *res, uint32_t modality, double seconds);
 /* A WAV file's layout from its first head_len bytes: the byte rate, where
  * its samples start and their size (0: not said, or a streamed file's
  * placeholder); 0 when they are not a WAV header with both chunks. */
@@ -400,6 +408,10 @@ typedef struct seam_conf_media {
     int64_t max_message_bytes;    /* decoded inline bytes of one message */
     int allow_private_urls;       /* seam_media_fetch may reach private addresses */
     int fetch_urls;               /* seam_message_add_media_url fetches and stores */
+    /* Asynchronous generation jobs (mediajob.c); 0: the default. */
+    int64_t job_poll_ms;          /* the first wait between polls */
+    int64_t job_poll_max_ms;      /* the back-off's ceiling */
+    int64_t job_deadline_ms;      /* a job's whole life */
 } seam_conf_media;
 
 typedef struct seam_conf {

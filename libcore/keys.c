@@ -37,10 +37,29 @@
 /* Room for a store name: a kind, a provider's conf name, an index or a hash. */
 #define NAME_MAX_LEN 320
 
-/* The store's name for key i of slot s under kind ("cool", "exh"). */
+/* The store's name for key i of slot s under kind ("cool", "exh"):
+ * "kind:provider:i", cut to NAME_MAX_LEN - 1 bytes as snprintf would cut it.
+ * Written by hand: every request names each key of its provider twice, and
+ * snprintf was most of what picking a key cost. */
 static void key_name(char *buf, const char *kind, const seam_provider_slot *s, size_t i)
 {
-    snprintf(buf, NAME_MAX_LEN, "%s:%s:%zu", kind, s->conf->name, i);
+    char digits[24];
+    size_t nd = 0;
+    do {
+        digits[sizeof digits - ++nd] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    const char *parts[] = {kind, ":", s->conf->name, ":"};
+    size_t at = 0;
+    for (size_t k = 0; k <= sizeof parts / sizeof parts[0]; k++) {
+        const char *p = k < 4 ? parts[k] : digits + sizeof digits - nd;
+        size_t n = k < 4 ? strlen(p) : nd;
+        if (n > NAME_MAX_LEN - 1 - at)
+            n = NAME_MAX_LEN - 1 - at;
+        memcpy(buf + at, p, n);
+        at += n;
+    }
+    buf[at] = '\0';
 }
 
 int seam_keys_init(seam_provider_slot *s)
@@ -178,8 +197,12 @@ static void fill_cooling(seam_error *why, const seam_provider_slot *s, int64_t w
 
 /* What the store knew of a pool when a request began: each key's cooldown and
  * guard window (ms left), and where the selection starts. */
+/* Pools this small are viewed without the heap: most providers have one key. */
+#define VIEW_SMALL 2
+
 typedef struct pool_view {
     int64_t *cool_left, *exh_left;
+    int64_t small[2 * VIEW_SMALL]; /* cool_left for a pool of up to VIEW_SMALL keys */
     size_t start;
     char position[NAME_MAX_LEN]; /* the name of the sticky key or the session's lease; "" for round robin */
 } pool_view;
@@ -203,16 +226,23 @@ static int view_pool(seam_client *c, seam_provider_slot *s, const char *affinity
 {
     const size_t n = s->n_keys;
     seam_state *st = seam_client_store(c);
-    v->cool_left = calloc(2 * n, sizeof *v->cool_left);
-    char *names = malloc(2 * n * NAME_MAX_LEN);
-    const char **ptrs = malloc(2 * n * sizeof *ptrs);
+    char names_small[2 * VIEW_SMALL * NAME_MAX_LEN];
+    const char *ptrs_small[2 * VIEW_SMALL];
+    int small = n <= VIEW_SMALL;
+    v->cool_left = small ? v->small : calloc(2 * n, sizeof *v->cool_left);
+    char *names = small ? names_small : malloc(2 * n * NAME_MAX_LEN);
+    const char **ptrs = small ? ptrs_small : malloc(2 * n * sizeof *ptrs);
     if (!v->cool_left || !names || !ptrs) {
-        free(v->cool_left);
-        free(names);
-        free(ptrs);
+        if (!small) {
+            free(v->cool_left);
+            free(names);
+            free(ptrs);
+        }
         v->cool_left = NULL;
         return SEAM_ERR_NOMEM;
     }
+    if (small)
+        memset(v->small, 0, sizeof v->small);
     v->exh_left = v->cool_left + n;
     for (size_t i = 0; i < n; i++) {
         key_name(names + i * NAME_MAX_LEN, "cool", s, i);
@@ -221,8 +251,10 @@ static int view_pool(seam_client *c, seam_provider_slot *s, const char *affinity
         ptrs[n + i] = names + (n + i) * NAME_MAX_LEN;
     }
     seam_state_left(st, ptrs, 2 * n, v->cool_left);
-    free(ptrs);
-    free(names);
+    if (!small) {
+        free(ptrs);
+        free(names);
+    }
 
     v->position[0] = '\0';
     v->start = 0;
@@ -374,7 +406,8 @@ int seam_keys_acquire(seam_client *c, seam_provider_slot *s, const char *affinit
     seam_strlcpy(why->provider, s->conf->name, sizeof why->provider);
 out:
     pthread_mutex_unlock(&s->lock);
-    free(view.cool_left);
+    if (view.cool_left != view.small)
+        free(view.cool_left);
     if (nomem || rc != SEAM_OK) {
         seam_keys_lease_release(lease);
         return SEAM_ERR_NOMEM;

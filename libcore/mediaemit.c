@@ -1,4 +1,4 @@
-/* mediaemit.c — media that reaches the core in pieces (plugin ABI 1.5:
+/* mediaemit.c — media that reaches the core in pieces (plugin ABI 1.6:
  * seam_emit_media_begin / _append / _transcript / _end). A provider that
  * streams audio sends it as many base64 fragments (OpenAI Chat Completions:
  * delta.audio.data). Each fragment is decoded as it comes (a group of four

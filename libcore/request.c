@@ -42,6 +42,7 @@ struct seam_request {
     char *cache_handle;      /* the provider cache of this attempt (call.c), NULL: none */
     int64_t reasoning_budget;
     uint32_t output_modalities; /* 0: text only (the default) */
+    int borrowed;               /* a view (seam_request_borrow): only model is its own */
 };
 
 seam_request *seam_request_new(void)
@@ -56,11 +57,32 @@ static void tool_def_clear(tool_def *t)
     free(t->parameters);
 }
 
+static int copy_string(char **dst, const char *s);
+
+seam_request *seam_request_borrow(const seam_request *req, const char *model)
+{
+    seam_request *v = req ? malloc(sizeof *v) : NULL;
+    if (!v)
+        return NULL;
+    *v = *req;
+    v->borrowed = 1;
+    v->model = NULL;
+    if (!copy_string(&v->model, model ? model : req->model)) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
 void seam_request_free(seam_request *req)
 {
     if (!req)
         return;
     free(req->model);
+    if (req->borrowed) {
+        free(req);
+        return;
+    }
     free(req->system);
     for (size_t i = 0; i < req->n_messages; i++)
         seam_message_free(req->messages[i]);

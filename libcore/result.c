@@ -46,9 +46,10 @@ struct seam_result {
     size_t n_reasonings;
     size_t cap_reasonings;
     int64_t media_images;  /* output images: the media_units entry (image, count) */
-    int64_t media_ms[2];   /* audio, video: the (modality, seconds) entries, from the
-                            * durations media_end chunks gave */
-    int media_timed[2];    /* an audio / video part with a known duration was seen */
+    double media_seconds[2]; /* audio, video: the (modality, second) entries: the seconds
+                              * generation endpoints reported (seam_result_add_media_seconds)
+                              * plus the durations media_end chunks gave */
+    int media_timed[2];      /* an audio / video part with a known duration was seen */
     open_media *media;
     size_t n_media;
 };
@@ -419,46 +420,56 @@ static int fold_media_end(seam_result *res, const seam_chunk *chunk)
         res->media_images++;
     int timed = modality == SEAM_MODALITY_AUDIO ? 0 : modality == SEAM_MODALITY_VIDEO ? 1 : -1;
     if (timed >= 0 && meta.duration_ms >= 0) {
-        res->media_ms[timed] += meta.duration_ms;
+        res->media_seconds[timed] += (double)meta.duration_ms / 1000.0;
         res->media_timed[timed] = 1;
     }
     return SEAM_OK;
 }
 
-size_t seam_result_media_units_count(const seam_result *res)
+/* The entries present, in the order image, audio, video. */
+static size_t media_units_entries(const seam_result *res, uint32_t modality[3])
 {
+    size_t n = 0;
     if (!res)
         return 0;
-    return (res->media_images > 0) + (res->media_timed[0] != 0) + (res->media_timed[1] != 0);
+    if (res->media_images > 0)
+        modality[n++] = SEAM_MODALITY_IMAGE;
+    if (res->media_timed[0])
+        modality[n++] = SEAM_MODALITY_AUDIO;
+    if (res->media_timed[1])
+        modality[n++] = SEAM_MODALITY_VIDEO;
+    return n;
+}
+
+size_t seam_result_media_units_count(const seam_result *res)
+{
+    uint32_t m[3];
+    return media_units_entries(res, m);
 }
 
 int seam_result_media_units_at(const seam_result *res, size_t i, uint32_t *modality,
                                double *units, const char **unit)
 {
-    if (i >= seam_result_media_units_count(res))
+    uint32_t m[3];
+    if (i >= media_units_entries(res, m))
         return SEAM_ERR_INVALID;
-    /* In a fixed order: images, audio seconds, video seconds. */
-    uint32_t mod = 0;
-    double n = 0;
-    const char *u = "count";
-    if (res->media_images > 0 && i-- == 0) {
-        mod = SEAM_MODALITY_IMAGE;
-        n = (double)res->media_images;
-    } else {
-        for (int k = 0; k < 2; k++)
-            if (res->media_timed[k] && i-- == 0) {
-                mod = k == 0 ? SEAM_MODALITY_AUDIO : SEAM_MODALITY_VIDEO;
-                n = (double)res->media_ms[k] / 1000.0;
-                u = "second";
-                break;
-            }
-    }
     if (modality)
-        *modality = mod;
+        *modality = m[i];
     if (units)
-        *units = n;
+        *units = m[i] == SEAM_MODALITY_IMAGE ? (double)res->media_images
+                                              : res->media_seconds[m[i] == SEAM_MODALITY_VIDEO];
     if (unit)
-        *unit = u;
+        *unit = m[i] == SEAM_MODALITY_IMAGE ? "count" : "second";
+    return SEAM_OK;
+}
+
+int seam_result_add_media_seconds(seam_result *res, uint32_t modality, double seconds)
+{
+    if (!res || !(seconds > 0) ||
+        (modality != SEAM_MODALITY_AUDIO && modality != SEAM_MODALITY_VIDEO))
+        return SEAM_ERR_INVALID;
+    res->media_seconds[modality == SEAM_MODALITY_VIDEO] += seconds;
+    res->media_timed[modality == SEAM_MODALITY_VIDEO] = 1;
     return SEAM_OK;
 }
 

@@ -14,6 +14,7 @@
 #include "transport.h"
 #include "client.h"
 #include "cassette.h"
+#include "client.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -75,6 +76,7 @@ struct seam_transfer {
     owned_chunk *spare; /* a list through next_spare */
     chunk_slab *slabs;
     size_t slab_next;   /* chunks in the next slab (0: SLAB_FIRST) */
+    chunk_slab *first;  /* the first slab, in the transfer's own block until used */
 
     int started;
     int finished;
@@ -116,9 +118,11 @@ static owned_chunk *chunk_take(seam_transfer *t)
 {
     if (!t->spare) {
         size_t n = t->slab_next ? t->slab_next : SLAB_FIRST;
-        chunk_slab *sl = malloc(sizeof *sl + n * sizeof sl->items[0]);
+        chunk_slab *sl = n == SLAB_FIRST && t->first ? t->first : malloc(sizeof *sl + n * sizeof sl->items[0]);
         if (!sl)
             return NULL;
+        if (sl == t->first)
+            t->first = NULL;
         sl->next = t->slabs;
         sl->n = n;
         t->slabs = sl;
@@ -136,6 +140,15 @@ static owned_chunk *chunk_take(seam_transfer *t)
     return o;
 }
 
+/* A transfer and its first slab are one block (seam_transfer_open). */
+#define FIRST_SLAB_AT ((sizeof(seam_transfer) + _Alignof(chunk_slab) - 1) / _Alignof(chunk_slab) * _Alignof(chunk_slab))
+#define TRANSFER_BLOCK (FIRST_SLAB_AT + sizeof(chunk_slab) + SLAB_FIRST * sizeof(owned_chunk))
+
+static chunk_slab *first_slab_of(seam_transfer *t)
+{
+    return (chunk_slab *)(void *)((char *)t + FIRST_SLAB_AT);
+}
+
 static void slabs_free(seam_transfer *t)
 {
     while (t->slabs) {
@@ -145,7 +158,8 @@ static void slabs_free(seam_transfer *t)
             free(sl->items[i].err);
             free(sl->items[i].big);
         }
-        free(sl);
+        if (sl != first_slab_of(t))
+            free(sl);
     }
 }
 
@@ -601,7 +615,8 @@ static int curl_start(seam_transfer *t)
         return -1;
     }
     errno = 0;
-    t->job.easy = seam_engine_easy(t->p.engine);
+    int warm = 0;
+    t->job.easy = seam_engine_easy(t->p.engine, &warm);
     if (!t->job.easy) {
         if (errno == EMFILE || errno == ENFILE)
             fail_kind(t, SEAM_ERROR_RESOURCE, "out of file descriptors (%s): cannot initialise libcurl",
@@ -616,10 +631,22 @@ static int curl_start(seam_transfer *t)
         return -1;
     }
     for (size_t i = 0; i < t->hr.headers.n; i++) {
-        seam_buf line = { 0 };
-        seam_buf_printf(&line, "%s: %s", t->hr.headers.items[i].name, t->hr.headers.items[i].value);
-        struct curl_slist *l = line.data ? curl_slist_append(t->req_headers, line.data) : NULL;
-        seam_secret_free(line.data);
+        /* "name: value", on the stack when it fits (the usual case), wiped
+         * after libcurl copied it: one of them carries the credential. */
+        const char *name = t->hr.headers.items[i].name, *value = t->hr.headers.items[i].value;
+        size_t nl = strlen(name), vl = strlen(value);
+        char small[512];
+        char *line = nl + vl + 3 <= sizeof small ? small : malloc(nl + vl + 3);
+        struct curl_slist *l = NULL;
+        if (line) {
+            memcpy(line, name, nl);
+            memcpy(line + nl, ": ", 2);
+            memcpy(line + nl + 2, value, vl + 1);
+            l = curl_slist_append(t->req_headers, line);
+            explicit_bzero(line, nl + vl + 3);
+            if (line != small)
+                free(line);
+        }
         if (!l) {
             fail_kind(t, SEAM_ERROR_UNKNOWN, "out of memory");
             return -1;
@@ -628,38 +655,48 @@ static int curl_start(seam_transfer *t)
     }
     if (!seam_http_headers_get(&t->hr.headers, "content-type"))
         t->req_headers = curl_slist_append(t->req_headers, "Content-Type: application/json");
-    t->req_headers = curl_slist_append(t->req_headers, "Expect:");
+    /* No "Expect: 100-continue" and its wait: libcurl adds one to a POST of
+     * 1 MiB and more (1 KiB before 7.69), never to a smaller body. */
+    if (t->hr.body.len >= 1024)
+        t->req_headers = curl_slist_append(t->req_headers, "Expect:");
     curl_easy_setopt(e, CURLOPT_URL, t->hr.url);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->req_headers);
     if (t->hr.method == SEAM_HTTP_POST) {
         curl_easy_setopt(e, CURLOPT_POST, 1L);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, t->hr.body.data ? t->hr.body.data : "");
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)t->hr.body.len);
+    } else {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, (char *)NULL); /* a reused handle's last body */
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
     }
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, curl_write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, t);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if (!warm) { /* the same for every transfer: a warm handle has them already */
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, curl_write_cb);
+        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, curl_header_cb);
+        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, curl_open_socket);
+        curl_easy_setopt(e, CURLOPT_USERAGENT, "seam/" PACKAGE_VERSION);
+        curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 #if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-    curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-    if (t->p.timeout_ms > 0)
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)t->p.timeout_ms);
-    if (t->p.connect_timeout_ms > 0)
-        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)t->p.connect_timeout_ms);
+    }
+    /* Set even when 0 (libcurl's default): a reused handle keeps the last value. */
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->p.timeout_ms > 0 ? (long)t->p.timeout_ms : 0L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, t->p.connect_timeout_ms > 0 ? (long)t->p.connect_timeout_ms : 0L);
     if (t->p.ca_file) /* a private CA (ca_file / ca_path in the conf) */
         curl_easy_setopt(e, CURLOPT_CAINFO, t->p.ca_file);
     if (t->p.ca_path)
         curl_easy_setopt(e, CURLOPT_CAPATH, t->p.ca_path);
     if (t->p.stream) /* a stream's events are small; its buffer is most of what it costs */
         curl_easy_setopt(e, CURLOPT_BUFFERSIZE, STREAM_BUFFER);
+    /* Every option above is set on every transfer, except these: a handle
+     * that had one is reset before its next use (engine.c). */
+    t->job.reuse = t->hr.method == SEAM_HTTP_POST && !t->p.ca_file && !t->p.ca_path && !t->p.stream;
     if (seam_engine_add(t->p.engine, &t->job) != 0) {
         fail_kind(t, SEAM_ERROR_UNKNOWN, "cannot start the transfer");
         return -1;
@@ -859,9 +896,10 @@ static int served_start(seam_transfer *t)
 int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_error *err)
 {
     *out = NULL;
-    seam_transfer *t = calloc(1, sizeof *t);
+    seam_transfer *t = seam_client_block_take(p->client, SEAM_BLOCK_TRANSFER, TRANSFER_BLOCK);
     if (!t)
         return SEAM_ERR_NOMEM;
+    t->first = first_slab_of(t);
     t->p = *p;
     t->job.ops = &job_ops;
     t->job.cancel = p->cancel;
@@ -1099,7 +1137,7 @@ void seam_transfer_free(seam_transfer *t)
     seam_buf_free(&t->body);
     free(t->q); /* its chunks, the current one and the spares are all in the slabs */
     slabs_free(t);
-    free(t);
+    seam_client_block_give(t->p.client, SEAM_BLOCK_TRANSFER, t);
 }
 
 /* ---- seam's own fetch of a media URL ---------------------------------------------- */

@@ -20,7 +20,7 @@ typedef struct seam_header {
 
 struct seam_http_headers {
     seam_header *items;
-    size_t n;
+    size_t n, cap;
 };
 
 struct seam_http_request {
@@ -109,6 +109,9 @@ struct seam_engine_job {
     int in_multi;
     int registered;
     int over;               /* completed or aborted: the engine is done with it */
+    int reuse;              /* the handle's options may stay for the next transfer, which sets
+                             * them all again: no curl_easy_reset (its cost, and libcurl's
+                             * buffers freed and made again) when it completed */
 };
 
 /* share (may be NULL) is set on every easy handle (DNS and TLS sessions). */
@@ -125,8 +128,10 @@ int seam_engine_perform(seam_engine *e);
 /* The rest is called with the engine's mutex held. */
 void seam_engine_lock(seam_engine *e);
 void seam_engine_unlock(seam_engine *e);
-/* A clean easy handle (pooled or new), NULL without memory. */
-CURL *seam_engine_easy(seam_engine *e);
+/* An easy handle (pooled or new), NULL without memory: clean, or with *warm
+ * 1 when it kept the options of a plain transfer (job.reuse), which the next
+ * sets again, except the ones every transfer sets alike, which may be left. */
+CURL *seam_engine_easy(seam_engine *e, int *warm);
 /* Starts j (its easy handle set up); -1 when libcurl refuses it. */
 int seam_engine_add(seam_engine *e, seam_engine_job *j);
 /* Runs the loop until j is ready (nowait: at most one round without waiting). */

@@ -76,6 +76,8 @@ struct fake_server {
     size_t client_aborts;
     size_t accepted;
     connection *connections;
+    fake_responder responder; /* answers when the queue is empty (may be NULL) */
+    void *responder_ud;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -553,9 +555,23 @@ static queued_response *record_and_take(fake_server *s, recorded_request *rq, in
         s->queue_head = q->next;
         if (!s->queue_head)
             s->queue_tail = NULL;
+    } else if (s->responder) {
+        /* Under the lock: the responder's state needs no lock of its own. */
+        fake_response r;
+        memset(&r, 0, sizeof r);
+        if (s->responder(s->responder_ud, rq->method, rq->path, rq->body, rq->body_len, &r) == 0)
+            q = copy_response(&r);
     }
     pthread_mutex_unlock(&s->mu);
     return q;
+}
+
+void fake_server_set_responder(fake_server *s, fake_responder fn, void *ud)
+{
+    pthread_mutex_lock(&s->mu);
+    s->responder = fn;
+    s->responder_ud = ud;
+    pthread_mutex_unlock(&s->mu);
 }
 
 static void count_abort(fake_server *s)

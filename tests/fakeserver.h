@@ -56,6 +56,14 @@ void fake_server_push_sse(fake_server *s, const char *body, size_t split);
 void fake_server_push_json(fake_server *s, int status, const char *json, const char *extra_headers);
 
 /* Requests received so far, and each one's parts (borrowed, valid until stop). */
+/* A function that answers a request when no scripted response is queued:
+ * fills *out (copied after the call) and returns 0, or returns -1 for the
+ * "no scripted response" 500. Called with the server's lock held, one request
+ * at a time, so that its state needs no lock of its own (a stateful fake:
+ * tests/fake_media_main.c). */
+typedef int (*fake_responder)(void *ud, const char *method, const char *path, const char *body,
+                              size_t body_len, fake_response *out);
+void fake_server_set_responder(fake_server *s, fake_responder fn, void *ud);
 size_t fake_server_request_count(fake_server *s);
 const char *fake_server_request_method(fake_server *s, size_t i);
 const char *fake_server_request_path(fake_server *s, size_t i);   /* with query */

@@ -266,6 +266,15 @@ int gemini_embed_encode(void *instance, const seam_embed_request *er, seam_http_
                         seam_error *err);
 int gemini_embed_decode(void *instance, const seam_embed_request *er, const char *body,
                         size_t len, seam_embeddings *out, seam_error *err);
+/* media.c: Imagen, native image output, Veo (seam_generate_media). */
+int gemini_media_encode(void *instance, const seam_media_request *mr, seam_http_request *out,
+                        seam_error *err);
+int gemini_media_decode(void *instance, const seam_media_request *mr, const char *body,
+                        size_t len, seam_media_sink *out, seam_error *err);
+int gemini_media_poll_encode(void *instance, const char *ref, seam_http_request *out,
+                             seam_error *err);
+int gemini_media_poll_decode(void *instance, const char *ref, const char *body, size_t len,
+                             seam_media_sink *out, seam_error *err);
 int gemini_count_tokens_encode(void *instance, const seam_request *req, seam_http_request *out,
                                seam_error *err);
 int gemini_count_tokens_decode(void *instance, const seam_request *req, const char *body,

@@ -101,6 +101,10 @@ static const seam_provider_vtable gemini_vtable = {
     .count_tokens_decode = gemini_count_tokens_decode,
     .cache_encode = gemini_cache_encode,
     .cache_decode = gemini_cache_decode,
+    .media_encode = gemini_media_encode,
+    .media_decode = gemini_media_decode,
+    .media_poll_encode = gemini_media_poll_encode,
+    .media_poll_decode = gemini_media_poll_decode,
     .transcribe_encode = gemini_transcribe_encode,
     .transcribe_decode = gemini_transcribe_decode,
 };

@@ -889,9 +889,9 @@ static json_object *error_json(const mock_script *sc)
 
 /* Deterministic media: a 1x1 PNG (every chunk's CRC valid) and a WAV of
  * 8 silent 8 kHz 8-bit mono samples, in base64. */
-static const char mock_png_b64[] =
+const char mock_png_b64[] =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-static const char mock_wav_b64[] =
+const char mock_wav_b64[] =
     "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
 
 /* The media items of the answer: an image and/or audio as the request asked. */
@@ -1087,6 +1087,8 @@ static int mock_serve(void *instance, const seam_http_request *hr, seam_served *
         return mock_embed_serve(instance, hr, out, err);
     if (url && strcmp(url, MOCK_COUNT_URL) == 0)
         return mock_count_serve(instance, hr, out, err);
+    if (url && strncmp(url, MOCK_MEDIA_URL, strlen(MOCK_MEDIA_URL)) == 0)
+        return mock_media_serve(instance, hr, out, err);
     if (url && strcmp(url, MOCK_TRANSCRIBE_URL) == 0)
         return mock_transcribe_serve(instance, hr, out, err);
     size_t len = 0;
@@ -1497,6 +1499,10 @@ static const seam_provider_vtable mock_vtable = {
     .embed_decode = mock_embed_decode,
     .count_tokens_encode = mock_count_encode,
     .count_tokens_decode = mock_count_decode,
+    .media_encode = mock_media_encode,
+    .media_decode = mock_media_decode,
+    .media_poll_encode = mock_media_poll_encode,
+    .media_poll_decode = mock_media_poll_decode,
     .transcribe_encode = mock_transcribe_encode,
     .transcribe_decode = mock_transcribe_decode,
 };

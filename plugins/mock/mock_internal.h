@@ -14,6 +14,7 @@
 
 #define MOCK_EMBED_URL "mock://local/v1/embeddings"
 #define MOCK_COUNT_URL "mock://local/v1/count_tokens"
+#define MOCK_MEDIA_URL "mock://local/v1/media/"
 #define MOCK_TRANSCRIBE_URL "mock://local/v1/audio/transcriptions"
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -49,6 +50,21 @@ int mock_count_serve(void *instance, const seam_http_request *hr, seam_served *o
 int mock_count_decode(void *instance, const seam_request *req, const char *body, size_t len,
                       int64_t *input_tokens, seam_error *err);
 
+/* mock.c: the deterministic media, base64: a 1x1 PNG, a short WAV. */
+extern const char mock_png_b64[];
+extern const char mock_wav_b64[];
+
+/* media.c */
+int mock_media_encode(void *instance, const seam_media_request *mr, seam_http_request *out,
+                      seam_error *err);
+int mock_media_decode(void *instance, const seam_media_request *mr, const char *body, size_t len,
+                      seam_media_sink *out, seam_error *err);
+int mock_media_poll_encode(void *instance, const char *ref, seam_http_request *out,
+                           seam_error *err);
+int mock_media_poll_decode(void *instance, const char *ref, const char *body, size_t len,
+                           seam_media_sink *out, seam_error *err);
+int mock_media_serve(void *instance, const seam_http_request *hr, seam_served *out,
+                     seam_error *err);
 /* transcribe.c */
 int mock_transcribe_encode(void *instance, const seam_transcribe_request *tr,
                            seam_http_request *out, seam_error *err);

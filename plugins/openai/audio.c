@@ -38,7 +38,7 @@
 #define DEFAULT_VOICE "alloy"
 
 int oa_chat_encode_audio(const oa_instance *in, const seam_request *req, int stream,
-                         json_object *body, seam_error *err)
+                         oa_body *body, seam_error *err)
 {
     (void)in;
     uint32_t outputs = seam_request_output_modalities(req);
@@ -46,21 +46,16 @@ int oa_chat_encode_audio(const oa_instance *in, const seam_request *req, int str
         return SEAM_OK;
     if (outputs & ~(uint32_t)(SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO))
         return oa_bad_request(err, "Chat Completions can answer with text and audio only");
-    json_object *mods = json_object_new_array();
-    json_object *audio = json_object_new_object();
-    if (!mods || !audio) {
-        json_object_put(mods);
-        json_object_put(audio);
-        return oa_nomem(err);
-    }
     /* OpenAI documents ["text","audio"] for audio output; text comes too. */
-    json_object_array_add(mods, json_object_new_string("text"));
-    json_object_array_add(mods, json_object_new_string("audio"));
-    json_object_object_add(body, "modalities", mods);
-    json_object_object_add(audio, "voice", json_object_new_string(DEFAULT_VOICE));
-    json_object_object_add(audio, "format", json_object_new_string(stream ? "pcm16" : "wav"));
-    json_object_object_add(body, "audio", audio);
-    return SEAM_OK;
+    if (oa_body_add(body, "modalities", "[\"text\",\"audio\"]") != SEAM_OK)
+        return oa_nomem(err);
+    strbuf *a = oa_body_begin(body, "audio");
+    sb_puts(a, "{");
+    oa_json_member(a, 1, "voice", DEFAULT_VOICE);
+    oa_json_member(a, 0, "format", stream ? "pcm16" : "wav");
+    sb_puts(a, "}");
+    oa_body_end(body);
+    return body->text.failed ? oa_nomem(err) : SEAM_OK;
 }
 
 /* audio.format of an options object into buf; 0 when it gives none. */

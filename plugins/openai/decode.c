@@ -2,8 +2,8 @@
  * `chat.completion.chunk` events (and a whole non-streamed body) -> seam
  * chunks: text deltas, the reasoning channel (reasoning_content, reasoning,
  * content parts, <think> tags in content), tool calls assembled by index,
- * finish reasons, usage normalized net of cache. Plain delta events take the
- * fast path in decode_scan.c first.
+ * finish reasons, usage normalized net of cache. Plain delta events, and whole
+ * responses of the usual shape, take the fast path in decode_scan.c first.
  *
  * Decoding does not depend on the profile: every variant seen on this wire is
  * understood from every server. The one exception is <think> tags in content
@@ -20,14 +20,16 @@
 
 /* ==== small helpers (the shared ones are in ../common/codec_util.c) ==== */
 
+int64_t oa_clamp_count(int64_t n)
+{
+    return n < 0 ? 0 : n > OA_MAX_TOKENS ? OA_MAX_TOKENS : n;
+}
+
 int oa_jcount(json_object *obj, const char *key, int64_t *out)
 {
     if (!jint(obj, key, out))
         return 0;
-    if (*out < 0)
-        *out = 0;
-    else if (*out > OA_MAX_TOKENS)
-        *out = OA_MAX_TOKENS;
+    *out = oa_clamp_count(*out);
     return 1;
 }
 
@@ -39,11 +41,16 @@ void *oa_chat_decoder_new(const oa_instance *in)
     d->wire = OA_WIRE_CHAT;
     d->in = in;
     d->think_on = d->in && d->in->think_tags > 0;
-    if (!(d->tok = json_tokener_new())) {
-        oa_chat_decoder_free(d);
-        return NULL;
-    }
     return d;
+}
+
+/* The tokener is made on first use: a response or stream the scanner
+ * (decode_scan.c) decodes whole never needs one. NULL when out of memory. */
+static json_tokener *chat_tok(oa_decoder *d)
+{
+    if (!d->tok)
+        d->tok = json_tokener_new();
+    return d->tok;
 }
 
 void oa_chat_decoder_free(oa_decoder *d)
@@ -358,25 +365,34 @@ static int emit_stop(oa_decoder *d, seam_emitter *em)
     return emit(em, &c);
 }
 
+void oa_chat_usage(const oa_usage_counts *c, seam_usage *out)
+{
+    /* prompt_tokens counts the cached ones: the SDK makes input net of them. */
+    int64_t cached = (c->have & OA_HAVE_CACHED) ? c->cached : (c->have & OA_HAVE_CACHE_HIT) ? c->cache_hit : -1;
+    seam_usage us;
+    seam_usage_from_counts(&us, (c->have & OA_HAVE_PROMPT) ? c->prompt : -1, cached, -1,
+                           (c->have & OA_HAVE_COMPLETION) ? c->completion : -1,
+                           (c->have & OA_HAVE_REASONING) ? c->reasoning : -1, 1);
+    if (us.present)
+        *out = us;
+}
+
 static void read_usage(json_object *u, seam_usage *out)
 {
     if (!json_object_is_type(u, json_type_object))
         return;
-    /* prompt_tokens counts the cached ones: the SDK makes input net of them. */
-    int64_t prompt = -1, completion = -1, cached = -1, reasoning = -1;
-    if (!oa_jcount(jget(u, "prompt_tokens_details"), "cached_tokens", &cached) &&
-        !oa_jcount(u, "prompt_cache_hit_tokens", &cached))
-        cached = -1;
-    if (!oa_jcount(u, "prompt_tokens", &prompt))
-        prompt = -1;
-    if (!oa_jcount(u, "completion_tokens", &completion))
-        completion = -1;
-    if (!oa_jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &reasoning))
-        reasoning = -1;
-    seam_usage us;
-    seam_usage_from_counts(&us, prompt, cached, -1, completion, reasoning, 1);
-    if (us.present)
-        *out = us;
+    oa_usage_counts c = {0};
+    if (oa_jcount(jget(u, "prompt_tokens_details"), "cached_tokens", &c.cached))
+        c.have |= OA_HAVE_CACHED;
+    if (oa_jcount(u, "prompt_cache_hit_tokens", &c.cache_hit))
+        c.have |= OA_HAVE_CACHE_HIT;
+    if (oa_jcount(u, "prompt_tokens", &c.prompt))
+        c.have |= OA_HAVE_PROMPT;
+    if (oa_jcount(u, "completion_tokens", &c.completion))
+        c.have |= OA_HAVE_COMPLETION;
+    if (oa_jcount(jget(u, "completion_tokens_details"), "reasoning_tokens", &c.reasoning))
+        c.have |= OA_HAVE_REASONING;
+    oa_chat_usage(&c, out);
 }
 
 /* A Mistral thinking part: "thinking" is a string or an array of text parts. */
@@ -429,6 +445,15 @@ static int on_content(oa_decoder *d, seam_emitter *em, json_object *content)
     return SEAM_OK;
 }
 
+int oa_chat_on_refusal(oa_decoder *d, seam_emitter *em, const char *refusal)
+{
+    if (!refusal || !*refusal)
+        return SEAM_OK;
+    d->refusal_seen = 1;
+    int rc = think_end(d, em);
+    return rc == SEAM_OK ? on_text(d, em, refusal) : rc;
+}
+
 /* One delta (stream) or message (whole response). `whole`: tool calls are
  * complete, their position is their index. */
 static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int whole)
@@ -443,12 +468,8 @@ static int on_delta(oa_decoder *d, seam_emitter *em, json_object *delta, int who
         return rc;
     if ((rc = on_content(d, em, jget(delta, "content"))) != SEAM_OK)
         return rc;
-    const char *refusal = jstr(delta, "refusal");
-    if (refusal && *refusal) {
-        d->refusal_seen = 1;
-        if ((rc = think_end(d, em)) != SEAM_OK || (rc = on_text(d, em, refusal)) != SEAM_OK)
-            return rc;
-    }
+    if ((rc = oa_chat_on_refusal(d, em, jstr(delta, "refusal"))) != SEAM_OK)
+        return rc;
     json_object *calls = jget(delta, "tool_calls");
     if (!json_object_is_type(calls, json_type_array))
         return SEAM_OK;
@@ -496,11 +517,15 @@ static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
 }
 
 /* The fast path skips the id; the finish event, which it never takes, has it too. */
-static void note_id(oa_decoder *d, json_object *root)
+void oa_chat_note_id(oa_decoder *d, const char *id)
 {
-    const char *id = jstr(root, "id");
     if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id)
         memcpy(d->response_id, id, strlen(id) + 1);
+}
+
+static void note_id(oa_decoder *d, json_object *root)
+{
+    oa_chat_note_id(d, jstr(root, "id"));
 }
 
 static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
@@ -538,6 +563,8 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
     int rc_fast;
     if (oa_scan_event(d, frame, data, len, out, &rc_fast))
         return rc_fast;
+    if (!chat_tok(d))
+        return oa_nomem(err);
     json_object *root = json_parse_with(d->tok, data, len);
     if (!root)
         return oa_malformed(err, "stream event");
@@ -584,12 +611,35 @@ int oa_chat_decode_finish(oa_decoder *d, seam_emitter *out, seam_error *err)
     return SEAM_OK;
 }
 
+/* The end of a whole response, on both paths: its finish reason, its usage,
+ * the stop chunk. */
+int oa_chat_whole_end(oa_decoder *d, seam_emitter *out, const char *finish_reason,
+                      const seam_usage *usage)
+{
+    int rc = on_finish(d, out, finish_reason);
+    if (rc != SEAM_OK)
+        return rc;
+    if (usage && usage->present)
+        d->usage = *usage;
+    return emit_stop(d, out);
+}
+
 int oa_chat_decode_response(const oa_instance *in, const seam_request *req, const char *body,
                             size_t len, seam_emitter *out, seam_error *err)
 {
     oa_decoder *d = oa_chat_decoder_new(in);
     if (!d)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    int rc_fast;
+    if (oa_scan_response(d, body, len, out, &rc_fast)) {
+        oa_chat_decoder_free(d);
+        return rc_fast;
+    }
+    if (!chat_tok(d)) {
+        oa_chat_decoder_free(d);
+        return oa_nomem(err);
+    }
+    /* Only here: the scanner leaves a message with audio to this path. */
     oa_chat_audio_setup(d, in, req, 0);
     json_object *root = json_parse_with(d->tok, body, len);
     if (!json_object_is_type(root, json_type_object)) {
@@ -612,14 +662,13 @@ int oa_chat_decode_response(const oa_instance *in, const seam_request *req, cons
                 rc = oa_chat_on_audio(d, out, jget(message, "audio"), err);
             if (rc == SEAM_OK)
                 rc = oa_chat_end_audio(d, out, err);
-            if (rc == SEAM_OK)
-                rc = on_finish(d, out, jstr(choice, "finish_reason"));
             if (rc == SEAM_OK) {
                 json_object *usage = jget(root, "usage");
                 if (!usage)
                     usage = jget(jget(root, "x_groq"), "usage");
-                read_usage(usage, &d->usage);
-                rc = emit_stop(d, out);
+                seam_usage us = {0};
+                read_usage(usage, &us);
+                rc = oa_chat_whole_end(d, out, jstr(choice, "finish_reason"), &us);
             }
         }
     }

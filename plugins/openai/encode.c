@@ -2,7 +2,9 @@
  * `POST {base_url}/chat/completions` JSON body (messages, tools, tool_choice,
  * response_format, sampling, max tokens, stop, the reasoning budget, stream
  * options), with each profile's quirks (the profiles: options.c; Mistral's
- * tool call ids: mistral_ids.c).
+ * tool call ids: mistral_ids.c). The body is written as JSON text member by
+ * member (body.c): json-c builds only the tools, the response format and the
+ * reasoning object, whose schemas it parses anyway.
  *
  * The reasoning budget (seam_request_reasoning_budget, tokens; 0 sends
  * nothing) on each documented wire. Effort levels from a budget: three levels
@@ -38,6 +40,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,155 +57,165 @@ static int xai_reasoning_model(const char *model)
            oa_model_is(m, "grok-code");
 }
 
+/* "data:<mime>;base64,<b64>" as a JSON string (as oa_data_url makes it). */
+static int data_url(strbuf *b, const char *mime, const char *b64)
+{
+    strbuf u = {0};
+    int rc = SEAM_ERR_NOMEM;
+    if (!sb_puts(&u, "data:") && !sb_puts(&u, mime) && !sb_puts(&u, ";base64,") && !sb_puts(&u, b64))
+        rc = oa_json_string_n(b, u.data, u.len);
+    sb_free(&u);
+    return rc;
+}
+
 /* One media part of a user message as a Chat Completions content part. */
-static int media_part(const seam_part *p, json_object **out, seam_error *err)
+static int media_part(const seam_part *p, strbuf *b, seam_error *err)
 {
     const char *mime = seam_part_mime_type(p);
     const char *data = seam_part_media_data(p);
     seam_media_source src = seam_part_media_source(p);
     if (!mime || !data)
         return oa_bad_request(err, "a media part lacks its type or data");
-    json_object *part = json_object_new_object();
     if (strncasecmp(mime, "image/", 6) == 0) {
-        json_object *img = json_object_new_object();
-        json_object_object_add(img, "url", src == SEAM_MEDIA_URL ? json_object_new_string(data)
-                                                                 : oa_data_url(mime, data));
-        json_object_object_add(part, "type", json_object_new_string("image_url"));
-        json_object_object_add(part, "image_url", img);
-    } else if (strncasecmp(mime, "audio/", 6) == 0 && src == SEAM_MEDIA_BASE64) {
+        sb_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":");
+        if (src == SEAM_MEDIA_URL) {
+            oa_json_string(b, data);
+        } else {
+            data_url(b, mime, data);
+        }
+        return sb_puts(b, "}}");
+    }
+    if (strncasecmp(mime, "audio/", 6) == 0 && src == SEAM_MEDIA_BASE64) {
         const char *fmt = NULL;
         if (contains_ci(mime, "wav"))
             fmt = "wav";
         else if (contains_ci(mime, "mpeg") || contains_ci(mime, "mp3"))
             fmt = "mp3";
-        if (!fmt) {
-            json_object_put(part);
+        if (!fmt)
             return oa_bad_request(err, "audio type %s is not supported (wav or mp3 only)", mime);
-        }
-        json_object *audio = json_object_new_object();
-        json_object_object_add(audio, "data", json_object_new_string(data));
-        json_object_object_add(audio, "format", json_object_new_string(fmt));
-        json_object_object_add(part, "type", json_object_new_string("input_audio"));
-        json_object_object_add(part, "input_audio", audio);
-    } else if (strcasecmp(mime, "application/pdf") == 0 && src == SEAM_MEDIA_BASE64) {
-        json_object *file = json_object_new_object();
-        json_object_object_add(file, "filename", json_object_new_string("document.pdf"));
-        json_object_object_add(file, "file_data", oa_data_url(mime, data));
-        json_object_object_add(part, "type", json_object_new_string("file"));
-        json_object_object_add(part, "file", file);
-    } else {
-        json_object_put(part);
-        return oa_bad_request(err, "media of type %s cannot be sent on this wire (as given)", mime);
+        sb_puts(b, "{\"type\":\"input_audio\",\"input_audio\":{");
+        oa_json_member(b, 1, "data", data);
+        oa_json_member(b, 0, "format", fmt);
+        return sb_puts(b, "}}");
     }
-    *out = part;
-    return SEAM_OK;
+    if (strcasecmp(mime, "application/pdf") == 0 && src == SEAM_MEDIA_BASE64) {
+        sb_puts(b, "{\"type\":\"file\",\"file\":{\"filename\":\"document.pdf\",\"file_data\":");
+        data_url(b, mime, data);
+        return sb_puts(b, "}}");
+    }
+    return oa_bad_request(err, "media of type %s cannot be sent on this wire (as given)", mime);
 }
 
-static json_object *tool_message(const oa_instance *in, oa_id_map *ids, const seam_part *p)
+/* A tool result's message: role tool, the call's id, (the tool's name,) the
+ * result as oa_tool_result_content carries it. */
+static int tool_message(const oa_instance *in, oa_id_map *ids, const seam_part *p, strbuf *b, int *first)
 {
-    json_object *m = json_object_new_object();
-    json_object_object_add(m, "role", json_object_new_string("tool"));
-    json_object_object_add(m, "tool_call_id",
-                           json_object_new_string(oa_wire_id(ids, seam_part_tool_call_id(p))));
+    if (!*first)
+        sb_puts(b, ",");
+    *first = 0;
+    sb_puts(b, "{\"role\":\"tool\"");
+    oa_json_member(b, 0, "tool_call_id", oa_wire_id(ids, seam_part_tool_call_id(p)));
     if ((in->profile->flags & PF_TOOL_NAME) && seam_part_tool_name(p))
-        json_object_object_add(m, "name", json_object_new_string(seam_part_tool_name(p)));
-    json_object_object_add(m, "content", oa_tool_result_content(seam_part_result_json(p)));
-    return m;
+        oa_json_member(b, 0, "name", seam_part_tool_name(p));
+    oa_json_member(b, 0, "content", NULL);
+    const char *result = seam_part_result_json(p);
+    json_object *v = result ? json_parse_strict(result, strlen(result)) : NULL;
+    /* A JSON string goes as its text, anything else as its JSON text. */
+    oa_json_string(b, !result ? "" : json_object_is_type(v, json_type_string) ? json_object_get_string(v) : result);
+    json_object_put(v);
+    return sb_puts(b, "}");
 }
 
-static int encode_user(const oa_instance *in, oa_id_map *ids, const seam_message *msg,
-                       json_object *messages, seam_error *err)
+static int encode_user(const oa_instance *in, oa_id_map *ids, const seam_message *msg, strbuf *b,
+                       int *first, seam_error *err)
 {
-    json_object *parts = json_object_new_array();
     size_t n_text = 0, n_other = 0;
     const char *only_text = NULL;
+    strbuf parts = {0}; /* the content parts, in case there is more than one text */
     for (size_t i = 0; i < seam_message_part_count(msg); i++) {
         const seam_part *p = seam_message_part(msg, i);
         switch (seam_part_get_type(p)) {
         case SEAM_PART_TEXT: {
-            json_object *t = json_object_new_object();
-            json_object_object_add(t, "type", json_object_new_string("text"));
-            json_object_object_add(t, "text", json_object_new_string(seam_part_text(p) ? seam_part_text(p) : ""));
-            json_object_array_add(parts, t);
+            const char *text = seam_part_text(p) ? seam_part_text(p) : "";
+            sb_puts(&parts, n_text + n_other ? ",{\"type\":\"text\"" : "{\"type\":\"text\"");
+            oa_json_member(&parts, 0, "text", text);
+            sb_puts(&parts, "}");
             only_text = seam_part_text(p);
             n_text++;
             break;
         }
         case SEAM_PART_MEDIA: {
-            json_object *mp = NULL;
-            int rc = media_part(p, &mp, err);
+            if (n_text + n_other)
+                sb_puts(&parts, ",");
+            int rc = media_part(p, &parts, err);
             if (rc != SEAM_OK) {
-                json_object_put(parts);
+                sb_free(&parts);
                 return rc;
             }
-            json_object_array_add(parts, mp);
             n_other++;
             break;
         }
         case SEAM_PART_TOOL_RESULT:
             /* Tool results must directly follow the assistant's tool calls. */
-            json_object_array_add(messages, tool_message(in, ids, p));
+            tool_message(in, ids, p, b, first);
             break;
         default: /* reasoning and tool calls do not belong in a user turn here */
             break;
         }
     }
     if (n_text + n_other > 0) {
-        json_object *m = json_object_new_object();
-        json_object_object_add(m, "role", json_object_new_string("user"));
+        if (!*first)
+            sb_puts(b, ",");
+        *first = 0;
+        sb_puts(b, "{\"role\":\"user\",\"content\":");
         if (n_text == 1 && n_other == 0) {
-            json_object_object_add(m, "content", json_object_new_string(only_text ? only_text : ""));
-            json_object_put(parts);
+            oa_json_string(b, only_text ? only_text : "");
         } else {
-            json_object_object_add(m, "content", parts);
+            sb_puts(b, "[");
+            if (parts.failed)
+                b->failed = 1;
+            else
+                sb_append(b, parts.data, parts.len);
+            sb_puts(b, "]");
         }
-        json_object_array_add(messages, m);
-    } else {
-        json_object_put(parts);
+        sb_puts(b, "}");
     }
-    return SEAM_OK;
+    int rc = parts.failed ? SEAM_ERR_NOMEM : SEAM_OK;
+    sb_free(&parts);
+    return rc;
 }
 
-static int encode_assistant(oa_id_map *ids, const seam_message *msg, json_object *messages)
+static int encode_assistant(oa_id_map *ids, const seam_message *msg, strbuf *b, int *first)
 {
-    strbuf text = {0}, spoken = {0};
+    strbuf text = {0}, calls = {0}, spoken = {0};
     int has_text = 0;
-    json_object *calls = json_object_new_array();
+    size_t n_calls = 0;
     for (size_t i = 0; i < seam_message_part_count(msg); i++) {
         const seam_part *p = seam_message_part(msg, i);
         switch (seam_part_get_type(p)) {
         case SEAM_PART_TEXT:
-            if (sb_puts(&text, seam_part_text(p)) != SEAM_OK) {
-                sb_free(&text);
-                json_object_put(calls);
-                return SEAM_ERR_NOMEM;
-            }
+            sb_puts(&text, seam_part_text(p));
             has_text = 1;
             break;
         case SEAM_PART_TOOL_CALL: {
             if (seam_part_provider_executed(p))
                 break; /* run by the provider: not the client's call to replay */
             const char *args = seam_part_args_json(p);
-            json_object *fn = json_object_new_object();
-            json_object_object_add(fn, "name", json_object_new_string(seam_part_tool_name(p) ? seam_part_tool_name(p) : ""));
-            json_object_object_add(fn, "arguments", json_object_new_string(args && *args ? args : "{}"));
-            json_object *call = json_object_new_object();
-            json_object_object_add(call, "id", json_object_new_string(oa_wire_id(ids, seam_part_tool_call_id(p))));
-            json_object_object_add(call, "type", json_object_new_string("function"));
-            json_object_object_add(call, "function", fn);
-            json_object_array_add(calls, call);
+            sb_puts(&calls, n_calls ? ",{" : "{");
+            oa_json_member(&calls, 1, "id", oa_wire_id(ids, seam_part_tool_call_id(p)));
+            sb_puts(&calls, ",\"type\":\"function\",\"function\":{");
+            oa_json_member(&calls, 1, "name", seam_part_tool_name(p) ? seam_part_tool_name(p) : "");
+            oa_json_member(&calls, 0, "arguments", args && *args ? args : "{}");
+            sb_puts(&calls, "}}");
+            n_calls++;
             break;
         }
         case SEAM_PART_MEDIA:
             /* An audio answer goes back as its transcript: the audio id it
              * had expires within the hour, and OpenAI's audio guide takes the
              * transcript as the assistant's content in its stead. */
-            if (seam_part_media_transcript(p) &&
-                sb_puts(&spoken, seam_part_media_transcript(p)) != SEAM_OK) {
-                sb_free(&text);
-                json_object_put(calls);
-                return SEAM_ERR_NOMEM;
-            }
+            if (seam_part_media_transcript(p))
+                sb_puts(&spoken, seam_part_media_transcript(p)); /* failure: spoken.failed */
             break;
         default: /* reasoning is never sent back on this wire */
             break;
@@ -214,53 +227,56 @@ static int encode_assistant(oa_id_map *ids, const seam_message *msg, json_object
         spoken = t;
         has_text = 1;
     }
+    int rc = text.failed || calls.failed || spoken.failed ? SEAM_ERR_NOMEM : SEAM_OK;
     sb_free(&spoken);
-    size_t n_calls = json_object_array_length(calls);
-    if (!has_text && n_calls == 0) {
-        sb_free(&text);
-        json_object_put(calls);
-        return SEAM_OK; /* nothing this wire can carry (e.g. reasoning only) */
+    if (rc == SEAM_OK && (has_text || n_calls)) {
+        if (!*first)
+            sb_puts(b, ",");
+        *first = 0;
+        sb_puts(b, "{\"role\":\"assistant\",\"content\":");
+        if (has_text)
+            oa_json_string_n(b, text.data ? text.data : "", text.len);
+        else
+            sb_puts(b, "null");
+        if (n_calls) {
+            sb_puts(b, ",\"tool_calls\":[");
+            sb_append(b, calls.data, calls.len);
+            sb_puts(b, "]");
+        }
+        sb_puts(b, "}");
     }
-    json_object *m = json_object_new_object();
-    json_object_object_add(m, "role", json_object_new_string("assistant"));
-    if (has_text)
-        json_object_object_add(m, "content", json_object_new_string_len(text.data ? text.data : "", (int)text.len));
-    else
-        json_object_object_add(m, "content", NULL);
-    if (n_calls)
-        json_object_object_add(m, "tool_calls", calls);
-    else
-        json_object_put(calls);
-    json_object_array_add(messages, m);
     sb_free(&text);
-    return SEAM_OK;
+    sb_free(&calls);
+    return rc;
 }
 
 static int encode_messages(const oa_instance *in, oa_id_map *ids, const seam_request *req,
-                           int reasoning_model, json_object *messages, seam_error *err)
+                           int reasoning_model, strbuf *b, seam_error *err)
 {
+    int first = 1;
+    sb_puts(b, "[");
     const char *system = seam_request_system(req);
     if (system && *system) {
-        json_object *m = json_object_new_object();
-        json_object_object_add(m, "role", json_object_new_string(reasoning_model ? "developer" : "system"));
-        json_object_object_add(m, "content", json_object_new_string(system));
-        json_object_array_add(messages, m);
+        sb_puts(b, reasoning_model ? "{\"role\":\"developer\"" : "{\"role\":\"system\"");
+        oa_json_member(b, 0, "content", system);
+        sb_puts(b, "}");
+        first = 0;
     }
     for (size_t i = 0; i < seam_request_message_count(req); i++) {
         const seam_message *msg = seam_request_message(req, i);
         int rc = SEAM_OK;
         switch (seam_message_role(msg)) {
         case SEAM_ROLE_USER:
-            rc = encode_user(in, ids, msg, messages, err);
+            rc = encode_user(in, ids, msg, b, &first, err);
             break;
         case SEAM_ROLE_ASSISTANT:
-            rc = encode_assistant(ids, msg, messages);
+            rc = encode_assistant(ids, msg, b, &first);
             break;
         case SEAM_ROLE_TOOL:
             for (size_t j = 0; j < seam_message_part_count(msg); j++) {
                 const seam_part *p = seam_message_part(msg, j);
                 if (seam_part_get_type(p) == SEAM_PART_TOOL_RESULT)
-                    json_object_array_add(messages, tool_message(in, ids, p));
+                    tool_message(in, ids, p, b, &first);
             }
             break;
         default:
@@ -269,10 +285,20 @@ static int encode_messages(const oa_instance *in, oa_id_map *ids, const seam_req
         if (rc != SEAM_OK)
             return rc;
     }
-    return SEAM_OK;
+    sb_puts(b, "]");
+    return b->failed ? SEAM_ERR_NOMEM : SEAM_OK;
 }
 
-static int encode_tools(const seam_request *req, json_object *body, seam_error *err)
+/* A json-c value (taken) as a member's JSON text. */
+static int add_json(oa_body *body, const char *key, json_object *v)
+{
+    const char *text = v ? json_text(v) : "null";
+    int rc = text ? oa_body_add(body, key, text) : SEAM_ERR_NOMEM;
+    json_object_put(v);
+    return rc;
+}
+
+static int encode_tools(const seam_request *req, oa_body *body, seam_error *err)
 {
     size_t n = seam_request_tool_count(req);
     if (n == 0)
@@ -296,15 +322,15 @@ static int encode_tools(const seam_request *req, json_object *body, seam_error *
         json_object_object_add(tool, "function", fn);
         json_object_array_add(tools, tool);
     }
-    json_object_object_add(body, "tools", tools);
+    add_json(body, "tools", tools);
 
     const char *named = NULL;
     switch (seam_request_tool_choice(req, &named)) {
     case SEAM_TOOL_CHOICE_NONE:
-        json_object_object_add(body, "tool_choice", json_object_new_string("none"));
+        oa_body_add_string(body, "tool_choice", "none");
         break;
     case SEAM_TOOL_CHOICE_REQUIRED:
-        json_object_object_add(body, "tool_choice", json_object_new_string("required"));
+        oa_body_add_string(body, "tool_choice", "required");
         break;
     case SEAM_TOOL_CHOICE_NAMED: {
         json_object *fn = json_object_new_object();
@@ -312,17 +338,17 @@ static int encode_tools(const seam_request *req, json_object *body, seam_error *
         json_object *tc = json_object_new_object();
         json_object_object_add(tc, "type", json_object_new_string("function"));
         json_object_object_add(tc, "function", fn);
-        json_object_object_add(body, "tool_choice", tc);
+        add_json(body, "tool_choice", tc);
         break;
     }
     default:
-        json_object_object_add(body, "tool_choice", json_object_new_string("auto"));
+        oa_body_add_string(body, "tool_choice", "auto");
     }
     return SEAM_OK;
 }
 
 static int encode_response_format(const oa_instance *in, const seam_request *req,
-                                  json_object *body, seam_error *err)
+                                  oa_body *body, seam_error *err)
 {
     const char *name = NULL;
     json_object *schema = NULL;
@@ -342,7 +368,7 @@ static int encode_response_format(const oa_instance *in, const seam_request *req
         json_object_object_add(rf, "type", json_object_new_string("json_schema"));
         json_object_object_add(rf, "json_schema", js);
     }
-    json_object_object_add(body, "response_format", rf);
+    add_json(body, "response_format", rf);
     return SEAM_OK;
 }
 
@@ -390,11 +416,11 @@ static const char *openai_effort_of(const oa_model_rules *rules, const seam_requ
  * server or model documents nothing, nothing is sent (an unknown field is
  * refused by several of them). See the header comment. */
 static void encode_reasoning(const oa_instance *in, const char *model, const char *openai_effort,
-                             int64_t budget, json_object *body)
+                             int64_t budget, oa_body *body)
 {
     if (in->profile->reasoning == RW_OPENAI) { /* decided by openai_effort_of() */
         if (openai_effort)
-            json_object_object_add(body, "reasoning_effort", json_object_new_string(openai_effort));
+            oa_body_add_string(body, "reasoning_effort", openai_effort);
         return;
     }
     if (budget <= 0)
@@ -409,10 +435,10 @@ static void encode_reasoning(const oa_instance *in, const char *model, const cha
             effort = effort_for_budget(budget, 0);
         } else if (oa_model_is(m, "qwen3")) { /* "none" or "default" only */
             effort = "default";
-            json_object_object_add(body, "reasoning_format", json_object_new_string("parsed"));
+            oa_body_add_string(body, "reasoning_format", "parsed");
         } else if (oa_model_is(m, "qwq") || oa_model_is(m, "deepseek-r1-distill-llama") ||
                    oa_model_is(m, "deepseek-r1-distill-qwen")) {
-            json_object_object_add(body, "reasoning_format", json_object_new_string("parsed"));
+            oa_body_add_string(body, "reasoning_format", "parsed");
         }
         break;
     case RW_MISTRAL:
@@ -432,20 +458,20 @@ static void encode_reasoning(const oa_instance *in, const char *model, const cha
         json_object *r = json_object_new_object();
         json_object_object_add(r, "effort", json_object_new_string(oa_effort_for_budget(
                                                 EF_LOW | EF_MEDIUM | EF_HIGH | EF_XHIGH, budget, 0)));
-        json_object_object_add(body, "reasoning", r);
+        add_json(body, "reasoning", r);
         break;
     }
     case RW_OLLAMA:
         effort = effort_for_budget(budget, 0);
         break;
     case RW_VLLM:
-        json_object_object_add(body, "thinking_token_budget", json_object_new_int64(budget));
+        add_json(body, "thinking_token_budget", json_object_new_int64(budget));
         break;
     case RW_NONE:
         break;
     }
     if (effort)
-        json_object_object_add(body, "reasoning_effort", json_object_new_string(effort));
+        oa_body_add_string(body, "reasoning_effort", effort);
 }
 
 int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
@@ -476,65 +502,68 @@ int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
     int no_sampling = (reasoning_model && !(openai_effort && strcmp(openai_effort, "none") == 0)) ||
                       ((f & PF_DEEPSEEK) && oa_model_is(oa_model_base(model), "deepseek-reasoner"));
 
-    json_object *body = json_object_new_object();
-    json_object *messages = json_object_new_array();
-    if (!body || !messages) {
-        json_object_put(body);
-        json_object_put(messages);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
-    }
-    json_object_object_add(body, "model", json_object_new_string(model));
-    json_object_object_add(body, "messages", messages);
+    oa_body body = {0};
+    oa_body_add_string(&body, "model", model);
     oa_id_map ids = {0};
     if (f & PF_SHORT_TOOL_IDS)
         oa_id_map_reserve(&ids, req);
     int rc = encode_messages(in, (f & PF_SHORT_TOOL_IDS) ? &ids : NULL, req, reasoning_model,
-                             messages, err);
+                             oa_body_begin(&body, "messages"), err);
+    oa_body_end(&body);
     if (rc == SEAM_OK && ids.nomem)
-        rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+        rc = SEAM_ERR_NOMEM;
     free(ids.items);
     if (rc == SEAM_OK)
-        rc = encode_tools(req, body, err);
+        rc = encode_tools(req, &body, err);
     if (rc == SEAM_OK)
-        rc = encode_response_format(in, req, body, err);
+        rc = encode_response_format(in, req, &body, err);
     if (rc == SEAM_OK)
-        rc = oa_chat_encode_audio(in, req, stream, body, err);
+        rc = oa_chat_encode_audio(in, req, stream, &body, err);
     if (rc != SEAM_OK) {
-        json_object_put(body);
+        oa_body_free(&body);
+        if (rc == SEAM_ERR_NOMEM && err && err->kind == SEAM_ERROR_NONE)
+            seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
         return rc;
     }
 
+    char num[64];
     double temperature;
-    if (seam_request_temperature(req, &temperature) && !no_sampling && isfinite(temperature))
-        json_object_object_add(body, "temperature", json_double(temperature));
+    if (seam_request_temperature(req, &temperature) && !no_sampling && isfinite(temperature)) {
+        /* as json_double() prints it, whatever the locale's decimal mark */
+        snprintf(num, sizeof num, "%.15g", temperature);
+        for (char *p = num; *p; p++)
+            if (*p == ',')
+                *p = '.';
+        oa_body_add(&body, "temperature", num);
+    }
     int64_t max_tokens = seam_request_max_tokens(req);
     if (max_tokens > 0) {
         int param = in->max_tokens_param;
         if (param == MAXTOK_AUTO)
             param = reasoning_model ? MAXTOK_MAX_COMPLETION_TOKENS : MAXTOK_MAX_TOKENS;
-        json_object_object_add(body,
-                               param == MAXTOK_MAX_COMPLETION_TOKENS ? "max_completion_tokens" : "max_tokens",
-                               json_object_new_int64(max_tokens));
+        snprintf(num, sizeof num, "%" PRId64, max_tokens);
+        oa_body_add(&body, param == MAXTOK_MAX_COMPLETION_TOKENS ? "max_completion_tokens" : "max_tokens", num);
     }
     size_t n_stop = seam_request_stop_count(req);
     if (n_stop > 0 && !no_stop) {
-        json_object *stops = json_object_new_array();
-        for (size_t i = 0; stops && i < n_stop; i++)
-            json_object_array_add(stops, json_object_new_string(seam_request_stop(req, i)));
-        json_object_object_add(body, "stop", stops);
-    }
-    encode_reasoning(in, model, openai_effort, seam_request_reasoning_budget(req), body);
-    if (stream) {
-        json_object_object_add(body, "stream", json_object_new_boolean(1));
-        int usage = in->stream_usage >= 0 ? in->stream_usage : (f & PF_STREAM_USAGE) != 0;
-        if (usage) {
-            json_object *so = json_object_new_object();
-            if (so) /* json-c asserts on a NULL object; the core sees errno */
-                json_object_object_add(so, "include_usage", json_object_new_boolean(1));
-            json_object_object_add(body, "stream_options", so);
+        strbuf *b = oa_body_begin(&body, "stop");
+        sb_puts(b, "[");
+        for (size_t i = 0; i < n_stop; i++) {
+            if (i)
+                sb_puts(b, ",");
+            oa_json_string(b, seam_request_stop(req, i));
         }
+        sb_puts(b, "]");
+        oa_body_end(&body);
     }
-    rc = oa_finish_request(in, req, body, "/chat/completions", stream, out, err);
-    json_object_put(body);
+    encode_reasoning(in, model, openai_effort, seam_request_reasoning_budget(req), &body);
+    if (stream) {
+        oa_body_add(&body, "stream", "true");
+        int usage = in->stream_usage >= 0 ? in->stream_usage : (f & PF_STREAM_USAGE) != 0;
+        if (usage)
+            oa_body_add(&body, "stream_options", "{\"include_usage\":true}");
+    }
+    rc = oa_finish_body(in, req, &body, "/chat/completions", stream, out, err);
+    oa_body_free(&body);
     return rc;
 }

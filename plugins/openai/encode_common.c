@@ -149,13 +149,54 @@ int oa_add_auth(const oa_instance *in, seam_http_request *out)
     return seam_http_request_add_secret_header(out, header, prefix ? prefix : "");
 }
 
-int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
-                      const char *path, int stream, seam_http_request *out, seam_error *err)
+/* The HTTP request around a finished body text (taken): URL, method, headers,
+ * framing. */
+static int finish_http(const oa_instance *in, char *text, size_t len, const char *path, int stream,
+                       seam_http_request *out, seam_error *err)
 {
-    /* The options: the conf's body fields, then the request's (its flat keys
-     * and its "openai" and conf-name namespaces), then extra_body, the conf's
-     * and the request's; what the plugin does not know is reported, never
-     * sent. */
+    strbuf url = {0};
+    if (!text || sb_puts(&url, in->base_url) || sb_puts(&url, path)) {
+        free(text);
+        sb_free(&url);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    }
+    int rc = seam_http_request_set_url(out, url.data);
+    sb_free(&url);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_take_body(out, text, len);
+    else
+        free(text);
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Content-Type", "application/json");
+    if (rc == SEAM_OK)
+        rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
+    if (rc == SEAM_OK)
+        rc = oa_add_auth(in, out);
+    if (rc == SEAM_OK && in->headers_json) {
+        json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
+        json_object_object_foreach(h, hk, hv)
+        {
+            if (rc == SEAM_OK)
+                rc = seam_http_request_add_header(out, hk, json_object_get_string(hv));
+        }
+        json_object_put(h);
+    }
+    if (rc == SEAM_OK && stream)
+        rc = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
+    if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
+    return rc;
+}
+
+/* The options over a json-c body: the conf's body fields, then the
+ * request's (its flat keys and its "openai" and conf-name namespaces), then
+ * extra_body, the conf's and the request's; what the plugin does not know is
+ * reported, never sent. */
+static int merge_all_options(const oa_instance *in, const seam_request *req, json_object *body,
+                             const char *path, seam_http_request *out, seam_error *err)
+{
     int rc = SEAM_OK;
     popt_view view = { 0 };
     const char *ropts = seam_request_provider_options(req);
@@ -185,44 +226,49 @@ int oa_finish_request(const oa_instance *in, const seam_request *req, json_objec
                           popt_warn(out, view.notes.data) != SEAM_OK))
         rc = seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
     popt_view_free(&view);
+    return rc;
+}
+
+int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
+                      const char *path, int stream, seam_http_request *out, seam_error *err)
+{
+    int rc = merge_all_options(in, req, body, path, out, err);
     if (rc != SEAM_OK)
         return rc;
     const char *text = json_text(body);
     size_t len = text ? strlen(text) : 0;
     char *copy = text ? malloc(len + 1) : NULL;
-    strbuf url = {0};
-    if (!copy || sb_puts(&url, in->base_url) || sb_puts(&url, path)) {
-        free(copy);
-        sb_free(&url);
+    if (copy)
+        memcpy(copy, text, len + 1);
+    return finish_http(in, copy, len, path, stream, out, err);
+}
+
+/* Whether anything could change or annotate a body: the conf's fields,
+ * extra_body or notes, the request's provider options. */
+static int has_options(const oa_instance *in, const seam_request *req)
+{
+    const char *ropts = seam_request_provider_options(req);
+    return (in->body_options && *in->body_options) || in->conf_extra ||
+           (in->conf_notes && *in->conf_notes) || (ropts && *ropts);
+}
+
+int oa_finish_body(const oa_instance *in, const seam_request *req, oa_body *body, const char *path,
+                   int stream, seam_http_request *out, seam_error *err)
+{
+    size_t len = 0;
+    char *text = oa_body_render(body, &len);
+    if (!text)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
-    }
-    memcpy(copy, text, len + 1);
-    rc = seam_http_request_set_url(out, url.data);
-    sb_free(&url);
-    if (rc == SEAM_OK)
-        rc = seam_http_request_set_method(out, SEAM_HTTP_POST);
-    if (rc == SEAM_OK)
-        rc = seam_http_request_take_body(out, copy, len);
-    else
-        free(copy);
-    if (rc == SEAM_OK)
-        rc = seam_http_request_add_header(out, "Content-Type", "application/json");
-    if (rc == SEAM_OK)
-        rc = seam_http_request_add_header(out, "Accept", stream ? "text/event-stream" : "application/json");
-    if (rc == SEAM_OK)
-        rc = oa_add_auth(in, out);
-    if (rc == SEAM_OK && in->headers_json) {
-        json_object *h = json_parse_strict(in->headers_json, strlen(in->headers_json));
-        json_object_object_foreach(h, hk, hv)
-        {
-            if (rc == SEAM_OK)
-                rc = seam_http_request_add_header(out, hk, json_object_get_string(hv));
-        }
-        json_object_put(h);
-    }
-    if (rc == SEAM_OK && stream)
-        rc = seam_http_request_set_framing(out, SEAM_FRAMING_SSE);
-    if (rc != SEAM_OK && err && err->kind == SEAM_ERROR_NONE)
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: could not build the HTTP request");
+    if (!has_options(in, req))
+        return finish_http(in, text, len, path, stream, out, err);
+    /* Options take the one filtered merge every body takes: the written text,
+     * read back (the text is json-c's own printing, so the result is the
+     * bytes the json-c encoder sent). The usual request has no options. */
+    json_object *obj = json_parse_strict(text, len);
+    free(text);
+    if (!obj)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "openai: out of memory");
+    int rc = oa_finish_request(in, req, obj, path, stream, out, err);
+    json_object_put(obj);
     return rc;
 }

@@ -30,7 +30,9 @@
  *   count_tokens.c      POST /responses/input_tokens: the token count
  *   transcribe.c        POST /audio/transcriptions: speech to text
  *   compat.c            libseam-openai-compat only: a third party's profile
- *                       as an instance and a vtable (<seam/openai_compat.h>) */
+ *                       as an instance and a vtable (<seam/openai_compat.h>)
+ *   media.c             media generation: /images/generations, /audio/speech,
+ *                       /videos (a job: poll, then download the content) */
 #ifndef SEAM_OPENAI_INTERNAL_H
 #define SEAM_OPENAI_INTERNAL_H
 
@@ -219,6 +221,40 @@ int oa_add_auth(const oa_instance *in, seam_http_request *out);
 int oa_finish_request(const oa_instance *in, const seam_request *req, json_object *body,
                       const char *path, int stream, seam_http_request *out, seam_error *err);
 
+/* ---- a request body written as JSON text (body.c) ---------------------------------- */
+
+/* JSON text as json-c's printer writes it (JSON_C_TO_STRING_PLAIN |
+ * NOSLASHESCAPE): a string of n bytes, a C string (NULL as ""), and
+ * `,"key":` (no comma when first) followed by a string value unless NULL. */
+int oa_json_string_n(strbuf *b, const char *s, size_t n);
+int oa_json_string(strbuf *b, const char *s);
+int oa_json_member(strbuf *b, int first, const char *key, const char *value);
+
+/* A body's top-level members, key and value text kept back to back in text. */
+typedef struct oa_member {
+    size_t key, key_len, val, val_len;
+} oa_member;
+typedef struct oa_body {
+    strbuf text;
+    oa_member *m;
+    size_t n, cap;
+} oa_body;
+
+/* Starts member key (appended) and returns the buffer its value's JSON text
+ * is written to; oa_body_end closes it. Failures show in text.failed. */
+strbuf *oa_body_begin(oa_body *b, const char *key);
+void oa_body_end(oa_body *b);
+/* A member whose value is the JSON text given / a JSON string of value. */
+int oa_body_add(oa_body *b, const char *key, const char *value_json);
+int oa_body_add_string(oa_body *b, const char *key, const char *value);
+/* The body's JSON text (malloc'ed, *len its length), NULL when out of memory. */
+char *oa_body_render(oa_body *b, size_t *len);
+void oa_body_free(oa_body *b);
+/* The HTTP request of a written body, as oa_finish_request makes it (the
+ * same filtered option merge when there are options). Does not take body. */
+int oa_finish_body(const oa_instance *in, const seam_request *req, oa_body *body, const char *path,
+                   int stream, seam_http_request *out, seam_error *err);
+
 /* ---- Chat Completions (encode.c, decode.c, decode_scan.c) -------------------------- */
 
 int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
@@ -280,7 +316,7 @@ typedef struct oa_decoder {
  * default for a stream or a whole answer); an audio object of a delta or a
  * message into media chunks; the end of the answer's audio. */
 int oa_chat_encode_audio(const oa_instance *in, const seam_request *req, int stream,
-                         json_object *body, seam_error *err);
+                         oa_body *body, seam_error *err);
 void oa_chat_audio_setup(oa_decoder *d, const oa_instance *in, const seam_request *req, int stream);
 int oa_chat_on_audio(oa_decoder *d, seam_emitter *em, json_object *audio, seam_error *err);
 int oa_chat_end_audio(oa_decoder *d, seam_emitter *em, seam_error *err);
@@ -304,12 +340,38 @@ int oa_chat_on_tool_fragment(oa_decoder *d, seam_emitter *em, int has_index, int
  * when it must take the json-c path (nothing has been emitted then). */
 int oa_scan_event(oa_decoder *d, const seam_frame *frame, const char *data, size_t len,
                   seam_emitter *out, int *rc);
+/* decode_scan.c: the same for a whole (non-streamed) chat.completion body of
+ * the usual shape. */
+int oa_scan_response(oa_decoder *d, const char *body, size_t len, seam_emitter *out, int *rc);
+
+/* What both paths of a whole response share (decode.c): a message's refusal,
+ * the response id, and the end (finish reason, usage, stop chunk). */
+int oa_chat_on_refusal(oa_decoder *d, seam_emitter *em, const char *refusal);
+void oa_chat_note_id(oa_decoder *d, const char *id);
+int oa_chat_whole_end(oa_decoder *d, seam_emitter *out, const char *finish_reason,
+                      const seam_usage *usage);
+
+/* Chat Completions' usage counts as read from the wire (clamped), and the
+ * seam_usage they make (net of cache; *out untouched when none is there). */
+enum {
+    OA_HAVE_PROMPT = 1u << 0,     /* prompt_tokens */
+    OA_HAVE_COMPLETION = 1u << 1, /* completion_tokens */
+    OA_HAVE_CACHED = 1u << 2,     /* prompt_tokens_details.cached_tokens */
+    OA_HAVE_CACHE_HIT = 1u << 3,  /* prompt_cache_hit_tokens (DeepSeek) */
+    OA_HAVE_REASONING = 1u << 4   /* completion_tokens_details.reasoning_tokens */
+};
+typedef struct oa_usage_counts {
+    unsigned have;
+    int64_t prompt, completion, cached, cache_hit, reasoning;
+} oa_usage_counts;
+void oa_chat_usage(const oa_usage_counts *c, seam_usage *out);
 
 /* ---- decode pieces both wires use (decode.c) --------------------------------------- */
 
 /* A token count from the wire, clamped to [0, OA_MAX_TOKENS] so that the
  * differences taken on usage stay defined whatever a server sends. */
 #define OA_MAX_TOKENS ((int64_t)1000000000000)
+int64_t oa_clamp_count(int64_t n);
 int oa_jcount(json_object *obj, const char *key, int64_t *out);
 /* The whole arguments text for tool_call_end: "" means {}; a JSON object is
  * re-serialized; anything else is passed on for the accumulator to reject. */
@@ -365,6 +427,15 @@ int oa_count_tokens_encode(void *instance, const seam_request *req, seam_http_re
 int oa_count_tokens_decode(void *instance, const seam_request *req, const char *body, size_t len,
                            int64_t *input_tokens, seam_error *err);
 
+/* ---- media generation (media.c) ----------------------------------------------------- */
+
+int oa_media_encode(void *instance, const seam_media_request *mr, seam_http_request *out,
+                    seam_error *err);
+int oa_media_decode(void *instance, const seam_media_request *mr, const char *body, size_t len,
+                    seam_media_sink *out, seam_error *err);
+int oa_media_poll_encode(void *instance, const char *ref, seam_http_request *out, seam_error *err);
+int oa_media_poll_decode(void *instance, const char *ref, const char *body, size_t len,
+                         seam_media_sink *out, seam_error *err);
 /* ---- speech to text (transcribe.c) ------------------------------------------------ */
 
 int oa_transcribe_encode(void *instance, const seam_transcribe_request *tr,

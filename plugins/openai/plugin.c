@@ -119,6 +119,10 @@ static const seam_provider_vtable openai_vtable = {
     .embed_decode = oa_embed_decode,
     .count_tokens_encode = oa_count_tokens_encode,
     .count_tokens_decode = oa_count_tokens_decode,
+    .media_encode = oa_media_encode,
+    .media_decode = oa_media_decode,
+    .media_poll_encode = oa_media_poll_encode,
+    .media_poll_decode = oa_media_poll_decode,
     .transcribe_encode = oa_transcribe_encode,
     .transcribe_decode = oa_transcribe_decode,
 };

@@ -42,6 +42,7 @@
 
 #include <seam/types.h>
 #include <seam/embed.h>
+#include <seam/mediagen.h>
 #include <seam/transcribe.h>
 
 #ifdef __cplusplus
@@ -49,14 +50,16 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 5 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+#define SEAM_PLUGIN_ABI_MINOR 6 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
                                  * seam_capabilities media members; 1.3: the codec helper
                                  * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
                                  * assembly, error shapes, message text): functions only, no
                                  * vtable change; 1.4: cache_encode and cache_decode appended,
-                                 * seam_http_request_warn, seam_request_cache_handle;
-                                 * 1.5: seam_emit_media_begin, _append, _transcript, _end
-                                 * (media in pieces), form parts, transcribe_* */
+                                 * seam_http_request_warn, seam_request_cache_handle; 1.5: media_*
+                                 * appended (generation on separate endpoints, async jobs)
+                                 * and seam_media_sink_*; 1.6: seam_emit_media_begin, _append,
+                                 * _transcript, _end (media in pieces), form parts,
+                                 * transcribe_* appended */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -115,7 +118,7 @@ SEAM_EXPORT int seam_http_request_add_secret_header(seam_http_request *hr, const
 SEAM_EXPORT int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len);
 /* Takes ownership of a malloc'ed body (freed by the core with free()). */
 SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len);
-/* A multipart/form-data body (ABI 1.5; an upload endpoint such as OpenAI's
+/* A multipart/form-data body (ABI 1.6; an upload endpoint such as OpenAI's
  * /audio/transcriptions): each call appends one part, a field (name=value)
  * or a file (its bytes, a file name and a MIME type), all copied. The core
  * writes the body and its Content-Type header (with a boundary found in none
@@ -176,7 +179,7 @@ SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
  * non-zero cancel value, to be returned from decode as seam_emit's is. */
 SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
                                 const char *base64, size_t len, seam_error *err);
-/* Media in pieces (ABI 1.5): for media whose base64 arrives in fragments
+/* Media in pieces (ABI 1.6): for media whose base64 arrives in fragments
  * (streamed audio), or that has a transcript. begin opens media `id` (not
  * NULL, unique among the media open on em) and the consumer gets media_start.
  * Each append hands over a fragment of the base64: it may end anywhere (a
@@ -201,6 +204,29 @@ SEAM_EXPORT int seam_emit_media_append(seam_emitter *em, const char *id, const c
 SEAM_EXPORT int seam_emit_media_transcript(seam_emitter *em, const char *id, const char *text,
                                            seam_error *err);
 SEAM_EXPORT int seam_emit_media_end(seam_emitter *em, const char *id, seam_error *err);
+
+/* Where media_decode and media_poll_decode put what an answer says (ABI
+ * 1.5). Media goes into the store at once: base64 or raw bytes in, a handle
+ * in the result, never bytes. mime_type must be a bare type/subtype of a
+ * media modality. Each returns SEAM_OK or SEAM_ERR_PROVIDER with err filled
+ * (invalid base64, a bad MIME type: the answer is malformed; a store that
+ * cannot be written), to be returned from the decoder. */
+typedef struct seam_media_sink seam_media_sink;
+SEAM_EXPORT int seam_media_sink_base64(seam_media_sink *s, const char *mime_type,
+                                       const char *base64, size_t len, seam_error *err);
+SEAM_EXPORT int seam_media_sink_bytes(seam_media_sink *s, const char *mime_type,
+                                      const void *bytes, size_t len, seam_error *err);
+/* The job is accepted or still running: the core polls again with ref (the
+ * plugin's own text, at most 2048 printable bytes, kept in the job's
+ * checkpoint; never shown as the job id), after its back-off, or at once
+ * when fetch_now (the media is ready and ref fetches it). progress 0..1, or
+ * -1 when the answer gives none. SEAM_ERR_INVALID for a bad ref. */
+SEAM_EXPORT int seam_media_sink_pending(seam_media_sink *s, const char *ref, double progress,
+                                        int fetch_now);
+/* The length of the generated audio or video, for its media units. */
+SEAM_EXPORT int seam_media_sink_seconds(seam_media_sink *s, double seconds);
+/* Token usage the answer reports (OpenAI's image models). */
+SEAM_EXPORT int seam_media_sink_usage(seam_media_sink *s, const seam_usage *usage);
 
 /* The response a `serve` hook produces: what an HTTP server would have sent.
  * Pieces are played back in order, each after its delay; the core applies the
@@ -312,7 +338,30 @@ typedef struct seam_provider_vtable {
     int (*cache_decode)(void *instance, const seam_request *req, const char *body, size_t len,
                         char *handle, size_t handlesize, int64_t *ttl_ms, seam_error *err);
 
-    /* ---- ABI 1.5: appended ---- */
+    /* ---- ABI 1.5: appended (media generation, seam_generate_media) ---- */
+
+    /* Optional: media generation on a separate endpoint. media_encode turns
+     * mr, whose model the core has set, into the HTTP request (a provider or
+     * model without one fills err, kind bad_request, and fails: the chain
+     * skips the entry). media_decode reads the whole 2xx body (JSON, or the
+     * raw bytes of an audio endpoint) into out: the media
+     * (seam_media_sink_base64 / _bytes) of a synchronous endpoint, or
+     * seam_media_sink_pending with the ref of an accepted job. Both or neither. */
+    int (*media_encode)(void *instance, const seam_media_request *mr, seam_http_request *out,
+                        seam_error *err);
+    int (*media_decode)(void *instance, const seam_media_request *mr, const char *body,
+                        size_t len, seam_media_sink *out, seam_error *err);
+    /* Optional, for asynchronous jobs: the request that asks after the job
+     * ref (a GET: seam_http_request_set_method), and its 2xx answer into out:
+     * pending (the same or a new ref), the media, or a failed job as
+     * SEAM_ERR_PROVIDER with err classified (content_filter for a refusal).
+     * The core decides nothing from the vendor's states. Both or neither. */
+    int (*media_poll_encode)(void *instance, const char *ref, seam_http_request *out,
+                             seam_error *err);
+    int (*media_poll_decode)(void *instance, const char *ref, const char *body, size_t len,
+                             seam_media_sink *out, seam_error *err);
+
+    /* ---- ABI 1.6: appended (speech to text, seam_transcribe) ---- */
 
     /* Optional: speech to text (seam_transcribe). transcribe_encode turns tr,
      * whose bytes and model the core has filled in, into the HTTP request of

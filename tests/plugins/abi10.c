@@ -1,6 +1,6 @@
 /* abi10.c — a test codec ("testabi10") built as a plugin of ABI 1.0 would
  * be: it declares ABI 1.0 and a vtable whose size ends at `serve`, the last
- * member 1.0 had. The members appended since (embed_*, count_tokens_*) are
+ * member 1.0 had. The members appended since (embed_*, count_tokens_*, media_*) are
  * set in its static table all the same, to functions that abort: the core
  * must read an older plugin's table only up to its size, so it sees no
  * embeddings and no count endpoint, and never calls them. It answers a
@@ -91,6 +91,18 @@ static int never_count_decode(void *inst, const seam_request *req, const char *b
     abort();
 }
 
+static int never_media_encode(void *inst, const seam_media_request *mr, seam_http_request *out,
+                              seam_error *err)
+{
+    abort();
+}
+
+static int never_media_decode(void *inst, const seam_media_request *mr, const char *body,
+                              size_t len, seam_media_sink *out, seam_error *err)
+{
+    abort();
+}
+
 #define ABI_1_0 ((uint32_t)(1u << 16))
 
 static const seam_provider_vtable abi10_vtable = {
@@ -112,6 +124,8 @@ static const seam_provider_vtable abi10_vtable = {
     .embed_decode = never_embed_decode,
     .count_tokens_encode = never_count_encode,
     .count_tokens_decode = never_count_decode,
+    .media_encode = never_media_encode,
+    .media_decode = never_media_decode,
 };
 
 static int abi10_init(seam_registrar *r)
