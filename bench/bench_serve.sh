@@ -1,6 +1,8 @@
 #!/bin/sh
 # bench_serve.sh — what `seam serve` costs (issue 17), on loopback, no
-# network: tests/fake-provider answers a small OpenAI stream; wrk sends small
+# network: tests/fake-provider answers a small OpenAI chat completion (one
+# JSON body: the gateway sends a non-streamed request upstream non-streamed);
+# wrk sends small
 # non-streamed chat completions straight to it and then through the gateway
 # at about 1,000 and 5,000 requests/s (paced with wrk's delay()), and the
 # difference of the two latency distributions is what the gateway adds
@@ -21,10 +23,6 @@ cleanup() { for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; don
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-cat > "$tmp/small.sse" <<'S'
-{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}
-{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}
-S
 EVENTS=150
 : > "$tmp/paced.sse"
 i=0
@@ -41,7 +39,7 @@ fake() { # NAME ARGS
     pids="$pids $!"
     while [ ! -s "$tmp/$n.port" ]; do sleep 0.01; done
 }
-fake small --sse-file "$tmp/small.sse" --family openai
+fake small --status 200 --json-body '{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}'
 # one event every 100 ms: 150 events, 15 s a stream, so that all are open at once
 fake paced --sse-file "$tmp/paced.sse" --family openai --split $((line + 7)) --delay 100
 

@@ -89,7 +89,8 @@ build_decode() { # target
     options='{}'
     [ "$1" = openai-responses ] && options='{"api":"responses"}'
     set --
-    for f in util error jsonparse message request result sse http embedding media mediastore mediareq mediaemit multipart transcription sha256 codec_json codec_stream codec_toolcalls codec_errors codec_text; do set -- "$@" "$src/libcore/$f.c"; done
+    . "$src/fuzz/core_files.sh"
+    for f in $FUZZ_CORE_FILES; do set -- "$@" "$src/libcore/$f.c"; done
     # Every file of the plugin and the helpers every plugin shares.
     for f in "$src/plugins/$p"/*.c; do set -- "$@" "$f"; done
     set -- "$@" "$src/plugins/common/codec_util.c" "$src/plugins/common/json_scan.c" "$src/plugins/common/provider_options.c"

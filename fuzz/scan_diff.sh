@@ -18,12 +18,12 @@ shift 2 2>/dev/null || shift $#
 plugins=${*:-openai anthropic gemini}
 out=$build/fuzz
 mkdir -p "$out"
-core="util error jsonparse message request result sse http embedding media mediastore mediareq mediaemit multipart transcription sha256 codec_json codec_stream codec_toolcalls codec_errors codec_text"
+. "$src/fuzz/core_files.sh"
 status=0
 for p in $plugins; do
     bin=$out/fuzz_scan_$p
     set --
-    for f in $core; do set -- "$@" "$src/libcore/$f.c"; done
+    for f in $FUZZ_CORE_FILES; do set -- "$@" "$src/libcore/$f.c"; done
     def=
     [ "$p" = gemini ] && def=-DFUZZ_GEMINI
     if [ -f "$src/plugins/$p/$p.c" ]; then

@@ -480,6 +480,8 @@ static int stream_open(seam_client *client, const seam_request *req, const seam_
             s->raw = opts->raw;
         if (OPT_HAS(opts, stream_start))
             s->want_start = opts->stream_start != 0;
+        if (OPT_HAS(opts, non_streamed) && opts->non_streamed && !op)
+            s->streaming = 0;
         if (OPT_HAS(opts, credential) && opts->credential) {
             if (!opts->provider) {
                 seam_stream_free(s);

@@ -78,7 +78,8 @@ providers = {
 };
 chains = { default = ( { provider = "text"; model = "m"; } ); };
 C
-"$SEAM" serve --conf "$tmp/serve.conf" --listen 127.0.0.1:0 2>"$tmp/serve.err" &
+# the fake upstreams answer every call with a stream
+"$SEAM" serve --conf "$tmp/serve.conf" --listen 127.0.0.1:0 --always-stream-upstream 2>"$tmp/serve.err" &
 pids="$pids $!"
 w=0
 while ! grep -q 'listening on port' "$tmp/serve.err" 2>/dev/null && [ $w -lt 500 ]; do

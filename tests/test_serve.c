@@ -71,6 +71,7 @@ static const char *base_conf(void)
 
 /* Starts `seam serve` with base_conf() + extra, its conf and stderr in files
  * named after tag (two gateways at once need two); 0 on success. */
+static int gw_whole; /* the gateway sends a non-streamed call upstream as such */
 static int gw_start_tagged(gw *g, const char *extra, const char *listen, const char *tag)
 {
     memset(g, 0, sizeof *g);
@@ -93,8 +94,9 @@ static int gw_start_tagged(gw *g, const char *extra, const char *listen, const c
         int null = open("/dev/null", O_RDWR);
         dup2(null, 1);
         dup2(null, 0);
+        /* the fixtures answer every call with a stream (test_whole_upstream: not) */
         execl(TOP_BUILDDIR "/cli/seam", "seam", "serve", "--conf", g->conf, "--listen", listen,
-              (char *)NULL);
+              gw_whole ? (char *)NULL : "--always-stream-upstream", (char *)NULL);
         _exit(127);
     }
     for (int i = 0; i < 500; i++) {
@@ -962,6 +964,47 @@ static void test_budget_shared_between_gateways(void)
     tu_redis_stop(redis);
 }
 
+/* Issue 17's latency work: a non-streamed request goes upstream non-streamed
+ * (one JSON answer, decoded whole), and --threads 0 runs HTTP and the engine
+ * on one loop: a whole answer, a stream, an upstream error, and a drain. */
+static void test_whole_upstream_one_loop(void)
+{
+    gw k;
+    gw_whole = 1;
+    int started = gw_start(&k, "serve = { threads = 0; };\n");
+    gw_whole = 0;
+    CU_ASSERT_FATAL(started == 0);
+    fake_server_push_json(up, 200, "{\"id\":\"c9\",\"object\":\"chat.completion\",\"model\":\"gpt-x\","
+                          "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                          "\"Whole\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":4,"
+                          "\"completion_tokens\":1,\"total_tokens\":5}}", NULL);
+    size_t before = fake_server_request_count(up);
+    resp r;
+    post(k.port, "/v1/chat/completions", chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"content\":\"Whole\""));
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"prompt_tokens\":4"));
+    resp_free(&r);
+    const char *sent = fake_server_request_body(up, before);
+    CU_ASSERT_PTR_NOT_NULL(sent);
+    CU_ASSERT_PTR_NULL(sent && strstr(sent, "\"stream\":true"));
+    /* max_attempts = 1 */
+    fake_server_push_json(up, 429, "{\"error\":{\"message\":\"slow down\"}}", "Retry-After: 0\r\n");
+    post(k.port, "/v1/chat/completions", chat_body, &r);
+    CU_ASSERT_EQUAL(r.status, 429);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "\"error\""));
+    resp_free(&r);
+    fake_server_push_sse(up, text_sse, 7);
+    post(k.port, "/v1/chat/completions",
+         "{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}",
+         &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "lo \\\"w\\\""));
+    CU_ASSERT_PTR_NOT_NULL(r.body && strstr(r.body, "data: [DONE]"));
+    resp_free(&r);
+    CU_ASSERT_EQUAL(gw_stop(&k), 0);
+}
+
 static const tu_test tests[] = {
     { "chat: a whole answer", test_chat_plain },
     { "chat: streamed, with usage", test_chat_stream },
@@ -982,6 +1025,7 @@ static const tu_test tests[] = {
     { "no keys: loopback only", test_no_keys_loopback_only },
     { "the serve section is checked", test_serve_section_checked },
     { "SIGHUP reload, SIGTERM drain", test_reload_and_drain },
+    { "a whole answer from upstream, on one loop", test_whole_upstream_one_loop },
     { NULL, NULL },
 };
 

@@ -144,7 +144,8 @@ int keys_load(const char *conf_path, serve_keys **out, serve_conf *sc, char *msg
     }
     int rc = 0;
     static const char *const serve_names[] = { "listen", "threads", "drain_timeout_ms",
-                                               "max_body_bytes", "access_log", "keys", NULL };
+                                               "max_body_bytes", "access_log", "keys",
+                                               "always_stream_upstream", NULL };
     const config_setting_t *s = config_lookup(&cf, "serve");
     if (s && (!config_setting_is_group(s) || check_names(s, "serve", serve_names, msg,
                                                           msgsize) < 0)) {
@@ -163,6 +164,9 @@ int keys_load(const char *conf_path, serve_keys **out, serve_conf *sc, char *msg
         sc->threads = (int)get_int(s, "threads", sc->threads);
         sc->drain_ms = get_int(s, "drain_timeout_ms", sc->drain_ms);
         sc->max_body = get_int(s, "max_body_bytes", sc->max_body);
+        int b;
+        if (config_setting_lookup_bool(s, "always_stream_upstream", &b))
+            sc->always_stream = b != 0;
         const config_setting_t *keys = config_setting_get_member(s, "keys");
         int n = keys ? config_setting_length(keys) : 0;
         if (n > 0 && !(ks->k = calloc((size_t)n, sizeof *ks->k))) {

@@ -17,6 +17,7 @@
 
 static const char serve_help[] =
     "usage: seam serve [--conf F] [--listen HOST:PORT] [--threads N] [--access-log FILE]\n"
+    "                  [--always-stream-upstream]\n"
     "\n"
     "An OpenAI- and Anthropic-compatible HTTP gateway over the conf's chains:\n"
     "  POST /v1/chat/completions   POST /v1/messages   POST /v1/responses\n"
@@ -24,6 +25,9 @@ static const char serve_help[] =
     "The request's `model` names a chain, a role or PROVIDER/MODEL.\n"
     "Default listen address: the conf's serve.listen, else 127.0.0.1:8080. With no\n"
     "keys in the conf's serve section, only a loopback address is accepted.\n"
+    "A request that does not stream is sent upstream non-streamed, unless\n"
+    "--always-stream-upstream (or the conf's serve.always_stream_upstream).\n"
+    "--threads N: HTTP threads beside the engine's (default 2); 0: one event loop.\n"
     "SIGHUP reloads the conf; SIGTERM drains the calls in flight and exits.\n";
 
 static serve_gen *load_gen(const char *conf, serve_conf *sc, char *msg, size_t msgsize)
@@ -62,12 +66,16 @@ static int usage_error(const char *what, const char *arg)
 int serve_main(const char *conf, int argc, char **argv)
 {
     const char *listen = NULL, *access_log = NULL;
-    int threads = 0;
+    int threads = 0, threads_set = 0, always_stream = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(serve_help, stdout);
             return 0;
+        }
+        if (strcmp(a, "--always-stream-upstream") == 0) {
+            always_stream = 1;
+            continue;
         }
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--conf") == 0 || strcmp(a, "--listen") == 0 ||
@@ -81,8 +89,10 @@ int serve_main(const char *conf, int argc, char **argv)
                 listen = v;
             else if (a[2] == 'a')
                 access_log = v;
-            else if ((threads = atoi(v)) < 1 || threads > 256)
-                return usage_error("--threads wants 1..256, not", v);
+            else if ((threads = atoi(v)) < 0 || threads > 256 || (!threads && strcmp(v, "0")))
+                return usage_error("--threads wants 0..256, not", v);
+            else
+                threads_set = 1;
             continue;
         }
         return usage_error("unknown option", a);
@@ -109,8 +119,10 @@ int serve_main(const char *conf, int argc, char **argv)
         fprintf(stderr, "seam serve: %s\n", msg);
         return 2;
     }
-    if (threads)
+    if (threads_set)
         sc.threads = threads;
+    if (always_stream)
+        sc.always_stream = 1;
     if (access_log)
         snprintf(sc.access_log, sizeof sc.access_log, "%s", access_log);
     if (!listen)

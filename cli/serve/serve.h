@@ -17,6 +17,7 @@
 #include <seam/seam.h>
 
 struct MHD_Connection;
+struct MHD_Daemon;
 struct json_object;
 
 /* `seam serve` itself: returns the process exit status. */
@@ -114,12 +115,17 @@ typedef struct serve_call {
     char *route_chain, *route_provider, *route_model;
     int stream;
     int include_usage;            /* openai: stream_options.include_usage */
+    int whole_upstream;           /* not streamed: ask the provider for one whole answer */
     char key_name[64];            /* the gateway key's name ("" without keys) */
     int key_index;                /* -1 without keys */
 
     /* the call, owned by the pump */
     seam_cancel *cancel;
     seam_stream *s;
+    int has_pre;                  /* pump_submit's first step returned pre_* (not pending) */
+    int pre_rc;
+    const seam_chunk *pre_ch;
+    seam_error pre_err;
     int64_t t0_us, t_first_us, t_end_us;
 
     /* shared between the pump and the server's threads, under mu */
@@ -210,10 +216,12 @@ void route_models(seam_client *client, struct serve_keys *keys, int key_index, s
 typedef struct serve_keys serve_keys;
 typedef struct serve_conf {
     char listen[128];          /* "" unless the conf sets it */
-    int threads;
+    int threads;               /* 0: one event loop runs HTTP and the engine; N: N
+                                * HTTP threads beside the engine's */
     int64_t drain_ms;
     int64_t max_body;
     char access_log[512];
+    int always_stream;         /* every call streams upstream, also a non-streamed one */
 } serve_conf;
 
 /* Reads the conf's `serve` section (keys, listen, limits). conf_path may be
@@ -264,7 +272,16 @@ struct serve_gen {
 };
 
 typedef struct serve_pump serve_pump;
-serve_pump *pump_start(serve_server *srv, char *msg, size_t msgsize);
+/* Starts the event-loop thread, which also runs d when external (d started
+ * without threads of its own), and sets *out before the loop can run; 0, or
+ * -1 with msg filled. */
+int pump_start(serve_server *srv, struct MHD_Daemon *d, int external, serve_pump **out,
+               char *msg, size_t msgsize);
+/* A request began (+1) or completed (-1) in MHD: the pump's stop waits for
+ * them to be written (the end of a drained stream) before MHD stops. */
+void pump_request_delta(serve_pump *p, int d);
+/* Stops accepting (the loop closes the listening socket). */
+void pump_quiesce(serve_pump *p);
 /* Hands a call over (the pump takes a reference). */
 void pump_submit(serve_pump *p, serve_call *c);
 /* The reader drained a full buffer: let the pump read the stream again. */
@@ -284,6 +301,7 @@ void pump_cancel_all(serve_pump *p);
 #define SERVE_OUT_HIGH (256 * 1024)
 
 void call_unref(serve_call *c);
+serve_pump *server_pump(serve_server *srv);
 int64_t serve_now_us(void);
 serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *gen, char *msg,
                            size_t msgsize);

@@ -1,5 +1,6 @@
 /* server.c — the gateway's HTTP side on libmicrohttpd: the listening socket
- * and MHD's epoll thread pool, the routing of paths to doors, the life of
+ * and MHD in its external-epoll mode, run by the pump's event loop (pump.c),
+ * the routing of paths to doors, the life of
  * one request (body, key, parse, route, then suspended while the pump runs
  * its call), and the answer: a whole body, an error in the wire's shape, or
  * an SSE stream fed by a content reader that suspends the connection when
@@ -118,6 +119,11 @@ static serve_call *call_new(serve_server *srv, struct MHD_Connection *conn, cons
                       sizeof c->remote);
     }
     return c;
+}
+
+serve_pump *server_pump(serve_server *srv)
+{
+    return srv->pump;
 }
 
 void call_unref(serve_call *c)
@@ -359,6 +365,9 @@ static enum MHD_Result start(serve_server *srv, serve_call *c)
     if (route_resolve(c->gen->client, c, &e) < 0 ||
         keys_admit(c->gen->keys, c->gen->client, c->key_index, c, &e) < 0)
         return send_error(c, &e);
+    /* A client that does not stream gets its answer from one upstream body:
+     * no SSE framing and per-event decoding for an answer sent whole. */
+    c->whole_upstream = !c->stream && !srv->conf.always_stream;
     pthread_mutex_lock(&c->mu);
     c->phase = CALL_QUEUED;
     c->refs++; /* the pump's */
@@ -380,6 +389,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         if (!(c = call_new(srv, conn, url, method)))
             return MHD_NO;
         *con_cls = c;
+        pump_request_delta(srv->pump, 1);
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -414,6 +424,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!c)
         return;
     *con_cls = NULL;
+    pump_request_delta(c->srv->pump, -1);
     pthread_mutex_lock(&c->mu);
     c->mhd_done = 1;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !c->pump_done) {
@@ -504,19 +515,21 @@ serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *
     srv->loopback = loopback;
     pthread_mutex_init(&srv->gen_mu, NULL);
     server_set_gen(srv, gen);
-    if (!(srv->pump = pump_start(srv, msg, msgsize))) {
-        server_gen_release(srv, srv->gen);
-        free(srv);
-        return NULL;
-    }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+    /* threads 0: no thread of MHD's own, the pump's loop runs it beside the
+     * engine, so a request is handled start to end without a thread
+     * hand-off. Else MHD's epoll threads, handing each call to the pump's.
+     * ITC: a resume or a quiesce wakes MHD's epoll fd. */
+    int external = sc->threads <= 0;
+    unsigned flags = MHD_USE_EPOLL | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+    if (!external)
+        flags |= MHD_USE_INTERNAL_POLLING_THREAD;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     srv->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, srv,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
                               MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                              MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(sc->threads > 0 ? sc->threads : 2),
+                              MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(external ? 0 : sc->threads),
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)20000,
                               /* MHD's default 32 KiB pool per connection is
                                * most of what an open stream costs */
@@ -527,14 +540,18 @@ serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *
                               MHD_OPTION_END);
     if (!srv->d) {
         snprintf(msg, msgsize, "cannot listen on %s: %s", listen, strerror(errno));
-        pump_stop(srv->pump);
-        pump_free(srv->pump);
         server_gen_release(srv, srv->gen);
         free(srv);
         return NULL;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
     srv->port = di ? di->port : 0;
+    if (pump_start(srv, srv->d, external, &srv->pump, msg, msgsize) < 0) {
+        MHD_stop_daemon(srv->d);
+        server_gen_release(srv, srv->gen);
+        free(srv);
+        return NULL;
+    }
     return srv;
 }
 
@@ -550,14 +567,14 @@ size_t server_active(serve_server *srv)
 
 void server_quiesce(serve_server *srv)
 {
-    MHD_socket s = MHD_quiesce_daemon(srv->d);
-    if (s != MHD_INVALID_SOCKET)
-        close(s);
+    pump_quiesce(srv->pump); /* MHD is the loop's to touch */
 }
 
 void server_stop(serve_server *srv)
 {
-    pump_stop(srv->pump); /* every call ends and every suspended connection resumes */
+    /* every call ends, every suspended connection resumes, what they left
+     * is written, and the loop exits: MHD is then this thread's to stop */
+    pump_stop(srv->pump);
     MHD_stop_daemon(srv->d);
     pump_free(srv->pump);
     pthread_mutex_lock(&srv->gen_mu);

@@ -356,6 +356,14 @@ typedef struct seam_call_options {
      * the chain entry that answers (see seam_chunk). 0: no such chunk, as
      * before, so callers that pin the chunk sequence are unaffected. */
     int stream_start;
+    /* Appended (issue 17). Nonzero: seam_stream_open sends the request
+     * non-streamed (the provider answers in one body, decoded once it is
+     * complete) and the stream hands out that answer's chunks at its end,
+     * the chunks seam_generate builds its result from. For a caller on the
+     * event-driven API (seam_stream_next_nowait) that wants whole answers: no
+     * SSE framing, no per-event decoding. Retries and failover as for any
+     * call. 0: the request is streamed, as before. */
+    int non_streamed;
 } seam_call_options;
 
 /* The raw answer of a call's last attempt, kept on request for debugging:
