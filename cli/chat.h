@@ -38,6 +38,7 @@ typedef struct chat_options {
     const char *schema;      /* --schema FILE|JSON as given */
     char *schema_json;       /* its JSON text */
     int64_t reasoning_budget;/* --reasoning; 0: not given */
+    uint32_t output_modalities; /* --output; 0: not given (text) */
     const char **attachments;/* -a FILE|URL, each (argv strings; media_cmd.c) */
     size_t n_attachments;
     const char *template_name; /* -t NAME */
@@ -91,6 +92,8 @@ const char *chat_alias(chat_options *o, const char *model);
 /* -t NAME: fills what the command line left unset from the conf's template
  * (templates.c). EXIT_OK or an exit code after saying why. */
 int chat_apply_template(chat_options *o);
+/* --output's value: modalities joined by '+' as SEAM_MODALITY_* bits (chat_opts.c). */
+int chat_output_modalities(const char *v, uint32_t *out);
 /* --reasoning's value: low, medium, high or a number of tokens (chat_opts.c). */
 int chat_reasoning_budget(const char *v, int64_t *out);
 

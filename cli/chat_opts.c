@@ -42,6 +42,7 @@ enum {
     OPT_CID,
     OPT_NO_LOG,
     OPT_RECORD,
+    OPT_OUTPUT,
 };
 
 static const struct option chat_longopts[] = {
@@ -68,6 +69,7 @@ static const struct option chat_longopts[] = {
     {"cid", required_argument, NULL, OPT_CID},
     {"no-log", no_argument, NULL, OPT_NO_LOG},
     {"record", required_argument, NULL, OPT_RECORD},
+    {"output", required_argument, NULL, OPT_OUTPUT},
     {NULL, 0, NULL, 0},
 };
 
@@ -105,6 +107,34 @@ static int whole_number(const char *v, long long min, long long max, long long *
     if (errno || end == v || *end || n < min || n > max)
         return -1;
     *out = n;
+    return 0;
+}
+
+/* --output: modality names joined by '+' ("text+audio"). */
+int chat_output_modalities(const char *v, uint32_t *out)
+{
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } names[] = {{"text", SEAM_MODALITY_TEXT}, {"image", SEAM_MODALITY_IMAGE},
+                 {"audio", SEAM_MODALITY_AUDIO}, {"video", SEAM_MODALITY_VIDEO}};
+    uint32_t bits = 0;
+    while (*v) {
+        size_t n = strcspn(v, "+");
+        size_t k = 0;
+        while (k < sizeof names / sizeof names[0] &&
+               !(strlen(names[k].name) == n && strncmp(v, names[k].name, n) == 0))
+            k++;
+        if (k == sizeof names / sizeof names[0])
+            return -1;
+        bits |= names[k].bit;
+        v += n;
+        if (*v == '+' && !*++v)
+            return -1;
+    }
+    if (!bits)
+        return -1;
+    *out = bits;
     return 0;
 }
 
@@ -198,6 +228,11 @@ int parse_chat_args(int argc, char **argv, chat_options *o)
         case 'c': o->continue_last = 1; break;
         case OPT_CID: o->cid = optarg; break;
         case OPT_NO_LOG: o->no_log = 1; break;
+        case OPT_OUTPUT:
+            if (chat_output_modalities(optarg, &o->output_modalities) != 0)
+                return usage_error("chat: --output must be modalities joined by '+' (text, "
+                                   "image, audio, video), not '%s'", optarg);
+            break;
         case OPT_RECORD: /* libseam records every exchange under SEAM_RECORD (doc/cassettes.md) */
             if (setenv("SEAM_RECORD", optarg, 1) != 0)
                 return usage_error("chat: out of memory");
@@ -316,6 +351,9 @@ int apply_request_options(chat_options *o, seam_request *req)
     if (o->reasoning_budget &&
         seam_request_set_reasoning_budget(req, o->reasoning_budget) != SEAM_OK)
         return usage_error("chat: --reasoning refused");
+    if (o->output_modalities &&
+        seam_request_set_output_modalities(req, o->output_modalities) != SEAM_OK)
+        return usage_error("chat: --output refused");
     return add_attachments(o, req);
 }
 

@@ -509,10 +509,17 @@ static int print_stream(chat_options *o, const chunk_source *src, seam_error *fa
                 json_out_chunk(stdout, chunk);
             continue;
         }
-        if (chunk->type == SEAM_CHUNK_TEXT_DELTA && chunk->text && *chunk->text) {
+        /* An audio answer's transcript is what it says: shown as text. */
+        if ((chunk->type == SEAM_CHUNK_TEXT_DELTA || chunk->type == SEAM_CHUNK_MEDIA_DELTA) &&
+            chunk->text && *chunk->text) {
             fputs(chunk->text, stdout);
             fflush(stdout);
             text_line_open = chunk->text[strlen(chunk->text) - 1] != '\n';
+        } else if (chunk->type == SEAM_CHUNK_MEDIA_END) {
+            end_text_line();
+            fprintf(stderr, "seam: %s %s (seam media path %s)\n",
+                    chunk->mime_type ? chunk->mime_type : "media", chunk->text ? chunk->text : "",
+                    chunk->text ? chunk->text : "");
         } else if (chunk->type == SEAM_CHUNK_TOOL_CALL_END || client_result) {
             end_text_line();
             if (client_result)

@@ -111,5 +111,6 @@ int cmd_keys(const char *conf, int argc, char **argv);
 const char *pick_provider(seam_client *client, const char *model);
 int cmd_tokens(const char *conf, int argc, char **argv); /* tokens.c */
 int cmd_embed(const char *conf, int argc, char **argv);  /* embed.c */
+int cmd_transcribe(const char *conf, int argc, char **argv); /* transcribe.c */
 
 #endif /* SEAM_CLI_H */

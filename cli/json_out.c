@@ -159,6 +159,18 @@ static int emit_line(FILE *out, json_object *obj)
 
 static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed);
 
+/* A count of a media chunk's metadata (its result_json, a JSON object the
+ * core writes) copied into o when present. */
+static void add_media_meta(json_object *o, const char *meta, const char *key)
+{
+    json_object *m = meta ? json_tokener_parse(meta) : NULL;
+    json_object *v = NULL;
+    if (json_object_is_type(m, json_type_object) && json_object_object_get_ex(m, key, &v) &&
+        json_object_is_type(v, json_type_int))
+        json_object_object_add(o, key, json_object_new_int64(json_object_get_int64(v)));
+    json_object_put(m);
+}
+
 int json_out_chunk(FILE *out, const seam_chunk *c)
 {
     errno = 0;
@@ -226,6 +238,10 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
     case SEAM_CHUNK_MEDIA_DELTA:
         add_string_or_null(o, "id", c->id);
         json_object_object_add(o, "progress", json_object_new_double(c->progress));
+        /* A piece of the audio's transcript; the bytes so far (additive). */
+        if (c->text)
+            json_object_object_add(o, "transcript", json_object_new_string(c->text));
+        add_media_meta(o, c->result_json, "bytes");
         break;
     case SEAM_CHUNK_MEDIA_END:
         add_string_or_null(o, "id", c->id);
@@ -238,6 +254,8 @@ static int write_chunk(FILE *out, const seam_chunk *c, int provider_executed)
             json_object *media = json_object_new_object();
             add_string_or_null(media, "mime_type", c->mime_type);
             json_object_object_add(media, "handle", json_object_new_string(c->text));
+            add_media_meta(media, c->result_json, "byte_length");
+            add_media_meta(media, c->result_json, "duration_ms");
             json_object_object_add(o, "media", media);
         }
         break;

@@ -37,6 +37,7 @@ const char *const help_text =
     "  seam [--conf FILE] tokens [--chain C | --provider P --model M | -m M] [--json] [PROMPT]\n"
     "  seam [--conf FILE] embed [--chain C | --provider P --model M | -m M]\n"
     "                           [--dimensions N] [--json] [TEXT...]\n"
+    "  seam [--conf FILE] transcribe [--chain C | --provider P --model M] [--json] FILE\n"
     "  seam keys set NAME | keys list\n"
     "  seam [--conf FILE] serve [--listen HOST:PORT] [--threads N] [--access-log FILE]\n"
     "  seam [--conf FILE] media path HANDLE\n"
@@ -66,6 +67,7 @@ const char *const help_text =
     "      --temperature T, --max-tokens N, --stop S (repeatable)\n"
     "      --schema FILE|JSON  structured output; the answer is checked against it\n"
     "      --reasoning LEVEL|N low, medium, high, or a budget in tokens\n"
+    "      --output MODALITIES what the answer may hold: text+audio, text+image, image\n"
     "      -a, --attach FILE   attach an image (PNG, JPEG, GIF, WebP); repeatable\n"
     "      -c, --continue      continue the last logged conversation\n"
     "      --cid ID            continue conversation ID (see seam logs)\n"
@@ -106,6 +108,8 @@ const char *const help_text =
     "              count where it has one, else an estimate (seam tokens --help)\n"
     "  embed       one embedding vector per TEXT, as JSON arrays, through the\n"
     "              embedding chain (seam embed --help)\n"
+    "  transcribe  the speech in an audio FILE as text, through the transcription\n"
+    "              chain (seam transcribe --help)\n"
     "  keys set NAME\n"
     "              store an API key for provider NAME (read without echo; mode\n"
     "              0600 in $XDG_CONFIG_HOME/seam/keys/): used when the provider's\n"
@@ -461,6 +465,7 @@ static int run_command(int argc, char **argv)
         {"logs", cmd_logs},
         {"tokens", cmd_tokens},
         {"embed", cmd_embed},
+        {"transcribe", cmd_transcribe},
         {"keys", cmd_keys},
 #ifdef HAVE_SERVE
         {"serve", serve_main},

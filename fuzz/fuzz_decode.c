@@ -116,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     seam_framer_free(fr);
     if (st.decoder)
         vt->decoder_free(st.decoder);
+    seam_emitter_release(&st.em); /* media a cut stream left open */
     seam_result_free(st.res);
 
     char *body = malloc(size + 1);
@@ -126,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seam_emitter em = { fold, whole };
         seam_error_clear(&e);
         vt->decode_response(inst, req, body, size, &em, &e);
+        seam_emitter_release(&em);
         seam_result_free(whole);
         seam_http_headers h = { 0 };
         seam_error_clear(&e);

@@ -139,6 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     void *fast = vt->decoder_new(inst, req);
     void *slow = vt->decoder_new(inst, req);
     strbuf tf = { 0 }, ts = { 0 };
+    seam_emitter ef = { record, &tf }, es = { record, &ts };
     if (!fast || !slow)
         goto out;
 #ifdef FUZZ_GEMINI
@@ -146,7 +147,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(((gemini_decoder *)slow)->id_prefix, ((gemini_decoder *)fast)->id_prefix,
            sizeof ((gemini_decoder *)fast)->id_prefix);
 #endif
-    seam_emitter ef = { record, &tf }, es = { record, &ts };
     const char *p = (const char *)data, *end = p + size;
     int live_f = 1, live_s = 1;
     while (p <= end && (live_f || live_s)) {
@@ -200,6 +200,8 @@ out:
         vt->decoder_free(fast);
     if (slow)
         vt->decoder_free(slow);
+    seam_emitter_release(&ef);
+    seam_emitter_release(&es);
     seam_request_free(req);
     vt->destroy(inst);
     return 0;

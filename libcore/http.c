@@ -89,6 +89,7 @@ void seam_http_request_release(seam_http_request *hr)
     free(hr->url);
     seam_http_headers_release(&hr->headers);
     seam_buf_free(&hr->body);
+    seam_form_release(hr);
     for (size_t i = 0; i < hr->n_warnings; i++)
         free(hr->warnings[i]);
     free(hr->warnings);
@@ -225,6 +226,8 @@ int seam_emit(seam_emitter *em, const seam_chunk *chunk)
     return em->fn(em->ud, chunk);
 }
 
+/* Whole media is media in one piece (mediaemit.c): one path, so every media
+ * part gets its length, and audio its duration, whichever call a codec uses. */
 int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type, const char *base64,
                     size_t len, seam_error *err)
 {
@@ -232,47 +235,17 @@ int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type, con
     if (!em || !base64)
         return seam_error_set(err, SEAM_ERROR_UNKNOWN, "seam_emit_media: invalid argument"),
                SEAM_ERR_PROVIDER;
-    if (!seam_media_mime_check(mime_type, "media in the answer", err)) {
-        err->kind = SEAM_ERROR_UNKNOWN; /* the provider's answer is malformed */
-        return SEAM_ERR_PROVIDER;
-    }
-    size_t n = 0;
-    unsigned char *bytes = seam_base64_decode(base64, len, &n);
-    if (!bytes) {
-        if (seam_base64_decoded_len(base64, len) < 0)
-            seam_error_set(err, SEAM_ERROR_UNKNOWN,
-                           "media in the answer is not valid base64 (%zu characters)", len);
-        else
-            seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory decoding media");
-        return SEAM_ERR_PROVIDER;
-    }
-    char handle[SEAM_MEDIA_HANDLE_SIZE];
-    int rc = SEAM_OK;
-    if (em->client) {
-        rc = seam_media_put(em->client, bytes, n, handle, err);
-    } else {
-        unsigned char sum[32];
-        seam_sha256(bytes, n, sum);
-        int o = snprintf(handle, sizeof handle, "media://sha256-");
-        for (int i = 0; i < 32; i++)
-            o += snprintf(handle + o, sizeof handle - (size_t)o, "%02x", sum[i]);
-    }
-    free(bytes);
-    if (rc != SEAM_OK)
-        return SEAM_ERR_PROVIDER;
     char idbuf[32];
     if (!id) {
         snprintf(idbuf, sizeof idbuf, "media-%u", em->n_media + 1);
         id = idbuf;
     }
-    em->n_media++;
-    seam_chunk c = {.type = SEAM_CHUNK_MEDIA_START, .id = id, .mime_type = mime_type};
-    rc = em->fn(em->ud, &c);
-    if (rc != SEAM_OK)
-        return rc;
-    c = (seam_chunk){.type = SEAM_CHUNK_MEDIA_END, .id = id, .mime_type = mime_type,
-                     .text = handle};
-    return em->fn(em->ud, &c);
+    int rc = seam_emit_media_begin(em, id, mime_type, 0, err);
+    if (rc == SEAM_OK)
+        rc = seam_emit_media_append(em, id, base64, len, err);
+    if (rc == SEAM_OK)
+        rc = seam_emit_media_end(em, id, err);
+    return rc;
 }
 
 int seam_served_set_status(seam_served *s, int http_status)

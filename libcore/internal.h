@@ -120,6 +120,16 @@ uint32_t seam_media_modality(const char *mime);
 int seam_media_handle_valid(const char *s);
 /* result.c: seconds of generated audio or video, a media_units entry (mediagen.c). */
 int seam_result_add_media_seconds(seam_result *res, uint32_t modality, double seconds);
+/* A WAV file's layout from its first head_len bytes: the byte rate, where
+ * its samples start and their size (0: not said, or a streamed file's
+ * placeholder); 0 when they are not a WAV header with both chunks. */
+int seam_wav_layout(const unsigned char *head, size_t head_len, uint32_t *rate, size_t *data_at,
+                    uint32_t *data_size);
+/* The duration in ms of a WAV file of total bytes whose first head_len are
+ * at d; -1 when it cannot be told. */
+int64_t seam_wav_duration_ms(const unsigned char *d, size_t head_len, int64_t total);
+/* The 6-bit value of a base64 alphabet character, -1 for any other. */
+int seam_base64_value(unsigned char c);
 /* Standard base64 (RFC 4648 §4, padded): the decoded length, or -1 when s is
  * not valid base64. */
 int64_t seam_base64_decoded_len(const char *s, size_t len);
@@ -139,9 +149,33 @@ uint32_t seam_media_request_inputs(const seam_request *req);
 /* ---- sha256.c / mediastore.c ------------------------------------------------ */
 
 void seam_sha256(const void *data, size_t len, unsigned char out[32]);
+/* The same, fed in pieces. */
+typedef struct seam_sha256_ctx {
+    uint32_t h[8];
+    uint64_t len;
+    unsigned char buf[64];
+    size_t n;
+} seam_sha256_ctx;
+void seam_sha256_init(seam_sha256_ctx *c);
+void seam_sha256_update(seam_sha256_ctx *c, const void *data, size_t len);
+void seam_sha256_final(seam_sha256_ctx *c, unsigned char out[32]);
+/* An incremental writer into the media store (mediastore.c): bytes go to a
+ * temporary file as they come and are hashed on the way; commit renames the
+ * file to its content address. With a NULL client nothing is written, the
+ * handle is only computed (decoders under test). free after commit or to
+ * abandon it (the temporary file is removed). */
+typedef struct seam_media_writer seam_media_writer;
+seam_media_writer *seam_media_writer_new(seam_client *client, seam_error *err);
+int seam_media_writer_write(seam_media_writer *w, const void *data, size_t len, seam_error *err);
+int seam_media_writer_commit(seam_media_writer *w, char handle[SEAM_MEDIA_HANDLE_SIZE],
+                             seam_error *err);
+void seam_media_writer_free(seam_media_writer *w);
 /* Every handle part of req (a copy about to be encoded) becomes base64 of the
  * stored bytes: codecs see bytes, never the store. */
 int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_error *err);
+/* The stored bytes of handle, malloc'ed (at most 1 GiB). */
+int seam_media_read(seam_client *client, const char *handle, unsigned char **out, size_t *len,
+                    seam_error *err);
 /* ---- tokens.c: the local token estimate (seam_estimate_tokens) ---------------- */
 
 /* Tokens of a text by the estimate's rules (0 for NULL). */

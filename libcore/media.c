@@ -138,6 +138,47 @@ int seam_media_handle_valid(const char *s)
     return s[64] == '\0';
 }
 
+/* ---- WAV ------------------------------------------------------------------ */
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int seam_wav_layout(const unsigned char *h, size_t n, uint32_t *rate, size_t *data_at,
+                    uint32_t *data_size)
+{
+    if (n < 12 || memcmp(h, "RIFF", 4) != 0 || memcmp(h + 8, "WAVE", 4) != 0)
+        return 0;
+    *rate = 0;
+    for (size_t at = 12; at + 8 <= n;) {
+        uint32_t size = le32(h + at + 4);
+        if (memcmp(h + at, "fmt ", 4) == 0 && size >= 16 && at + 8 + 12 <= n)
+            *rate = le32(h + at + 8 + 8);
+        if (memcmp(h + at, "data", 4) == 0) {
+            *data_at = at + 8;
+            *data_size = size == 0xffffffffu ? 0 : size;
+            return *rate > 0;
+        }
+        if (size > n)
+            return 0;
+        at += 8 + (size_t)size + (size & 1);
+    }
+    return 0;
+}
+
+int64_t seam_wav_duration_ms(const unsigned char *d, size_t head_len, int64_t total)
+{
+    uint32_t rate, size;
+    size_t at;
+    if (!seam_wav_layout(d, head_len, &rate, &at, &size))
+        return -1;
+    int64_t audio = total - (int64_t)at;
+    if (size && audio > (int64_t)size)
+        audio = size;
+    return audio > 0 ? audio * 1000 / rate : 0;
+}
+
 /* ---- base64 -------------------------------------------------------------- */
 
 static int b64_value(unsigned char c)
@@ -153,6 +194,11 @@ static int b64_value(unsigned char c)
     if (c == '/')
         return 63;
     return -1;
+}
+
+int seam_base64_value(unsigned char c)
+{
+    return b64_value(c);
 }
 
 int64_t seam_base64_decoded_len(const char *s, size_t len)

@@ -201,7 +201,7 @@ int seam_media_open(seam_client *client, const char *handle, int *fd, seam_error
 }
 
 /* The stored bytes of handle, malloc'ed. */
-static int read_media(seam_client *client, const char *handle, unsigned char **out, size_t *len,
+int seam_media_read(seam_client *client, const char *handle, unsigned char **out, size_t *len,
                       seam_error *err)
 {
     int fd;
@@ -279,7 +279,7 @@ int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_erro
                 continue;
             unsigned char *bytes = NULL;
             size_t n = 0;
-            int rc = read_media(client, seam_part_media_data(p), &bytes, &n, err);
+            int rc = seam_media_read(client, seam_part_media_data(p), &bytes, &n, err);
             if (rc != SEAM_OK)
                 return rc;
             char *b64 = seam_base64_encode(bytes, n);
@@ -290,4 +290,116 @@ int seam_media_resolve_handles(seam_client *client, seam_request *req, seam_erro
         }
     }
     return SEAM_OK;
+}
+
+/* ---- the incremental writer: media that arrives in pieces ---------------------- */
+
+struct seam_media_writer {
+    seam_sha256_ctx sha;
+    char *dir;    /* NULL: hash only */
+    char *tmp;    /* the temporary file, removed unless committed */
+    int fd;
+    int64_t bytes;
+};
+
+seam_media_writer *seam_media_writer_new(seam_client *client, seam_error *err)
+{
+    seam_media_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
+        return NULL;
+    }
+    w->fd = -1;
+    seam_sha256_init(&w->sha);
+    if (!client)
+        return w;
+    if (!(w->dir = store_dir(client, err))) {
+        if (!err || !err->kind)
+            seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
+        free(w);
+        return NULL;
+    }
+    if (!(w->tmp = malloc(strlen(w->dir) + 32))) {
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory");
+        seam_media_writer_free(w);
+        return NULL;
+    }
+    if (make_dirs(w->dir) != 0) {
+        fail_errno(err, "cannot create", w->dir);
+        seam_media_writer_free(w);
+        return NULL;
+    }
+    sprintf(w->tmp, "%s/.tmp-XXXXXX", w->dir);
+    if ((w->fd = mkstemp(w->tmp)) < 0 || fchmod(w->fd, 0600) != 0) {
+        fail_errno(err, "cannot create a file in", w->dir);
+        if (w->fd < 0) {
+            free(w->tmp);
+            w->tmp = NULL;
+        }
+        seam_media_writer_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int seam_media_writer_write(seam_media_writer *w, const void *data, size_t len, seam_error *err)
+{
+    if (!len)
+        return SEAM_OK;
+    seam_sha256_update(&w->sha, data, len);
+    w->bytes += (int64_t)len;
+    if (w->fd >= 0 && write_all(w->fd, data, len) != 0)
+        return fail_errno(err, "cannot write", w->tmp);
+    return SEAM_OK;
+}
+
+int seam_media_writer_commit(seam_media_writer *w, char handle[SEAM_MEDIA_HANDLE_SIZE],
+                             seam_error *err)
+{
+    unsigned char sum[32];
+    seam_sha256_final(&w->sha, sum);
+    char hex[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", sum[i]);
+    if (w->fd >= 0) {
+        char *final = file_of(w->dir, hex);
+        if (!final)
+            return seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory"), SEAM_ERR_NOMEM;
+        int rc = SEAM_OK;
+        struct stat st;
+        if (fsync(w->fd) != 0)
+            rc = fail_errno(err, "cannot write", w->tmp);
+        int closed = close(w->fd);
+        w->fd = -1;
+        if (rc == SEAM_OK && closed != 0)
+            rc = fail_errno(err, "cannot write", w->tmp);
+        /* The same bytes are already there: the temporary goes (free). */
+        if (rc == SEAM_OK && !(stat(final, &st) == 0 && S_ISREG(st.st_mode) &&
+                               (int64_t)st.st_size == w->bytes)) {
+            if (rename(w->tmp, final) != 0)
+                rc = fail_errno(err, "cannot store", final);
+            else {
+                free(w->tmp);
+                w->tmp = NULL;
+            }
+        }
+        free(final);
+        if (rc != SEAM_OK)
+            return rc;
+    }
+    snprintf(handle, SEAM_MEDIA_HANDLE_SIZE, "%s%s", handle_prefix, hex);
+    return SEAM_OK;
+}
+
+void seam_media_writer_free(seam_media_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0)
+        close(w->fd);
+    if (w->tmp && (w->fd >= 0 || w->dir))
+        unlink(w->tmp);
+    free(w->tmp);
+    free(w->dir);
+    free(w);
 }

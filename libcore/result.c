@@ -6,6 +6,7 @@
 #include "config.h"
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,12 @@ typedef struct open_reasoning {
     char *id;
     size_t part;
 } open_reasoning;
+
+/* Media between its start and its end: the transcript its deltas carried. */
+typedef struct open_media {
+    char *id;
+    seam_buf transcript;
+} open_media;
 
 struct seam_result {
     seam_message *message; /* SEAM_ROLE_ASSISTANT */
@@ -39,7 +46,12 @@ struct seam_result {
     size_t n_reasonings;
     size_t cap_reasonings;
     int64_t media_images;  /* output images: the media_units entry (image, count) */
-    double media_seconds[2]; /* generated audio, video: (audio|video, second) entries */
+    double media_seconds[2]; /* audio, video: the (modality, second) entries: the seconds
+                              * generation endpoints reported (seam_result_add_media_seconds)
+                              * plus the durations media_end chunks gave */
+    int media_timed[2];      /* an audio / video part with a known duration was seen */
+    open_media *media;
+    size_t n_media;
 };
 
 seam_result *seam_result_new(void)
@@ -79,6 +91,11 @@ void seam_result_free(seam_result *res)
     while (res->n_reasonings)
         close_reasoning(res, 0);
     free(res->reasonings);
+    for (size_t i = 0; i < res->n_media; i++) {
+        free(res->media[i].id);
+        seam_buf_free(&res->media[i].transcript);
+    }
+    free(res->media);
     seam_message_free(res->message);
     free(res->provider);
     free(res->model);
@@ -330,18 +347,83 @@ static int fold_error(seam_result *res, const seam_chunk *chunk)
     return SEAM_OK;
 }
 
+static open_media *find_media(seam_result *res, const char *id, int create)
+{
+    for (size_t k = 0; k < res->n_media; k++)
+        if (strcmp(res->media[k].id, id) == 0)
+            return &res->media[k];
+    if (!create)
+        return NULL;
+    open_media *m = realloc(res->media, (res->n_media + 1) * sizeof *m);
+    if (!m)
+        return NULL;
+    res->media = m;
+    m = &res->media[res->n_media];
+    memset(m, 0, sizeof *m);
+    if (!(m->id = seam_strdup(id)))
+        return NULL;
+    res->n_media++;
+    return m;
+}
+
+/* media_delta: a piece of the transcript (audio), when it carries text. */
+static int fold_media_delta(seam_result *res, const seam_chunk *chunk)
+{
+    if (!chunk->text || !*chunk->text)
+        return SEAM_OK;
+    open_media *m = find_media(res, chunk_id(chunk), 1);
+    if (!m)
+        return SEAM_ERR_NOMEM;
+    return seam_buf_append(&m->transcript, chunk->text, strlen(chunk->text));
+}
+
+/* A count in a media chunk's metadata ({"byte_length":N,"duration_ms":M},
+ * written by the core), -1 when absent. */
+static int64_t meta_count(const char *meta, const char *key)
+{
+    char quoted[32];
+    snprintf(quoted, sizeof quoted, "\"%s\":", key);
+    const char *at = meta ? strstr(meta, quoted) : NULL;
+    if (!at)
+        return -1;
+    char *end;
+    long long v = strtoll(at + strlen(quoted), &end, 10);
+    return end != at + strlen(quoted) && v >= 0 ? (int64_t)v : -1;
+}
+
 /* media_end: the part as the handle it carries (a legacy chunk with any
- * other text is kept as a URL). Each image counts one output image unit. */
+ * other text is kept as a URL), with the transcript its deltas carried and
+ * the length and duration its metadata says. Each image counts one output
+ * image unit; audio and video count their seconds. */
 static int fold_media_end(seam_result *res, const seam_chunk *chunk)
 {
     if (!chunk->text || !chunk->mime_type)
         return SEAM_ERR_INVALID;
     int handle = seam_media_handle_valid(chunk->text);
-    int rc = seam_message_add_media(res->message, chunk->mime_type,
-                                    handle ? SEAM_MEDIA_HANDLE : SEAM_MEDIA_URL, chunk->text);
-    if (rc == SEAM_OK && seam_media_modality(chunk->mime_type) == SEAM_MODALITY_IMAGE)
+    open_media *om = find_media(res, chunk_id(chunk), 0);
+    seam_media_meta meta = {.size = sizeof meta,
+                            .transcript = om && om->transcript.len ? om->transcript.data : NULL,
+                            .byte_length = meta_count(chunk->result_json, "byte_length"),
+                            .duration_ms = meta_count(chunk->result_json, "duration_ms")};
+    int rc = seam_message_add_media_meta(res->message, chunk->mime_type,
+                                         handle ? SEAM_MEDIA_HANDLE : SEAM_MEDIA_URL, chunk->text,
+                                         &meta);
+    if (om) {
+        free(om->id);
+        seam_buf_free(&om->transcript);
+        *om = res->media[--res->n_media];
+    }
+    if (rc != SEAM_OK)
+        return rc;
+    uint32_t modality = seam_media_modality(chunk->mime_type);
+    if (modality == SEAM_MODALITY_IMAGE)
         res->media_images++;
-    return rc;
+    int timed = modality == SEAM_MODALITY_AUDIO ? 0 : modality == SEAM_MODALITY_VIDEO ? 1 : -1;
+    if (timed >= 0 && meta.duration_ms >= 0) {
+        res->media_seconds[timed] += (double)meta.duration_ms / 1000.0;
+        res->media_timed[timed] = 1;
+    }
+    return SEAM_OK;
 }
 
 /* The entries present, in the order image, audio, video. */
@@ -352,9 +434,9 @@ static size_t media_units_entries(const seam_result *res, uint32_t modality[3])
         return 0;
     if (res->media_images > 0)
         modality[n++] = SEAM_MODALITY_IMAGE;
-    if (res->media_seconds[0] > 0)
+    if (res->media_timed[0])
         modality[n++] = SEAM_MODALITY_AUDIO;
-    if (res->media_seconds[1] > 0)
+    if (res->media_timed[1])
         modality[n++] = SEAM_MODALITY_VIDEO;
     return n;
 }
@@ -387,6 +469,7 @@ int seam_result_add_media_seconds(seam_result *res, uint32_t modality, double se
         (modality != SEAM_MODALITY_AUDIO && modality != SEAM_MODALITY_VIDEO))
         return SEAM_ERR_INVALID;
     res->media_seconds[modality == SEAM_MODALITY_VIDEO] += seconds;
+    res->media_timed[modality == SEAM_MODALITY_VIDEO] = 1;
     return SEAM_OK;
 }
 
@@ -403,8 +486,9 @@ int seam_result_add_chunk(seam_result *res, const seam_chunk *chunk)
     case SEAM_CHUNK_TOOL_CALL_DELTA: return tool_call_delta(res, chunk);
     case SEAM_CHUNK_TOOL_CALL_END: return tool_call_end(res, chunk);
     case SEAM_CHUNK_MEDIA_START:
+        return SEAM_OK; /* the part comes with media_end */
     case SEAM_CHUNK_MEDIA_DELTA:
-        return SEAM_OK; /* progress only: the part comes with media_end */
+        return fold_media_delta(res, chunk);
     case SEAM_CHUNK_MEDIA_END:
         return fold_media_end(res, chunk);
     case SEAM_CHUNK_TOOL_RESULT: return tool_result(res, chunk);

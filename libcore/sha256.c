@@ -2,7 +2,8 @@
  * and, in hex, for the callers of seam_sha256_hex (the gateway's key hashes).
  * Small and self-contained so that the store adds no dependency (libcurl's
  * TLS backend is not an API seam may rely on). Checked against the FIPS
- * 180-2 example vectors in tests/test_media.c. */
+ * 180-2 example vectors in tests/test_media.c. Incremental too: media that
+ * arrives in pieces is hashed as it comes, never held whole. */
 #include "config.h"
 #include "internal.h"
 
@@ -54,32 +55,66 @@ static void block(uint32_t h[8], const unsigned char *p)
     h[7] += k;
 }
 
-void seam_sha256(const void *data, size_t len, unsigned char out[32])
+void seam_sha256_init(seam_sha256_ctx *c)
 {
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, h0, sizeof h0);
+    c->len = 0;
+    c->n = 0;
+}
+
+void seam_sha256_update(seam_sha256_ctx *c, const void *data, size_t len)
+{
     const unsigned char *p = data;
-    size_t n = len;
-    for (; n >= 64; n -= 64, p += 64)
-        block(h, p);
+    c->len += len;
+    if (c->n) {
+        size_t take = 64 - c->n < len ? 64 - c->n : len;
+        memcpy(c->buf + c->n, p, take);
+        c->n += take;
+        p += take;
+        len -= take;
+        if (c->n < 64)
+            return;
+        block(c->h, c->buf);
+        c->n = 0;
+    }
+    for (; len >= 64; len -= 64, p += 64)
+        block(c->h, p);
+    if (len)
+        memcpy(c->buf, p, len);
+    c->n = len;
+}
+
+void seam_sha256_final(seam_sha256_ctx *c, unsigned char out[32])
+{
     unsigned char tail[128];
     memset(tail, 0, sizeof tail);
+    size_t n = c->n;
     if (n)
-        memcpy(tail, p, n);
+        memcpy(tail, c->buf, n);
     tail[n] = 0x80;
     size_t tl = n + 1 + 8 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
+    uint64_t bits = (uint64_t)c->len * 8;
     for (int i = 0; i < 8; i++)
         tail[tl - 1 - i] = (unsigned char)(bits >> (8 * i));
-    block(h, tail);
+    block(c->h, tail);
     if (tl == 128)
-        block(h, tail + 64);
+        block(c->h, tail + 64);
     for (int i = 0; i < 8; i++) {
-        out[4 * i] = (unsigned char)(h[i] >> 24);
-        out[4 * i + 1] = (unsigned char)(h[i] >> 16);
-        out[4 * i + 2] = (unsigned char)(h[i] >> 8);
-        out[4 * i + 3] = (unsigned char)h[i];
+        out[4 * i] = (unsigned char)(c->h[i] >> 24);
+        out[4 * i + 1] = (unsigned char)(c->h[i] >> 16);
+        out[4 * i + 2] = (unsigned char)(c->h[i] >> 8);
+        out[4 * i + 3] = (unsigned char)c->h[i];
     }
+}
+
+void seam_sha256(const void *data, size_t len, unsigned char out[32])
+{
+    seam_sha256_ctx c;
+    seam_sha256_init(&c);
+    seam_sha256_update(&c, data, len);
+    seam_sha256_final(&c, out);
 }
 
 void seam_sha256_hex(const void *data, size_t len, char hex[65])

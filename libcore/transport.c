@@ -919,6 +919,8 @@ int seam_transfer_open(const seam_transfer_params *p, seam_transfer **out, seam_
         rc = SEAM_ERR_NOMEM;
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory encoding the request");
     }
+    if (rc == SEAM_OK)
+        rc = seam_form_finish(&t->hr, &e);
     /* A codec's notes (an option it dropped) are the application's to see,
      * and the library prints nothing: they go to the client's log. */
     for (size_t i = 0; rc == SEAM_OK && i < t->hr.n_warnings; i++) {
@@ -1126,6 +1128,7 @@ void seam_transfer_free(seam_transfer *t)
     curl_slist_free_all(t->req_headers);
     if (t->decoder)
         t->p.vt->decoder_free(t->decoder);
+    seam_emitter_release(&t->emitter);
     seam_framer_free(t->framer);
     seam_http_request_release(&t->hr);
     seam_http_headers_release(&t->resp_headers);

@@ -31,9 +31,16 @@ struct seam_http_request {
     seam_framing framing;
     int streaming;
     const char *credential; /* borrowed; NULL when the provider has none */
+    struct seam_form_part *form; /* multipart parts until written (multipart.c) */
+    size_t n_form;
     char **warnings;        /* seam_http_request_warn: logged by the transport */
     size_t n_warnings;
 };
+
+/* multipart.c: the form parts become the body and its Content-Type (no-op
+ * without parts), after encode; release frees parts never written. */
+int seam_form_finish(seam_http_request *hr, seam_error *err);
+void seam_form_release(seam_http_request *hr);
 
 void seam_http_request_init(seam_http_request *hr, const char *credential, int streaming,
                             seam_framing framing);
@@ -49,7 +56,12 @@ struct seam_emitter {
     seam_client *client; /* whose media store media goes to; NULL: handles are
                           * computed, nothing is stored (decoders under test) */
     unsigned n_media;    /* media emitted so far, for default ids */
+    struct seam_open_media *open_media; /* begun and not yet ended (mediaemit.c) */
 };
+
+/* Abandons the media still open on em (their temporary files go): the
+ * transfer ended without their end. mediaemit.c. */
+void seam_emitter_release(seam_emitter *em);
 
 typedef struct seam_piece {
     char *data;

@@ -27,7 +27,8 @@ MAN3=$top_srcdir/doc/man3
 HEADERS="$top_srcdir/libcore/seam/types.h $top_srcdir/libcore/seam/seam.h
 $top_srcdir/libcore/seam/loop.h $top_srcdir/sdk/seam/plugin.h
 $top_srcdir/libcore/seam/embed.h $top_srcdir/sdk/seam/codec.h
-$top_srcdir/libcore/seam/mediagen.h"
+$top_srcdir/libcore/seam/mediagen.h
+$top_srcdir/libcore/seam/transcribe.h"
 LIBSEAM=$top_builddir/.libs/libseam.so
 PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
 

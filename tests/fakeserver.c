@@ -995,6 +995,68 @@ const char *fake_server_request_body(fake_server *s, size_t i)
     return rq ? rq->body : NULL;
 }
 
+size_t fake_server_request_body_len(fake_server *s, size_t i)
+{
+    recorded_request *rq = s ? request_at(s, i) : NULL;
+    return rq ? rq->body_len : 0;
+}
+
+/* multipart/form-data (RFC 7578) as a server reads it: the boundary from the
+ * Content-Type header, then each part's headers up to the blank line and its
+ * bytes up to CRLF "--" boundary. */
+int fake_server_request_form(fake_server *s, size_t i, const char *name, const char **data,
+                             size_t *len, char *filename, char *type, size_t size)
+{
+    recorded_request *rq = s ? request_at(s, i) : NULL;
+    const char *ct = fake_server_request_header(s, i, "Content-Type");
+    const char *b = ct ? strstr(ct, "boundary=") : NULL;
+    if (!rq || !b || strncmp(ct, "multipart/form-data;", 20) != 0)
+        return 0;
+    char delim[200];
+    snprintf(delim, sizeof delim, "--%s", b + 9);
+    size_t dl = strlen(delim);
+    const char *body = rq->body, *end = rq->body + rq->body_len;
+    const char *p = memmem(body, rq->body_len, delim, dl);
+    while (p && (size_t)(end - p) >= dl + 2) {
+        p += dl;
+        if (p[0] == '-' && p[1] == '-')
+            return 0; /* the closing delimiter */
+        if (p[0] != '\r' || p[1] != '\n')
+            return 0;
+        p += 2;
+        const char *blank = memmem(p, (size_t)(end - p), "\r\n\r\n", 4);
+        if (!blank)
+            return 0;
+        char head[1024];
+        snprintf(head, sizeof head, "%.*s", (int)(blank - p), p);
+        const char *content = blank + 4;
+        char crlf_delim[204];
+        snprintf(crlf_delim, sizeof crlf_delim, "\r\n%s", delim);
+        const char *stop = memmem(content, (size_t)(end - content), crlf_delim, dl + 2);
+        if (!stop)
+            return 0;
+        char want[256];
+        snprintf(want, sizeof want, "Content-Disposition: form-data; name=\"%s\"", name);
+        size_t wl = strlen(want);
+        if (strncmp(head, want, wl) == 0 && (head[wl] == '\0' || head[wl] == ';' || head[wl] == '\r')) {
+            if (filename) {
+                const char *f = strstr(head, "filename=\"");
+                const char *fe = f ? strchr(f + 10, '"') : NULL;
+                snprintf(filename, size, "%.*s", fe ? (int)(fe - f - 10) : 0, fe ? f + 10 : "");
+            }
+            if (type) {
+                const char *t = strstr(head, "\r\nContent-Type: ");
+                snprintf(type, size, "%s", t ? t + 16 : "");
+            }
+            *data = content;
+            *len = (size_t)(stop - content);
+            return 1;
+        }
+        p = stop + 2;
+    }
+    return 0;
+}
+
 int fake_server_request_has_value(fake_server *s, size_t i, const char *text)
 {
     recorded_request *rq = request_at(s, i);

@@ -73,6 +73,14 @@ const char *fake_server_request_method(fake_server *s, size_t i);
 const char *fake_server_request_path(fake_server *s, size_t i);   /* with query */
 const char *fake_server_request_header(fake_server *s, size_t i, const char *name); /* case-insensitive */
 const char *fake_server_request_body(fake_server *s, size_t i);
+/* The body's length (it may hold NUL bytes: an upload). */
+size_t fake_server_request_body_len(fake_server *s, size_t i);
+/* Part `name` of request i's multipart/form-data body: 1 with *data (borrowed)
+ * and *len its bytes, and filename and type (each size bytes; may be NULL)
+ * its file name and Content-Type ("" when none); 0 when the body is not such
+ * a form or has no such part. */
+int fake_server_request_form(fake_server *s, size_t i, const char *name, const char **data,
+                             size_t *len, char *filename, char *type, size_t size);
 /* 1 when some header of request i has a value containing `text`. */
 int fake_server_request_has_value(fake_server *s, size_t i, const char *text);
 /* Number of connections closed by the peer (the client) while a response was

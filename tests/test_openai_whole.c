@@ -149,7 +149,7 @@ static char *decode(const oa_instance *in, const char *body, int fast)
     seam_error err;
     seam_error_clear(&err);
     jscan_disabled = !fast;
-    int rc = oa_chat_decode_response(in, body, strlen(body), &em, &err);
+    int rc = oa_chat_decode_response(in, NULL, body, strlen(body), &em, &err);
     jscan_disabled = 0;
     char tail[600];
     snprintf(tail, sizeof tail, "\n= %d k%d %s", rc, (int)err.kind, err.message);

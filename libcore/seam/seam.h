@@ -476,5 +476,6 @@ SEAM_EXPORT void seam_stream_free(seam_stream *s);
 #include <seam/loop.h>
 #include <seam/embed.h>
 #include <seam/mediagen.h>
+#include <seam/transcribe.h>
 
 #endif /* SEAM_SEAM_H */

@@ -359,9 +359,13 @@ typedef enum seam_chunk_type {
  *   tool_call_delta   id, text (a fragment of the arguments' JSON text)
  *   tool_call_end     id, args_json (the whole parsed-and-reserialized arguments)
  *   media_start       id, mime_type
- *   media_delta       id, progress (0..1)
+ *   media_delta       id, progress (0..1; -1 when the whole size is not known),
+ *                     text (a piece of the transcript of audio, or NULL),
+ *                     result_json (NULL, or {"bytes":N}: the bytes so far)
  *   media_end         id, mime_type, text (the part's handle, "media://sha256-…";
- *                     never bytes: base64 never appears in a chunk)
+ *                     never bytes: base64 never appears in a chunk),
+ *                     result_json (NULL, or {"byte_length":N,"duration_ms":M},
+ *                     each when known: the part's length and duration)
  *   tool_result       id, name, result_json, is_error (provider-executed)
  *   stop              stop_reason, usage, id (the provider's response id, or NULL)
  *   error             error
@@ -431,7 +435,9 @@ SEAM_EXPORT int seam_result_incomplete(const seam_result *res);
 SEAM_EXPORT void seam_result_set_incomplete(seam_result *res, int incomplete);
 /* Media usage, apart from tokens (reference ADR-0031 mediaUnits): entries of
  * (modality, units, unit), unit "count" (images) or "second" (audio, video).
- * The core counts each output image of the answer. _at returns
+ * The core counts each output image of the answer, and the seconds of each
+ * output audio or video whose duration is known (media_end's duration_ms);
+ * entries come in that order: images, audio, video. _at returns
  * SEAM_ERR_INVALID past the end; any out pointer may be NULL. */
 SEAM_EXPORT size_t seam_result_media_units_count(const seam_result *res);
 SEAM_EXPORT int seam_result_media_units_at(const seam_result *res, size_t i, uint32_t *modality,

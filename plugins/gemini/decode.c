@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -195,7 +196,19 @@ static int decode_part_fields(gemini_decoder *d, seam_emitter *out, const char *
 /* An inlineData part of the answer (native image output, generateContent
  * with generationConfig.responseModalities; ai.google.dev/api/generate-content:
  * Part.inlineData is a Blob { mimeType, data (base64) }): the core stores the
- * bytes and the consumer gets a handle, never the base64. */
+ * bytes and the consumer gets a handle, never the base64. A Part is atomic in
+ * a GenerateContentResponse, so a streamed answer brings each blob whole in
+ * one event: it goes through the core's media-in-pieces path as one piece
+ * (media_start, one media_delta with the byte count, media_end with the
+ * length and, for audio, the duration).
+ *
+ * Audio output (the TTS models, responseModalities ["AUDIO"]) comes as
+ * "audio/L16;codec=pcm;rate=24000" (ai.google.dev/gemini-api/docs/speech-
+ * generation: 16-bit little-endian mono PCM at 24 kHz). seam's MIME check
+ * takes no parameters, and L16 proper is big-endian: the part is named
+ * audio/pcm, as OpenAI's pcm16 is, and its rate gives the duration. Any
+ * other type with parameters is passed on as it is, for the core to refuse
+ * (one MIME rule at every position). */
 static int decode_inline_data(gemini_decoder *d, seam_emitter *out, json_object *blob,
                               seam_error *err)
 {
@@ -208,10 +221,24 @@ static int decode_inline_data(gemini_decoder *d, seam_emitter *out, json_object 
     int rc = close_reasoning(d, out);
     if (rc != SEAM_OK)
         return rc;
+    int64_t bytes_per_second = 0;
+    size_t n = strcspn(mime, "; \t");
+    if ((n == 9 && strncasecmp(mime, "audio/L16", 9) == 0) ||
+        (n == 9 && strncasecmp(mime, "audio/pcm", 9) == 0)) {
+        const char *r = strstr(mime, "rate=");
+        long long rate = r ? strtoll(r + 5, NULL, 10) : 24000;
+        bytes_per_second = rate > 0 && rate <= 1000000 ? rate * 2 : 48000;
+        mime = "audio/pcm";
+    }
     char id[40];
     snprintf(id, sizeof id, "%s-media-%u", d->id_prefix, ++d->n_media);
-    return seam_emit_media(out, id, mime, json_object_get_string(data),
-                           (size_t)json_object_get_string_len(data), err);
+    rc = seam_emit_media_begin(out, id, mime, bytes_per_second, err);
+    if (rc == SEAM_OK)
+        rc = seam_emit_media_append(out, id, json_object_get_string(data),
+                                    (size_t)json_object_get_string_len(data), err);
+    if (rc == SEAM_OK)
+        rc = seam_emit_media_end(out, id, err);
+    return rc;
 }
 
 static int decode_part(gemini_decoder *d, seam_emitter *out, json_object *part, seam_error *err)
@@ -267,7 +294,7 @@ static void usage_from_counts(const int has[4], const int64_t n[4], seam_usage *
                            has_thoughts ? thoughts : -1, 1);
 }
 
-static void parse_usage(json_object *um, seam_usage *u)
+void gemini_parse_usage(json_object *um, seam_usage *u)
 {
     int has[4];
     int64_t n[4] = {0, 0, 0, 0};
@@ -316,7 +343,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
     json_object *um = jget(resp, "usageMetadata");
     int usage_here = jis(um, json_type_object);
     if (usage_here) {
-        parse_usage(um, &d->usage);
+        gemini_parse_usage(um, &d->usage);
         d->have_usage = 1;
     }
 

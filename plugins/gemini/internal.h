@@ -253,6 +253,13 @@ int gemini_decode_response(void *instance, const seam_request *req, const char *
 /* base_url/models/{model}:{method} (a "models/" or "tunedModels/" name kept
  * as it is); malloc'ed, NULL without memory. */
 char *gemini_model_url(const gemini_instance *g, const char *model, const char *method);
+/* usageMetadata -> seam usage (decode.c). */
+void gemini_parse_usage(json_object *um, seam_usage *u);
+/* Speech to text through generateContent (transcribe.c). */
+int gemini_transcribe_encode(void *instance, const seam_transcribe_request *tr,
+                             seam_http_request *out, seam_error *err);
+int gemini_transcribe_decode(void *instance, const seam_transcribe_request *tr, const char *body,
+                             size_t len, seam_transcription *out, seam_error *err);
 /* 1 when model can go into a URL path as a model id. */
 int gemini_model_id_ok(const char *model);
 int gemini_embed_encode(void *instance, const seam_embed_request *er, seam_http_request *out,

@@ -159,6 +159,12 @@ int gemini_capabilities(void *instance, const char *model, seam_capabilities *ca
         caps->output_combinations[1] = SEAM_MODALITY_IMAGE;
         caps->n_output_combinations = 2;
     }
+    /* Speech generation (gemini-2.5-flash-preview-tts, -pro-preview-tts):
+     * audio alone (ai.google.dev/gemini-api/docs/speech-generation). */
+    if (strstr(model, "-tts")) {
+        caps->output_combinations[0] = SEAM_MODALITY_AUDIO;
+        caps->n_output_combinations = 1;
+    }
     return SEAM_OK;
 }
 

@@ -105,6 +105,8 @@ static const seam_provider_vtable gemini_vtable = {
     .media_decode = gemini_media_decode,
     .media_poll_encode = gemini_media_poll_encode,
     .media_poll_decode = gemini_media_poll_decode,
+    .transcribe_encode = gemini_transcribe_encode,
+    .transcribe_decode = gemini_transcribe_decode,
 };
 
 static int gemini_plugin_init(seam_registrar *r)

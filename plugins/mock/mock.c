@@ -1089,6 +1089,8 @@ static int mock_serve(void *instance, const seam_http_request *hr, seam_served *
         return mock_count_serve(instance, hr, out, err);
     if (url && strncmp(url, MOCK_MEDIA_URL, strlen(MOCK_MEDIA_URL)) == 0)
         return mock_media_serve(instance, hr, out, err);
+    if (url && strcmp(url, MOCK_TRANSCRIBE_URL) == 0)
+        return mock_transcribe_serve(instance, hr, out, err);
     size_t len = 0;
     const char *body = seam_http_request_body(hr, &len);
     json_object *request = body ? json_parse_strict(body, len) : NULL;
@@ -1501,6 +1503,8 @@ static const seam_provider_vtable mock_vtable = {
     .media_decode = mock_media_decode,
     .media_poll_encode = mock_media_poll_encode,
     .media_poll_decode = mock_media_poll_decode,
+    .transcribe_encode = mock_transcribe_encode,
+    .transcribe_decode = mock_transcribe_decode,
 };
 
 static int mock_init(seam_registrar *r)

@@ -15,6 +15,7 @@
 #define MOCK_EMBED_URL "mock://local/v1/embeddings"
 #define MOCK_COUNT_URL "mock://local/v1/count_tokens"
 #define MOCK_MEDIA_URL "mock://local/v1/media/"
+#define MOCK_TRANSCRIBE_URL "mock://local/v1/audio/transcriptions"
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 typedef struct mock_instance {
@@ -64,6 +65,13 @@ int mock_media_poll_decode(void *instance, const char *ref, const char *body, si
                            seam_media_sink *out, seam_error *err);
 int mock_media_serve(void *instance, const seam_http_request *hr, seam_served *out,
                      seam_error *err);
+/* transcribe.c */
+int mock_transcribe_encode(void *instance, const seam_transcribe_request *tr,
+                           seam_http_request *out, seam_error *err);
+int mock_transcribe_serve(void *instance, const seam_http_request *hr, seam_served *out,
+                          seam_error *err);
+int mock_transcribe_decode(void *instance, const seam_transcribe_request *tr, const char *body,
+                           size_t len, seam_transcription *out, seam_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

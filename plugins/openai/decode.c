@@ -579,7 +579,13 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
     note_id(d, root);
     json_object *choice = first_choice(root);
     if (choice) {
-        rc = on_delta(d, out, jget(choice, "delta"), 0);
+        json_object *delta = jget(choice, "delta");
+        rc = on_delta(d, out, delta, 0);
+        if (rc == SEAM_OK)
+            rc = oa_chat_on_audio(d, out, jget(delta, "audio"), err);
+        /* The audio is whole when the choice finishes: it ends before the stop. */
+        if (rc == SEAM_OK && jstr(choice, "finish_reason"))
+            rc = oa_chat_end_audio(d, out, err);
         if (rc == SEAM_OK)
             rc = on_finish(d, out, jstr(choice, "finish_reason"));
     }
@@ -618,8 +624,8 @@ int oa_chat_whole_end(oa_decoder *d, seam_emitter *out, const char *finish_reaso
     return emit_stop(d, out);
 }
 
-int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
-                            seam_emitter *out, seam_error *err)
+int oa_chat_decode_response(const oa_instance *in, const seam_request *req, const char *body,
+                            size_t len, seam_emitter *out, seam_error *err)
 {
     oa_decoder *d = oa_chat_decoder_new(in);
     if (!d)
@@ -633,6 +639,8 @@ int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
         oa_chat_decoder_free(d);
         return oa_nomem(err);
     }
+    /* Only here: the scanner leaves a message with audio to this path. */
+    oa_chat_audio_setup(d, in, req, 0);
     json_object *root = json_parse_with(d->tok, body, len);
     if (!json_object_is_type(root, json_type_object)) {
         json_object_put(root);
@@ -648,7 +656,12 @@ int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
         if (!choice) {
             rc = oa_malformed(err, "response (no choices)");
         } else {
-            rc = on_delta(d, out, jget(choice, "message"), 1);
+            json_object *message = jget(choice, "message");
+            rc = on_delta(d, out, message, 1);
+            if (rc == SEAM_OK)
+                rc = oa_chat_on_audio(d, out, jget(message, "audio"), err);
+            if (rc == SEAM_OK)
+                rc = oa_chat_end_audio(d, out, err);
             if (rc == SEAM_OK) {
                 json_object *usage = jget(root, "usage");
                 if (!usage)

@@ -125,8 +125,9 @@ static int scan_delta(jscan *s, oa_scan_delta *dl)
                   : JSCAN_KEY(k, kl, "reasoning")         ? 4
                   : JSCAN_KEY(k, kl, "refusal")           ? 8
                   : JSCAN_KEY(k, kl, "tool_calls")        ? 16
+                  : JSCAN_KEY(k, kl, "audio")             ? 32
                                                              : 0;
-        if (bit & seen)
+        if (bit & seen || bit == 32) /* audio is the json-c path's (audio.c) */
             return 0;
         seen |= bit;
         int ok;

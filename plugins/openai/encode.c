@@ -187,7 +187,7 @@ static int encode_user(const oa_instance *in, oa_id_map *ids, const seam_message
 
 static int encode_assistant(oa_id_map *ids, const seam_message *msg, strbuf *b, int *first)
 {
-    strbuf text = {0}, calls = {0};
+    strbuf text = {0}, calls = {0}, spoken = {0};
     int has_text = 0;
     size_t n_calls = 0;
     for (size_t i = 0; i < seam_message_part_count(msg); i++) {
@@ -210,11 +210,25 @@ static int encode_assistant(oa_id_map *ids, const seam_message *msg, strbuf *b, 
             n_calls++;
             break;
         }
-        default: /* reasoning is never sent back on this wire; media output neither */
+        case SEAM_PART_MEDIA:
+            /* An audio answer goes back as its transcript: the audio id it
+             * had expires within the hour, and OpenAI's audio guide takes the
+             * transcript as the assistant's content in its stead. */
+            if (seam_part_media_transcript(p))
+                sb_puts(&spoken, seam_part_media_transcript(p)); /* failure: spoken.failed */
+            break;
+        default: /* reasoning is never sent back on this wire */
             break;
         }
     }
-    int rc = text.failed || calls.failed ? SEAM_ERR_NOMEM : SEAM_OK;
+    if (!has_text && spoken.len) {
+        strbuf t = text;
+        text = spoken;
+        spoken = t;
+        has_text = 1;
+    }
+    int rc = text.failed || calls.failed || spoken.failed ? SEAM_ERR_NOMEM : SEAM_OK;
+    sb_free(&spoken);
     if (rc == SEAM_OK && (has_text || n_calls)) {
         if (!*first)
             sb_puts(b, ",");
@@ -503,6 +517,8 @@ int oa_chat_encode(const oa_instance *in, const seam_request *req, int stream,
         rc = encode_tools(req, &body, err);
     if (rc == SEAM_OK)
         rc = encode_response_format(in, req, &body, err);
+    if (rc == SEAM_OK)
+        rc = oa_chat_encode_audio(in, req, stream, &body, err);
     if (rc != SEAM_OK) {
         oa_body_free(&body);
         if (rc == SEAM_ERR_NOMEM && err && err->kind == SEAM_ERROR_NONE)

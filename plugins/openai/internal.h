@@ -19,6 +19,8 @@
  *                       tags, tool calls, finish, usage)
  *   decode_scan.c       the fast path of decode.c: plain delta events scanned
  *                       in place
+ *   audio.c             Chat Completions audio output: modalities + audio in
+ *                       the request, message.audio / delta.audio -> media
  *   errors.c            classify_error: an error answer (429, 401, ...) -> a
  *                       classified seam_error; in-stream error events
  *   responses_encode.c  the Responses API: seam request -> request body
@@ -26,6 +28,7 @@
  *                       -> seam chunks
  *   embed.c             POST /embeddings: the embedding request and its answer
  *   count_tokens.c      POST /responses/input_tokens: the token count
+ *   transcribe.c        POST /audio/transcriptions: speech to text
  *   compat.c            libseam-openai-compat only: a third party's profile
  *                       as an instance and a vtable (<seam/openai_compat.h>)
  *   media.c             media generation: /images/generations, /audio/speech,
@@ -301,15 +304,30 @@ typedef struct oa_decoder {
     strbuf think_hold;  /* content held back: a possible tag's first bytes */
     strbuf scratch;     /* a NUL-terminated copy of a piece of content */
     jscan_buf scan;     /* the fast path's decoded strings, reused per event */
+    char audio_mime[24];  /* the MIME type of the audio asked for (audio.c) */
+    int64_t audio_bps;    /* raw PCM: bytes a second; 0 otherwise */
+    int audio_open;       /* media begun, not yet ended */
+    unsigned audio_seq;
+    char audio_id[96];
 } oa_decoder;
+
+/* audio.c: modalities + audio in a Chat Completions body when the request
+ * asks for audio output; the decoder's audio format (the options' or seam's
+ * default for a stream or a whole answer); an audio object of a delta or a
+ * message into media chunks; the end of the answer's audio. */
+int oa_chat_encode_audio(const oa_instance *in, const seam_request *req, int stream,
+                         oa_body *body, seam_error *err);
+void oa_chat_audio_setup(oa_decoder *d, const oa_instance *in, const seam_request *req, int stream);
+int oa_chat_on_audio(oa_decoder *d, seam_emitter *em, json_object *audio, seam_error *err);
+int oa_chat_end_audio(oa_decoder *d, seam_emitter *em, seam_error *err);
 
 void *oa_chat_decoder_new(const oa_instance *in);
 void oa_chat_decoder_free(oa_decoder *d);
 int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *out,
                          seam_error *err);
 int oa_chat_decode_finish(oa_decoder *d, seam_emitter *out, seam_error *err);
-int oa_chat_decode_response(const oa_instance *in, const char *body, size_t len,
-                            seam_emitter *out, seam_error *err);
+int oa_chat_decode_response(const oa_instance *in, const seam_request *req, const char *body,
+                            size_t len, seam_emitter *out, seam_error *err);
 /* The finish reason of a choice: the SDK's table of the common wires. */
 #define oa_map_finish seam_stop_reason_from_wire
 
@@ -418,5 +436,11 @@ int oa_media_decode(void *instance, const seam_media_request *mr, const char *bo
 int oa_media_poll_encode(void *instance, const char *ref, seam_http_request *out, seam_error *err);
 int oa_media_poll_decode(void *instance, const char *ref, const char *body, size_t len,
                          seam_media_sink *out, seam_error *err);
+/* ---- speech to text (transcribe.c) ------------------------------------------------ */
+
+int oa_transcribe_encode(void *instance, const seam_transcribe_request *tr,
+                         seam_http_request *out, seam_error *err);
+int oa_transcribe_decode(void *instance, const seam_transcribe_request *tr, const char *body,
+                         size_t len, seam_transcription *out, seam_error *err);
 
 #endif /* SEAM_OPENAI_INTERNAL_H */

@@ -142,7 +142,8 @@ enum {
     CAP_STRUCTURED = 1u << 4,
     CAP_CACHE = 1u << 5,
     CAP_AUDIO = 1u << 6,
-    CAP_PDF = 1u << 7
+    CAP_PDF = 1u << 7,
+    CAP_AUDIO_OUT = 1u << 8 /* answers in text and audio (modalities, audio.c) */
 };
 
 typedef struct model_family {
@@ -165,7 +166,9 @@ static const model_family families[] = {
     {"gpt-5-chat", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 128000, 16384},
     {"gpt-5", CAP_CHAT | CAP_VISION | CAP_REASONING | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 400000, 128000},
     {"gpt-4.1", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 1047576, 32768},
-    {"gpt-4o-audio-preview", CAP_CHAT | CAP_AUDIO, 128000, 16384},
+    {"gpt-4o-audio-preview", CAP_CHAT | CAP_AUDIO | CAP_AUDIO_OUT, 128000, 16384},
+    {"gpt-4o-mini-audio-preview", CAP_CHAT | CAP_AUDIO | CAP_AUDIO_OUT, 128000, 16384},
+    {"gpt-audio", CAP_CHAT | CAP_AUDIO | CAP_AUDIO_OUT, 128000, 16384},
     {"gpt-4o", CAP_CHAT | CAP_VISION | CAP_STRUCTURED | CAP_CACHE | CAP_PDF, 128000, 16384},
     {"gpt-4-turbo", CAP_CHAT | CAP_VISION, 128000, 4096},
     {"gpt-4", CAP_TOOLS, 8192, 8192},
@@ -267,6 +270,11 @@ int oa_capabilities(void *instance, const char *model, seam_capabilities *out)
         caps.prompt_cache = (fam->caps & CAP_CACHE) != 0;
         caps.audio_input = (fam->caps & CAP_AUDIO) != 0;
         caps.pdf_input = (fam->caps & CAP_PDF) != 0;
+        if (fam->caps & CAP_AUDIO_OUT) {
+            caps.output_combinations[0] = SEAM_MODALITY_TEXT;
+            caps.output_combinations[1] = SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO;
+            caps.n_output_combinations = 2;
+        }
         caps.context_window = fam->context_window;
         caps.max_output_tokens = fam->max_output;
     } else {

@@ -52,7 +52,10 @@ void *oa_decoder_new(void *instance, const seam_request *req)
 {
     if (oa_use_responses(instance, req))
         return oa_resp_decoder_new(instance, req);
-    return oa_chat_decoder_new(instance);
+    oa_decoder *d = oa_chat_decoder_new(instance);
+    if (d)
+        oa_chat_audio_setup(d, instance, req, 1);
+    return d;
 }
 
 void oa_decoder_free(void *decoder)
@@ -85,7 +88,7 @@ int oa_decode_response(void *instance, const seam_request *req, const char *body
 {
     if (oa_use_responses(instance, req))
         return oa_resp_decode_response(instance, req, body, len, out, err);
-    return oa_chat_decode_response(instance, body, len, out, err);
+    return oa_chat_decode_response(instance, req, body, len, out, err);
 }
 
 /* ==== registration ============================================================ */
@@ -120,6 +123,8 @@ static const seam_provider_vtable openai_vtable = {
     .media_decode = oa_media_decode,
     .media_poll_encode = oa_media_poll_encode,
     .media_poll_decode = oa_media_poll_decode,
+    .transcribe_encode = oa_transcribe_encode,
+    .transcribe_decode = oa_transcribe_decode,
 };
 
 static int openai_init(seam_registrar *r)

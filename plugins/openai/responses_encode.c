@@ -363,6 +363,13 @@ int oa_resp_encode(const oa_instance *in, const seam_request *req, int stream,
                    seam_http_request *out, seam_error *err)
 {
     const char *model = seam_request_model(req);
+    /* The Responses API answers in text: audio output is Chat Completions'
+     * (audio.c), images are a tool there, not a modality. Refused rather
+     * than answered without the media asked for. */
+    if (seam_request_output_modalities(req) & ~(uint32_t)SEAM_MODALITY_TEXT)
+        return oa_bad_request(err, "the Responses API answers in text only: audio output needs "
+                                   "Chat Completions (options.api = \"chat\" or \"auto\" for "
+                                   "provider %s)", in->name);
     json_object *body = json_object_new_object();
     json_object *input = json_object_new_array();
     if (!body || !input) {

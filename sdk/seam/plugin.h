@@ -43,20 +43,23 @@
 #include <seam/types.h>
 #include <seam/embed.h>
 #include <seam/mediagen.h>
+#include <seam/transcribe.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 5 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+#define SEAM_PLUGIN_ABI_MINOR 6 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
                                  * seam_capabilities media members; 1.3: the codec helper
                                  * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
                                  * assembly, error shapes, message text): functions only, no
                                  * vtable change; 1.4: cache_encode and cache_decode appended,
                                  * seam_http_request_warn, seam_request_cache_handle; 1.5: media_*
                                  * appended (generation on separate endpoints, async jobs)
-                                 * and seam_media_sink_* */
+                                 * and seam_media_sink_*; 1.6: seam_emit_media_begin, _append,
+                                 * _transcript, _end (media in pieces), form parts,
+                                 * transcribe_* appended */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -115,6 +118,18 @@ SEAM_EXPORT int seam_http_request_add_secret_header(seam_http_request *hr, const
 SEAM_EXPORT int seam_http_request_set_body(seam_http_request *hr, const char *body, size_t len);
 /* Takes ownership of a malloc'ed body (freed by the core with free()). */
 SEAM_EXPORT int seam_http_request_take_body(seam_http_request *hr, char *body, size_t len);
+/* A multipart/form-data body (ABI 1.6; an upload endpoint such as OpenAI's
+ * /audio/transcriptions): each call appends one part, a field (name=value)
+ * or a file (its bytes, a file name and a MIME type), all copied. The core
+ * writes the body and its Content-Type header (with a boundary found in none
+ * of the parts) after encode returns; a request with form parts takes no
+ * other body. SEAM_ERR_INVALID for a name, file name or type holding a
+ * quote, CR or LF (they would forge the part's headers); SEAM_ERR_NOMEM. */
+SEAM_EXPORT int seam_http_request_add_form_field(seam_http_request *hr, const char *name,
+                                                 const char *value);
+SEAM_EXPORT int seam_http_request_add_form_file(seam_http_request *hr, const char *name,
+                                                const char *filename, const char *mime_type,
+                                                const void *data, size_t len);
 /* Framing of a streamed answer; defaults to the vtable's `framing`. */
 SEAM_EXPORT int seam_http_request_set_framing(seam_http_request *hr, seam_framing f);
 
@@ -154,8 +169,9 @@ SEAM_EXPORT int seam_http_headers_at(const seam_http_headers *h, size_t i, const
 typedef struct seam_emitter seam_emitter;
 SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
 /* Media in an answer (ABI 1.2): the decoded bytes of base64[0..len) go into
- * the media store and the consumer gets a media_start chunk and a media_end
- * chunk whose text is the handle ("media://sha256-..."): base64 never reaches
+ * the media store and the consumer gets a media_start chunk, a media_delta
+ * with the byte count (1.5) and a media_end chunk whose text is the handle
+ * ("media://sha256-...", with the length and duration): base64 never reaches
  * a chunk, a result or a log. id correlates the two (NULL: "media-N").
  * mime_type must be a bare type/subtype of a media modality. Returns SEAM_OK,
  * SEAM_ERR_PROVIDER with err filled (invalid base64, a bad MIME type: the
@@ -163,6 +179,31 @@ SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
  * non-zero cancel value, to be returned from decode as seam_emit's is. */
 SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
                                 const char *base64, size_t len, seam_error *err);
+/* Media in pieces (ABI 1.6): for media whose base64 arrives in fragments
+ * (streamed audio), or that has a transcript. begin opens media `id` (not
+ * NULL, unique among the media open on em) and the consumer gets media_start.
+ * Each append hands over a fragment of the base64: it may end anywhere (a
+ * group of four characters cut between two fragments is carried over), or be
+ * a padded base64 text of its own; the core decodes it at once into the
+ * media store and the consumer gets a media_delta with the progress, never the
+ * characters. transcript hands over a piece of what is said (audio); the
+ * consumer gets it as a media_delta's text, and the part keeps the whole.
+ * end stores the bytes under their handle and the consumer gets media_end
+ * with the handle. bytes_per_second: for raw PCM, whose bytes say nothing of
+ * their rate, the bytes that play per second (OpenAI's pcm16, 24 kHz 16-bit
+ * mono: 48000), so that the part gets its duration; 0 otherwise (a WAV header
+ * is read for it). Media never ended (a cut stream) is dropped when the
+ * transfer ends. Each returns SEAM_OK, SEAM_ERR_PROVIDER with err filled
+ * (invalid base64, with the position but never the characters; a bad MIME
+ * type; an unknown id; a store that cannot be written), or the consumer's
+ * non-zero cancel value, to be returned from decode as seam_emit's is. */
+SEAM_EXPORT int seam_emit_media_begin(seam_emitter *em, const char *id, const char *mime_type,
+                                      int64_t bytes_per_second, seam_error *err);
+SEAM_EXPORT int seam_emit_media_append(seam_emitter *em, const char *id, const char *base64,
+                                       size_t len, seam_error *err);
+SEAM_EXPORT int seam_emit_media_transcript(seam_emitter *em, const char *id, const char *text,
+                                           seam_error *err);
+SEAM_EXPORT int seam_emit_media_end(seam_emitter *em, const char *id, seam_error *err);
 
 /* Where media_decode and media_poll_decode put what an answer says (ABI
  * 1.5). Media goes into the store at once: base64 or raw bytes in, a handle
@@ -319,6 +360,22 @@ typedef struct seam_provider_vtable {
                              seam_error *err);
     int (*media_poll_decode)(void *instance, const char *ref, const char *body, size_t len,
                              seam_media_sink *out, seam_error *err);
+
+    /* ---- ABI 1.6: appended (speech to text, seam_transcribe) ---- */
+
+    /* Optional: speech to text (seam_transcribe). transcribe_encode turns tr,
+     * whose bytes and model the core has filled in, into the HTTP request of
+     * the provider's transcription endpoint (a multipart upload: the form
+     * functions above; or a JSON body); a provider or model that cannot
+     * transcribe fills err (kind bad_request) and fails, and the chain skips
+     * the entry. transcribe_decode reads the whole 2xx body into `out`:
+     * seam_transcription_set_text, and _set_usage / _set_seconds when the
+     * body says. Both or neither. */
+    int (*transcribe_encode)(void *instance, const seam_transcribe_request *tr,
+                             seam_http_request *out, seam_error *err);
+    int (*transcribe_decode)(void *instance, const seam_transcribe_request *tr,
+                             const char *body, size_t len, seam_transcription *out,
+                             seam_error *err);
 } seam_provider_vtable;
 
 /* ---- registration -------------------------------------------------------- */
