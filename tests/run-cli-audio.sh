@@ -10,47 +10,14 @@
 # check passes.
 set -u
 
-: "${top_builddir:?top_builddir must be set (run through make check)}"
-: "${top_srcdir:?top_srcdir must be set (run through make check)}"
-PLUGINS=${SEAM_TEST_PLUGIN_DIR:-$top_builddir/plugins/.libs}
+. "$(dirname "$0")/testlib.sh"
+tl_build_env
+tl_hermetic
 TESTPLUGINS=$top_builddir/tests/plugins/.libs
-SEAM=$top_builddir/cli/seam
-FAKE=$top_builddir/tests/fake-provider
-umask 022
-unset OPENAI_API_KEY ANTHROPIC_API_KEY GEMINI_API_KEY GOOGLE_API_KEY SEAM_CONF
-SEAM_PLUGIN_PATH=
-export SEAM_PLUGIN_PATH
 SECRET=sk-seamtest-AUDIO-7e1b3c5d9f2a4b68
 
-. "$(dirname "$0")/testlib.sh"
-fake_pids=
-tl_cleanup() {
-    for pid in $fake_pids; do
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-}
 tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-audio.XXXXXX" 700
 run_log=$tmp/all.log
-expect_rc() {
-    checks=$((checks + 1))
-    if [ "$rc" -eq "$2" ]; then
-        ok "$1: exit $rc"
-        return 0
-    fi
-    fail "$1: exit $rc, expected $2"
-    show "$1" >&2
-    return 1
-}
-expect_grep() {
-    checks=$((checks + 1))
-    if grep -q -- "$3" "$tmp/$1.$2"; then
-        ok "$1: $4"
-    else
-        fail "$1: $4 (no '$3' in std$2)"
-        cat "$tmp/$1.$2" >&2
-    fi
-}
 # expect_py NAME EXPR WANT: EXPR over o (the stdout line whose "type" is T, or
 # the last line) prints WANT; lines is every stdout line as JSON.
 expect_py() {
@@ -64,23 +31,6 @@ print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
     else
         fail "$1: $2 is '$got', expected '$3'"
     fi
-}
-start_fake() {
-    pf=$tmp/$1.port
-    shift
-    "$FAKE" --port-file "$pf" "$@" >>"$tmp/fake.log" 2>&1 &
-    fake_pids="$fake_pids $!"
-    i=0
-    while [ ! -s "$pf" ] && [ $i -lt 200 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    if [ ! -s "$pf" ]; then
-        echo "FAIL: the fake provider did not start" >&2
-        cat "$tmp/fake.log" >&2
-        exit 1
-    fi
-    port=$(cat "$pf")
 }
 
 # A WAV of 1 s: 16 kHz, 16-bit mono.
@@ -149,7 +99,7 @@ expect_grep default_tr err 'provider: mock' 'the offline mock transcribes'
 
 # ---- the OpenAI codec, against the fake provider ---------------------------------------------
 if [ -f "$PLUGINS/openai.so" ]; then
-    start_fake oa_tr --status 200 --record "$tmp/oa_tr.bodies" \
+    tl_start_fake oa_tr --status 200 --record "$tmp/oa_tr.bodies" \
         --json-body '{"text":"Hello world.","usage":{"type":"duration","seconds":3}}'
     tport=$port
     # A streamed audio answer: the transcript, then base64 fragments cut at
@@ -175,7 +125,7 @@ lines.append(json.dumps({"id": "chatcmpl-a", "object": "chat.completion.chunk", 
                                    "completion_tokens_details": {"audio_tokens": 15}}}))
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 EOPY
-    start_fake oa_chat --sse-file "$tmp/audio.sse" --family openai --split 50
+    tl_start_fake oa_chat --sse-file "$tmp/audio.sse" --family openai --split 50
     cport=$port
     cat >"$tmp/wire.conf" <<EOCONF
 plugin_path = [ "$PLUGINS" ];
