@@ -18,20 +18,6 @@ SECRET=sk-seamtest-AUDIO-7e1b3c5d9f2a4b68
 
 tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-audio.XXXXXX" 700
 run_log=$tmp/all.log
-# expect_py NAME EXPR WANT: EXPR over o (the stdout line whose "type" is T, or
-# the last line) prints WANT; lines is every stdout line as JSON.
-expect_py() {
-    checks=$((checks + 1))
-    got=$(python3 -c 'import json,sys
-lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines() if l.strip()]
-o = lines[-1]
-print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
-    if [ "$got" = "$3" ]; then
-        ok "$1: $2 == $3"
-    else
-        fail "$1: $2 is '$got', expected '$3'"
-    fi
-}
 
 # A WAV of 1 s: 16 kHz, 16-bit mono.
 python3 - "$tmp/speech.wav" <<'EOPY'

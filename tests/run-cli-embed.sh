@@ -18,18 +18,6 @@ run_log=$tmp/all.log
 expect_lines() {
     check "$1" "$2 lines on stdout" test "$(wc -l <"$tmp/$1.out")" -eq "$2"
 }
-# expect_py NAME EXPR WANT: EXPR over o (the last stdout line as JSON) prints WANT.
-expect_py() {
-    checks=$((checks + 1))
-    got=$(python3 -c 'import json,sys
-o = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
-    if [ "$got" = "$3" ]; then
-        ok "$1: $2 == $3"
-    else
-        fail "$1: $2 is '$got', expected '$3'"
-    fi
-}
 tl_conf "$tmp/mock.conf" "$PLUGINS" "$TESTPLUGINS" <<EOCONF
 providers = {
   mock = { plugin = "mock"; };

@@ -28,19 +28,6 @@ XDG_DATA_HOME=$tmp/data
 export XDG_DATA_HOME
 JOBS=$XDG_DATA_HOME/seam/jobs
 
-# expect_py NAME EXPR WANT: EXPR over lines (stdout's lines as JSON) prints WANT.
-expect_py() {
-    checks=$((checks + 1))
-    got=$(python3 -c 'import json,sys
-lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
-print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
-    if [ "$got" = "$3" ]; then
-        ok "$1: $2 == $3"
-    else
-        fail "$1: $2 is '$got', expected '$3'"
-        show "$1" >&2
-    fi
-}
 # wait_for CMD...: up to 10 s for CMD to succeed.
 wait_for() {
     i=0

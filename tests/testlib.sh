@@ -1,10 +1,11 @@
-# testlib.sh — the harness of the shell tests (run-cli.sh, run-cli-embed.sh, run-cli-media.sh,
-# run-serve-sdk.sh, run-hostile-conf.sh, installcheck.sh, deb-test.sh), sourced
-# with `. "$(dirname "$0")/testlib.sh"`: the build tree's programs and a
-# hermetic environment, a temp dir removed on exit (after the script's own
-# tl_cleanup), the check counters with ok/fail, run NAME CMD... keeping a
-# command's outputs and status, show NAME, check NAME WHAT CMD..., the expect_*
-# checks of what run kept, fake provider programs stopped on exit, and the
+# testlib.sh — the harness of the shell tests (run-cli.sh, run-cli-embed.sh,
+# run-cli-media.sh, run-cli-audio.sh, run-serve-sdk.sh, run-hostile-conf.sh,
+# installcheck.sh, deb-test.sh), sourced with `. "$(dirname "$0")/testlib.sh"`:
+# the build tree's programs and a hermetic environment, a temp dir removed on
+# exit (after the script's own tl_cleanup), the check counters with ok/fail,
+# run NAME CMD... keeping a command's outputs and status, show NAME, check NAME
+# WHAT CMD..., the expect_* checks of what run kept (expect_py: a Python
+# expression over JSON lines), fake provider programs stopped on exit, and the
 # closing tally. A script may redefine show or check after sourcing this file.
 
 failures=0
@@ -155,6 +156,28 @@ expect_no_grep() {
         cat "$tmp/$1.$2" >&2
     else
         ok "$1: $4"
+    fi
+}
+
+# expect_py NAME EXPR WANT: the Python EXPR prints WANT, over NAME's stdout
+# read as JSON lines: o is the last non-blank line, lines all of them (None
+# when one is not JSON), sys.argv[1] the stdout file. NAME's outputs are
+# shown when it does not.
+expect_py() {
+    checks=$((checks + 1))
+    got=$(python3 -c 'import json,sys
+raw = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+o = json.loads(raw[-1]) if raw else None
+try:
+    lines = [json.loads(l) for l in raw]
+except ValueError:
+    lines = None
+print(eval(sys.argv[2]))' "$tmp/$1.out" "$2" 2>&1)
+    if [ "$got" = "$3" ]; then
+        ok "$1: $2 == $3"
+    else
+        fail "$1: $2 is '$got', expected '$3'"
+        show "$1" >&2
     fi
 }
 
