@@ -11,13 +11,8 @@
 set -u
 
 . "$(dirname "$0")/testlib.sh"
-tl_build_env
-tl_hermetic
-TESTPLUGINS=$top_builddir/tests/plugins/.libs
+tl_cli_setup cli-audio
 SECRET=sk-seamtest-AUDIO-7e1b3c5d9f2a4b68
-
-tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-audio.XXXXXX" 700
-run_log=$tmp/all.log
 
 # A WAV of 1 s: 16 kHz, 16-bit mono.
 python3 - "$tmp/speech.wav" <<'EOPY'

@@ -7,13 +7,8 @@
 set -u
 
 . "$(dirname "$0")/testlib.sh"
-tl_build_env
-tl_hermetic
-TESTPLUGINS=$top_builddir/tests/plugins/.libs
+tl_cli_setup cli-embed
 SECRET=sk-seamtest-EMBED-4c2a9e7b1d3f5a68
-
-tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-embed.XXXXXX" 700
-run_log=$tmp/all.log
 # expect_lines NAME N: NAME printed N lines on stdout.
 expect_lines() {
     check "$1" "$2 lines on stdout" test "$(wc -l <"$tmp/$1.out")" -eq "$2"

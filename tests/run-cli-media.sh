@@ -11,9 +11,8 @@
 set -u
 
 . "$(dirname "$0")/testlib.sh"
-tl_build_env
+tl_cli_setup cli-media
 FAKE=$top_builddir/tests/fake-media # tl_start_fake's program here
-tl_hermetic
 SECRET=sk-seamtest-MEDIA-8e1f2a3b4c5d6e7f
 PNG_B64=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
 
@@ -22,8 +21,6 @@ tl_cleanup() {
     tl_stop_pids $bg_pids
     tl_stop_fakes
 }
-tl_tmpdir "${TMPDIR:-/tmp}/seam-cli-media.XXXXXX" 700
-run_log=$tmp/all.log
 XDG_DATA_HOME=$tmp/data
 export XDG_DATA_HOME
 JOBS=$XDG_DATA_HOME/seam/jobs

@@ -41,6 +41,17 @@ tl_hermetic() {
     export SEAM_PLUGIN_PATH
 }
 
+# tl_cli_setup NAME: what a test of the seam command starts with: tl_build_env,
+# tl_hermetic, TESTPLUGINS (the test plugins), $tmp (private, named after
+# NAME) and run_log, where run keeps every command it ran.
+tl_cli_setup() {
+    tl_build_env
+    tl_hermetic
+    TESTPLUGINS=$top_builddir/tests/plugins/.libs
+    tl_tmpdir "${TMPDIR:-/tmp}/seam-$1.XXXXXX" 700
+    run_log=$tmp/all.log
+}
+
 # The fake provider programs tl_start_fake started, stopped by tl_stop_fakes.
 tl_fake_pids=
 
