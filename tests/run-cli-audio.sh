@@ -64,11 +64,7 @@ expect_rc tr_none 2
 run tr_help $S transcribe --help
 expect_rc tr_help 0
 expect_grep tr_help out 'Usage: seam' 'help'
-cat >"$tmp/nochain.conf" <<EOCONF
-plugin_path = [ "$PLUGINS" ];
-providers = { mock = { plugin = "mock"; }; };
-chains = { default = ( { provider = "mock"; model = "mock-1"; } ); };
-EOCONF
+tl_default_mock_conf "$tmp/nochain.conf"
 run tr_nochain "$SEAM" --conf "$tmp/nochain.conf" transcribe "$tmp/speech.wav"
 expect_rc tr_nochain 2
 expect_grep tr_nochain err 'no chain "transcribe" for transcription' 'no transcription chain is a conf error'

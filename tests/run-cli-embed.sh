@@ -117,11 +117,7 @@ expect_rc embed_dims 2
 run embed_nothing $S embed
 expect_rc embed_nothing 2
 expect_grep embed_nothing err 'nothing to embed' 'no input'
-cat >"$tmp/nochain.conf" <<EOCONF
-plugin_path = [ "$PLUGINS" ];
-providers = { mock = { plugin = "mock"; }; };
-chains = { default = ( { provider = "mock"; model = "mock-1"; } ); };
-EOCONF
+tl_default_mock_conf "$tmp/nochain.conf"
 run embed_nochain "$SEAM" --conf "$tmp/nochain.conf" embed "x"
 expect_rc embed_nochain 2
 expect_grep embed_nochain err 'no chain "embed" for embeddings' 'no embedding chain is a conf error'

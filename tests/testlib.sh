@@ -136,6 +136,17 @@ tl_conf() {
     } >"$f"
 }
 
+# tl_default_mock_conf FILE: writes FILE, a conf of the built plugins whose one
+# chain, default, is the mock: a command that wants a chain of its own (embed,
+# transcribe) finds none there.
+tl_default_mock_conf() {
+    cat >"$1" <<EOCONF
+plugin_path = [ "$PLUGINS" ];
+providers = { mock = { plugin = "mock"; }; };
+chains = { default = ( { provider = "mock"; model = "mock-1"; } ); };
+EOCONF
+}
+
 # expect_rc NAME WANT: checks $rc and shows the outputs when it is wrong.
 expect_rc() {
     checks=$((checks + 1))
