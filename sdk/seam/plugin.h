@@ -163,6 +163,11 @@ SEAM_EXPORT int seam_emit(seam_emitter *em, const seam_chunk *chunk);
  * non-zero cancel value, to be returned from decode as seam_emit's is. */
 SEAM_EXPORT int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type,
                                 const char *base64, size_t len, seam_error *err);
+/* The provider's id for the answer, as soon as the stream names it (ABI 1.7):
+ * the core puts it on the stream_start chunk, which goes out before the first
+ * content. The first id given wins; the stop chunk still carries it (id).
+ * Emits nothing. Returns SEAM_OK, SEAM_ERR_INVALID for a NULL argument. */
+SEAM_EXPORT int seam_emit_response_id(seam_emitter *em, const char *id);
 
 /* Where media_decode and media_poll_decode put what an answer says (ABI
  * 1.5). Media goes into the store at once: base64 or raw bytes in, a handle
