@@ -190,12 +190,19 @@ static void drop_held(seam_stream *s)
 
 /* Queues the stream_start chunk ahead of the answering attempt's chunks, which
  * are about to go out (its first content, or its success): only then is it
- * known which entry of the chain answers. Generation calls only. */
-static int queue_start(seam_stream *s, const char *provider, const char *model)
+ * known which entry of the chain answers. Its id: what the codec named early
+ * (response_id, may be NULL), else the held stop chunk's, when the attempt
+ * already ended. Generation calls only. */
+static int queue_start(seam_stream *s, const char *provider, const char *model,
+                       const char *response_id)
 {
     if (!s->want_start || s->start_sent || s->op)
         return SEAM_OK;
-    seam_chunk start = {.type = SEAM_CHUNK_STREAM_START, .name = provider, .text = model};
+    for (size_t i = s->q_ready; !response_id && i < s->q_len; i++)
+        if (s->queue[i].c.type == SEAM_CHUNK_STOP)
+            response_id = s->queue[i].c.id;
+    seam_chunk start = {.type = SEAM_CHUNK_STREAM_START, .name = provider, .text = model,
+                        .id = response_id};
     if (queue_push(s, &start) != SEAM_OK)
         return SEAM_ERR_NOMEM;
     size_t at = s->q_ready; /* read after the push, which may rewind an empty queue */
@@ -943,7 +950,7 @@ static void on_success(seam_stream *s)
     for (size_t i = s->q_ready; i < s->q_len; i++)
         if (s->queue[i].c.type == SEAM_CHUNK_STOP)
             s->queue[i].c.usage = total;
-    if (queue_start(s, pe->provider, pe->model) != SEAM_OK) {
+    if (queue_start(s, pe->provider, pe->model, NULL) != SEAM_OK) {
         seam_error e;
         seam_error_clear(&e);
         seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
@@ -1225,7 +1232,8 @@ static int stream_next(seam_stream *s, const seam_chunk **chunk, seam_error *err
             }
             if (is_content(c->type)) {
                 const plan_entry *pe = &s->plan[s->entry];
-                if (queue_start(s, pe->provider, pe->model) != SEAM_OK) {
+                if (queue_start(s, pe->provider, pe->model,
+                                seam_transfer_response_id(s->transfer)) != SEAM_OK) {
                     seam_error_set(&e, SEAM_ERROR_UNKNOWN, "out of memory");
                     seam_transfer_free(s->transfer);
                     s->transfer = NULL;

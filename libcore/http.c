@@ -226,6 +226,18 @@ int seam_emit(seam_emitter *em, const seam_chunk *chunk)
     return em->fn(em->ud, chunk);
 }
 
+int seam_emit_response_id(seam_emitter *em, const char *id)
+{
+    if (!em || !id)
+        return SEAM_ERR_INVALID;
+    size_t n = strlen(id);
+    /* The first id a stream names is its answer's; an id too long to keep
+     * is left to the stop chunk, which carries any length. */
+    if (!em->response_id[0] && n > 0 && n < sizeof em->response_id)
+        memcpy(em->response_id, id, n + 1);
+    return SEAM_OK;
+}
+
 /* Whole media is media in one piece (mediaemit.c): one path, so every media
  * part gets its length, and audio its duration, whichever call a codec uses. */
 int seam_emit_media(seam_emitter *em, const char *id, const char *mime_type, const char *base64,

@@ -42,7 +42,8 @@ struct seam_request {
     char *cache_handle;      /* the provider cache of this attempt (call.c), NULL: none */
     int64_t reasoning_budget;
     uint32_t output_modalities; /* 0: text only (the default) */
-    int borrowed;               /* a view (seam_request_borrow): only model is its own */
+    int borrowed;               /* a view (seam_request_borrow): only model and
+                                 * cache_handle are its own */
 };
 
 seam_request *seam_request_new(void)
@@ -67,7 +68,11 @@ seam_request *seam_request_borrow(const seam_request *req, const char *model)
     *v = *req;
     v->borrowed = 1;
     v->model = NULL;
-    if (!copy_string(&v->model, model ? model : req->model)) {
+    /* The attempt sets its provider cache on the view: its own, like model. */
+    v->cache_handle = NULL;
+    if (!copy_string(&v->model, model ? model : req->model) ||
+        !copy_string(&v->cache_handle, req->cache_handle)) {
+        free(v->model);
         free(v);
         return NULL;
     }
@@ -79,6 +84,7 @@ void seam_request_free(seam_request *req)
     if (!req)
         return;
     free(req->model);
+    free(req->cache_handle);
     if (req->borrowed) {
         free(req);
         return;
@@ -97,7 +103,6 @@ void seam_request_free(seam_request *req)
     free(req->format_name);
     free(req->format_schema);
     free(req->provider_options);
-    free(req->cache_handle);
     free(req);
 }
 

@@ -1116,6 +1116,11 @@ size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t 
     return n;
 }
 
+const char *seam_transfer_response_id(const seam_transfer *t)
+{
+    return t && t->emitter.response_id[0] ? t->emitter.response_id : NULL;
+}
+
 void seam_transfer_free(seam_transfer *t)
 {
     if (!t)

@@ -57,6 +57,7 @@ struct seam_emitter {
                           * computed, nothing is stored (decoders under test) */
     unsigned n_media;    /* media emitted so far, for default ids */
     struct seam_open_media *open_media; /* begun and not yet ended (mediaemit.c) */
+    char response_id[128]; /* seam_emit_response_id's, for the stream_start chunk */
 };
 
 /* Abandons the media still open on em (their temporary files go): the
@@ -188,6 +189,9 @@ size_t seam_transfer_pollfds(const seam_transfer *t, struct pollfd *fds, size_t 
  * seam_error.ratelimit), so the pacing of successful answers is seen too.
  * Returns the length written (0 when there were none). */
 size_t seam_transfer_ratelimit(const seam_transfer *t, char *buf, size_t size);
+/* The answer's id as its codec named it early (seam_emit_response_id), or
+ * NULL; borrowed from t. */
+const char *seam_transfer_response_id(const seam_transfer *t);
 /* Aborts the transfer if still running (closing its connection) and frees it. */
 void seam_transfer_free(seam_transfer *t);
 /* The answer as received, for raw.c (every pointer borrowed from t): the

@@ -539,14 +539,15 @@ static void test_response_id(void)
 
 /* ---- the stream_start chunk ------------------------------------------------------------ */
 
-/* Streams one OpenAI chat answer with stream_start as asked; the chunk types
- * in order, space-separated, into log; the first chunk's name/text into who. */
-static int stream_types(seam_client *c, const char *provider, int ask, char *log, size_t cap,
+/* Streams one answer of wire w with stream_start as asked; the chunk types
+ * in order, space-separated, into log; the stream_start chunk's
+ * name/text/id into who. */
+static int stream_types(seam_client *c, const wire_case *w, int ask, char *log, size_t cap,
                         char *who, size_t who_cap)
 {
-    fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
+    fake_server_push_sse(srv, w->sse, 0);
     seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts(provider, "gpt-4o");
+    seam_call_options co = tu_call_opts(w->provider, w->model);
     co.stream_start = ask;
     seam_stream *st = NULL;
     seam_error err;
@@ -574,12 +575,20 @@ static void test_stream_start(void)
 {
     if (!wires)
         return;
-    char log[512], who[256];
-    CU_ASSERT_EQUAL(stream_types(wires, "oc", 1, log, sizeof log, who, sizeof who), 0);
+    char log[512], who[256], want[256];
+    /* Every wire's response id is on the stream_start chunk, which goes out
+     * before the first content: the codecs name it as soon as the stream does. */
+    for (size_t i = 0; i < sizeof WIRE_CASES / sizeof WIRE_CASES[0]; i++) {
+        const wire_case *w = &WIRE_CASES[i];
+        CU_ASSERT_EQUAL(stream_types(wires, w, 1, log, sizeof log, who, sizeof who), 0);
+        CU_ASSERT(strncmp(log, "stream_start text_delta", 23) == 0);
+        snprintf(want, sizeof want, "%s/%s/%s", w->provider, w->model, w->id);
+        CU_ASSERT(TU_STR_EQ(who, want));
+    }
+    CU_ASSERT_EQUAL(stream_types(wires, &WIRE_CASES[0], 1, log, sizeof log, who, sizeof who), 0);
     CU_ASSERT(TU_STR_EQ(log, "stream_start text_delta stop"));
-    CU_ASSERT(TU_STR_EQ(who, "oc/gpt-4o/(null)"));
     /* Not asked: the sequence is what it always was. */
-    CU_ASSERT_EQUAL(stream_types(wires, "oc", 0, log, sizeof log, who, sizeof who), 0);
+    CU_ASSERT_EQUAL(stream_types(wires, &WIRE_CASES[0], 0, log, sizeof log, who, sizeof who), 0);
     CU_ASSERT(TU_STR_EQ(log, "text_delta stop"));
     CU_ASSERT(TU_STR_EQ(seam_chunk_type_name(SEAM_CHUNK_STREAM_START), "stream_start"));
     /* A chunk the accumulator takes without changing the result. */

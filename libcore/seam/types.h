@@ -370,8 +370,10 @@ typedef enum seam_chunk_type {
  *   stop              stop_reason, usage, id (the provider's response id, or NULL)
  *   error             error
  *   stream_start      name (the conf provider), text (the model), id (the
- *                     provider's response id when known this early, else NULL:
- *                     the stop chunk has it). The core emits it once per call
+ *                     provider's response id, as soon as the stream names it:
+ *                     OpenAI, Anthropic and Gemini streams do in their first
+ *                     event; NULL for a provider that names none before its
+ *                     end, whose stop chunk has it). The core emits it once per call
  *                     that asks (seam_call_options.stream_start), before the
  *                     answering attempt's first chunk; codecs never.
  *   step_finish       stop_reason, usage: of the tool loop's step that just

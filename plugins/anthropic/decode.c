@@ -449,12 +449,14 @@ static int fold_whole_blocks(decoder *dec, json_object *content, seam_emitter *o
 /* message_start: usage so far, and whatever content and stop reason the
  * message already holds. A message_start after message_stop (recordings that
  * hold several messages back to back) opens the next message of the stream. */
-static void note_id(decoder *dec, json_object *msg)
+static void note_id(decoder *dec, seam_emitter *out, json_object *msg)
 {
     const char *id = jstr(msg, "id");
     dec->response_id[0] = '\0';
-    if (id && strlen(id) < sizeof dec->response_id)
+    if (id && strlen(id) < sizeof dec->response_id) {
         memcpy(dec->response_id, id, strlen(id) + 1);
+        seam_emit_response_id(out, id);
+    }
 }
 
 static int message_start(decoder *dec, json_object *msg, seam_emitter *out, seam_error *err)
@@ -465,7 +467,7 @@ static int message_start(decoder *dec, json_object *msg, seam_emitter *out, seam
         dec->stopped = 0;
         dec->stop_reason = SEAM_STOP_NONE;
     }
-    note_id(dec, msg);
+    note_id(dec, out, msg);
     read_usage(&dec->usage, member(msg, "usage", json_type_object));
     const char *reason = jstr(msg, "stop_reason");
     if (reason)
@@ -651,7 +653,7 @@ int anthropic_decode_response(void *instance, const seam_request *req, const cha
         json_object_put(msg);
         return nomem(err);
     }
-    note_id(dec, msg);
+    note_id(dec, out, msg);
     read_usage(&dec->usage, member(msg, "usage", json_type_object));
     int rc = fold_whole_blocks(dec, member(msg, "content", json_type_array), out, err);
     if (rc == SEAM_OK) {

@@ -320,10 +320,12 @@ static int emit_stop(gemini_decoder *d, seam_emitter *out)
     return emit(out, &c);
 }
 
-static void note_id(gemini_decoder *d, const char *id)
+static void note_id(gemini_decoder *d, seam_emitter *out, const char *id)
 {
-    if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id)
+    if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id) {
         memcpy(d->response_id, id, strlen(id) + 1);
+        seam_emit_response_id(out, id);
+    }
 }
 
 /* One GenerateContentResponse. */
@@ -338,7 +340,7 @@ static int decode_response_object(gemini_decoder *d, json_object *resp, seam_emi
     if (d->stop_emitted)
         return SEAM_OK; /* nothing may follow the stop chunk */
 
-    note_id(d, jstr(resp, "responseId"));
+    note_id(d, out, jstr(resp, "responseId"));
     int rc = SEAM_OK;
     json_object *um = jget(resp, "usageMetadata");
     int usage_here = jis(um, json_type_object);
@@ -557,7 +559,7 @@ static int scan_response(gemini_decoder *d, const char *data, size_t len, seam_e
     }
     if (r != 0 || !jscan_end(&s))
         return 0;
-    note_id(d, response_id);
+    note_id(d, out, response_id);
     /* decode_response_object's order: usage, parts, (finish), stop. */
     if (sr.usage_here) {
         usage_from_counts(sr.has, sr.n, &d->usage);

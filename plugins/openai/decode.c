@@ -517,15 +517,17 @@ static int stream_error(const oa_decoder *d, json_object *root, seam_error *err)
 }
 
 /* The fast path skips the id; the finish event, which it never takes, has it too. */
-void oa_chat_note_id(oa_decoder *d, const char *id)
+void oa_chat_note_id(oa_decoder *d, seam_emitter *out, const char *id)
 {
-    if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id)
+    if (id && !d->response_id[0] && strlen(id) < sizeof d->response_id) {
         memcpy(d->response_id, id, strlen(id) + 1);
+        seam_emit_response_id(out, id);
+    }
 }
 
-static void note_id(oa_decoder *d, json_object *root)
+static void note_id(oa_decoder *d, seam_emitter *out, json_object *root)
 {
-    oa_chat_note_id(d, jstr(root, "id"));
+    oa_chat_note_id(d, out, jstr(root, "id"));
 }
 
 static int on_finish(oa_decoder *d, seam_emitter *em, const char *fr)
@@ -576,7 +578,7 @@ int oa_chat_decode_event(oa_decoder *d, const seam_frame *frame, seam_emitter *o
         json_object_put(root);
         return rc;
     }
-    note_id(d, root);
+    note_id(d, out, root);
     json_object *choice = first_choice(root);
     if (choice) {
         json_object *delta = jget(choice, "delta");
@@ -651,7 +653,7 @@ int oa_chat_decode_response(const oa_instance *in, const seam_request *req, cons
     if (jget(root, "error")) {
         rc = stream_error(d, root, err);
     } else {
-        note_id(d, root);
+        note_id(d, out, root);
         json_object *choice = first_choice(root);
         if (!choice) {
             rc = oa_malformed(err, "response (no choices)");

@@ -410,7 +410,7 @@ int oa_scan_response(oa_decoder *d, const char *body, size_t len, seam_emitter *
 
     /* The json-c path's order: the id, reasoning, content, refusal, tool
      * calls, the finish, the usage and the stop. */
-    oa_chat_note_id(d, id);
+    oa_chat_note_id(d, out, id);
     const char *reasoning = msg.reasoning_content ? msg.reasoning_content : msg.reasoning;
     if ((*rc = oa_chat_on_reasoning(d, out, reasoning)) != SEAM_OK ||
         (msg.content && (*rc = oa_chat_on_content_text(d, out, msg.content)) != SEAM_OK) ||

@@ -347,7 +347,7 @@ int oa_scan_response(oa_decoder *d, const char *body, size_t len, seam_emitter *
 /* What both paths of a whole response share (decode.c): a message's refusal,
  * the response id, and the end (finish reason, usage, stop chunk). */
 int oa_chat_on_refusal(oa_decoder *d, seam_emitter *em, const char *refusal);
-void oa_chat_note_id(oa_decoder *d, const char *id);
+void oa_chat_note_id(oa_decoder *d, seam_emitter *out, const char *id);
 int oa_chat_whole_end(oa_decoder *d, seam_emitter *out, const char *finish_reason,
                       const seam_usage *usage);
 

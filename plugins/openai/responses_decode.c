@@ -575,7 +575,13 @@ static int rs_event(rs_decoder *d, const char *type, json_object *ev, seam_emitt
     }
     if (!strcmp(type, "error"))
         return rs_error(d, ev, "the provider reported an error", err);
-    /* response.created, .in_progress, .queued, content parts, summary parts,
+    if (!strcmp(type, "response.created") || !strcmp(type, "response.in_progress")) {
+        const char *id = jstr(jget(ev, "response"), "id");
+        if (id)
+            seam_emit_response_id(em, id);
+        return SEAM_OK;
+    }
+    /* .queued, content parts, summary parts,
      * annotations, built-in tool progress: nothing to emit. */
     return SEAM_OK;
 }

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define SEAM_PLUGIN_ABI_MAJOR 1
-#define SEAM_PLUGIN_ABI_MINOR 6 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
+#define SEAM_PLUGIN_ABI_MINOR 7 /* 1.1: embed_* and count_tokens_* appended; 1.2: seam_emit_media,
                                  * seam_capabilities media members; 1.3: the codec helper
                                  * set, <seam/codec.h> (JSON, finish reasons, usage, tool-call
                                  * assembly, error shapes, message text): functions only, no
@@ -59,7 +59,7 @@ extern "C" {
                                  * appended (generation on separate endpoints, async jobs)
                                  * and seam_media_sink_*; 1.6: seam_emit_media_begin, _append,
                                  * _transcript, _end (media in pieces), form parts,
-                                 * transcribe_* appended */
+                                 * transcribe_* appended; 1.7: seam_emit_response_id */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
@@ -204,6 +204,11 @@ SEAM_EXPORT int seam_emit_media_append(seam_emitter *em, const char *id, const c
 SEAM_EXPORT int seam_emit_media_transcript(seam_emitter *em, const char *id, const char *text,
                                            seam_error *err);
 SEAM_EXPORT int seam_emit_media_end(seam_emitter *em, const char *id, seam_error *err);
+/* The provider's id for the answer, as soon as the stream names it (ABI 1.7):
+ * the core puts it on the stream_start chunk, which goes out before the first
+ * content. The first id given wins; the stop chunk still carries it (id).
+ * Emits nothing. Returns SEAM_OK, SEAM_ERR_INVALID for a NULL argument. */
+SEAM_EXPORT int seam_emit_response_id(seam_emitter *em, const char *id);
 
 /* Where media_decode and media_poll_decode put what an answer says (ABI
  * 1.5). Media goes into the store at once: base64 or raw bytes in, a handle
