@@ -291,46 +291,47 @@ static void test_wire_conversation(void)
     CU_ASSERT_FALSE(tu_json_has(b, "stream"));
     CU_ASSERT_FALSE(tu_json_has(b, "stream_options"));
     CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
-    /* user: text + two images as parts */
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.role"), "user");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.0.type"), "text");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.1.type"), "image_url");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.1.image_url.url"), "data:image/png;base64,iVBORw0KGgo=");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.0.content.2.image_url.url"), "https://example.org/cat.jpg");
-    /* assistant: text and tool calls, no reasoning */
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.role"), "assistant");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.content"), "Let me check.");
     CU_ASSERT_PTR_NULL(strstr(fake_server_request_body(srv, fake_server_request_count(srv) - 1), "private thoughts"));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.id"), "call_1");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.type"), "function");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.0.function.name"), "get_weather");
     json_object *args = json_tokener_parse(tu_json_str(b, "messages.1.tool_calls.0.function.arguments"));
     CU_ASSERT_STRING_EQUAL(tu_json_str(args, "city"), "Paris");
     json_object_put(args);
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.1.tool_calls.1.function.arguments"), "{}");
-    /* tool results: one message each, a JSON string result sent as its text */
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.role"), "tool");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.tool_call_id"), "call_1");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.2.content"), "{\"temp\":21}");
-    CU_ASSERT_FALSE(tu_json_has(b, "messages.2.name")); /* only the mistral profile names it */
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.3.tool_call_id"), "call_2");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.3.content"), "noon");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "messages.4.content"), "Thanks. JSON please.");
+    TU_ASSERT_MEMBERS(b,
+        /* user: text + two images as parts */
+        { "messages.0.role", "\"user\"" },
+        { "messages.0.content.0.type", "\"text\"" },
+        { "messages.0.content.1.type", "\"image_url\"" },
+        { "messages.0.content.1.image_url.url", "\"data:image/png;base64,iVBORw0KGgo=\"" },
+        { "messages.0.content.2.image_url.url", "\"https://example.org/cat.jpg\"" },
+        /* assistant: text and tool calls, no reasoning (see above) */
+        { "messages.1.role", "\"assistant\"" },
+        { "messages.1.content", "\"Let me check.\"" },
+        { "messages.1.tool_calls.0.id", "\"call_1\"" },
+        { "messages.1.tool_calls.0.type", "\"function\"" },
+        { "messages.1.tool_calls.0.function.name", "\"get_weather\"" },
+        { "messages.1.tool_calls.1.function.arguments", "\"{}\"" },
+        /* tool results: one message each, a JSON string result sent as its text */
+        { "messages.2.role", "\"tool\"" },
+        { "messages.2.tool_call_id", "\"call_1\"" },
+        { "messages.2.content", "\"{\\\"temp\\\":21}\"" },
+        { "messages.2.name", TU_ABSENT }, /* only the mistral profile names it */
+        { "messages.3.tool_call_id", "\"call_2\"" },
+        { "messages.3.content", "\"noon\"" },
+        { "messages.4.content", "\"Thanks. JSON please.\"" },
+        /* tools, tool choice, response format */
+        { "tools.0.type", "\"function\"" },
+        { "tools.0.function.name", "\"get_weather\"" },
+        { "tools.0.function.description", "\"Weather of a city\"" },
+        { "tools.0.function.parameters.required.0", "\"city\"" },
+        { "tools.1.function.parameters.type", "\"object\"" },
+        { "tools.1.function.parameters.properties", TU_PRESENT },
+        { "tools.1.function.description", TU_ABSENT },
+        { "tool_choice.type", "\"function\"" },
+        { "tool_choice.function.name", "\"get_weather\"" },
+        { "response_format.type", "\"json_schema\"" },
+        { "response_format.json_schema.name", "\"weather_report\"" },
+        { "response_format.json_schema.strict", "true" },
+        { "response_format.json_schema.schema.properties.summary.type", "\"string\"" });
     CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(b, "messages")), 5);
-    /* tools, tool choice, response format */
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.type"), "function");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.function.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.function.description"), "Weather of a city");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.0.function.parameters.required.0"), "city");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tools.1.function.parameters.type"), "object");
-    CU_ASSERT_TRUE(tu_json_has(b, "tools.1.function.parameters.properties"));
-    CU_ASSERT_FALSE(tu_json_has(b, "tools.1.function.description"));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tool_choice.type"), "function");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "tool_choice.function.name"), "get_weather");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.type"), "json_schema");
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.json_schema.name"), "weather_report");
-    CU_ASSERT_TRUE(json_object_get_boolean(tu_json_at(b, "response_format.json_schema.strict")));
-    CU_ASSERT_STRING_EQUAL(tu_json_str(b, "response_format.json_schema.schema.properties.summary.type"), "string");
     json_object_put(b);
     free(r.summary);
     seam_request_free(req);
