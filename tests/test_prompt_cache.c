@@ -204,15 +204,35 @@ static json_object *body_at(size_t i)
     return text ? json_tokener_parse(text) : NULL;
 }
 
+/* One call to gm's model: the server answers first (a cache creation's
+ * answer; none when first is NULL), then GM_ANSWER. The call must succeed
+ * having made just those requests; returns the index of the first. */
+static size_t gemini_round(const char *model, const seam_request *req, int first_status,
+                           const char *first)
+{
+    size_t before = fake_server_request_count(srv);
+    if (first)
+        fake_server_push_json(srv, first_status, first, NULL);
+    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
+    CU_ASSERT_EQUAL(run("gm", model, req), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + (first ? 2 : 1));
+    return before;
+}
+
+/* The cache the i-th request's generation names: want_json, or TU_ABSENT. */
+#define ASSERT_CACHE_NAMED(i, want_json) assert_cache_named((i), (want_json), __LINE__)
+static void assert_cache_named(size_t i, const char *want_json, int line)
+{
+    json_object *gb = body_at(i);
+    tu_members_are(gb, TU_MEMBERS({ "cachedContent", want_json }), __FILE__, line);
+    json_object_put(gb);
+}
+
 static void test_gemini_prefix_cache_created_and_reused(void)
 {
     seam_request *req = conversation("You are a careful reader.", five, 5, 1,
                                      "{\"cache_strategy\":\"prefix_and_2\"}");
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 200, GM_CACHE("c1"), NULL);
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    size_t before = gemini_round("gemini-2.5-flash", req, 200, GM_CACHE("c1"));
 
     /* The creation: the model, the system instruction, the tools and the
      * contents before the last two turns (u1, a1). */
@@ -220,59 +240,41 @@ static void test_gemini_prefix_cache_created_and_reused(void)
     TU_STR_EQ(fake_server_request_method(srv, before), "POST");
     CU_ASSERT_PTR_NOT_NULL(fake_server_request_header(srv, before, "x-goog-api-key"));
     json_object *cb = body_at(before);
-    TU_STR_EQ(tu_json_str(cb, "model"), "models/gemini-2.5-flash");
-    TU_STR_EQ(tu_json_str(cb, "systemInstruction.parts.0.text"), "You are a careful reader.");
     CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(cb, "contents")), 2);
-    TU_STR_EQ(tu_json_str(cb, "contents.0.parts.0.text"), "u1");
-    TU_STR_EQ(tu_json_str(cb, "contents.1.parts.0.text"), "a1");
-    TU_STR_EQ(tu_json_str(cb, "tools.0.functionDeclarations.0.name"), "lookup");
-    CU_ASSERT_TRUE(tu_json_has(cb, "toolConfig"));
-    CU_ASSERT_FALSE(tu_json_has(cb, "ttl")); /* the API's default: an hour */
-    CU_ASSERT_FALSE(tu_json_has(cb, "generationConfig"));
+    TU_ASSERT_MEMBERS(cb, { "model", "\"models/gemini-2.5-flash\"" },
+                      { "systemInstruction.parts.0.text", "\"You are a careful reader.\"" },
+                      { "contents.0.parts.0.text", "\"u1\"" },
+                      { "contents.1.parts.0.text", "\"a1\"" },
+                      { "tools.0.functionDeclarations.0.name", "\"lookup\"" },
+                      { "toolConfig", TU_PRESENT },
+                      { "ttl", TU_ABSENT }, /* the API's default: an hour */
+                      { "generationConfig", TU_ABSENT });
     json_object_put(cb);
 
     /* The generation names it and leaves out what it holds. */
     CU_ASSERT_PTR_NOT_NULL(strstr(fake_server_request_path(srv, before + 1),
                                   "/v1beta/models/gemini-2.5-flash:generateContent"));
     json_object *gb = body_at(before + 1);
-    TU_STR_EQ(tu_json_str(gb, "cachedContent"), "cachedContents/c1");
-    CU_ASSERT_FALSE(tu_json_has(gb, "systemInstruction"));
-    CU_ASSERT_FALSE(tu_json_has(gb, "tools"));
-    CU_ASSERT_FALSE(tu_json_has(gb, "toolConfig"));
-    CU_ASSERT_FALSE(tu_json_has(gb, "cache_strategy"));
     CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(gb, "contents")), 3);
-    TU_STR_EQ(tu_json_str(gb, "contents.0.parts.0.text"), "u2");
+    TU_ASSERT_MEMBERS(gb, { "cachedContent", "\"cachedContents/c1\"" },
+                      { "systemInstruction", TU_ABSENT }, { "tools", TU_ABSENT },
+                      { "toolConfig", TU_ABSENT }, { "cache_strategy", TU_ABSENT },
+                      { "contents.0.parts.0.text", "\"u2\"" });
     json_object_put(gb);
 
     /* The same prefix again, 59 minutes on: the stored handle, no creation. */
     fake_now += HOUR_MS - 61000;
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 3);
-    gb = body_at(before + 2);
-    TU_STR_EQ(tu_json_str(gb, "cachedContent"), "cachedContents/c1");
-    json_object_put(gb);
+    ASSERT_CACHE_NAMED(gemini_round("gemini-2.5-flash", req, 0, NULL), "\"cachedContents/c1\"");
 
     /* Within a minute of its expiry it is not named any more: a new one. */
     fake_now += 2000;
-    fake_server_push_json(srv, 200, GM_CACHE("c2"), NULL);
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 5);
-    TU_STR_EQ(fake_server_request_path(srv, before + 3), "/v1beta/cachedContents");
-    gb = body_at(before + 4);
-    TU_STR_EQ(tu_json_str(gb, "cachedContent"), "cachedContents/c2");
-    json_object_put(gb);
+    size_t at = gemini_round("gemini-2.5-flash", req, 200, GM_CACHE("c2"));
+    TU_STR_EQ(fake_server_request_path(srv, at), "/v1beta/cachedContents");
+    ASSERT_CACHE_NAMED(at + 1, "\"cachedContents/c2\"");
 
     /* A different prefix (another system prompt) is another cache. */
     seam_request_set_system(req, "You are a hasty reader.");
-    fake_server_push_json(srv, 200, GM_CACHE("c3"), NULL);
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 7);
-    gb = body_at(before + 6);
-    TU_STR_EQ(tu_json_str(gb, "cachedContent"), "cachedContents/c3");
-    json_object_put(gb);
+    ASSERT_CACHE_NAMED(gemini_round("gemini-2.5-flash", req, 200, GM_CACHE("c3")) + 1, "\"cachedContents/c3\"");
     seam_request_free(req);
 }
 
@@ -281,20 +283,14 @@ static void test_gemini_system_cache(void)
     seam_request *req = conversation("System part only.", five, 5, 0,
                                      "{\"gemini\":{\"cache_strategy\":\"system_and_3\","
                                      "\"cache_ttl\":600}}");
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 200, GM_CACHE("s1"), NULL);
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    size_t before = gemini_round("gemini-2.5-flash", req, 200, GM_CACHE("s1"));
     json_object *cb = body_at(before);
-    TU_STR_EQ(tu_json_str(cb, "systemInstruction.parts.0.text"), "System part only.");
-    CU_ASSERT_FALSE(tu_json_has(cb, "contents"));
-    TU_STR_EQ(tu_json_str(cb, "ttl"), "600s");
+    TU_ASSERT_MEMBERS(cb, { "systemInstruction.parts.0.text", "\"System part only.\"" },
+                      { "contents", TU_ABSENT }, { "ttl", "\"600s\"" });
     json_object_put(cb);
     json_object *gb = body_at(before + 1);
-    TU_STR_EQ(tu_json_str(gb, "cachedContent"), "cachedContents/s1");
     CU_ASSERT_EQUAL(json_object_array_length(tu_json_at(gb, "contents")), 5);
-    CU_ASSERT_FALSE(tu_json_has(gb, "systemInstruction"));
+    TU_ASSERT_MEMBERS(gb, { "cachedContent", "\"cachedContents/s1\"" }, { "systemInstruction", TU_ABSENT });
     json_object_put(gb);
     seam_request_free(req);
 }
@@ -302,15 +298,10 @@ static void test_gemini_system_cache(void)
 static void test_gemini_refused_cache(void)
 {
     seam_request *req = conversation("Tiny.", five, 5, 0, "{\"cache_strategy\":\"prefix_and_2\"}");
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 400,
-                          "{\"error\":{\"code\":400,\"message\":\"Cached content is too small. "
-                          "total_token_count=12, min_total_token_count=1024\","
-                          "\"status\":\"INVALID_ARGUMENT\"}}",
-                          NULL);
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
+    size_t before = gemini_round("gemini-2.5-flash", req, 400,
+                                 "{\"error\":{\"code\":400,\"message\":\"Cached content is too small. "
+                                 "total_token_count=12, min_total_token_count=1024\","
+                                 "\"status\":\"INVALID_ARGUMENT\"}}");
     json_object *gb = body_at(before + 1);
     CU_ASSERT_FALSE(tu_json_has(gb, "cachedContent"));
     TU_STR_EQ(tu_json_str(gb, "systemInstruction.parts.0.text"), "Tiny.");
@@ -320,10 +311,8 @@ static void test_gemini_refused_cache(void)
     CU_ASSERT_FALSE(tu_log_has("gm-cache-key"));
 
     /* Not asked again for a while: the generation alone. */
-    fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-    CU_ASSERT_EQUAL(run("gm", "gemini-2.5-flash", req), SEAM_OK);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 3);
-    CU_ASSERT_PTR_NOT_NULL(strstr(fake_server_request_path(srv, before + 2), ":generateContent"));
+    size_t at = gemini_round("gemini-2.5-flash", req, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(fake_server_request_path(srv, at), ":generateContent"));
     seam_request_free(req);
 }
 
@@ -334,10 +323,7 @@ static void test_gemini_no_cache(void)
     static const char *const opts[] = { "{}", "{\"cache_strategy\":\"prefix_and_2\"}" };
     for (size_t i = 0; i < 2; i++) {
         seam_request *req = conversation("Plain.", five, 5, 0, opts[i]);
-        size_t before = fake_server_request_count(srv);
-        fake_server_push_json(srv, 200, GM_ANSWER, NULL);
-        CU_ASSERT_EQUAL(run("gm", models[i], req), SEAM_OK);
-        CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+        gemini_round(models[i], req, 0, NULL);
         json_object *gb = tu_last_body(srv);
         CU_ASSERT_FALSE(tu_json_has(gb, "cachedContent"));
         CU_ASSERT_TRUE(tu_json_has(gb, "systemInstruction"));
