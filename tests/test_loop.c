@@ -633,7 +633,6 @@ static void test_deadline_during_tools(void)
                                        "{\"reply\":\"never\"}]}");
     r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 200 };
     r.o.call = &r.co;
-    tlog_reset();
     int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
     CU_ASSERT(tu_now_ms() - t0 < 1500);
@@ -764,7 +763,6 @@ static void test_active_tools_loop(void)
     run_init(&r, tools_with_add());
     r.req = scripted("what is 2+3?", add_once_script);
     r.o.call = &r.co;
-    tlog_reset();
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(r.model_calls, 2);
     CU_ASSERT_EQUAL(tlog.calls, 1);
@@ -820,7 +818,6 @@ static void test_max_rounds(void)
     CU_ASSERT_EQUAL(r.o.max_tool_rounds, 10);
     r.o.call = &r.co;
     r.o.max_tool_rounds = 2;
-    tlog_reset();
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 2);
     CU_ASSERT_EQUAL(r.model_calls, 3);
@@ -850,7 +847,6 @@ static void test_zero_rounds_disables(void)
     run_init(&r, tools_with_add());
     r.req = scripted("what is 2+3?", add_once_script);
     r.o.max_tool_rounds = 0;
-    tlog_reset();
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 0);
     CU_ASSERT_EQUAL(seam_generation_step_count(r.g), 1);
@@ -868,7 +864,6 @@ static void test_parallel_calls_overlap(void)
                          "{\"id\":\"p1\",\"name\":\"slow\"},{\"id\":\"p2\",\"name\":\"slow\"},{\"id\":\"p3\",\"name\":\"slow\"}]},"
                          "{\"reply\":\"all done\"}]}");
     r.o.call = &r.co;
-    tlog_reset();
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(tlog.calls, 3);
     /* Concurrent: every call started before any call ended. */
@@ -917,7 +912,6 @@ static void test_error_results(void)
                           "{\"id\":\"e4\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3,\"c\":4}},"
                           "{\"id\":\"e5\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}}]},"
                           "{\"reply\":\"coping\"}]}");
-    tlog_reset();
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_generation_text(r.g), "coping");
     CU_ASSERT_EQUAL(tlog.calls, 2); /* fails and the good add: bad arguments never reach a tool */
@@ -983,7 +977,6 @@ static void test_no_schema_no_validation(void)
     r.req = scripted(
         "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2,\"junk\":[1]}}]},"
               "{\"reply\":\"ok\"}]}");
-    tlog_reset();
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_STRING_EQUAL(tlog.last_args, "{\"a\":1,\"b\":2,\"junk\":[1]}");
