@@ -165,11 +165,13 @@ typedef struct loop_run {
     seam_error err;
 } loop_run;
 
-/* A run of ts (owned, may be NULL); the tool log reset. */
-static void run_init(loop_run *r, seam_toolset *ts)
+/* A run of ts (owned, may be NULL) on a request of the prompt, which the mock
+ * answers by script_json; the tool log reset. */
+static void run_init(loop_run *r, seam_toolset *ts, const char *prompt, const char *script_json)
 {
     memset(r, 0, sizeof *r);
     r->ts = ts;
+    r->req = scripted(prompt, script_json);
     r->co = (seam_call_options){ .size = sizeof r->co, .on_attempt = count_attempt, .ud = &r->model_calls };
     seam_loop_options_init(&r->o);
     r->o.tools = ts;
@@ -440,8 +442,7 @@ static const char two_round_script[] =
 static void test_stream_with_tools(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    r.req = scripted("add things", two_round_script);
+    run_init(&r, tools_with_add(), "add things", two_round_script);
     seam_loop_stream *s = NULL;
     CU_ASSERT_EQUAL_FATAL(seam_loop_stream_open(mock, r.req, &r.o, &s, &r.err), SEAM_OK);
     char trace[1024] = "";
@@ -588,8 +589,7 @@ static void test_abort_in_flight(void)
 static void test_step_timeout(void)
 {
     loop_run r;
-    run_init(&r, NULL);
-    r.req = scripted("hi", "{\"reply\":\"slow slow slow slow\",\"chunks\":10,\"delay_ms\":100}");
+    run_init(&r, NULL, "hi", "{\"reply\":\"slow slow slow slow\",\"chunks\":10,\"delay_ms\":100}");
     r.o.step_timeout_ms = 150;
     int64_t t0 = tu_now_ms();
     CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
@@ -605,8 +605,7 @@ static void test_step_timeout(void)
 static void test_total_timeout(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    r.req = scripted(
+    run_init(&r, tools_with_add(),
         "hi", "{\"reply\":\"working\",\"delay_ms\":20,\"tool_calls\":[{\"id\":\"c\",\"name\":\"add\","
               "\"args\":{\"a\":1,\"b\":1}}]}");
     r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 300 };
@@ -627,10 +626,10 @@ static void test_total_timeout(void)
 static void test_deadline_during_tools(void)
 {
     loop_run r;
-    run_init(&r, seam_toolset_new());
+    run_init(&r, seam_toolset_new(),
+             "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"w\",\"name\":\"wait\"}]},"
+                   "{\"reply\":\"never\"}]}");
     seam_toolset_add(r.ts, "wait", "waits", NULL, tool_waits, NULL);
-    r.req = scripted("hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"w\",\"name\":\"wait\"}]},"
-                                       "{\"reply\":\"never\"}]}");
     r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 200 };
     r.o.call = &r.co;
     int64_t t0 = tu_now_ms();
@@ -665,8 +664,7 @@ static void test_deadline_during_tools(void)
 static void test_stream_first_content_and_idle_timeouts(void)
 {
     loop_run r;
-    run_init(&r, NULL);
-    r.req = scripted("hi", "{\"reply\":\"late\",\"chunks\":2,\"delay_ms\":400}");
+    run_init(&r, NULL, "hi", "{\"reply\":\"late\",\"chunks\":2,\"delay_ms\":400}");
     r.o.first_content_timeout_ms = 100;
     seam_loop_stream *s = NULL;
     int64_t t0 = tu_now_ms();
@@ -760,8 +758,7 @@ static const char add_once_script[] =
 static void test_active_tools_loop(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    r.req = scripted("what is 2+3?", add_once_script);
+    run_init(&r, tools_with_add(), "what is 2+3?", add_once_script);
     r.o.call = &r.co;
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(r.model_calls, 2);
@@ -788,8 +785,7 @@ static void test_passive_tools_return_calls(void)
     /* Passive through the toolset (no callback) and through the request. */
     for (int via_request = 0; via_request <= 1; via_request++) {
         loop_run r;
-        run_init(&r, seam_toolset_new());
-        r.req = scripted("what is 2+3?", add_once_script);
+        run_init(&r, seam_toolset_new(), "what is 2+3?", add_once_script);
         if (via_request)
             seam_request_add_tool(r.req, "add", "Adds", add_schema);
         else
@@ -813,8 +809,7 @@ static const char always_add_script[] =
 static void test_max_rounds(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    r.req = scripted("loop forever", always_add_script);
+    run_init(&r, tools_with_add(), "loop forever", always_add_script);
     CU_ASSERT_EQUAL(r.o.max_tool_rounds, 10);
     r.o.call = &r.co;
     r.o.max_tool_rounds = 2;
@@ -844,8 +839,7 @@ static void test_max_rounds(void)
 static void test_zero_rounds_disables(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    r.req = scripted("what is 2+3?", add_once_script);
+    run_init(&r, tools_with_add(), "what is 2+3?", add_once_script);
     r.o.max_tool_rounds = 0;
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 0);
@@ -857,12 +851,11 @@ static void test_zero_rounds_disables(void)
 static void test_parallel_calls_overlap(void)
 {
     loop_run r;
-    run_init(&r, seam_toolset_new());
-    seam_toolset_add(r.ts, "slow", "takes a while", NULL, tool_slow, NULL);
-    r.req = scripted(
+    run_init(&r, seam_toolset_new(),
         "three at once", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                          "{\"id\":\"p1\",\"name\":\"slow\"},{\"id\":\"p2\",\"name\":\"slow\"},{\"id\":\"p3\",\"name\":\"slow\"}]},"
                          "{\"reply\":\"all done\"}]}");
+    seam_toolset_add(r.ts, "slow", "takes a while", NULL, tool_slow, NULL);
     r.o.call = &r.co;
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(tlog.calls, 3);
@@ -902,9 +895,7 @@ static void test_parallel_calls_overlap(void)
 static void test_error_results(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    seam_toolset_add(r.ts, "fails", "always fails", NULL, tool_fails, NULL);
-    r.req = scripted(
+    run_init(&r, tools_with_add(),
         "try everything", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                           "{\"id\":\"e1\",\"name\":\"fails\"},"
                           "{\"id\":\"e2\",\"name\":\"nosuchtool\",\"args\":{\"x\":1}},"
@@ -912,6 +903,7 @@ static void test_error_results(void)
                           "{\"id\":\"e4\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3,\"c\":4}},"
                           "{\"id\":\"e5\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}}]},"
                           "{\"reply\":\"coping\"}]}");
+    seam_toolset_add(r.ts, "fails", "always fails", NULL, tool_fails, NULL);
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_generation_text(r.g), "coping");
     CU_ASSERT_EQUAL(tlog.calls, 2); /* fails and the good add: bad arguments never reach a tool */
@@ -955,13 +947,12 @@ static int tool_out_of_memory(void *ud, const seam_tool_call *call, seam_tool_ou
 static void test_tool_out_of_memory_ends_the_run(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    seam_toolset_add(r.ts, "oom", "runs out of memory", NULL, tool_out_of_memory, NULL);
-    r.req = scripted(
+    run_init(&r, tools_with_add(),
         "try", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                "{\"id\":\"m1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}},"
                "{\"id\":\"m2\",\"name\":\"oom\"}]},"
                "{\"reply\":\"coping\"}]}");
+    seam_toolset_add(r.ts, "oom", "runs out of memory", NULL, tool_out_of_memory, NULL);
     CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_NOMEM);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "out of memory"));
     CU_ASSERT(r.g == NULL || strcmp(seam_generation_text(r.g), "coping") != 0);
@@ -972,11 +963,10 @@ static void test_tool_out_of_memory_ends_the_run(void)
 static void test_no_schema_no_validation(void)
 {
     loop_run r;
-    run_init(&r, seam_toolset_new());
-    seam_toolset_add(r.ts, "add", "no schema", NULL, tool_add, NULL);
-    r.req = scripted(
+    run_init(&r, seam_toolset_new(),
         "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2,\"junk\":[1]}}]},"
               "{\"reply\":\"ok\"}]}");
+    seam_toolset_add(r.ts, "add", "no schema", NULL, tool_add, NULL);
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_STRING_EQUAL(tlog.last_args, "{\"a\":1,\"b\":2,\"junk\":[1]}");
@@ -987,8 +977,7 @@ static void test_no_schema_no_validation(void)
 static void test_steps_carry_usage(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add());
-    r.req = scripted("add things", two_round_script);
+    run_init(&r, tools_with_add(), "add things", two_round_script);
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_generation_step_count(r.g), 3);
     int64_t in[3] = { 10, 20, 30 }, out[3] = { 5, 6, 4 };
