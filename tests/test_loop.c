@@ -1096,6 +1096,20 @@ static const char text_answer[] =
     "\"message\":{\"role\":\"assistant\",\"content\":\"2, 4 and 6.\"},\"finish_reason\":\"stop\"}],"
     "\"usage\":{\"prompt_tokens\":90,\"completion_tokens\":8}}";
 
+/* seam_loop_generate on the OpenAI plugin of req (may be NULL) and prompt,
+ * with ts's tools; it must succeed. The generation is the caller's. */
+static seam_generation *oa_generate(const seam_request *req, const char *prompt, seam_toolset *ts)
+{
+    seam_loop_options o;
+    seam_loop_options_init(&o);
+    o.prompt = prompt;
+    o.tools = ts;
+    seam_generation *g = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &o, &g, &err), SEAM_OK);
+    return g;
+}
+
 static void test_wire_one_continuation_request(void)
 {
     if (!oa)
@@ -1104,13 +1118,7 @@ static void test_wire_one_continuation_request(void)
     size_t before = fake_server_request_count(srv);
     fake_server_push_json(srv, 200, three_calls_answer, NULL);
     fake_server_push_json(srv, 200, text_answer, NULL);
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.prompt = "double 1, 2 and 3";
-    o.tools = ts;
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, NULL, &o, &g, &err), SEAM_OK);
+    seam_generation *g = oa_generate(NULL, "double 1, 2 and 3", ts);
     CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "2, 4 and 6.");
     CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
     json_object *first = body_at(before), *second = body_at(before + 1);
@@ -1152,13 +1160,7 @@ static void test_wire_tool_choice_modes(void)
         fake_server_push_json(srv, 200, text_answer, NULL);
         seam_request *req = seam_request_new();
         seam_request_set_tool_choice(req, modes[i].choice, modes[i].name);
-        seam_loop_options o;
-        seam_loop_options_init(&o);
-        o.prompt = "hi";
-        o.tools = ts;
-        seam_generation *g = NULL;
-        seam_error err;
-        CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &o, &g, &err), SEAM_OK);
+        seam_generation *g = oa_generate(req, "hi", ts);
         json_object *b = body_at(before);
         if (modes[i].want) {
             CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice"), modes[i].want);
@@ -1175,13 +1177,7 @@ static void test_wire_tool_choice_modes(void)
     fake_server_push_json(srv, 200, text_answer, NULL);
     seam_request *req = seam_request_new();
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
-    seam_loop_options o;
-    seam_loop_options_init(&o);
-    o.prompt = "hi";
-    o.tools = ts;
-    seam_generation *g = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &o, &g, &err), SEAM_OK);
+    seam_generation *g = oa_generate(req, "hi", ts);
     json_object *b0 = body_at(before), *b1 = body_at(before + 1);
     CU_ASSERT_STRING_EQUAL(str_at(b0, "tool_choice"), "required");
     CU_ASSERT_STRING_EQUAL(str_at(b1, "tool_choice"), "auto");
