@@ -187,6 +187,17 @@ static seam_embeddings *embed3(const char *provider, const char *model, int n, i
     return e;
 }
 
+/* A chat model that the provider's plugin knows does not embed: refused
+ * before any request is made. */
+static void assert_not_an_embedder(const char *provider, const char *model)
+{
+    seam_error err;
+    size_t before = fake_server_request_count(server);
+    embed3(provider, model, 1, 0, SEAM_ERR_PROVIDER, &err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
+    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+}
+
 static void test_gemini_embed_one(void)
 {
     fake_server_push_json(server, 200, "{\"embedding\":{\"values\":[0.25,-0.5,1]}}", NULL);
@@ -253,11 +264,7 @@ static void test_gemini_embed_batch(void)
     e = embed3("gm", "gemini-embedding-001", 2, 0, SEAM_ERR_PROVIDER, &err);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(err.http_status, 400);
-    /* A chat model is known not to embed: skipped before any request. */
-    size_t before = fake_server_request_count(server);
-    e = embed3("gm", "gemini-2.5-flash", 1, 0, SEAM_ERR_PROVIDER, &err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
-    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+    assert_not_an_embedder("gm", "gemini-2.5-flash");
 }
 
 /* ---- OpenAI and the compatible servers --------------------------------------------- */
@@ -313,11 +320,7 @@ static void test_openai_embed(void)
                           NULL);
     e = embed3("oai", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
-    /* A chat model of OpenAI's does not embed: skipped before any request. */
-    size_t before = fake_server_request_count(server);
-    e = embed3("oai", "gpt-4.1-mini", 1, 0, SEAM_ERR_PROVIDER, &err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
-    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+    assert_not_an_embedder("oai", "gpt-4.1-mini");
 }
 
 static void test_compatible_embed(void)
