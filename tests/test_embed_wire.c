@@ -187,15 +187,24 @@ static seam_embeddings *embed3(const char *provider, const char *model, int n, i
     return e;
 }
 
-/* A chat model that the provider's plugin knows does not embed: refused
- * before any request is made. */
-static void assert_not_an_embedder(const char *provider, const char *model)
+/* A model or provider that the plugin knows cannot embed: refused, saying
+ * why, before any request is made. */
+static void assert_refused_unsent(const char *provider, const char *model, const char *why)
 {
     seam_error err;
     size_t before = fake_server_request_count(server);
     embed3(provider, model, 1, 0, SEAM_ERR_PROVIDER, &err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "not an embedding model"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, why));
     CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+}
+
+/* A call of n texts that the server answers with status and body fails;
+ * err says how. Returns what embed3 returned. */
+static seam_embeddings *embed_answered(const char *provider, const char *model, int n, int status,
+                                       const char *body, seam_error *err)
+{
+    fake_server_push_json(server, status, body, NULL);
+    return embed3(provider, model, n, 0, SEAM_ERR_PROVIDER, err);
 }
 
 static void test_gemini_embed_one(void)
@@ -252,19 +261,17 @@ static void test_gemini_embed_batch(void)
     seam_embeddings_free(e);
 
     /* Fewer vectors than inputs: an error, never a short answer. */
-    fake_server_push_json(server, 200, "{\"embeddings\":[{\"values\":[1,0]}]}", NULL);
-    e = embed3("gm", "gemini-embedding-001", 2, 0, SEAM_ERR_PROVIDER, &err);
+    e = embed_answered("gm", "gemini-embedding-001", 2, 200, "{\"embeddings\":[{\"values\":[1,0]}]}", &err);
     CU_ASSERT_PTR_NULL(e);
     TU_STR_EQ(err.code, "bad_response");
     /* An HTTP error is classified as a call's. */
-    fake_server_push_json(server, 400,
-                          "{\"error\":{\"code\":400,\"message\":\"Request contains an invalid "
-                          "argument.\",\"status\":\"INVALID_ARGUMENT\"}}",
-                          NULL);
-    e = embed3("gm", "gemini-embedding-001", 2, 0, SEAM_ERR_PROVIDER, &err);
+    embed_answered("gm", "gemini-embedding-001", 2, 400,
+                   "{\"error\":{\"code\":400,\"message\":\"Request contains an invalid "
+                   "argument.\",\"status\":\"INVALID_ARGUMENT\"}}",
+                   &err);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(err.http_status, 400);
-    assert_not_an_embedder("gm", "gemini-2.5-flash");
+    assert_refused_unsent("gm", "gemini-2.5-flash", "not an embedding model");
 }
 
 /* ---- OpenAI and the compatible servers --------------------------------------------- */
@@ -311,16 +318,15 @@ static void test_openai_embed(void)
     seam_embeddings_free(e);
 
     /* An index past the inputs, and an HTTP error, are errors. */
-    fake_server_push_json(server, 200, "{\"data\":[{\"index\":5,\"embedding\":[1]}]}", NULL);
-    e = embed3("oai", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
+    embed_answered("oai", "text-embedding-3-small", 1, 200, "{\"data\":[{\"index\":5,\"embedding\":[1]}]}",
+                   &err);
     TU_STR_EQ(err.code, "bad_response");
-    fake_server_push_json(server, 401,
-                          "{\"error\":{\"message\":\"Incorrect API key provided\","
-                          "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
-                          NULL);
-    e = embed3("oai", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
+    embed_answered("oai", "text-embedding-3-small", 1, 401,
+                   "{\"error\":{\"message\":\"Incorrect API key provided\","
+                   "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
+                   &err);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
-    assert_not_an_embedder("oai", "gpt-4.1-mini");
+    assert_refused_unsent("oai", "gpt-4.1-mini", "not an embedding model");
 }
 
 static void test_compatible_embed(void)
@@ -345,10 +351,7 @@ static void test_compatible_embed(void)
     CU_ASSERT_PTR_NULL(tu_last_header(server, "authorization"));
     seam_embeddings_free(e);
     /* DeepSeek has no embeddings: the entry cannot serve, nothing is sent. */
-    size_t before = fake_server_request_count(server);
-    e = embed3("ds", "text-embedding-3-small", 1, 0, SEAM_ERR_PROVIDER, &err);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "has no embeddings endpoint"));
-    CU_ASSERT_EQUAL(fake_server_request_count(server), before);
+    assert_refused_unsent("ds", "text-embedding-3-small", "has no embeddings endpoint");
 }
 
 static void test_openai_count(void)
