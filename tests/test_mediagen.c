@@ -486,6 +486,46 @@ static void test_openai_speech(void)
     seam_media_request_free(mr);
 }
 
+/* ---- videos: a job, polled, then its content --------------------------------------- */
+
+/* The content download of a finished video: mp4[0..len). */
+static void push_mp4(const char *mp4, size_t len)
+{
+    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
+                             .body_len = len};
+    fake_server_push(srv, &content);
+}
+
+static seam_media_request *video_request(const char *prompt, int seconds, const char *size)
+{
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, prompt);
+    seam_media_request_set_seconds(mr, seconds);
+    seam_media_request_set_size(mr, size);
+    return mr;
+}
+
+/* seam_generate_media(mr) with o, which must answer with a job; *first is
+ * the index of the job's first request to the server. */
+static seam_media_job *start_media_job(const seam_media_request *mr, const seam_call_options *o,
+                                       seam_result **res, size_t *first)
+{
+    seam_media_job *job = NULL;
+    seam_error err;
+    *first = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, o, res, &job, &err), SEAM_OK);
+    return job;
+}
+
+/* res's first media part is stored as exactly mp4[0..n), seconds long. */
+static void video_is(const seam_result *res, const char *mp4, size_t n, double seconds)
+{
+    size_t len = 0;
+    char *bytes = stored(seam_part_media_data(media_part(res, 0)), &len);
+    CU_ASSERT(len == n && memcmp(bytes, mp4, len) == 0);
+    free(bytes);
+    tu_media_units_are(res, SEAM_MODALITY_VIDEO, seconds, "second");
+}
+
 static const char video_queued[] =
     "{\"id\":\"video_68d7512d\",\"object\":\"video\",\"created_at\":1758941485,"
     "\"status\":\"queued\",\"model\":\"sora-2\",\"progress\":0,\"seconds\":\"8\","
@@ -512,19 +552,14 @@ static void test_openai_video(void)
                           NULL);
     push_video("in_progress", 70);
     push_video("completed", 100);
-    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
-                             .body_len = sizeof mp4 - 1};
-    fake_server_push(srv, &content);
+    push_mp4(mp4, sizeof mp4 - 1);
 
-    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a calico cat");
-    seam_media_request_set_seconds(mr, 8);
-    seam_media_request_set_size(mr, "1280x720");
+    seam_media_request *mr = video_request("a calico cat", 8, "1280x720");
     seam_call_options o = tu_call_opts("oa", "sora-2");
     seam_result *res = NULL;
-    seam_media_job *job = NULL;
     seam_error err;
-    size_t first = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    size_t first;
+    seam_media_job *job = start_media_job(mr, &o, &res, &first);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first), "/v1/videos");
     CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, first), "POST");
     const char *ctype = fake_server_request_header(srv, first, "Content-Type");
@@ -559,11 +594,7 @@ static void test_openai_video(void)
     const seam_part *p = media_part(res, 0);
     CU_ASSERT_FATAL(p != NULL);
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "video/mp4");
-    size_t len = 0;
-    char *bytes = stored(seam_part_media_data(p), &len);
-    CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
-    free(bytes);
-    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    video_is(res, mp4, sizeof mp4 - 1, 8);
     /* The checkpoint holds no credential and no bytes. */
     char *cp = seam_media_job_checkpoint(job);
     CU_ASSERT(cp && !strstr(cp, OAI_KEY) && !strstr(cp, "ftyp"));
@@ -758,18 +789,13 @@ static void test_gemini_veo(void)
              "\"%s/v1beta/files/vid1:download?alt=media\"}}]}}}",
              op, fake_server_url(srv));
     fake_server_push_json(srv, 200, body, NULL);
-    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
-                             .body_len = sizeof mp4 - 1};
-    fake_server_push(srv, &content);
-    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a cat surfing");
-    seam_media_request_set_seconds(mr, 8);
-    seam_media_request_set_size(mr, "16:9");
+    push_mp4(mp4, sizeof mp4 - 1);
+    seam_media_request *mr = video_request("a cat surfing", 8, "16:9");
     seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
     seam_result *res = NULL;
-    seam_media_job *job = NULL;
     seam_error err;
-    size_t first = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    size_t first;
+    seam_media_job *job = start_media_job(mr, &o, &res, &first);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first),
                            "/v1beta/models/veo-3.0-generate-001:predictLongRunning");
     CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat surfing\"}],"
@@ -791,11 +817,7 @@ static void test_gemini_veo(void)
      * as the conf chose for the API). */
     CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, first + 3, "x-goog-api-key"), GEM_KEY);
     CU_ASSERT_FATAL(res != NULL);
-    size_t len = 0;
-    char *bytes = stored(seam_part_media_data(media_part(res, 0)), &len);
-    CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
-    free(bytes);
-    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    video_is(res, mp4, sizeof mp4 - 1, 8);
     seam_result_free(res);
     seam_media_job_free(job);
 
