@@ -516,6 +516,17 @@ static seam_media_job *start_media_job(const seam_media_request *mr, const seam_
     return job;
 }
 
+/* seam_generate_media(mr) with o, waiting for its job itself, is refused by
+ * the provider's content filter. */
+static void refused_by_filter(const seam_media_request *mr, const seam_call_options *o,
+                              seam_result **res)
+{
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, o, res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+}
+
 /* res's first media part is stored as exactly mp4[0..n), seconds long. */
 static void video_is(const seam_result *res, const char *mp4, size_t n, double seconds)
 {
@@ -653,9 +664,7 @@ static void test_openai_video_refused(void)
     seam_result *res = NULL;
     seam_error err;
     /* Waited for by the call itself (job NULL). */
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+    refused_by_filter(mr, &o, &res);
     CU_ASSERT_PTR_NULL(res);
     /* A job that is gone (404) fails the job. */
     fake_server_push_json(srv, 200, video_queued, NULL);
@@ -851,9 +860,7 @@ static void test_gemini_veo_filtered(void)
     seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+    refused_by_filter(mr, &o, &res);
     /* Inline bytes (encodedVideo) are stored without a download. */
     fake_server_push_json(srv, 200, "{\"name\":\"models/veo-3.0-generate-001/operations/x2\"}",
                           NULL);
