@@ -122,6 +122,10 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text);
  * *client a client of conf_text on it (tu_client_on) that the program shares.
  * 0, or -1 when either could not be made. */
 int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text);
+/* The same inside one test: *srv a new server and a client of conf_text on it
+ * that the test frees (tu_client_free); either failing is a fatal CUnit
+ * assertion (two assertions). */
+seam_client *tu_test_client_on(fake_server **srv, const char *conf_text);
 /* rc, the status of a library call that filled err; when it is not SEAM_OK,
  * "what: <err's message>" goes to stderr first, so a failed assertion on it
  * says why. */
