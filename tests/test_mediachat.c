@@ -83,26 +83,12 @@ static char *b64(const unsigned char *d, size_t len)
  * stretches are alike), after a 44-byte WAV header at 24 kHz mono when wav. */
 static unsigned char *audio_bytes(size_t n_samples, int wav, size_t *len)
 {
-    size_t data = n_samples * 2, total = data + (wav ? 44 : 0);
+    size_t data = n_samples * 2, total = data + (wav ? TU_WAV_HEADER_SIZE : 0);
     unsigned char *b = malloc(total);
     unsigned char *p = b;
     if (wav) {
-        unsigned rate = 24000, byte_rate = 48000;
-        unsigned riff = (unsigned)(total - 8), dsz = (unsigned)data;
-        memcpy(p, "RIFF", 4);
-        for (int i = 0; i < 4; i++)
-            p[4 + i] = (unsigned char)(riff >> (8 * i));
-        memcpy(p + 8, "WAVEfmt ", 8);
-        const unsigned char fmt[] = {16, 0, 0, 0, 1, 0, 1, 0};
-        memcpy(p + 16, fmt, 8);
-        for (int i = 0; i < 4; i++) {
-            p[24 + i] = (unsigned char)(rate >> (8 * i));
-            p[28 + i] = (unsigned char)(byte_rate >> (8 * i));
-            p[40 + i] = (unsigned char)(dsz >> (8 * i));
-        }
-        p[32] = 2, p[33] = 0, p[34] = 16, p[35] = 0;
-        memcpy(p + 36, "data", 4);
-        p += 44;
+        tu_wav_header(p, data, 24000);
+        p += TU_WAV_HEADER_SIZE;
     }
     for (size_t i = 0; i < n_samples; i++) {
         unsigned s = (unsigned)(i * 37 + (i >> 3));

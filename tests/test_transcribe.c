@@ -31,19 +31,7 @@ static unsigned char *wav_bytes(size_t n_samples, size_t *len)
 {
     size_t data = n_samples * 2, total = data + 44;
     unsigned char *p = malloc(total);
-    unsigned riff = (unsigned)(total - 8), rate = 16000, byte_rate = 32000, dsz = (unsigned)data;
-    memcpy(p, "RIFF", 4);
-    memcpy(p + 8, "WAVEfmt ", 8);
-    const unsigned char fmt[] = {16, 0, 0, 0, 1, 0, 1, 0};
-    memcpy(p + 16, fmt, 8);
-    for (int i = 0; i < 4; i++) {
-        p[4 + i] = (unsigned char)(riff >> (8 * i));
-        p[24 + i] = (unsigned char)(rate >> (8 * i));
-        p[28 + i] = (unsigned char)(byte_rate >> (8 * i));
-        p[40 + i] = (unsigned char)(dsz >> (8 * i));
-    }
-    p[32] = 2, p[33] = 0, p[34] = 16, p[35] = 0;
-    memcpy(p + 36, "data", 4);
+    tu_wav_header(p, data, 16000);
     for (size_t i = 0; i < n_samples; i++) {
         /* NUL bytes and CR LF in the samples: the upload is binary-safe. */
         p[44 + 2 * i] = (unsigned char)(i % 3 == 0 ? 0 : i % 3 == 1 ? '\r' : '\n');

@@ -347,6 +347,13 @@ int tu_run(const char *cmd, char **out, char **err);
  * that what_not names what is skipped without it. */
 int tu_have_command(const char *program, const char *what_not);
 
+/* ---- media bytes (tu_media.c) ---------------------------------------------------- */
+
+/* The 44-byte header of a WAV file of 16-bit mono PCM at rate samples a
+ * second whose data is data_bytes long, written at p. */
+#define TU_WAV_HEADER_SIZE 44
+void tu_wav_header(unsigned char *p, size_t data_bytes, unsigned rate);
+
 /* ---- tools for the agent tests (tu_tools.c) ---- */
 /* The JSON schema of add: an object of two required integers a and b. */
 extern const char tu_add_schema[];
