@@ -169,11 +169,7 @@ static void push_text_answer(fake_server *srv, const char *text)
 
 static seam_request *audio_request(void)
 {
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "say hello");
-    CU_ASSERT_EQUAL(seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO),
-                    SEAM_OK);
-    return r;
+    return tu_request_out("say hello", SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO);
 }
 
 /* The first part of res's message, which must be there, of MIME type mime. */

@@ -266,6 +266,9 @@ seam_request *tu_user_request(const char *text);
 /* tu_user_request, its failure (out of memory, the text refused) a fatal
  * CUnit assertion. */
 seam_request *tu_user(const char *text);
+/* A request of one user text that asks for output in modalities
+ * (SEAM_MODALITY_* or'ed), that setting one CUnit assertion. */
+seam_request *tu_request_out(const char *text, uint32_t modalities);
 
 /* The attempts a call reports (seam_call_options.on_attempt = tu_on_attempt,
  * .ud = a tu_attempts zeroed), one line each: "outcome provider/model", with
