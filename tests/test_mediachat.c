@@ -396,23 +396,44 @@ static streamed run_stream(seam_client *c, const char *data_b64)
     return s;
 }
 
+/* A stream test's server, client and audio: PCM samples and their base64. */
+typedef struct audio_fixture {
+    fake_server *srv;
+    seam_client *c;
+    unsigned char *pcm;
+    size_t len;
+    char *data;
+} audio_fixture;
+
+static audio_fixture audio_setup(size_t n_samples)
+{
+    audio_fixture f;
+    f.c = openai_client(&f.srv, NULL);
+    f.pcm = audio_bytes(n_samples, 0, &f.len);
+    f.data = b64(f.pcm, f.len);
+    return f;
+}
+
+static void audio_done(audio_fixture *f)
+{
+    free(f->data);
+    free(f->pcm);
+    tu_client_free(f->c);
+}
+
 static void test_stream_fragments(void)
 {
-    fake_server *srv;
-    seam_client *c = openai_client(&srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(4801, 0, &len); /* 9602 bytes: 200.04 ms */
+    audio_fixture f = audio_setup(4801); /* 9602 bytes: 200.04 ms */
     /* Fragments of 1, 2, 3, 5, 7, 11 and 13 characters, over and over: groups
      * of four cut at every place, and SSE pieces of the server's own sizes. */
     static const size_t cuts[] = {1, 2, 3, 5, 7, 11, 13, 997};
-    char *sse = stream_body(pcm, len, cuts, sizeof cuts / sizeof cuts[0], 0, NULL);
+    char *sse = stream_body(f.pcm, f.len, cuts, sizeof cuts / sizeof cuts[0], 0, NULL);
     fake_response fr = {.body = sse, .split = 7, .split_max = 4099};
-    fake_server_push(srv, &fr);
-    char *data = b64(pcm, len);
-    streamed s = run_stream(c, data);
+    fake_server_push(f.srv, &fr);
+    streamed s = run_stream(f.c, f.data);
     CU_ASSERT_EQUAL(s.rc, 0);
     /* A stream asks for pcm16, the one format OpenAI streams. */
-    json_object *sent = tu_last_body(srv);
+    json_object *sent = tu_last_body(f.srv);
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"alloy\",\"format\":\"pcm16\"}"));
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "modalities"), "[\"text\",\"audio\"]"));
     json_object_put(sent);
@@ -423,31 +444,26 @@ static void test_stream_fragments(void)
     TU_STR_EQ(s.mime, "audio/pcm");
     TU_STR_EQ(s.transcript, "Hi there!");
     char want[SEAM_MEDIA_HANDLE_SIZE];
-    handle_of(pcm, len, want);
+    handle_of(f.pcm, f.len, want);
     TU_STR_EQ(s.handle, want);
     TU_STR_EQ(s.last_meta, "{\"byte_length\":9602,\"duration_ms\":200}");
-    stored_is(c, want, pcm, len);
-    free(data);
+    stored_is(f.c, want, f.pcm, f.len);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* The result of a streamed audio answer: the part with its transcript and
  * duration, the seconds in media_units; seam_generate folds the same. */
 static void test_stream_result(void)
 {
-    fake_server *srv;
-    seam_client *c = openai_client(&srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(12000, 0, &len); /* 24000 bytes: 0.5 s */
+    audio_fixture f = audio_setup(12000); /* 24000 bytes: 0.5 s */
     static const size_t cuts[] = {4095, 4097, 1};
-    char *sse = stream_body(pcm, len, cuts, 3, 0, NULL);
-    fake_server_push_sse(srv, sse, 0);
+    char *sse = stream_body(f.pcm, f.len, cuts, 3, 0, NULL);
+    fake_server_push_sse(f.srv, sse, 0);
     seam_request *r = audio_request();
     seam_stream *st = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, r, NULL, &st, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(f.c, r, NULL, &st, &err), SEAM_OK);
     const seam_chunk *ch;
     int rc;
     while ((rc = seam_stream_next(st, &ch, &err)) == 1)
@@ -467,54 +483,42 @@ static void test_stream_result(void)
     seam_stream_free(st);
     seam_request_free(r);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* A server that base64-encodes each piece apart (each fragment padded). */
 static void test_stream_padded_fragments(void)
 {
-    fake_server *srv;
-    seam_client *c = openai_client(&srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(3000, 0, &len);
+    audio_fixture f = audio_setup(3000);
     static const size_t cuts[] = {100, 101, 250, 7}; /* raw bytes: 1 or 2 padding characters */
-    char *sse = stream_body(pcm, len, cuts, 4, 1, NULL);
-    fake_server_push_sse(srv, sse, 0);
-    char *data = b64(pcm, len);
-    streamed s = run_stream(c, data);
+    char *sse = stream_body(f.pcm, f.len, cuts, 4, 1, NULL);
+    fake_server_push_sse(f.srv, sse, 0);
+    streamed s = run_stream(f.c, f.data);
     CU_ASSERT_EQUAL(s.rc, 0);
     char want[SEAM_MEDIA_HANDLE_SIZE];
-    handle_of(pcm, len, want);
+    handle_of(f.pcm, f.len, want);
     TU_STR_EQ(s.handle, want);
-    stored_is(c, want, pcm, len);
-    free(data);
+    stored_is(f.c, want, f.pcm, f.len);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* Garbage in the base64: the stream fails with a clear error that names the
  * position and holds none of the characters; nothing is stored. */
 static void test_stream_bad_base64(void)
 {
-    fake_server *srv;
-    seam_client *c = openai_client(&srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(600, 0, &len);
+    audio_fixture f = audio_setup(600);
     static const size_t cuts[] = {5, 6, 7};
     const char *bads[] = {"QUJD$$$$RUZH", "QQ==QUJD", "QUJ!"};
     for (size_t b = 0; b < 3; b++) {
-        char *sse = stream_body(pcm, len, cuts, 3, 0, bads[b]);
-        fake_server_push_sse(srv, sse, 0);
-        char *data = b64(pcm, len);
-        streamed s = run_stream(c, data);
+        char *sse = stream_body(f.pcm, f.len, cuts, 3, 0, bads[b]);
+        fake_server_push_sse(f.srv, sse, 0);
+        streamed s = run_stream(f.c, f.data);
         CU_ASSERT_EQUAL(s.rc, SEAM_ERR_PROVIDER);
         CU_ASSERT_PTR_NOT_NULL(strstr(s.err.message, "is not valid base64"));
         CU_ASSERT_PTR_NULL(strstr(s.err.message, "QUJD"));
         CU_ASSERT_EQUAL(s.ends, 0);
         CU_ASSERT_EQUAL(s.leaked, 0);
-        free(data);
         free(sse);
     }
     /* The store holds no temporary left behind. */
@@ -523,33 +527,26 @@ static void test_stream_bad_base64(void)
     CU_ASSERT_EQUAL(tu_run(cmd, &out, NULL), 0);
     TU_STR_EQ(out, "0\n");
     free(out);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* Base64 that ends inside a group of four is refused at the end. */
 static void test_stream_cut_group(void)
 {
-    fake_server *srv;
-    seam_client *c = openai_client(&srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(3, 0, &len); /* 6 bytes: 8 characters */
-    char *sse = stream_body(pcm, len, (const size_t[]){3}, 1, 0, NULL);
+    audio_fixture f = audio_setup(3); /* 6 bytes: 8 characters */
+    char *sse = stream_body(f.pcm, f.len, (const size_t[]){3}, 1, 0, NULL);
     /* Drop the last character of the data: "data":"XX" becomes "data":"X". */
-    char *data = b64(pcm, len);
     char last[16];
-    snprintf(last, sizeof last, "\"data\":\"%s\"", data + 6);
+    snprintf(last, sizeof last, "\"data\":\"%s\"", f.data + 6);
     char *at = strstr(sse, last);
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     memmove(at + 9, at + 10, strlen(at + 10) + 1);
-    fake_server_push_sse(srv, sse, 0);
-    streamed s = run_stream(c, data);
+    fake_server_push_sse(f.srv, sse, 0);
+    streamed s = run_stream(f.c, f.data);
     CU_ASSERT_EQUAL(s.rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(s.err.message, "ends inside a group of four"));
-    free(data);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* The conf's options choose the voice and format: the MIME type follows. */
