@@ -172,6 +172,14 @@ static seam_request *audio_request(void)
     return tu_request_out("say hello", SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO);
 }
 
+/* The end of a generate test: its result, request and client freed. */
+static void finish(seam_client *c, seam_request *r, seam_result *res)
+{
+    seam_result_free(res);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
 /* The first part of res's message, which must be there, of MIME type mime. */
 static const seam_part *first_part_is(const seam_result *res, const char *mime)
 {
@@ -565,9 +573,7 @@ static void test_options_format(void)
     /* An MP3's duration is not read: no seconds are claimed. */
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), -1);
     CU_ASSERT_EQUAL(seam_result_media_units_count(res), 0);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* A request's options in the plugin's namespace choose the format too, and
@@ -587,9 +593,7 @@ static void test_request_namespaced_format(void)
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"ash\",\"format\":\"flac\"}"));
     json_object_put(sent);
     first_part_is(res, "audio/flac");
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* The Responses API cannot answer in audio: refused, nothing sent. */
@@ -605,9 +609,7 @@ static void test_responses_refuses_audio(void)
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Responses API answers in text only"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), 0);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* Text only (the default): no modalities, no audio in the body. */
@@ -623,9 +625,7 @@ static void test_text_only_unchanged(void)
     CU_ASSERT(!tu_json_has(sent, "audio"));
     TU_STR_EQ(tu_json_str(sent, "model"), "gpt-4o");
     json_object_put(sent);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* The next turn after an audio answer: the assistant's audio goes back as
@@ -651,9 +651,7 @@ static void test_next_turn_transcript(void)
     TU_STR_EQ(tu_json_str(sent, "messages.1.role"), "assistant");
     TU_STR_EQ(tu_json_str(sent, "messages.1.content"), "Hello there!");
     json_object_put(sent);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* ---- Gemini: a blob comes whole in one event, through the same pieces ------------- */
@@ -770,9 +768,7 @@ static void test_mock_audio_meta(void)
     CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
     audio_units_are(res, 0.001);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 static const tu_test tests[] = {
