@@ -128,6 +128,14 @@ static const seam_part *media_part(const seam_result *res, size_t i)
     return NULL;
 }
 
+/* seam_generate_media(mr) on provider's model, waited for: its status. */
+static int generate_media_on(const seam_media_request *mr, const char *provider, const char *model,
+                             seam_result **res, seam_error *err)
+{
+    seam_call_options o = tu_call_opts(provider, model);
+    return seam_generate_media(client, mr, &o, res, NULL, err);
+}
+
 /* ---- the mock -------------------------------------------------------------------------- */
 
 static void test_mock_image(void)
@@ -155,10 +163,9 @@ static void test_mock_image(void)
 static void test_mock_speech(void)
 {
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "hello");
-    seam_call_options o = tu_call_opts("mk", "mock-tts");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "mk", "mock-tts", &res, &err), SEAM_OK);
     const seam_part *p = media_part(res, 0);
     CU_ASSERT_FATAL(p != NULL);
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "audio/wav");
@@ -269,10 +276,9 @@ static void test_mock_blocking_waits(void)
 {
     /* Without a job pointer the call waits for the job itself. */
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "waves");
-    seam_call_options o = tu_call_opts("mk", "mock-video");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "mk", "mock-video", &res, &err), SEAM_OK);
     CU_ASSERT(res && media_part(res, 0) &&
               strcmp(seam_part_mime_type(media_part(res, 0)), "video/mp4") == 0);
     seam_result_free(res);
@@ -390,10 +396,9 @@ static void test_openai_images(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
     seam_media_request_set_size(mr, "1024x1024");
     seam_media_request_set_mime_type(mr, "image/png");
-    seam_call_options o = tu_call_opts("oa", "gpt-image-1");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "oa", "gpt-image-1", &res, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/images/generations");
     CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "Authorization"), "Bearer " OAI_KEY);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-image-1\",\"prompt\":\"a cat\","
@@ -413,15 +418,14 @@ static void test_openai_images(void)
                           NULL);
     seam_media_request_set_size(mr, NULL);
     seam_media_request_set_count(mr, 1);
-    o.model = "dall-e-3";
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_OK);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"dall-e-3\",\"prompt\":\"a cat\",\"n\":1,"
                                    "\"response_format\":\"b64_json\"}"));
     seam_result_free(res);
     /* A URL instead of bytes is not media seam can store. */
     fake_server_push_json(srv, 200, "{\"created\":1,\"data\":[{\"url\":\"https://x/y.png\"}]}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "b64_json"));
     /* A refusal (400 moderation_blocked) is a content_filter error. */
     fake_server_push_json(srv, 400,
@@ -429,7 +433,7 @@ static void test_openai_images(void)
                           "system.\",\"type\":\"image_generation_user_error\",\"code\":"
                           "\"moderation_blocked\"}}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_PTR_NULL(strstr(err.message, OAI_KEY));
     seam_media_request_free(mr);
@@ -458,10 +462,9 @@ static void test_openai_speech(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Hello there.");
     seam_media_request_set_voice(mr, "coral");
     seam_media_request_set_mime_type(mr, "audio/wav");
-    seam_call_options o = tu_call_opts("oa", "gpt-4o-mini-tts");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "oa", "gpt-4o-mini-tts", &res, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/audio/speech");
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-4o-mini-tts\",\"input\":\"Hello there.\","
                                    "\"voice\":\"coral\",\"response_format\":\"wav\"}"));
@@ -478,7 +481,7 @@ static void test_openai_speech(void)
     fake_server_push(srv, &r);
     seam_media_request_set_voice(mr, NULL);
     seam_media_request_set_mime_type(mr, NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "gpt-4o-mini-tts", &res, &err), SEAM_OK);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-4o-mini-tts\",\"input\":\"Hello there.\","
                                    "\"voice\":\"alloy\",\"response_format\":\"mp3\"}"));
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(media_part(res, 0)), "audio/mpeg");
@@ -691,10 +694,10 @@ static void test_gemini_imagen(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
     seam_media_request_set_count(mr, 1);
     seam_media_request_set_size(mr, "16:9");
-    seam_call_options o = tu_call_opts("gm", "imagen-4.0-generate-001");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "imagen-4.0-generate-001", &res, &err),
+                          SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1beta/models/imagen-4.0-generate-001:predict");
     CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "x-goog-api-key"), GEM_KEY);
     CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat\"}],\"parameters\":"
@@ -711,7 +714,8 @@ static void test_gemini_imagen(void)
                           "{\"predictions\":[{\"raiFilteredReason\":\"The image was filtered "
                           "by the safety filter.\"}]}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "gm", "imagen-4.0-generate-001", &res, &err),
+                    SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "safety filter"));
     seam_media_request_free(mr);
@@ -727,10 +731,10 @@ static void test_gemini_native_image(void)
                           "1290}}",
                           NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
-    seam_call_options o = tu_call_opts("gm", "gemini-2.5-flash-image");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "gemini-2.5-flash-image", &res, &err),
+                          SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
                            "/v1beta/models/gemini-2.5-flash-image:generateContent");
     CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
@@ -742,7 +746,8 @@ static void test_gemini_native_image(void)
     seam_result_free(res);
     /* No image, the prompt blocked: content_filter. */
     fake_server_push_json(srv, 200, "{\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}", NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "gm", "gemini-2.5-flash-image", &res, &err),
+                    SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     seam_media_request_free(mr);
 }
@@ -757,10 +762,10 @@ static void test_gemini_speech(void)
                           NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Say hello.");
     seam_media_request_set_voice(mr, "Puck");
-    seam_call_options o = tu_call_opts("gm", "gemini-2.5-flash-preview-tts");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "gemini-2.5-flash-preview-tts", &res, &err),
+                          SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
                            "/v1beta/models/gemini-2.5-flash-preview-tts:generateContent");
     CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
