@@ -448,11 +448,7 @@ static seam_client *gemini_on_new_server(fake_server **srv)
 
 static seam_request *image_request(void)
 {
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "draw a cat");
-    CU_ASSERT_EQUAL(seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE),
-                    SEAM_OK);
-    return r;
+    return tu_request_out("draw a cat", SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE);
 }
 
 static char skipped_log[1024];

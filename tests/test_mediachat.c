@@ -29,19 +29,29 @@
 
 static char *store_dir;
 
-static seam_client *openai_client(fake_server *srv, const char *options)
+/* The private media store every client of this file shares, made once. */
+static const char *media_store(void)
 {
     if (!store_dir) {
         store_dir = tu_mkdtemp_private();
         CU_ASSERT_PTR_NOT_NULL_FATAL(store_dir);
         tu_rm_rf_at_end(store_dir);
     }
+    return store_dir;
+}
+
+/* A fake server started in *srv, and a client whose chain is gpt-4o then
+ * the audio model on it, with the conf's options for the provider. */
+static seam_client *openai_client(fake_server **srv, const char *options)
+{
+    *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*srv);
     seam_client *c = tu_clientf(
         "providers = { oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-test\"; %s }; };\n"
         "chains = { default = ( { provider = \"oa\"; model = \"gpt-4o\"; },\n"
         "                       { provider = \"oa\"; model = \"gpt-4o-audio-preview\"; } ); };\n"
         "media = { store = \"%s\"; };\n",
-        fake_server_url(srv), options ? options : "", store_dir);
+        fake_server_url(*srv), options ? options : "", media_store());
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
@@ -73,26 +83,12 @@ static char *b64(const unsigned char *d, size_t len)
  * stretches are alike), after a 44-byte WAV header at 24 kHz mono when wav. */
 static unsigned char *audio_bytes(size_t n_samples, int wav, size_t *len)
 {
-    size_t data = n_samples * 2, total = data + (wav ? 44 : 0);
+    size_t data = n_samples * 2, total = data + (wav ? TU_WAV_HEADER_SIZE : 0);
     unsigned char *b = malloc(total);
     unsigned char *p = b;
     if (wav) {
-        unsigned rate = 24000, byte_rate = 48000;
-        unsigned riff = (unsigned)(total - 8), dsz = (unsigned)data;
-        memcpy(p, "RIFF", 4);
-        for (int i = 0; i < 4; i++)
-            p[4 + i] = (unsigned char)(riff >> (8 * i));
-        memcpy(p + 8, "WAVEfmt ", 8);
-        const unsigned char fmt[] = {16, 0, 0, 0, 1, 0, 1, 0};
-        memcpy(p + 16, fmt, 8);
-        for (int i = 0; i < 4; i++) {
-            p[24 + i] = (unsigned char)(rate >> (8 * i));
-            p[28 + i] = (unsigned char)(byte_rate >> (8 * i));
-            p[40 + i] = (unsigned char)(dsz >> (8 * i));
-        }
-        p[32] = 2, p[33] = 0, p[34] = 16, p[35] = 0;
-        memcpy(p + 36, "data", 4);
-        p += 44;
+        tu_wav_header(p, data, 24000);
+        p += TU_WAV_HEADER_SIZE;
     }
     for (size_t i = 0; i < n_samples; i++) {
         unsigned s = (unsigned)(i * 37 + (i >> 3));
@@ -120,13 +116,77 @@ static void handle_of(const unsigned char *d, size_t len, char out[SEAM_MEDIA_HA
     free(path);
 }
 
+/* seam_generate(r) on c, which must succeed; with srv, the body the server
+ * got in *sent (the caller puts it). */
+static seam_result *generate_ok(fake_server *srv, seam_client *c, const seam_request *r,
+                                json_object **sent)
+{
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    if (srv)
+        *sent = tu_last_body(srv);
+    return res;
+}
+
+/* A JSON answer: before, the base64 of d[0..len), after. */
+static void push_b64_json(fake_server *srv, const unsigned char *d, size_t len, const char *before,
+                          const char *after)
+{
+    char *data = b64(d, len);
+    size_t cap = strlen(before) + strlen(data) + strlen(after) + 1;
+    char *body = malloc(cap);
+    snprintf(body, cap, "%s%s%s", before, data, after);
+    fake_server_push_json(srv, 200, body, NULL);
+    free(body);
+    free(data);
+}
+
+/* A whole Chat Completions answer whose message.audio is d[0..len) in base64. */
+static void push_audio_answer(fake_server *srv, const char *id, const unsigned char *d, size_t len)
+{
+    char *data = b64(d, len);
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"id\":\"chatcmpl-%s\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+             "\"content\":null,\"audio\":{\"id\":\"audio_%s\",\"data\":\"%s\",\"expires_at\":1,"
+             "\"transcript\":\"ok\"}},\"finish_reason\":\"stop\"}]}",
+             id, id, data);
+    fake_server_push_json(srv, 200, body, NULL);
+    free(data);
+}
+
+/* A whole Chat Completions answer of text alone. */
+static void push_text_answer(fake_server *srv, const char *text)
+{
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"id\":\"c\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+             "\"content\":\"%s\"},\"finish_reason\":\"stop\"}]}",
+             text);
+    fake_server_push_json(srv, 200, body, NULL);
+}
+
 static seam_request *audio_request(void)
 {
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "say hello");
-    CU_ASSERT_EQUAL(seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO),
-                    SEAM_OK);
-    return r;
+    return tu_request_out("say hello", SEAM_MODALITY_TEXT | SEAM_MODALITY_AUDIO);
+}
+
+/* The end of a generate test: its result, request and client freed. */
+static void finish(seam_client *c, seam_request *r, seam_result *res)
+{
+    seam_result_free(res);
+    seam_request_free(r);
+    tu_client_free(c);
+}
+
+/* The first part of res's message, which must be there, of MIME type mime. */
+static const seam_part *first_part_is(const seam_result *res, const char *mime)
+{
+    const seam_part *p = seam_message_part(seam_result_message(res), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    TU_STR_EQ(seam_part_mime_type(p), mime);
+    return p;
 }
 
 /* The stored file of handle holds exactly d[0..len). */
@@ -159,30 +219,23 @@ static void audio_units_are(const seam_result *res, double seconds)
 
 static void test_whole_answer(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv, NULL);
     size_t len;
     unsigned char *wav = audio_bytes(12000, 1, &len); /* 0.5 s */
-    char *data = b64(wav, len);
-    size_t cap = strlen(data) + 1024;
-    char *body = malloc(cap);
-    snprintf(body, cap,
+    push_b64_json(srv, wav, len,
              "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":\"gpt-4o-audio-preview\","
              "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
-             "\"refusal\":null,\"audio\":{\"id\":\"audio_abc\",\"data\":\"%s\",\"expires_at\":1729018505,"
+             "\"refusal\":null,\"audio\":{\"id\":\"audio_abc\",\"data\":\"",
+             "\",\"expires_at\":1729018505,"
              "\"transcript\":\"Hello there!\"}},\"finish_reason\":\"stop\"}],"
              "\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":30,\"total_tokens\":40,"
-             "\"completion_tokens_details\":{\"audio_tokens\":25,\"reasoning_tokens\":0}}}",
-             data);
-    fake_server_push_json(srv, 200, body, NULL);
+             "\"completion_tokens_details\":{\"audio_tokens\":25,\"reasoning_tokens\":0}}}");
     seam_request *r = audio_request();
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
     /* gpt-4o cannot answer in audio: skipped, so the request went to the
      * audio model, with the lowering. */
-    json_object *sent = tu_last_body(srv);
+    json_object *sent;
+    seam_result *res = generate_ok(srv, c, r, &sent);
     TU_STR_EQ(tu_json_str(sent, "model"), "gpt-4o-audio-preview");
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "modalities"), "[\"text\",\"audio\"]"));
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"alloy\",\"format\":\"wav\"}"));
@@ -206,8 +259,6 @@ static void test_whole_answer(void)
     TU_STR_EQ(seam_result_text(res), "");
     seam_result_free(res);
     seam_request_free(r);
-    free(body);
-    free(data);
     free(wav);
     tu_client_free(c);
 }
@@ -353,24 +404,44 @@ static streamed run_stream(seam_client *c, const char *data_b64)
     return s;
 }
 
+/* A stream test's server, client and audio: PCM samples and their base64. */
+typedef struct audio_fixture {
+    fake_server *srv;
+    seam_client *c;
+    unsigned char *pcm;
+    size_t len;
+    char *data;
+} audio_fixture;
+
+static audio_fixture audio_setup(size_t n_samples)
+{
+    audio_fixture f;
+    f.c = openai_client(&f.srv, NULL);
+    f.pcm = audio_bytes(n_samples, 0, &f.len);
+    f.data = b64(f.pcm, f.len);
+    return f;
+}
+
+static void audio_done(audio_fixture *f)
+{
+    free(f->data);
+    free(f->pcm);
+    tu_client_free(f->c);
+}
+
 static void test_stream_fragments(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(4801, 0, &len); /* 9602 bytes: 200.04 ms */
+    audio_fixture f = audio_setup(4801); /* 9602 bytes: 200.04 ms */
     /* Fragments of 1, 2, 3, 5, 7, 11 and 13 characters, over and over: groups
      * of four cut at every place, and SSE pieces of the server's own sizes. */
     static const size_t cuts[] = {1, 2, 3, 5, 7, 11, 13, 997};
-    char *sse = stream_body(pcm, len, cuts, sizeof cuts / sizeof cuts[0], 0, NULL);
+    char *sse = stream_body(f.pcm, f.len, cuts, sizeof cuts / sizeof cuts[0], 0, NULL);
     fake_response fr = {.body = sse, .split = 7, .split_max = 4099};
-    fake_server_push(srv, &fr);
-    char *data = b64(pcm, len);
-    streamed s = run_stream(c, data);
+    fake_server_push(f.srv, &fr);
+    streamed s = run_stream(f.c, f.data);
     CU_ASSERT_EQUAL(s.rc, 0);
     /* A stream asks for pcm16, the one format OpenAI streams. */
-    json_object *sent = tu_last_body(srv);
+    json_object *sent = tu_last_body(f.srv);
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"alloy\",\"format\":\"pcm16\"}"));
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "modalities"), "[\"text\",\"audio\"]"));
     json_object_put(sent);
@@ -381,32 +452,26 @@ static void test_stream_fragments(void)
     TU_STR_EQ(s.mime, "audio/pcm");
     TU_STR_EQ(s.transcript, "Hi there!");
     char want[SEAM_MEDIA_HANDLE_SIZE];
-    handle_of(pcm, len, want);
+    handle_of(f.pcm, f.len, want);
     TU_STR_EQ(s.handle, want);
     TU_STR_EQ(s.last_meta, "{\"byte_length\":9602,\"duration_ms\":200}");
-    stored_is(c, want, pcm, len);
-    free(data);
+    stored_is(f.c, want, f.pcm, f.len);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* The result of a streamed audio answer: the part with its transcript and
  * duration, the seconds in media_units; seam_generate folds the same. */
 static void test_stream_result(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(12000, 0, &len); /* 24000 bytes: 0.5 s */
+    audio_fixture f = audio_setup(12000); /* 24000 bytes: 0.5 s */
     static const size_t cuts[] = {4095, 4097, 1};
-    char *sse = stream_body(pcm, len, cuts, 3, 0, NULL);
-    fake_server_push_sse(srv, sse, 0);
+    char *sse = stream_body(f.pcm, f.len, cuts, 3, 0, NULL);
+    fake_server_push_sse(f.srv, sse, 0);
     seam_request *r = audio_request();
     seam_stream *st = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, r, NULL, &st, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(f.c, r, NULL, &st, &err), SEAM_OK);
     const seam_chunk *ch;
     int rc;
     while ((rc = seam_stream_next(st, &ch, &err)) == 1)
@@ -426,56 +491,42 @@ static void test_stream_result(void)
     seam_stream_free(st);
     seam_request_free(r);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* A server that base64-encodes each piece apart (each fragment padded). */
 static void test_stream_padded_fragments(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(3000, 0, &len);
+    audio_fixture f = audio_setup(3000);
     static const size_t cuts[] = {100, 101, 250, 7}; /* raw bytes: 1 or 2 padding characters */
-    char *sse = stream_body(pcm, len, cuts, 4, 1, NULL);
-    fake_server_push_sse(srv, sse, 0);
-    char *data = b64(pcm, len);
-    streamed s = run_stream(c, data);
+    char *sse = stream_body(f.pcm, f.len, cuts, 4, 1, NULL);
+    fake_server_push_sse(f.srv, sse, 0);
+    streamed s = run_stream(f.c, f.data);
     CU_ASSERT_EQUAL(s.rc, 0);
     char want[SEAM_MEDIA_HANDLE_SIZE];
-    handle_of(pcm, len, want);
+    handle_of(f.pcm, f.len, want);
     TU_STR_EQ(s.handle, want);
-    stored_is(c, want, pcm, len);
-    free(data);
+    stored_is(f.c, want, f.pcm, f.len);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* Garbage in the base64: the stream fails with a clear error that names the
  * position and holds none of the characters; nothing is stored. */
 static void test_stream_bad_base64(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(600, 0, &len);
+    audio_fixture f = audio_setup(600);
     static const size_t cuts[] = {5, 6, 7};
     const char *bads[] = {"QUJD$$$$RUZH", "QQ==QUJD", "QUJ!"};
     for (size_t b = 0; b < 3; b++) {
-        char *sse = stream_body(pcm, len, cuts, 3, 0, bads[b]);
-        fake_server_push_sse(srv, sse, 0);
-        char *data = b64(pcm, len);
-        streamed s = run_stream(c, data);
+        char *sse = stream_body(f.pcm, f.len, cuts, 3, 0, bads[b]);
+        fake_server_push_sse(f.srv, sse, 0);
+        streamed s = run_stream(f.c, f.data);
         CU_ASSERT_EQUAL(s.rc, SEAM_ERR_PROVIDER);
         CU_ASSERT_PTR_NOT_NULL(strstr(s.err.message, "is not valid base64"));
         CU_ASSERT_PTR_NULL(strstr(s.err.message, "QUJD"));
         CU_ASSERT_EQUAL(s.ends, 0);
         CU_ASSERT_EQUAL(s.leaked, 0);
-        free(data);
         free(sse);
     }
     /* The store holds no temporary left behind. */
@@ -484,111 +535,72 @@ static void test_stream_bad_base64(void)
     CU_ASSERT_EQUAL(tu_run(cmd, &out, NULL), 0);
     TU_STR_EQ(out, "0\n");
     free(out);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* Base64 that ends inside a group of four is refused at the end. */
 static void test_stream_cut_group(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    size_t len;
-    unsigned char *pcm = audio_bytes(3, 0, &len); /* 6 bytes: 8 characters */
-    char *sse = stream_body(pcm, len, (const size_t[]){3}, 1, 0, NULL);
+    audio_fixture f = audio_setup(3); /* 6 bytes: 8 characters */
+    char *sse = stream_body(f.pcm, f.len, (const size_t[]){3}, 1, 0, NULL);
     /* Drop the last character of the data: "data":"XX" becomes "data":"X". */
-    char *data = b64(pcm, len);
     char last[16];
-    snprintf(last, sizeof last, "\"data\":\"%s\"", data + 6);
+    snprintf(last, sizeof last, "\"data\":\"%s\"", f.data + 6);
     char *at = strstr(sse, last);
     CU_ASSERT_PTR_NOT_NULL_FATAL(at);
     memmove(at + 9, at + 10, strlen(at + 10) + 1);
-    fake_server_push_sse(srv, sse, 0);
-    streamed s = run_stream(c, data);
+    fake_server_push_sse(f.srv, sse, 0);
+    streamed s = run_stream(f.c, f.data);
     CU_ASSERT_EQUAL(s.rc, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(s.err.message, "ends inside a group of four"));
-    free(data);
     free(sse);
-    free(pcm);
-    tu_client_free(c);
+    audio_done(&f);
 }
 
 /* The conf's options choose the voice and format: the MIME type follows. */
 static void test_options_format(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, "options = { audio = { voice = \"verse\"; format = \"mp3\"; }; };");
+    fake_server *srv;
+    seam_client *c = openai_client(&srv, "options = { audio = { voice = \"verse\"; format = \"mp3\"; }; };");
     const unsigned char mp3[] = {0xff, 0xfb, 0x90, 0x64, 0x00, 0x0f, 0xf0, 0x00, 0x00};
-    char *data = b64(mp3, sizeof mp3);
-    char body[1024];
-    snprintf(body, sizeof body,
-             "{\"id\":\"chatcmpl-2\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-             "\"content\":null,\"audio\":{\"id\":\"audio_2\",\"data\":\"%s\",\"expires_at\":1,"
-             "\"transcript\":\"ok\"}},\"finish_reason\":\"stop\"}]}",
-             data);
-    fake_server_push_json(srv, 200, body, NULL);
+    push_audio_answer(srv, "2", mp3, sizeof mp3);
     seam_request *r = audio_request();
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
-    json_object *sent = tu_last_body(srv);
+    json_object *sent;
+    seam_result *res = generate_ok(srv, c, r, &sent);
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"verse\",\"format\":\"mp3\"}"));
     json_object_put(sent);
-    const seam_part *p = seam_message_part(seam_result_message(res), 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    TU_STR_EQ(seam_part_mime_type(p), "audio/mpeg");
+    const seam_part *p = first_part_is(res, "audio/mpeg");
     /* An MP3's duration is not read: no seconds are claimed. */
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), -1);
     CU_ASSERT_EQUAL(seam_result_media_units_count(res), 0);
-    seam_result_free(res);
-    seam_request_free(r);
-    free(data);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* A request's options in the plugin's namespace choose the format too, and
  * the decoder names the part by the format the body asked for. */
 static void test_request_namespaced_format(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv, NULL);
     const unsigned char flac[] = {'f', 'L', 'a', 'C', 0, 0, 0, 34};
-    char *data = b64(flac, sizeof flac);
-    char body[1024];
-    snprintf(body, sizeof body,
-             "{\"id\":\"chatcmpl-3\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-             "\"content\":null,\"audio\":{\"id\":\"audio_3\",\"data\":\"%s\",\"expires_at\":1,"
-             "\"transcript\":\"ok\"}},\"finish_reason\":\"stop\"}]}",
-             data);
-    fake_server_push_json(srv, 200, body, NULL);
+    push_audio_answer(srv, "3", flac, sizeof flac);
     seam_request *r = audio_request();
     CU_ASSERT_EQUAL(seam_request_set_provider_options(
                         r, "{\"openai\":{\"audio\":{\"voice\":\"ash\",\"format\":\"flac\"}}}"),
                     SEAM_OK);
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
-    json_object *sent = tu_last_body(srv);
+    json_object *sent;
+    seam_result *res = generate_ok(srv, c, r, &sent);
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "audio"), "{\"voice\":\"ash\",\"format\":\"flac\"}"));
     json_object_put(sent);
-    const seam_part *p = seam_message_part(seam_result_message(res), 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    TU_STR_EQ(seam_part_mime_type(p), "audio/flac");
-    seam_result_free(res);
-    seam_request_free(r);
-    free(data);
-    tu_client_free(c);
+    first_part_is(res, "audio/flac");
+    finish(c, r, res);
 }
 
 /* The Responses API cannot answer in audio: refused, nothing sent. */
 static void test_responses_refuses_audio(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, "options = { api = \"responses\"; };");
+    fake_server *srv;
+    seam_client *c = openai_client(&srv, "options = { api = \"responses\"; };");
     seam_request *r = audio_request();
     seam_call_options o = tu_call_opts("oa", "gpt-4o-audio-preview");
     seam_result *res = NULL;
@@ -597,33 +609,23 @@ static void test_responses_refuses_audio(void)
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Responses API answers in text only"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), 0);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* Text only (the default): no modalities, no audio in the body. */
 static void test_text_only_unchanged(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    fake_server_push_json(srv, 200,
-                          "{\"id\":\"c\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-                          "\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}",
-                          NULL);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv, NULL);
+    push_text_answer(srv, "hi");
     seam_request *r = tu_user_request("hi");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
-    json_object *sent = tu_last_body(srv);
+    json_object *sent;
+    seam_result *res = generate_ok(srv, c, r, &sent);
     CU_ASSERT(!tu_json_has(sent, "modalities"));
     CU_ASSERT(!tu_json_has(sent, "audio"));
     TU_STR_EQ(tu_json_str(sent, "model"), "gpt-4o");
     json_object_put(sent);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* The next turn after an audio answer: the assistant's audio goes back as
@@ -631,13 +633,9 @@ static void test_text_only_unchanged(void)
  * content when the audio id is not sent). */
 static void test_next_turn_transcript(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv, NULL);
-    fake_server_push_json(srv, 200,
-                          "{\"id\":\"c\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-                          "\"content\":\"fine\"},\"finish_reason\":\"stop\"}]}",
-                          NULL);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv, NULL);
+    push_text_answer(srv, "fine");
     seam_request *r = tu_user_request("say hello");
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
     seam_media_meta meta = {.size = sizeof meta, .transcript = "Hello there!", .byte_length = -1,
@@ -648,32 +646,26 @@ static void test_next_turn_transcript(void)
     seam_message *u = seam_message_new(SEAM_ROLE_USER);
     seam_message_add_text(u, "and again?");
     seam_request_add_message(r, u);
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
-    json_object *sent = tu_last_body(srv);
+    json_object *sent;
+    seam_result *res = generate_ok(srv, c, r, &sent);
     TU_STR_EQ(tu_json_str(sent, "messages.1.role"), "assistant");
     TU_STR_EQ(tu_json_str(sent, "messages.1.content"), "Hello there!");
     json_object_put(sent);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 /* ---- Gemini: a blob comes whole in one event, through the same pieces ------------- */
 
-static seam_client *gemini_client(fake_server *srv, const char *model)
+/* A fake server started in *srv, and a client whose one chain is model on it. */
+static seam_client *gemini_client(fake_server **srv, const char *model)
 {
-    if (!store_dir) {
-        store_dir = tu_mkdtemp_private();
-        CU_ASSERT_PTR_NOT_NULL_FATAL(store_dir);
-        tu_rm_rf_at_end(store_dir);
-    }
+    *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*srv);
     seam_client *c = tu_clientf(
         "providers = { gm = { plugin = \"gemini\"; base_url = \"%s/v1beta\"; api_key = \"k\"; }; };\n"
         "chains = { default = ( { provider = \"gm\"; model = \"%s\"; } ); };\n"
         "media = { store = \"%s\"; };\n",
-        fake_server_url(srv), model, store_dir);
+        fake_server_url(*srv), model, media_store());
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     return c;
 }
@@ -683,9 +675,8 @@ static seam_client *gemini_client(fake_server *srv, const char *model)
  * the byte count, media_end with the length. */
 static void test_gemini_image_pieces(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = gemini_client(srv, "gemini-2.5-flash-image");
+    fake_server *srv;
+    seam_client *c = gemini_client(&srv, "gemini-2.5-flash-image");
     const char *png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     char sse[1024];
     snprintf(sse, sizeof sse,
@@ -728,33 +719,24 @@ static void test_gemini_image_pieces(void)
  * duration from the rate. */
 static void test_gemini_tts(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = gemini_client(srv, "gemini-2.5-flash-preview-tts");
+    fake_server *srv;
+    seam_client *c = gemini_client(&srv, "gemini-2.5-flash-preview-tts");
     size_t len;
     unsigned char *pcm = audio_bytes(12000, 0, &len); /* 24000 bytes at 48000 a second */
-    char *data = b64(pcm, len);
-    size_t cap = strlen(data) + 512;
-    char *body = malloc(cap);
-    snprintf(body, cap,
+    push_b64_json(srv, pcm, len,
              "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"inlineData\":"
-             "{\"mimeType\":\"audio/L16;codec=pcm;rate=24000\",\"data\":\"%s\"}}]},"
+             "{\"mimeType\":\"audio/L16;codec=pcm;rate=24000\",\"data\":\"",
+             "\"}}]},"
              "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":9,"
-             "\"candidatesTokenCount\":300}}",
-             data);
-    fake_server_push_json(srv, 200, body, NULL);
+             "\"candidatesTokenCount\":300}}");
     seam_request *r = seam_request_new();
     seam_request_add_user_text(r, "Say cheerfully: have a wonderful day!");
     seam_request_set_output_modalities(r, SEAM_MODALITY_AUDIO);
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
-    json_object *sent = tu_last_body(srv);
+    json_object *sent;
+    seam_result *res = generate_ok(srv, c, r, &sent);
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "generationConfig.responseModalities"), "[\"AUDIO\"]"));
     json_object_put(sent);
-    const seam_part *p = seam_message_part(seam_result_message(res), 0);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    TU_STR_EQ(seam_part_mime_type(p), "audio/pcm");
+    const seam_part *p = first_part_is(res, "audio/pcm");
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), 500);
     char want[SEAM_MEDIA_HANDLE_SIZE];
     handle_of(pcm, len, want);
@@ -762,8 +744,6 @@ static void test_gemini_tts(void)
     audio_units_are(res, 0.5);
     seam_result_free(res);
     seam_request_free(r);
-    free(body);
-    free(data);
     free(pcm);
     tu_client_free(c);
 }
@@ -777,9 +757,7 @@ static void test_mock_audio_meta(void)
                                 "media = { store = \"%s\"; };\n", store_dir ? store_dir : tu_dir());
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     seam_request *r = audio_request();
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, r, NULL, &res, &err), SEAM_OK);
+    seam_result *res = generate_ok(NULL, c, r, NULL);
     const seam_message *m = seam_result_message(res);
     const seam_part *audio = NULL;
     for (size_t i = 0; i < seam_message_part_count(m); i++)
@@ -790,9 +768,7 @@ static void test_mock_audio_meta(void)
     CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
     audio_units_are(res, 0.001);
-    seam_result_free(res);
-    seam_request_free(r);
-    tu_client_free(c);
+    finish(c, r, res);
 }
 
 static const tu_test tests[] = {

@@ -128,6 +128,14 @@ static const seam_part *media_part(const seam_result *res, size_t i)
     return NULL;
 }
 
+/* seam_generate_media(mr) on provider's model, waited for: its status. */
+static int generate_media_on(const seam_media_request *mr, const char *provider, const char *model,
+                             seam_result **res, seam_error *err)
+{
+    seam_call_options o = tu_call_opts(provider, model);
+    return seam_generate_media(client, mr, &o, res, NULL, err);
+}
+
 /* ---- the mock -------------------------------------------------------------------------- */
 
 static void test_mock_image(void)
@@ -155,10 +163,9 @@ static void test_mock_image(void)
 static void test_mock_speech(void)
 {
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "hello");
-    seam_call_options o = tu_call_opts("mk", "mock-tts");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "mk", "mock-tts", &res, &err), SEAM_OK);
     const seam_part *p = media_part(res, 0);
     CU_ASSERT_FATAL(p != NULL);
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "audio/wav");
@@ -269,10 +276,9 @@ static void test_mock_blocking_waits(void)
 {
     /* Without a job pointer the call waits for the job itself. */
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "waves");
-    seam_call_options o = tu_call_opts("mk", "mock-video");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "mk", "mock-video", &res, &err), SEAM_OK);
     CU_ASSERT(res && media_part(res, 0) &&
               strcmp(seam_part_mime_type(media_part(res, 0)), "video/mp4") == 0);
     seam_result_free(res);
@@ -390,10 +396,9 @@ static void test_openai_images(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
     seam_media_request_set_size(mr, "1024x1024");
     seam_media_request_set_mime_type(mr, "image/png");
-    seam_call_options o = tu_call_opts("oa", "gpt-image-1");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "oa", "gpt-image-1", &res, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/images/generations");
     CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "Authorization"), "Bearer " OAI_KEY);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-image-1\",\"prompt\":\"a cat\","
@@ -413,15 +418,14 @@ static void test_openai_images(void)
                           NULL);
     seam_media_request_set_size(mr, NULL);
     seam_media_request_set_count(mr, 1);
-    o.model = "dall-e-3";
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_OK);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"dall-e-3\",\"prompt\":\"a cat\",\"n\":1,"
                                    "\"response_format\":\"b64_json\"}"));
     seam_result_free(res);
     /* A URL instead of bytes is not media seam can store. */
     fake_server_push_json(srv, 200, "{\"created\":1,\"data\":[{\"url\":\"https://x/y.png\"}]}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "b64_json"));
     /* A refusal (400 moderation_blocked) is a content_filter error. */
     fake_server_push_json(srv, 400,
@@ -429,7 +433,7 @@ static void test_openai_images(void)
                           "system.\",\"type\":\"image_generation_user_error\",\"code\":"
                           "\"moderation_blocked\"}}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_PTR_NULL(strstr(err.message, OAI_KEY));
     seam_media_request_free(mr);
@@ -458,10 +462,9 @@ static void test_openai_speech(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Hello there.");
     seam_media_request_set_voice(mr, "coral");
     seam_media_request_set_mime_type(mr, "audio/wav");
-    seam_call_options o = tu_call_opts("oa", "gpt-4o-mini-tts");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "oa", "gpt-4o-mini-tts", &res, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/audio/speech");
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-4o-mini-tts\",\"input\":\"Hello there.\","
                                    "\"voice\":\"coral\",\"response_format\":\"wav\"}"));
@@ -478,12 +481,63 @@ static void test_openai_speech(void)
     fake_server_push(srv, &r);
     seam_media_request_set_voice(mr, NULL);
     seam_media_request_set_mime_type(mr, NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "gpt-4o-mini-tts", &res, &err), SEAM_OK);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-4o-mini-tts\",\"input\":\"Hello there.\","
                                    "\"voice\":\"alloy\",\"response_format\":\"mp3\"}"));
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(media_part(res, 0)), "audio/mpeg");
     seam_result_free(res);
     seam_media_request_free(mr);
+}
+
+/* ---- videos: a job, polled, then its content --------------------------------------- */
+
+/* The content download of a finished video: mp4[0..len). */
+static void push_mp4(const char *mp4, size_t len)
+{
+    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
+                             .body_len = len};
+    fake_server_push(srv, &content);
+}
+
+static seam_media_request *video_request(const char *prompt, int seconds, const char *size)
+{
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, prompt);
+    seam_media_request_set_seconds(mr, seconds);
+    seam_media_request_set_size(mr, size);
+    return mr;
+}
+
+/* seam_generate_media(mr) with o, which must answer with a job; *first is
+ * the index of the job's first request to the server. */
+static seam_media_job *start_media_job(const seam_media_request *mr, const seam_call_options *o,
+                                       seam_result **res, size_t *first)
+{
+    seam_media_job *job = NULL;
+    seam_error err;
+    *first = fake_server_request_count(srv);
+    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, o, res, &job, &err), SEAM_OK);
+    return job;
+}
+
+/* seam_generate_media(mr) with o, waiting for its job itself, is refused by
+ * the provider's content filter. */
+static void refused_by_filter(const seam_media_request *mr, const seam_call_options *o,
+                              seam_result **res)
+{
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_generate_media(client, mr, o, res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+}
+
+/* res's first media part is stored as exactly mp4[0..n), seconds long. */
+static void video_is(const seam_result *res, const char *mp4, size_t n, double seconds)
+{
+    size_t len = 0;
+    char *bytes = stored(seam_part_media_data(media_part(res, 0)), &len);
+    CU_ASSERT(len == n && memcmp(bytes, mp4, len) == 0);
+    free(bytes);
+    tu_media_units_are(res, SEAM_MODALITY_VIDEO, seconds, "second");
 }
 
 static const char video_queued[] =
@@ -512,19 +566,14 @@ static void test_openai_video(void)
                           NULL);
     push_video("in_progress", 70);
     push_video("completed", 100);
-    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
-                             .body_len = sizeof mp4 - 1};
-    fake_server_push(srv, &content);
+    push_mp4(mp4, sizeof mp4 - 1);
 
-    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a calico cat");
-    seam_media_request_set_seconds(mr, 8);
-    seam_media_request_set_size(mr, "1280x720");
+    seam_media_request *mr = video_request("a calico cat", 8, "1280x720");
     seam_call_options o = tu_call_opts("oa", "sora-2");
     seam_result *res = NULL;
-    seam_media_job *job = NULL;
     seam_error err;
-    size_t first = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    size_t first;
+    seam_media_job *job = start_media_job(mr, &o, &res, &first);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first), "/v1/videos");
     CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, first), "POST");
     const char *ctype = fake_server_request_header(srv, first, "Content-Type");
@@ -559,11 +608,7 @@ static void test_openai_video(void)
     const seam_part *p = media_part(res, 0);
     CU_ASSERT_FATAL(p != NULL);
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "video/mp4");
-    size_t len = 0;
-    char *bytes = stored(seam_part_media_data(p), &len);
-    CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
-    free(bytes);
-    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    video_is(res, mp4, sizeof mp4 - 1, 8);
     /* The checkpoint holds no credential and no bytes. */
     char *cp = seam_media_job_checkpoint(job);
     CU_ASSERT(cp && !strstr(cp, OAI_KEY) && !strstr(cp, "ftyp"));
@@ -622,9 +667,7 @@ static void test_openai_video_refused(void)
     seam_result *res = NULL;
     seam_error err;
     /* Waited for by the call itself (job NULL). */
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+    refused_by_filter(mr, &o, &res);
     CU_ASSERT_PTR_NULL(res);
     /* A job that is gone (404) fails the job. */
     fake_server_push_json(srv, 200, video_queued, NULL);
@@ -651,10 +694,10 @@ static void test_gemini_imagen(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
     seam_media_request_set_count(mr, 1);
     seam_media_request_set_size(mr, "16:9");
-    seam_call_options o = tu_call_opts("gm", "imagen-4.0-generate-001");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "imagen-4.0-generate-001", &res, &err),
+                          SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1beta/models/imagen-4.0-generate-001:predict");
     CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "x-goog-api-key"), GEM_KEY);
     CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat\"}],\"parameters\":"
@@ -671,7 +714,8 @@ static void test_gemini_imagen(void)
                           "{\"predictions\":[{\"raiFilteredReason\":\"The image was filtered "
                           "by the safety filter.\"}]}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "gm", "imagen-4.0-generate-001", &res, &err),
+                    SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "safety filter"));
     seam_media_request_free(mr);
@@ -687,10 +731,10 @@ static void test_gemini_native_image(void)
                           "1290}}",
                           NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
-    seam_call_options o = tu_call_opts("gm", "gemini-2.5-flash-image");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "gemini-2.5-flash-image", &res, &err),
+                          SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
                            "/v1beta/models/gemini-2.5-flash-image:generateContent");
     CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
@@ -702,7 +746,8 @@ static void test_gemini_native_image(void)
     seam_result_free(res);
     /* No image, the prompt blocked: content_filter. */
     fake_server_push_json(srv, 200, "{\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}", NULL);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_media_on(mr, "gm", "gemini-2.5-flash-image", &res, &err),
+                    SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     seam_media_request_free(mr);
 }
@@ -717,10 +762,10 @@ static void test_gemini_speech(void)
                           NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Say hello.");
     seam_media_request_set_voice(mr, "Puck");
-    seam_call_options o = tu_call_opts("gm", "gemini-2.5-flash-preview-tts");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "gemini-2.5-flash-preview-tts", &res, &err),
+                          SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
                            "/v1beta/models/gemini-2.5-flash-preview-tts:generateContent");
     CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
@@ -758,18 +803,13 @@ static void test_gemini_veo(void)
              "\"%s/v1beta/files/vid1:download?alt=media\"}}]}}}",
              op, fake_server_url(srv));
     fake_server_push_json(srv, 200, body, NULL);
-    fake_response content = {.status = 200, .content_type = "video/mp4", .body = mp4,
-                             .body_len = sizeof mp4 - 1};
-    fake_server_push(srv, &content);
-    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a cat surfing");
-    seam_media_request_set_seconds(mr, 8);
-    seam_media_request_set_size(mr, "16:9");
+    push_mp4(mp4, sizeof mp4 - 1);
+    seam_media_request *mr = video_request("a cat surfing", 8, "16:9");
     seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
     seam_result *res = NULL;
-    seam_media_job *job = NULL;
     seam_error err;
-    size_t first = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    size_t first;
+    seam_media_job *job = start_media_job(mr, &o, &res, &first);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first),
                            "/v1beta/models/veo-3.0-generate-001:predictLongRunning");
     CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat surfing\"}],"
@@ -791,11 +831,7 @@ static void test_gemini_veo(void)
      * as the conf chose for the API). */
     CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, first + 3, "x-goog-api-key"), GEM_KEY);
     CU_ASSERT_FATAL(res != NULL);
-    size_t len = 0;
-    char *bytes = stored(seam_part_media_data(media_part(res, 0)), &len);
-    CU_ASSERT(len == sizeof mp4 - 1 && memcmp(bytes, mp4, len) == 0);
-    free(bytes);
-    tu_media_units_are(res, SEAM_MODALITY_VIDEO, 8, "second");
+    video_is(res, mp4, sizeof mp4 - 1, 8);
     seam_result_free(res);
     seam_media_job_free(job);
 
@@ -829,9 +865,7 @@ static void test_gemini_veo_filtered(void)
     seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+    refused_by_filter(mr, &o, &res);
     /* Inline bytes (encodedVideo) are stored without a download. */
     fake_server_push_json(srv, 200, "{\"name\":\"models/veo-3.0-generate-001/operations/x2\"}",
                           NULL);

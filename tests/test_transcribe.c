@@ -31,19 +31,7 @@ static unsigned char *wav_bytes(size_t n_samples, size_t *len)
 {
     size_t data = n_samples * 2, total = data + 44;
     unsigned char *p = malloc(total);
-    unsigned riff = (unsigned)(total - 8), rate = 16000, byte_rate = 32000, dsz = (unsigned)data;
-    memcpy(p, "RIFF", 4);
-    memcpy(p + 8, "WAVEfmt ", 8);
-    const unsigned char fmt[] = {16, 0, 0, 0, 1, 0, 1, 0};
-    memcpy(p + 16, fmt, 8);
-    for (int i = 0; i < 4; i++) {
-        p[4 + i] = (unsigned char)(riff >> (8 * i));
-        p[24 + i] = (unsigned char)(rate >> (8 * i));
-        p[28 + i] = (unsigned char)(byte_rate >> (8 * i));
-        p[40 + i] = (unsigned char)(dsz >> (8 * i));
-    }
-    p[32] = 2, p[33] = 0, p[34] = 16, p[35] = 0;
-    memcpy(p + 36, "data", 4);
+    tu_wav_header(p, data, 16000);
     for (size_t i = 0; i < n_samples; i++) {
         /* NUL bytes and CR LF in the samples: the upload is binary-safe. */
         p[44 + 2 * i] = (unsigned char)(i % 3 == 0 ? 0 : i % 3 == 1 ? '\r' : '\n');
@@ -91,35 +79,23 @@ static void file_part_is(fake_server *srv, const char *filename, const char *typ
     CU_ASSERT(n == len && memcmp(d, bytes, len) == 0);
 }
 
-static seam_client *openai_client(fake_server *srv)
+/* *srv a new server; a client whose transcribe chain is anthropic (which
+ * cannot) then gpt-4o-transcribe on it. */
+static seam_client *openai_client(fake_server **srv)
 {
-    seam_client *c = tu_client_on(srv,
+    return tu_test_client_on(srv,
         "providers = { oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"sk-live-9f8e7d6c5b\"; };\n"
         "              an = { plugin = \"anthropic\"; base_url = \"@URL@\"; api_key = \"k\"; }; };\n"
         "chains = { transcribe = ( { provider = \"an\"; model = \"claude-sonnet-4-5\"; },\n"
         "                          { provider = \"oa\"; model = \"gpt-4o-transcribe\"; } ); };\n");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    return c;
-}
-
-static char attempts[1024];
-
-static void log_attempt(void *ud, const seam_attempt *a)
-{
-    (void)ud;
-    size_t n = strlen(attempts);
-    snprintf(attempts + n, sizeof attempts - n, "%s %s %s: %s\n",
-             a->outcome == SEAM_ATTEMPT_SKIPPED ? "skipped" : a->outcome == SEAM_ATTEMPT_FAILED ? "failed" : "ok",
-             a->provider, a->model, a->error ? a->error->message : "");
 }
 
 /* gpt-4o-transcribe: the upload, and usage in tokens; the chain's first
  * entry (anthropic, no transcription) is skipped and says why. */
 static void test_openai_tokens(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv);
     fake_server_push_json(srv, 200,
                           "{\"text\":\"Imagine the wildest idea that you've ever had.\","
                           "\"usage\":{\"type\":\"tokens\",\"input_tokens\":14,\"input_token_details\":"
@@ -130,13 +106,13 @@ static void test_openai_tokens(void)
     seam_transcribe_request tr = wav_request(wav, len);
     tr.language = "en";
     tr.prompt = "A talk about ideas.";
-    seam_call_options o = {.size = sizeof o, .on_attempt = log_attempt};
-    attempts[0] = '\0';
+    tu_attempts attempts = {.flags = TU_ATTEMPT_ERRORS};
+    seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &attempts};
     seam_transcription *t = NULL;
     seam_error err;
     CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
-    CU_ASSERT_PTR_NOT_NULL(strstr(attempts, "skipped an claude-sonnet-4-5: provider \"an\" (plugin anthropic) "
-                                            "cannot transcribe"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(attempts.log, "skipped an/claude-sonnet-4-5: provider \"an\" (plugin anthropic) "
+                                                "cannot transcribe"));
     TU_STR_EQ(tu_last_path(srv), "/v1/audio/transcriptions");
     TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer sk-live-9f8e7d6c5b");
     CU_ASSERT_PTR_NOT_NULL(strstr(tu_last_header(srv, "Content-Type"), "multipart/form-data; boundary="));
@@ -199,9 +175,8 @@ static void test_openai_duration_handle(void)
  * the key never shows. */
 static void test_openai_errors(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv);
     size_t len;
     unsigned char *wav = wav_bytes(10, &len);
     seam_transcribe_request tr = wav_request(wav, len);
@@ -226,11 +201,9 @@ static void test_openai_errors(void)
 /* Gemini: generateContent with the audio inline and the ask in text. */
 static void test_gemini(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = tu_client_on(srv, "providers = { gm = { plugin = \"gemini\"; base_url = \"@URL@/v1beta\"; api_key = \"gk\"; }; };\n"
-                                       "chains = { transcribe = ( { provider = \"gm\"; model = \"gemini-2.5-flash\"; } ); };\n");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    fake_server *srv;
+    seam_client *c = tu_test_client_on(&srv, "providers = { gm = { plugin = \"gemini\"; base_url = \"@URL@/v1beta\"; api_key = \"gk\"; }; };\n"
+                                            "chains = { transcribe = ( { provider = \"gm\"; model = \"gemini-2.5-flash\"; } ); };\n");
     fake_server_push_json(srv, 200,
                           "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":["
                           "{\"text\":\"thinking about it\",\"thought\":true},"
@@ -298,9 +271,8 @@ static void test_mock(void)
  * bytes arrive whole. */
 static void test_boundary_in_audio(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv);
     const char audio[] = "ID3\r\n------seam-form-7d1c9a0b0\r\n--\r\n";
     fake_server_push_json(srv, 200, "{\"text\":\"ok\"}", NULL);
     seam_transcribe_request tr = wav_request((const unsigned char *)audio, sizeof audio - 1);
@@ -319,9 +291,8 @@ static void test_boundary_in_audio(void)
 /* Refusals before anything is sent. */
 static void test_refusals(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    seam_client *c = openai_client(srv);
+    fake_server *srv;
+    seam_client *c = openai_client(&srv);
     const unsigned char bytes[] = "abc";
     seam_transcription *t = NULL;
     seam_error err;

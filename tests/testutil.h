@@ -122,6 +122,10 @@ seam_client *tu_client_on(fake_server *srv, const char *conf_text);
  * *client a client of conf_text on it (tu_client_on) that the program shares.
  * 0, or -1 when either could not be made. */
 int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf_text);
+/* The same inside one test: *srv a new server and a client of conf_text on it
+ * that the test frees (tu_client_free); either failing is a fatal CUnit
+ * assertion (two assertions). */
+seam_client *tu_test_client_on(fake_server **srv, const char *conf_text);
 /* rc, the status of a library call that filled err; when it is not SEAM_OK,
  * "what: <err's message>" goes to stderr first, so a failed assertion on it
  * says why. */
@@ -262,6 +266,9 @@ seam_request *tu_user_request(const char *text);
 /* tu_user_request, its failure (out of memory, the text refused) a fatal
  * CUnit assertion. */
 seam_request *tu_user(const char *text);
+/* A request of one user text that asks for output in modalities
+ * (SEAM_MODALITY_* or'ed), that setting one CUnit assertion. */
+seam_request *tu_request_out(const char *text, uint32_t modalities);
 
 /* The attempts a call reports (seam_call_options.on_attempt = tu_on_attempt,
  * .ud = a tu_attempts zeroed), one line each: "outcome provider/model", with
@@ -342,6 +349,13 @@ int tu_run(const char *cmd, char **out, char **err);
 /* 1 when the command program is installed; else 0, after a note on stderr
  * that what_not names what is skipped without it. */
 int tu_have_command(const char *program, const char *what_not);
+
+/* ---- media bytes (tu_media.c) ---------------------------------------------------- */
+
+/* The 44-byte header of a WAV file of 16-bit mono PCM at rate samples a
+ * second whose data is data_bytes long, written at p. */
+#define TU_WAV_HEADER_SIZE 44
+void tu_wav_header(unsigned char *p, size_t data_bytes, unsigned rate);
 
 /* ---- tools for the agent tests (tu_tools.c) ---- */
 /* The JSON schema of add: an object of two required integers a and b. */

@@ -262,6 +262,15 @@ int tu_start_client_on(fake_server **srv, seam_client **client, const char *conf
     return *client ? 0 : -1;
 }
 
+seam_client *tu_test_client_on(fake_server **srv, const char *conf_text)
+{
+    *srv = tu_server_start();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*srv);
+    seam_client *c = tu_client_on(*srv, conf_text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    return c;
+}
+
 seam_client *tu_if_built(seam_client *c)
 {
     seam_provider_info info = { 0 };

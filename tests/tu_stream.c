@@ -31,6 +31,14 @@ seam_request *tu_user_request(const char *text)
     return r;
 }
 
+seam_request *tu_request_out(const char *text, uint32_t modalities)
+{
+    seam_request *r = seam_request_new();
+    seam_request_add_user_text(r, text);
+    CU_ASSERT_EQUAL(seam_request_set_output_modalities(r, modalities), SEAM_OK);
+    return r;
+}
+
 seam_request *tu_user(const char *text)
 {
     seam_request *r = seam_request_new();
