@@ -136,8 +136,6 @@ int64_t seam_base64_decoded_len(const char *s, size_t len);
 /* Decodes s (valid, as checked above) into a malloc'ed buffer; NULL on
  * invalid input or allocation failure. */
 unsigned char *seam_base64_decode(const char *s, size_t len, size_t *out_len);
-/* Encodes into a malloc'ed NUL-terminated string, NULL on allocation failure. */
-char *seam_base64_encode(const unsigned char *data, size_t len);
 /* The intake limits applied to every media part of req: MIME check, base64
  * validity, the inline ceiling per modality in decoded bytes, the count and
  * aggregate caps per message. SEAM_OK, or SEAM_ERR_INVALID with err

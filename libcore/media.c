@@ -8,6 +8,7 @@
  * error message into a channel for bytes). */
 #include "config.h"
 #include "internal.h"
+#include <seam/codec.h> /* seam_base64_encode, exported from here */
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
  * the resolution of handles to bytes before a codec encodes a request. */
 #include "config.h"
 #include "client.h"
+#include <seam/codec.h>
 
 #include <errno.h>
 #include <fcntl.h>

@@ -500,6 +500,30 @@ static void test_set_text(void)
     seam_scrub_keys(NULL);
 }
 
+/* RFC 4648 section 10's vectors, NULL for no bytes, and the two last
+ * characters of the alphabet (+ and /, where base64url differs). */
+static void test_base64_encode(void)
+{
+    static const struct {
+        const char *in, *out;
+    } rfc[] = {
+        {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},         {"foo", "Zm9v"},
+        {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+    };
+    for (size_t i = 0; i < sizeof rfc / sizeof rfc[0]; i++) {
+        char *got = seam_base64_encode((const unsigned char *)rfc[i].in, strlen(rfc[i].in));
+        CU_ASSERT(TU_STR_EQ(got, rfc[i].out));
+        free(got);
+    }
+    char *empty = seam_base64_encode(NULL, 0);
+    CU_ASSERT(TU_STR_EQ(empty, ""));
+    free(empty);
+    unsigned char all[3] = {0xfb, 0xff, 0xbf};
+    char *high = seam_base64_encode(all, sizeof all);
+    CU_ASSERT(TU_STR_EQ(high, "+/+/"));
+    free(high);
+}
+
 static const tu_test tests[] = {
     {"json: strict read", test_json_read},
     {"json: accessors", test_json_access},
@@ -517,6 +541,7 @@ static const tu_test tests[] = {
     {"errors: rate-limit headers", test_error_keep_headers},
     {"errors: durations", test_parse_duration},
     {"text: safe, cut on a character", test_set_text},
+    {"bytes: base64", test_base64_encode},
     {NULL, NULL},
 };
 

@@ -1,7 +1,7 @@
 /* codec_util.c — owns the one copy of the private helpers the in-tree
  * plugins share (see codec_util.h): the growable byte buffer, xstrdup and
- * contains_ci, codec_base64. Compiled into each plugin. The JSON helpers and the
- * protocol-error rule moved to libseam's codec helper set (<seam/codec.h>). */
+ * contains_ci. Compiled into each plugin. The JSON helpers, the protocol-error
+ * rule and base64 are libseam's codec helper set (<seam/codec.h>). */
 #include "config.h"
 
 #include "codec_util.h"
@@ -74,31 +74,4 @@ int contains_ci(const char *hay, const char *needle)
         if (strncasecmp(hay, needle, n) == 0)
             return 1;
     return 0;
-}
-
-char *codec_base64(const unsigned char *d, size_t len)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
-        return NULL;
-    char *out = malloc((len + 2) / 3 * 4 + 1);
-    if (!out)
-        return NULL;
-    size_t o = 0, i = 0;
-    for (; i + 2 < len; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
-        out[o++] = tab[v >> 18];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = tab[(v >> 6) & 63];
-        out[o++] = tab[v & 63];
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < len ? (uint32_t)d[i + 1] << 8 : 0);
-        out[o++] = tab[v >> 18];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
-        out[o++] = '=';
-    }
-    out[o] = '\0';
-    return out;
 }

@@ -40,9 +40,6 @@ void sb_free(strbuf *b);
 
 /* strdup that passes NULL through. */
 char *xstrdup(const char *s);
-/* Standard padded base64 (RFC 4648 §4) of len bytes, malloc'ed and
- * NUL-terminated; NULL without memory. */
-char *codec_base64(const unsigned char *data, size_t len);
 /* Case-insensitive substring test; 0 when either is NULL. */
 int contains_ci(const char *hay, const char *needle);
 

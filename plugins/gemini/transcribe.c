@@ -46,7 +46,7 @@ int gemini_transcribe_encode(void *instance, const seam_transcribe_request *tr,
         sb_puts(&prompt, "\nContext that may help with names and spelling: ");
         sb_puts(&prompt, tr->prompt);
     }
-    char *b64 = codec_base64(tr->audio, tr->audio_len);
+    char *b64 = seam_base64_encode(tr->audio, tr->audio_len);
     seam_request *req = seam_request_new();
     seam_message *msg = seam_message_new(SEAM_ROLE_USER);
     int rc = prompt.failed || !b64 || !req || !msg ? SEAM_ERR_NOMEM : SEAM_OK;

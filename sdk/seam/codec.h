@@ -215,6 +215,14 @@ SEAM_EXPORT void seam_error_set_text(seam_error *err, const char *prefix, const 
  * seam_error_set_text does. s may be NULL. */
 SEAM_EXPORT void seam_scrub_keys(char *s);
 
+/* ---- bytes (ABI 1.7) ---- */
+
+/* Standard padded base64 (RFC 4648 section 4) of the len bytes at data, for
+ * a request that carries bytes inline (audio to transcribe, an image). The
+ * caller owns the NUL-terminated result and frees it with free(); NULL when
+ * out of memory or len is too large to encode. */
+SEAM_EXPORT char *seam_base64_encode(const unsigned char *data, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

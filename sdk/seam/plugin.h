@@ -59,7 +59,8 @@ extern "C" {
                                  * appended (generation on separate endpoints, async jobs)
                                  * and seam_media_sink_*; 1.6: seam_emit_media_begin, _append,
                                  * _transcript, _end (media in pieces), form parts,
-                                 * transcribe_* appended; 1.7: seam_emit_response_id */
+                                 * transcribe_* appended; 1.7: seam_emit_response_id,
+                                 * seam_base64_encode */
 #define SEAM_PLUGIN_ABI_VERSION ((uint32_t)((SEAM_PLUGIN_ABI_MAJOR << 16) | SEAM_PLUGIN_ABI_MINOR))
 #define SEAM_PLUGIN_ABI_MAJOR_OF(v) ((unsigned)((v) >> 16))
 #define SEAM_PLUGIN_ABI_MINOR_OF(v) ((unsigned)((v) & 0xffffu))
