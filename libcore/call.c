@@ -1373,3 +1373,25 @@ int seam_call_run_op(seam_client *client, const seam_request *req, const seam_ca
     seam_stream_free(s);
     return rc;
 }
+
+int seam_op_call_options(seam_client *client, const seam_call_options *opts, const char *role,
+                         const char *what, seam_call_options *o, seam_error *err)
+{
+    memset(o, 0, sizeof *o);
+    if (opts)
+        memcpy(o, opts, opts->size < sizeof *o ? opts->size : sizeof *o);
+    o->size = sizeof *o;
+    if (o->chain || o->provider)
+        return SEAM_OK;
+    o->chain = seam_client_role_chain(client, role);
+    if (!o->chain)
+        o->chain = role;
+    if (!seam_conf_find_chain(client->conf, o->chain)) {
+        seam_error_set(err, SEAM_ERROR_CONF,
+                       "no chain \"%s\" for %s in the conf: define one (or a role \"%s\"), or "
+                       "name a provider and model",
+                       o->chain, what, role);
+        return SEAM_ERR_NOT_FOUND;
+    }
+    return SEAM_OK;
+}

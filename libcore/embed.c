@@ -107,23 +107,10 @@ int seam_embed(seam_client *client, const seam_embed_request *er, const seam_cal
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_call_options.size is not set"),
                SEAM_ERR_INVALID;
     seam_call_options o;
-    memset(&o, 0, sizeof o);
-    if (opts)
-        memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
-    o.size = sizeof o;
-    if (!o.chain && !o.provider) {
-        /* Embeddings have chains of their own: a chat model does not embed. */
-        o.chain = seam_client_role_chain(client, "embed");
-        if (!o.chain)
-            o.chain = "embed";
-        if (!seam_conf_find_chain(client->conf, o.chain)) {
-            seam_error_set(err, SEAM_ERROR_CONF,
-                           "no chain \"%s\" for embeddings in the conf: define one (or a role "
-                           "\"embed\"), or name a provider and model",
-                           o.chain);
-            return SEAM_ERR_NOT_FOUND;
-        }
-    }
+    /* Embeddings have chains of their own: a chat model does not embed. */
+    int orc = seam_op_call_options(client, opts, "embed", "embeddings", &o, err);
+    if (orc != SEAM_OK)
+        return orc;
     seam_request *req = seam_request_new();
     if (!req || (er->model && seam_request_set_model(req, er->model) != SEAM_OK)) {
         seam_request_free(req);

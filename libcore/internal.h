@@ -79,6 +79,14 @@ void seam_scrub_error(seam_error *e, const char *secret);
 /* Drops every reasoning part (and its signature) from every message: done before
  * a request crosses to a different provider. Returns the number removed. */
 size_t seam_request_strip_reasoning(seam_request *req);
+/* opts (its size checked by the caller; NULL: defaults) copied into *o, and,
+ * when it names neither a chain nor a provider, the chain of role `role`,
+ * else the chain called `role`: for the operations with chains of their own
+ * (embeddings, media generation, transcription), which a chat chain would
+ * not serve. `what` names the operation in the error when the conf has no
+ * such chain: SEAM_ERR_NOT_FOUND, kind conf. call.c. */
+int seam_op_call_options(seam_client *client, const seam_call_options *opts, const char *role,
+                         const char *what, seam_call_options *o, seam_error *err);
 /* The provider cache handle an attempt's request carries to its codec
  * (seam_request_cache_handle); NULL clears it. */
 int seam_request_set_cache_handle(seam_request *req, const char *handle);

@@ -98,23 +98,10 @@ int seam_generate_media(seam_client *client, const seam_media_request *mr,
         return seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_call_options.size is not set"),
                SEAM_ERR_INVALID;
     seam_call_options o;
-    memset(&o, 0, sizeof o);
-    if (opts)
-        memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
-    o.size = sizeof o;
-    if (!o.chain && !o.provider) {
-        /* Generators have chains of their own: a chat model draws no picture. */
-        o.chain = seam_client_role_chain(client, "media");
-        if (!o.chain)
-            o.chain = "media";
-        if (!seam_conf_find_chain(client->conf, o.chain)) {
-            seam_error_set(err, SEAM_ERROR_CONF,
-                           "no chain \"%s\" for media generation in the conf: define one (or a "
-                           "role \"media\"), or name a provider and model",
-                           o.chain);
-            return SEAM_ERR_NOT_FOUND;
-        }
-    }
+    /* Generators have chains of their own: a chat model draws no picture. */
+    int orc = seam_op_call_options(client, opts, "media", "media generation", &o, err);
+    if (orc != SEAM_OK)
+        return orc;
     seam_request *req = seam_request_new();
     if (!req || (mr->model && seam_request_set_model(req, mr->model) != SEAM_OK)) {
         seam_request_free(req);

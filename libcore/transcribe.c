@@ -101,23 +101,10 @@ int seam_transcribe(seam_client *client, const seam_transcribe_request *tr,
     if (tr->audio_len && !tr->audio)
         return bad(err, "invalid argument");
     seam_call_options o;
-    memset(&o, 0, sizeof o);
-    if (opts)
-        memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
-    o.size = sizeof o;
-    if (!o.chain && !o.provider) {
-        /* Transcription has chains of its own: a chat model may not take audio. */
-        o.chain = seam_client_role_chain(client, "transcribe");
-        if (!o.chain)
-            o.chain = "transcribe";
-        if (!seam_conf_find_chain(client->conf, o.chain)) {
-            seam_error_set(err, SEAM_ERROR_CONF,
-                           "no chain \"%s\" for transcription in the conf: define one (or a "
-                           "role \"transcribe\"), or name a provider and model",
-                           o.chain);
-            return SEAM_ERR_NOT_FOUND;
-        }
-    }
+    /* Transcription has chains of their own: a chat model may not take audio. */
+    int orc = seam_op_call_options(client, opts, "transcribe", "transcription", &o, err);
+    if (orc != SEAM_OK)
+        return orc;
     transcribe_state st;
     memset(&st, 0, sizeof st);
     memcpy(&st.view, tr, tr->size < sizeof st.view ? tr->size : sizeof st.view);
