@@ -62,7 +62,7 @@ static void editing_start(void)
 {
 #ifdef HAVE_LIBEDIT
     /* libedit's own SIGINT handling would end readline() as if at the end
-     * of input; a Ctrl-C at the prompt is ignored instead (read_line). */
+     * of input; a Ctrl-C at the prompt is ignored instead (prompt_interrupt_ignore). */
     rl_catch_signals = 0;
 #endif
 }
@@ -97,47 +97,23 @@ static void history_add(const char *line)
 #endif
 }
 
-static char *read_line_once(const char *prompt);
-static volatile sig_atomic_t prompt_interrupted;
-
-static void on_prompt_interrupt(int sig)
-{
-    (void)sig;
-    prompt_interrupted = 1;
-}
-
-/* Ctrl-C between turns does not end the conversation. Caught rather than
- * ignored: where libedit installs its own SIGINT handler anyway, an
- * interrupted read ends readline() with NULL, which must not pass for the
- * end of input; the prompt is asked again instead. Installed for the whole
- * conversation (a call's own handler puts it back when the call ends), so a
- * Ctrl-C just after an answer finds it too. */
-static void prompt_interrupt_catch(void)
+/* Ctrl-C between turns does not end the conversation: SIGINT is ignored for
+ * the whole conversation (a call installs its own handler and puts this back
+ * when it ends). Ignored rather than caught: a caught signal could arrive
+ * while libedit is not in read(), or be retried by it, and leave an
+ * "interrupted" mark that a later Ctrl-D was taken for (the REPL re-asked
+ * instead of leaving). An ignored one interrupts no read. */
+static void prompt_interrupt_ignore(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_prompt_interrupt;
+    sa.sa_handler = SIG_IGN;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
 }
 
 /* One line from the user, without its newline; NULL at the end of input. */
 static char *read_line(const char *prompt)
-{
-    char *line;
-    prompt_interrupted = 0;
-    do {
-        if (prompt_interrupted) {
-            clearerr(stdin); /* getline's EINTR left the error flag */
-            fputc('\n', stdout);
-        }
-        prompt_interrupted = 0;
-        line = read_line_once(prompt);
-    } while (!line && prompt_interrupted);
-    return line;
-}
-
-static char *read_line_once(const char *prompt)
 {
 #ifdef HAVE_LIBEDIT
     char *line = readline(prompt);
@@ -316,7 +292,7 @@ int chat_repl(chat_options *o, const seam_toolset *ts)
         code = chat_open_conversation(o, r.log, r.req, r.cid, &logged_system);
     if (code == EXIT_OK) {
         history_start();
-        prompt_interrupt_catch();
+        prompt_interrupt_ignore();
         size_t turns = seam_request_message_count(r.req) / 2;
         fprintf(stderr, "seam: chatting%s%s (Ctrl-D or /exit to leave, /help for more)%s\n",
                 o->model ? " with " : "", o->model ? o->model : "",
