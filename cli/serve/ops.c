@@ -187,11 +187,21 @@ static void embeddings_render(serve_call *c, const seam_embeddings *em, sbuf *ou
         const float *v = seam_embeddings_vector(em, i, &dims);
         sb_printf(out, "%s{\"object\":\"embedding\",\"index\":%zu,\"embedding\":", i ? "," : "", i);
         if (c->op_base64) {
-            /* float32, little-endian, as OpenAI sends it (this host's order
-             * is checked at configure time by the library's own tests) */
+            /* float32, little-endian, as OpenAI sends it, whatever this
+             * host's byte order */
+            unsigned char *le = dims ? malloc(dims * 4) : NULL;
+            for (size_t k = 0; le && k < dims; k++) {
+                uint32_t bits;
+                memcpy(&bits, &v[k], 4);
+                for (int b = 0; b < 4; b++)
+                    le[k * 4 + (size_t)b] = (unsigned char)(bits >> (8 * b));
+            }
+            if (dims && !le)
+                out->oom = 1;
             sb_add(out, "\"", 1);
-            base64_to(out, (const unsigned char *)v, dims * sizeof *v);
+            base64_to(out, le, le ? dims * 4 : 0);
             sb_add(out, "\"", 1);
+            free(le);
         } else {
             sb_add(out, "[", 1);
             for (size_t k = 0; k < dims; k++)
