@@ -301,11 +301,12 @@ static void test_clear(void)
 
 static void test_kind_names_and_bad_kind(void)
 {
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_ADD), "add");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_REMOVE), "remove");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_UPDATE), "update");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_COMPACT), "compact");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_CLEAR), "clear");
+    static const char *const names[] = {
+        [SEAM_OP_ADD] = "add",         [SEAM_OP_REMOVE] = "remove", [SEAM_OP_UPDATE] = "update",
+        [SEAM_OP_COMPACT] = "compact", [SEAM_OP_CLEAR] = "clear",
+    };
+    for (int k = SEAM_OP_ADD; k <= SEAM_OP_CLEAR; k++)
+        TU_STR_EQ(seam_op_kind_name((seam_op_kind)k), names[k]);
     TU_STR_EQ(seam_op_kind_name((seam_op_kind)77), "unknown");
     seam_history *h = seam_history_new("k"), *x = (seam_history *)1;
     seam_op op = { .kind = (seam_op_kind)77 };

@@ -91,13 +91,20 @@ static void test_error_kinds(void)
 
 static void test_stop_reason_names(void)
 {
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name(SEAM_STOP_NONE), "none");
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name(SEAM_STOP_STOP), "stop");
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name(SEAM_STOP_LENGTH), "length");
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name(SEAM_STOP_TOOL_USE), "tool_use");
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name(SEAM_STOP_CONTENT_FILTER), "content_filter");
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name(SEAM_STOP_ERROR), "error");
-    CU_ASSERT_STRING_EQUAL(seam_stop_reason_name((seam_stop_reason)77), "none");
+    static const struct {
+        seam_stop_reason reason;
+        const char *name;
+    } table[] = {
+        {SEAM_STOP_NONE, "none"},
+        {SEAM_STOP_STOP, "stop"},
+        {SEAM_STOP_LENGTH, "length"},
+        {SEAM_STOP_TOOL_USE, "tool_use"},
+        {SEAM_STOP_CONTENT_FILTER, "content_filter"},
+        {SEAM_STOP_ERROR, "error"},
+        {(seam_stop_reason)77, "none"}, /* out of range */
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        CU_ASSERT(TU_STR_EQ(seam_stop_reason_name(table[i].reason), table[i].name));
 }
 
 static void test_chunk_type_names(void)
@@ -129,9 +136,8 @@ static void test_usage_add(void)
     seam_usage a = {.present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT,
                     .input_tokens = 10, .output_tokens = 20};
     seam_usage_add(&sum, &a);
-    CU_ASSERT_EQUAL(sum.present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT);
-    CU_ASSERT_EQUAL(sum.input_tokens, 10);
-    CU_ASSERT_EQUAL(sum.output_tokens, 20);
+    TU_ASSERT_USAGE(&sum, .present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT, .input_tokens = 10,
+                    .output_tokens = 20);
 
     /* A count present in only one side is present in the sum; counts whose bit
      * is absent are meaningless and must not leak into the sum. */
@@ -140,23 +146,17 @@ static void test_usage_add(void)
                     .output_tokens = 5, .cache_read_tokens = 7, .cost_microcents = 300,
                     .reasoning_tokens = 999 /* no REASONING bit: ignored */};
     seam_usage_add(&sum, &b);
-    CU_ASSERT_EQUAL(sum.present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ |
-                                     SEAM_USAGE_COST);
-    CU_ASSERT_EQUAL(sum.input_tokens, 10);
-    CU_ASSERT_EQUAL(sum.output_tokens, 25);
-    CU_ASSERT_EQUAL(sum.cache_read_tokens, 7);
-    CU_ASSERT_EQUAL(sum.cost_microcents, 300);
+    /* The present bits compared whole: neither REASONING nor CACHE_WRITE. */
+    TU_ASSERT_USAGE(&sum, .present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ | SEAM_USAGE_COST,
+                    .input_tokens = 10, .output_tokens = 25, .cache_read_tokens = 7, .cost_microcents = 300);
     CU_ASSERT_EQUAL(sum.reasoning_tokens, 0);
-    CU_ASSERT_FALSE(sum.present & SEAM_USAGE_REASONING);
-    CU_ASSERT_FALSE(sum.present & SEAM_USAGE_CACHE_WRITE);
 
     /* A count absent from the sum starts from the added one, not from whatever
      * the sum's field held. */
     seam_usage stale = {.present = 0, .cache_write_tokens = 77};
     seam_usage w = {.present = SEAM_USAGE_CACHE_WRITE, .cache_write_tokens = 3};
     seam_usage_add(&stale, &w);
-    CU_ASSERT_EQUAL(stale.present, SEAM_USAGE_CACHE_WRITE);
-    CU_ASSERT_EQUAL(stale.cache_write_tokens, 3);
+    TU_ASSERT_USAGE(&stale, .present = SEAM_USAGE_CACHE_WRITE, .cache_write_tokens = 3);
 
     /* Nothing present in either: nothing becomes present. */
     seam_usage empty = {0}, none = {0};
@@ -1110,20 +1110,15 @@ static void test_acc_stop_usage(void)
     CU_ASSERT_EQUAL(fold_stop(res, SEAM_STOP_STOP, &u), SEAM_OK);
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
     const seam_usage *got = seam_result_usage(res);
-    CU_ASSERT_EQUAL(got->present, SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ);
-    CU_ASSERT_EQUAL(got->input_tokens, 12);
-    CU_ASSERT_EQUAL(got->output_tokens, 3);
-    CU_ASSERT_EQUAL(got->cache_read_tokens, 100);
-    CU_ASSERT_FALSE(got->present & SEAM_USAGE_CACHE_WRITE);
-    CU_ASSERT_FALSE(got->present & SEAM_USAGE_REASONING);
-    CU_ASSERT_FALSE(got->present & SEAM_USAGE_COST);
+    /* The present bits compared whole: no CACHE_WRITE, REASONING or COST. */
+    TU_ASSERT_USAGE(got, .present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_CACHE_READ,
+                    .input_tokens = 12, .output_tokens = 3, .cache_read_tokens = 100);
 
     /* A later stop replaces usage wholesale: no bit of the first survives. */
     seam_usage u2 = {.present = SEAM_USAGE_REASONING, .reasoning_tokens = 4};
     CU_ASSERT_EQUAL(fold_stop(res, SEAM_STOP_LENGTH, &u2), SEAM_OK);
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_LENGTH);
-    CU_ASSERT_EQUAL(got->present, SEAM_USAGE_REASONING);
-    CU_ASSERT_EQUAL(got->reasoning_tokens, 4);
+    TU_ASSERT_USAGE(got, .present = SEAM_USAGE_REASONING, .reasoning_tokens = 4);
     CU_ASSERT_EQUAL(got->input_tokens, 0);
     CU_ASSERT_STRING_EQUAL(seam_result_text(res), "hi");
     CU_ASSERT_PTR_NULL(seam_result_error(res));
