@@ -848,6 +848,35 @@ static int fold_stop(seam_result *res, seam_stop_reason reason, const seam_usage
     return seam_result_add_chunk(res, &c);
 }
 
+/* A chunk of a media part or of a tool's result as the fields a test sets. */
+static seam_chunk media_chunk(seam_chunk_type type, const char *id, const char *mime_type, const char *text)
+{
+    seam_chunk c = chunk_of(type);
+    c.id = id;
+    c.mime_type = mime_type;
+    c.text = text;
+    return c;
+}
+
+static seam_chunk result_chunk(const char *id, const char *name, const char *result_json, int is_error)
+{
+    seam_chunk c = chunk_of(SEAM_CHUNK_TOOL_RESULT);
+    c.id = id;
+    c.name = name;
+    c.result_json = result_json;
+    c.is_error = is_error;
+    return c;
+}
+
+/* c is refused (SEAM_ERR_INVALID) and the message keeps the parts it had:
+ * two assertions. */
+static void refused_unchanged(seam_result *res, const seam_chunk *c)
+{
+    size_t before = seam_message_part_count(seam_result_message(res));
+    CU_ASSERT_EQUAL(seam_result_add_chunk(res, c), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_result_message(res)), before);
+}
+
 static void test_result_new_free(void)
 {
     seam_result *res = seam_result_new();
@@ -1180,15 +1209,9 @@ static void test_acc_provider_executed_tool_result(void)
     fold_call_end(res, "srv_1", "{\"query\":\"seam\"}");
     fold_call_start(res, "local_1", "run_tests");
     fold_call_end(res, "local_1", NULL);
-    seam_chunk c = chunk_of(SEAM_CHUNK_TOOL_RESULT);
-    c.id = "srv_1";
-    c.name = "web_search";
-    c.result_json = "[{\"url\":\"https://example.invalid\"}]";
+    seam_chunk c = result_chunk("srv_1", "web_search", "[{\"url\":\"https://example.invalid\"}]", 0);
     CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
-    c.id = "srv_2";
-    c.name = NULL;
-    c.result_json = "\"quota exceeded\"";
-    c.is_error = 1;
+    c = result_chunk("srv_2", NULL, "\"quota exceeded\"", 1);
     CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
 
     const seam_message *m = seam_result_message(res);
@@ -1208,33 +1231,26 @@ static void test_acc_provider_executed_tool_result(void)
     CU_ASSERT_PTR_NULL(seam_part_tool_name(p));
 
     c.result_json = "not json";
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_ERR_INVALID);
+    refused_unchanged(res, &c);
     c.result_json = NULL;
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_ERR_INVALID);
+    refused_unchanged(res, &c);
     c.result_json = "1";
     c.id = NULL;
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_ERR_INVALID);
-    CU_ASSERT_EQUAL(seam_message_part_count(m), 4);
+    refused_unchanged(res, &c);
     seam_result_free(res);
 }
 
 static void test_acc_media(void)
 {
     seam_result *res = seam_result_new();
-    seam_chunk c = chunk_of(SEAM_CHUNK_MEDIA_START);
-    c.id = "m1";
-    c.mime_type = "image/png";
+    seam_chunk c = media_chunk(SEAM_CHUNK_MEDIA_START, "m1", "image/png", NULL);
     CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
-    c = chunk_of(SEAM_CHUNK_MEDIA_DELTA);
-    c.id = "m1";
+    c = media_chunk(SEAM_CHUNK_MEDIA_DELTA, "m1", NULL, NULL);
     c.progress = 0.5;
     CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL(seam_message_part_count(m), 0);
-    c = chunk_of(SEAM_CHUNK_MEDIA_END);
-    c.id = "m1";
-    c.mime_type = "image/png";
-    c.text = "media://sha256-0123";
+    c = media_chunk(SEAM_CHUNK_MEDIA_END, "m1", "image/png", "media://sha256-0123");
     CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 1);
     const seam_part *p = seam_message_part(m, 0);
@@ -1243,8 +1259,7 @@ static void test_acc_media(void)
     CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_URL);
     ASSERT_STR(seam_part_media_data(p), "media://sha256-0123");
     c.text = NULL;
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_ERR_INVALID);
-    CU_ASSERT_EQUAL(seam_message_part_count(m), 1);
+    refused_unchanged(res, &c);
     seam_result_free(res);
 }
 
