@@ -56,11 +56,38 @@ static seam_session *scripted_session(const char *script)
     if (script)
         seam_request_set_provider_options(defaults, script);
     seam_session_options o = { .size = sizeof o, .defaults = defaults };
-    seam_session *s = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_session_new(client, &o, &s, &err), SEAM_OK);
+    seam_session *s = tu_session(client, &o);
     seam_request_free(defaults);
     return s;
+}
+
+/* What most tests run: a scripted session, two_tools plus the tools
+ * `declared` lists ({ name, description } pairs ending with { NULL }) that no
+ * callback serves, and an executor over them with the options of eo
+ * (its tools the toolset). */
+typedef struct agent {
+    seam_session *s;
+    seam_toolset *ts;
+    seam_executor_options eo;
+    seam_executor *ex;
+} agent;
+
+static agent agent_of(const char *script, const char *const (*declared)[2], seam_executor_options eo)
+{
+    agent a = { .s = scripted_session(script), .ts = two_tools(), .eo = eo };
+    for (; declared && (*declared)[0]; declared++)
+        seam_toolset_add(a.ts, (*declared)[0], (*declared)[1], NULL, NULL, NULL);
+    a.eo.size = sizeof a.eo;
+    a.eo.tools = a.ts;
+    a.ex = tu_executor(a.s, &a.eo);
+    return a;
+}
+
+static void agent_free(agent *a)
+{
+    seam_executor_free(a->ex);
+    seam_toolset_free(a->ts);
+    seam_session_free(a->s);
 }
 
 /* Runs to the end, tracing every event: "kind(detail)" joined by spaces. */
@@ -116,52 +143,11 @@ static void run_input(seam_executor *ex, const char *input, trace *t)
     seam_run_free(run);
 }
 
-/* A new executor over s with eo (a fatal assertion when it cannot be made). */
-static seam_executor *executor_on(seam_session *s, const seam_executor_options *eo)
-{
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, eo, &ex, &err), SEAM_OK);
-    return ex;
-}
-
-/* What most tests run: a scripted session, two_tools plus the tools
- * `declared` lists ({ name, description } pairs ending with { NULL }) that no
- * callback serves, and an executor over them with the options of eo
- * (its tools the toolset). */
-typedef struct agent {
-    seam_session *s;
-    seam_toolset *ts;
-    seam_executor_options eo;
-    seam_executor *ex;
-} agent;
-
-static void agent_start(agent *a, const char *script, const char *const (*declared)[2],
-                        seam_executor_options eo)
-{
-    a->s = scripted_session(script);
-    a->ts = two_tools();
-    for (; declared && (*declared)[0]; declared++)
-        seam_toolset_add(a->ts, (*declared)[0], (*declared)[1], NULL, NULL, NULL);
-    a->eo = eo;
-    a->eo.size = sizeof a->eo;
-    a->eo.tools = a->ts;
-    a->ex = executor_on(a->s, &a->eo);
-}
-
-static void agent_free(agent *a)
-{
-    seam_executor_free(a->ex);
-    seam_toolset_free(a->ts);
-    seam_session_free(a->s);
-}
-
 /* ---- events -------------------------------------------------------------------------- */
 
 static void test_events_in_order(void)
 {
-    agent a;
-    agent_start(&a,
+    agent a = agent_of(
         "{\"replies\":[{\"reply\":\"Checking.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}},"
         "{\"id\":\"c2\",\"name\":\"now\"}],\"usage\":{\"input_tokens\":10,\"output_tokens\":4}},"
         "{\"reply\":\"5, at noon.\",\"usage\":{\"input_tokens\":30,\"output_tokens\":3}}]}",
@@ -189,9 +175,7 @@ static void test_error_events(void)
     /* Fails on the first turn. */
     seam_session *s = scripted_session("{\"error_status\":400,"
                                        "\"error_body\":\"{\\\"error\\\":{\\\"type\\\":\\\"bad_request\\\",\\\"message\\\":\\\"no\\\"}}\"}");
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, NULL, &ex, &err), SEAM_OK);
+    seam_executor *ex = tu_executor(s, NULL);
     trace t;
     run_input(ex, "hi", &t);
     CU_ASSERT_STRING_EQUAL(t.text, "error0(bad_request)");
@@ -201,37 +185,33 @@ static void test_error_events(void)
     seam_session_free(s);
 
     /* Fails on the second turn: the error carries iteration 1. */
-    seam_toolset *ts = two_tools();
-    s = scripted_session("{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"now\"}]},"
-                         "{\"error_status\":503}]}");
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
-    run_input(ex, "hi", &t);
+    agent a = agent_of("{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"now\"}]},"
+                       "{\"error_status\":503}]}",
+                       NULL, (seam_executor_options){ 0 });
+    run_input(a.ex, "hi", &t);
     CU_ASSERT_STRING_EQUAL(t.text, "response0() call0(now {}) result0(now=\"noon\") error1(overloaded)");
     CU_ASSERT_EQUAL(t.error_iteration, 1);
     CU_ASSERT_EQUAL(t.status, SEAM_ERR_PROVIDER);
-    seam_executor_free(ex);
+    seam_executor_free(a.ex);
 
     /* A cancelled run: an error event, kind cancelled. */
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    a.ex = tu_executor(a.s, &a.eo);
     seam_cancel *cancel = seam_cancel_new();
     seam_cancel_trigger(cancel);
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_run(ex, "again", cancel, &run, &err), SEAM_OK);
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_run(a.ex, "again", cancel, &run, &err), SEAM_OK);
     run_all(run, &t);
     CU_ASSERT_STRING_EQUAL(t.text, "error0(cancelled)");
     seam_run_free(run);
     seam_cancel_free(cancel);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(&a);
 }
 
 static void test_max_iterations(void)
 {
-    agent a;
-    agent_start(&a, "{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}", NULL,
-                (seam_executor_options){ .max_iterations = 2 });
+    agent a = agent_of("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}", NULL,
+                       (seam_executor_options){ .max_iterations = 2 });
     trace t;
     run_input(a.ex, "forever", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -284,8 +264,7 @@ static seam_tool_handler desk_handler(desk *d)
 
 static void test_handlers(void)
 {
-    agent a;
-    agent_start(&a,
+    agent a = agent_of(
         "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"l1\",\"name\":\"lookup\",\"args\":{\"city\":\"Oslo\"}},"
         "{\"id\":\"n1\",\"name\":\"now\"},{\"id\":\"x1\",\"name\":\"declared\"},{\"id\":\"u1\",\"name\":\"nope\"}]},"
         "{\"reply\":\"done\"}]}",
@@ -328,8 +307,8 @@ static void pause_on(paused *p, const char *question)
              "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
              "{\"reply\":\"Blue it is, and 3.\"}]}",
              question);
-    agent_start(&p->a, script, (const char *const[][2]){ { "ask_user", "Asks the user" }, { NULL } },
-                (seam_executor_options){ 0 });
+    p->a = agent_of(script, (const char *const[][2]){ { "ask_user", "Asks the user" }, { NULL } },
+                    (seam_executor_options){ 0 });
     p->d = (desk){ 0 };
     p->h = desk_handler(&p->d);
     seam_executor_add_handler(p->a.ex, &p->h);
@@ -356,7 +335,7 @@ static void test_pause_and_resume(void)
     seam_executor_free(p.a.ex);
 
     /* Resumed later, by another executor over the same session. */
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(p.a.s, &p.a.eo, &p.a.ex, &err), SEAM_OK);
+    p.a.ex = tu_executor(p.a.s, &p.a.eo);
     seam_executor_add_handler(p.a.ex, &p.h);
     CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.a.ex, "blue", NULL, &run, &err), SEAM_OK);
     run_all(run, &p.t);
@@ -415,7 +394,7 @@ static void test_default_compression(void)
         seam_message_free(m);
     }
     seam_executor_options eo = { .size = sizeof eo, .compress_at_tokens = 1, .keep_first = 1, .keep_last = 2 };
-    seam_executor *ex = executor_on(s, &eo);
+    seam_executor *ex = tu_executor(s, &eo);
     trace t;
     run_input(ex, "third question", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -468,9 +447,8 @@ static void test_custom_engine(void)
     engine_log l = { 0 };
     seam_context_engine eng = { .size = sizeof eng, .should_compress = should_when_long,
                                 .compress = drop_middle, .estimate_tokens = count_tokens, .ud = &l };
-    agent a;
-    agent_start(&a, "{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}", NULL,
-                (seam_executor_options){ .context = &eng, .max_iterations = 2 });
+    agent a = agent_of("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}", NULL,
+                       (seam_executor_options){ .context = &eng, .max_iterations = 2 });
     trace t;
     run_input(a.ex, "go", &t);
     /* After turn 0: 3 messages (300, no). After turn 1: 5 (500): compressed to 2. */
@@ -515,7 +493,7 @@ static void test_role_factory_and_auxiliary(void)
     CU_ASSERT_PTR_NULL(ex);
     /* Nothing to run. */
     seam_session *s = scripted_session(NULL);
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, NULL, &ex, &err), SEAM_OK);
+    ex = tu_executor(s, NULL);
     seam_run *run = NULL;
     CU_ASSERT_EQUAL(seam_executor_run(ex, NULL, NULL, &run, &err), SEAM_ERR_INVALID);
     CU_ASSERT_EQUAL(seam_executor_resume(ex, "x", NULL, &run, &err), SEAM_ERR_INVALID);

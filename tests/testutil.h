@@ -378,4 +378,12 @@ void tu_event_append(char *text, size_t size, const seam_event *ev);
 int tu_usage_is(const seam_usage *u, const seam_usage *want, const char *file, int line);
 #define TU_ASSERT_USAGE(u, ...) tu_usage_is((u), &(const seam_usage){ __VA_ARGS__ }, __FILE__, __LINE__)
 
+/* ---- duptypes: sessions and executors (tu_sessions.c) ------------------------------- */
+
+/* A new session of c with o (may be NULL), and a new executor over s with
+ * eo (may be NULL); the caller frees them. Refused, the library's message
+ * goes to stderr and the test stops there (a fatal CUnit assertion). */
+seam_session *tu_session(seam_client *c, const seam_session_options *o);
+seam_executor *tu_executor(seam_session *s, const seam_executor_options *eo);
+
 #endif
