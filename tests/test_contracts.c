@@ -537,6 +537,14 @@ static void test_response_id(void)
 
 /* ---- the stream_start chunk ------------------------------------------------------------ */
 
+/* Appends the chunk type's name to log (cap bytes), after a space unless it is
+ * the first. */
+static void log_type(char *log, size_t cap, seam_chunk_type type)
+{
+    size_t n = strlen(log);
+    snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(type));
+}
+
 /* Streams one answer of wire w with stream_start as asked; the chunk types
  * in order, space-separated, into log; the stream_start chunk's
  * name/text/id into who. */
@@ -544,28 +552,26 @@ static int stream_types(seam_client *c, const wire_case *w, int ask, char *log, 
                         char *who, size_t who_cap)
 {
     fake_server_push_sse(srv, w->sse, 0);
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts(w->provider, w->model);
-    co.stream_start = ask;
+    turn a;
+    turn_start(&a, c, "hi");
+    a.co = tu_call_opts(w->provider, w->model);
+    a.co.stream_start = ask;
     seam_stream *st = NULL;
-    seam_error err;
-    seam_error_clear(&err);
     log[0] = who[0] = '\0';
-    int rc = seam_stream_open(c, req, &co, &st, &err);
+    int rc = seam_stream_open(c, a.req, &a.co, &st, &a.err);
     const seam_chunk *ch;
     if (rc != SEAM_OK) {
-        seam_request_free(req);
+        turn_free(&a);
         return rc;
     }
-    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
+    while ((rc = seam_stream_next(st, &ch, &a.err)) == 1) {
         if (ch->type == SEAM_CHUNK_STREAM_START)
             snprintf(who, who_cap, "%s/%s/%s", ch->name ? ch->name : "(null)",
                      ch->text ? ch->text : "(null)", ch->id ? ch->id : "(null)");
-        size_t n = strlen(log);
-        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+        log_type(log, cap, ch->type);
     }
     seam_stream_free(st);
-    seam_request_free(req);
+    turn_free(&a);
     return rc;
 }
 
@@ -613,32 +619,27 @@ static int loop_types(int ask, char *log, size_t cap, size_t *fin_step, seam_chu
 {
     seam_toolset *ts = seam_toolset_new();
     seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL);
-    seam_request *req = tu_user_request("2+3?");
-    seam_call_options co = tu_call_opts("oc", "gpt-4o");
-    co.stream_start = ask;
-    seam_loop_options lo;
-    seam_loop_options_init(&lo);
-    lo.call = &co;
-    lo.tools = ts;
+    turn a;
+    turn_start(&a, wires, "2+3?");
+    a.co = tu_call_opts("oc", "gpt-4o");
+    a.co.stream_start = ask;
+    a.lo.tools = ts;
     fake_server_push_sse(srv, OA_SSE_CALL, 0);
     fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
     seam_loop_stream *ls = NULL;
-    seam_error err;
-    seam_error_clear(&err);
     log[0] = '\0';
-    int rc = seam_loop_stream_open(wires, req, &lo, &ls, &err);
+    int rc = seam_loop_stream_open(wires, a.req, &a.lo, &ls, &a.err);
     const seam_chunk *ch;
-    while (rc == SEAM_OK && (rc = seam_loop_stream_next(ls, &ch, &err)) == 1) {
+    while (rc == SEAM_OK && (rc = seam_loop_stream_next(ls, &ch, &a.err)) == 1) {
         if (ch->type == SEAM_CHUNK_STEP_FINISH) {
             *fin = *ch;
             *fin_step = seam_loop_stream_step(ls);
         }
-        size_t n = strlen(log);
-        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+        log_type(log, cap, ch->type);
         rc = SEAM_OK;
     }
     seam_loop_stream_free(ls);
-    seam_request_free(req);
+    turn_free(&a);
     seam_toolset_free(ts);
     return rc;
 }
