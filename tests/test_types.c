@@ -75,6 +75,7 @@ static void test_error_kinds(void)
         {SEAM_ERROR_CANCELLED, "cancelled", 0},
         {SEAM_ERROR_CONF, "conf", 0},
         {SEAM_ERROR_UNKNOWN, "unknown", 0},
+        {SEAM_ERROR_RESOURCE, "resource", 0},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         CU_ASSERT_STRING_EQUAL(seam_error_kind_name(table[i].kind), table[i].name);
@@ -123,8 +124,10 @@ static void test_chunk_type_names(void)
         [SEAM_CHUNK_TOOL_RESULT] = "tool_result",
         [SEAM_CHUNK_STOP] = "stop",
         [SEAM_CHUNK_ERROR] = "error",
+        [SEAM_CHUNK_STREAM_START] = "stream_start",
+        [SEAM_CHUNK_STEP_FINISH] = "step_finish",
     };
-    for (int t = SEAM_CHUNK_TEXT_DELTA; t <= SEAM_CHUNK_ERROR; t++)
+    for (int t = SEAM_CHUNK_TEXT_DELTA; t <= SEAM_CHUNK_STEP_FINISH; t++)
         CU_ASSERT_STRING_EQUAL(seam_chunk_type_name((seam_chunk_type)t), names[t]);
     CU_ASSERT_STRING_EQUAL(seam_chunk_type_name((seam_chunk_type)0), "unknown");
     CU_ASSERT_STRING_EQUAL(seam_chunk_type_name((seam_chunk_type)99), "unknown");
@@ -242,6 +245,55 @@ static void test_message_new_free(void)
     CU_ASSERT_STRING_EQUAL(seam_message_text(NULL), "");
 }
 
+/* What a part answers, accessor by accessor (NULL, 0: nothing there). */
+typedef struct part_want {
+    seam_part_type type;
+    const char *text, *signature, *tool_call_id, *tool_name, *args_json, *result_json, *mime_type, *media_data;
+    int redacted, is_error, provider_executed;
+    seam_media_source media_source;
+} part_want;
+
+/* p answers every accessor as w says: one assertion an accessor, each
+ * difference printed with the caller's line. */
+static void part_is(const seam_part *p, const part_want *w, int line)
+{
+    const struct {
+        const char *name, *got, *want;
+    } strs[] = {
+        {"text", seam_part_text(p), w->text},
+        {"signature", seam_part_signature(p), w->signature},
+        {"tool_call_id", seam_part_tool_call_id(p), w->tool_call_id},
+        {"tool_name", seam_part_tool_name(p), w->tool_name},
+        {"args_json", seam_part_args_json(p), w->args_json},
+        {"result_json", seam_part_result_json(p), w->result_json},
+        {"mime_type", seam_part_mime_type(p), w->mime_type},
+        {"media_data", seam_part_media_data(p), w->media_data},
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        int ok = strs[i].got && strs[i].want ? strcmp(strs[i].got, strs[i].want) == 0 : strs[i].got == strs[i].want;
+        if (!ok)
+            fprintf(stderr, "\n  line %d: part %s \"%s\", want \"%s\"\n", line, strs[i].name,
+                    strs[i].got ? strs[i].got : "(null)", strs[i].want ? strs[i].want : "(null)");
+        CU_ASSERT(ok);
+    }
+    const struct {
+        const char *name;
+        int got, want;
+    } ints[] = {
+        {"type", (int)seam_part_get_type(p), (int)w->type},
+        {"redacted", seam_part_redacted(p), w->redacted},
+        {"is_error", seam_part_is_error(p), w->is_error},
+        {"provider_executed", seam_part_provider_executed(p), w->provider_executed},
+        {"media_source", (int)seam_part_media_source(p), (int)w->media_source},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        if (ints[i].got != ints[i].want)
+            fprintf(stderr, "\n  line %d: part %s %d, want %d\n", line, ints[i].name, ints[i].got, ints[i].want);
+        CU_ASSERT_EQUAL(ints[i].got, ints[i].want);
+    }
+}
+#define ASSERT_PART(p, ...) part_is((p), &(const part_want){ __VA_ARGS__ }, __LINE__)
+
 static void test_message_parts(void)
 {
     seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
@@ -258,53 +310,18 @@ static void test_message_parts(void)
                     SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 7);
 
-    const seam_part *p = seam_message_part(m, 0);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_TEXT);
-    ASSERT_STR(seam_part_text(p), "Hello");
-    CU_ASSERT_PTR_NULL(seam_part_signature(p));
-    CU_ASSERT_PTR_NULL(seam_part_tool_call_id(p));
-    CU_ASSERT_PTR_NULL(seam_part_args_json(p));
-    CU_ASSERT_PTR_NULL(seam_part_result_json(p));
-    CU_ASSERT_PTR_NULL(seam_part_mime_type(p));
-    CU_ASSERT_PTR_NULL(seam_part_media_data(p));
-    CU_ASSERT_EQUAL(seam_part_media_source(p), 0);
-
-    p = seam_message_part(m, 1);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_REASONING);
-    ASSERT_STR(seam_part_text(p), "thinking");
-    ASSERT_STR(seam_part_signature(p), "sig1");
-    CU_ASSERT_EQUAL(seam_part_redacted(p), 0);
-
-    p = seam_message_part(m, 2);
-    ASSERT_STR(seam_part_text(p), "opaque==");
-    CU_ASSERT_PTR_NULL(seam_part_signature(p));
-    CU_ASSERT_EQUAL(seam_part_redacted(p), 1);
-
-    p = seam_message_part(m, 3);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_TOOL_CALL);
-    ASSERT_STR(seam_part_tool_call_id(p), "call_1");
-    ASSERT_STR(seam_part_tool_name(p), "get_weather");
-    ASSERT_STR(seam_part_args_json(p), "{\"city\":\"Paris\"}");
-    CU_ASSERT_EQUAL(seam_part_provider_executed(p), 0);
-    CU_ASSERT_PTR_NULL(seam_part_text(p));
-    CU_ASSERT_PTR_NULL(seam_part_result_json(p));
-
-    p = seam_message_part(m, 4);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_TOOL_RESULT);
-    ASSERT_STR(seam_part_tool_call_id(p), "call_1");
-    ASSERT_STR(seam_part_tool_name(p), "get_weather");
-    ASSERT_STR(seam_part_result_json(p), "{\"t\":21}");
-    CU_ASSERT_EQUAL(seam_part_is_error(p), 1);
-    CU_ASSERT_PTR_NULL(seam_part_args_json(p));
-
-    p = seam_message_part(m, 5);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_MEDIA);
-    ASSERT_STR(seam_part_mime_type(p), "image/png");
-    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_BASE64);
-    ASSERT_STR(seam_part_media_data(p), "iVBORw0KGgo=");
-    p = seam_message_part(m, 6);
-    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_URL);
-    ASSERT_STR(seam_part_media_data(p), "https://x/y.jpg");
+    /* Each part answers what it holds, and nothing for what it does not. */
+    ASSERT_PART(seam_message_part(m, 0), .type = SEAM_PART_TEXT, .text = "Hello");
+    ASSERT_PART(seam_message_part(m, 1), .type = SEAM_PART_REASONING, .text = "thinking", .signature = "sig1");
+    ASSERT_PART(seam_message_part(m, 2), .type = SEAM_PART_REASONING, .text = "opaque==", .redacted = 1);
+    ASSERT_PART(seam_message_part(m, 3), .type = SEAM_PART_TOOL_CALL, .tool_call_id = "call_1",
+                .tool_name = "get_weather", .args_json = "{\"city\":\"Paris\"}");
+    ASSERT_PART(seam_message_part(m, 4), .type = SEAM_PART_TOOL_RESULT, .tool_call_id = "call_1",
+                .tool_name = "get_weather", .result_json = "{\"t\":21}", .is_error = 1);
+    ASSERT_PART(seam_message_part(m, 5), .type = SEAM_PART_MEDIA, .mime_type = "image/png",
+                .media_source = SEAM_MEDIA_BASE64, .media_data = "iVBORw0KGgo=");
+    ASSERT_PART(seam_message_part(m, 6), .type = SEAM_PART_MEDIA, .mime_type = "image/jpeg",
+                .media_source = SEAM_MEDIA_URL, .media_data = "https://x/y.jpg");
 
     CU_ASSERT_PTR_NULL(seam_message_part(m, 7));
     CU_ASSERT_STRING_EQUAL(seam_message_text(m), "Hello");
@@ -1344,22 +1361,43 @@ static void test_scrub_secret(void)
 
 static void test_text_field_set(void)
 {
-    char f[8];
-    /* a cut inside a 2-byte character backs off to its start */
-    seam_text_field_set(f, sizeof f, "abcdef\xC3\xA9", 8);
-    CU_ASSERT_STRING_EQUAL(f, "abcdef");
-    /* half a mark is dropped */
-    char g[12];
-    seam_text_field_set(g, sizeof g, "ab <redacted>", 13);
-    CU_ASSERT_STRING_EQUAL(g, "ab ");
-    /* invalid bytes inside become U+FFFD; a sequence cut at the end goes */
-    char h[32];
-    seam_text_field_set(h, sizeof h, "a\x80" "b\xE2\x82", 5);
-    CU_ASSERT_STRING_EQUAL(h, "a\xEF\xBF\xBD" "b");
-    char *r = seam_utf8_repair("x\xE2\x82y\xFF");
-    CU_ASSERT_STRING_EQUAL(r, "x\xEF\xBF\xBDy\xEF\xBF\xBD");
-    free(r);
-    CU_ASSERT_PTR_NULL(seam_utf8_repair("valid \xC3\xA9"));
+    static const struct {
+        size_t size;
+        const char *text;
+        size_t len;
+        const char *want;
+    } sets[] = {
+        /* a cut inside a 2-byte character backs off to its start */
+        {8, "abcdef\xC3\xA9", 8, "abcdef"},
+        /* half a mark is dropped */
+        {12, "ab <redacted>", 13, "ab "},
+        /* invalid bytes inside become U+FFFD; a sequence cut at the end goes */
+        {32, "a\x80" "b\xE2\x82", 5, "a\xEF\xBF\xBD" "b"},
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        char *field = malloc(sets[i].size); /* exactly: a write past it is seen by ASan */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(field);
+        seam_text_field_set(field, sets[i].size, sets[i].text, sets[i].len);
+        CU_ASSERT_STRING_EQUAL(field, sets[i].want);
+        free(field);
+    }
+    /* seam_utf8_repair: a copy with U+FFFD for each bad byte or cut sequence,
+     * NULL when there is nothing to repair. */
+    static const struct {
+        const char *text, *want;
+    } repairs[] = {
+        {"x\xE2\x82y\xFF", "x\xEF\xBF\xBDy\xEF\xBF\xBD"},
+        {"valid \xC3\xA9", NULL},
+    };
+    for (size_t i = 0; i < sizeof repairs / sizeof repairs[0]; i++) {
+        char *r = seam_utf8_repair(repairs[i].text);
+        if (repairs[i].want) {
+            CU_ASSERT_STRING_EQUAL(r ? r : "(null)", repairs[i].want);
+        } else {
+            CU_ASSERT_PTR_NULL(r);
+        }
+        free(r);
+    }
 }
 
 static const tu_test tests[] = {
