@@ -1005,20 +1005,11 @@ static void test_acc_reasoning(void)
 
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 4);
-    const seam_part *p = seam_message_part(m, 0);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_REASONING);
-    ASSERT_STR(seam_part_text(p), "The user asks.");
-    ASSERT_STR(seam_part_signature(p), "EqQBCgIYAhIM");
-    CU_ASSERT_EQUAL(seam_part_redacted(p), 0);
-    ASSERT_STR(seam_part_text(seam_message_part(m, 1)), "Answer.");
-    p = seam_message_part(m, 2);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_REASONING);
-    ASSERT_STR(seam_part_text(p), "opaque-data");
-    CU_ASSERT_PTR_NULL(seam_part_signature(p));
-    CU_ASSERT_EQUAL(seam_part_redacted(p), 1);
-    p = seam_message_part(m, 3);
-    ASSERT_STR(seam_part_text(p), "anon");
-    ASSERT_STR(seam_part_signature(p), "s2");
+    ASSERT_PART(seam_message_part(m, 0), .type = SEAM_PART_REASONING, .text = "The user asks.",
+                .signature = "EqQBCgIYAhIM");
+    ASSERT_PART(seam_message_part(m, 1), .type = SEAM_PART_TEXT, .text = "Answer.");
+    ASSERT_PART(seam_message_part(m, 2), .type = SEAM_PART_REASONING, .text = "opaque-data", .redacted = 1);
+    ASSERT_PART(seam_message_part(m, 3), .type = SEAM_PART_REASONING, .text = "anon", .signature = "s2");
     /* Reasoning is not text. */
     CU_ASSERT_STRING_EQUAL(seam_result_text(res), "Answer.");
 
