@@ -455,16 +455,19 @@ static void test_error_keep_headers(void)
 
 static void test_parse_duration(void)
 {
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("6m0s"), 360000);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("20ms"), 20);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("1.5s"), 1500);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("1h2m3s"), 3723000);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("2"), 2000);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("soon"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("-1s"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("nan"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("1e300h"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms(""), -1);
+    static const struct {
+        const char *text;
+        int64_t ms; /* -1: refused */
+    } cases[] = {
+        {"6m0s", 360000}, {"20ms", 20}, {"1.5s", 1500}, {"1h2m3s", 3723000}, {"2", 2000},
+        {"soon", -1},     {"-1s", -1},  {"nan", -1},    {"1e300h", -1},     {"", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t ms = seam_parse_duration_ms(cases[i].text);
+        if (ms != cases[i].ms)
+            fprintf(stderr, "\n  \"%s\": %lld ms\n", cases[i].text, (long long)ms);
+        CU_ASSERT_EQUAL(ms, cases[i].ms);
+    }
     CU_ASSERT_EQUAL(seam_parse_duration_ms(NULL), -1);
 }
 
