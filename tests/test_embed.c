@@ -120,6 +120,16 @@ static int embed_logged(seam_client *c, const seam_embed_request *er, const char
     return seam_embed(c, er, &o, e, err);
 }
 
+/* embed_logged on the default chain, which must succeed: the embeddings. */
+static seam_embeddings *embedded_logged(seam_client *c, const seam_embed_request *er,
+                                        tu_attempts *at)
+{
+    seam_embeddings *e = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, at, &e, &err), SEAM_OK);
+    return e;
+}
+
 /* Cost in micro-cents from the catalog's input price: $0.02 per million
  * tokens is 2,000,000 micro-cents per million, so 5 words cost 10. */
 static void test_usage_and_cost(void)
@@ -130,9 +140,7 @@ static void test_usage_and_cost(void)
         "             price = { input = 2000000L; output = 0L; }; } );\n");
     seam_embed_request *er = texts("one two three", "four five", NULL);
     tu_attempts at;
-    seam_embeddings *e = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
+    seam_embeddings *e = embedded_logged(c, er, &at);
     const seam_usage *u = seam_embeddings_usage(e);
     CU_ASSERT_EQUAL(u->input_tokens, 5);
     CU_ASSERT(u->present & SEAM_USAGE_COST);
@@ -157,9 +165,7 @@ static void test_chain_skips(void)
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("skip to the embedder", NULL, NULL);
     tu_attempts at;
-    seam_embeddings *e = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
+    seam_embeddings *e = embedded_logged(c, er, &at);
     TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed");
     /* The third line goes on with the plugin files the loader refused (the
      * test plugins hold one): one of them may have been the plugin named. */
@@ -180,6 +186,7 @@ static void test_chain_skips(void)
         "providers = { m = { plugin = \"mock\"; }; };\n"
         "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
         "models = ( { id = \"mock-1\"; provider = \"m\"; capabilities = [ \"embed\" ]; } );\n");
+    seam_error err;
     CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
     TU_ASSERT_STR(seam_embeddings_model(e), "mock-1");
     seam_embeddings_free(e);
@@ -250,16 +257,15 @@ static void test_errors_and_failover(void)
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("retry me", NULL, NULL);
     tu_attempts at;
-    seam_embeddings *e = NULL;
-    seam_error err;
     /* A retryable error: retried on its entry, then the next entry answers. */
-    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
+    seam_embeddings *e = embedded_logged(c, er, &at);
     TU_ASSERT_STR(seam_embeddings_provider(e), "m");
     CU_ASSERT_EQUAL(at.n, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(at.log, "failed busy/mock-embed: mock: scripted HTTP 503\n"
                                           "failed busy/mock-embed"));
     seam_embeddings_free(e);
     /* A fatal one ends the call with the provider's error. */
+    seam_error err;
     CU_ASSERT_EQUAL(embed_logged(c, er, "fatal", &at, &e, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(e);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
