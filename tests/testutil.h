@@ -367,4 +367,16 @@ int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
  * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
 void tu_event_append(char *text, size_t size, const seam_event *ev);
 
+/* ---- dupmedia: a stream read chunk by chunk (tu_stream.c) ---- */
+
+/* Opens a stream of req on c with o (may be NULL), which must open (a fatal
+ * CUnit assertion), and reads it to its end, giving each chunk to
+ * on_chunk(ud, chunk) unless on_chunk is NULL. Returns the last
+ * seam_stream_next's status (0 at the end), err filled when it failed. The
+ * stream goes to *out (the caller frees it; its result is there) when out is
+ * not NULL, else it is freed. */
+int tu_stream_chunks(seam_client *c, const seam_request *req, const seam_call_options *o,
+                     void (*on_chunk)(void *ud, const seam_chunk *ch), void *ud, seam_stream **out,
+                     seam_error *err);
+
 #endif
