@@ -540,6 +540,8 @@ static void test_stream_cut_group(void)
     audio_done(&f);
 }
 
+/* ---- whole answers: the format, text only, the next turn, the mock ------------------- */
+
 /* The conf's options choose the voice and format: the MIME type follows. */
 static void test_options_format(void)
 {
@@ -642,6 +644,29 @@ static void test_next_turn_transcript(void)
     seam_request_free(r);
 }
 
+/* Whole media through seam_emit_media (the mock's WAV: 8 samples at 8000
+ * bytes a second) gets its length and duration too, offline. */
+static void test_mock_audio_meta(void)
+{
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+                                "media = { store = \"%s\"; };\n", store_dir ? store_dir : tu_dir());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    seam_request *r = audio_request();
+    seam_result *res = generate_ok(NULL, c, r, NULL);
+    const seam_message *m = seam_result_message(res);
+    const seam_part *audio = NULL;
+    for (size_t i = 0; i < seam_message_part_count(m); i++)
+        if (seam_part_get_type(seam_message_part(m, i)) == SEAM_PART_MEDIA)
+            audio = seam_message_part(m, i);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(audio);
+    TU_STR_EQ(seam_part_mime_type(audio), "audio/wav");
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
+    CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.001, "second");
+    finish(c, r, res);
+}
+
 /* ---- Gemini: a blob comes whole in one event, through the same pieces ------------- */
 
 /* A fake server started in *srv, and a client whose one chain is model on it. */
@@ -737,29 +762,6 @@ static void test_gemini_tts(void)
     seam_request_free(r);
     free(pcm);
     tu_client_free(c);
-}
-
-/* Whole media through seam_emit_media (the mock's WAV: 8 samples at 8000
- * bytes a second) gets its length and duration too, offline. */
-static void test_mock_audio_meta(void)
-{
-    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
-                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
-                                "media = { store = \"%s\"; };\n", store_dir ? store_dir : tu_dir());
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    seam_request *r = audio_request();
-    seam_result *res = generate_ok(NULL, c, r, NULL);
-    const seam_message *m = seam_result_message(res);
-    const seam_part *audio = NULL;
-    for (size_t i = 0; i < seam_message_part_count(m); i++)
-        if (seam_part_get_type(seam_message_part(m, i)) == SEAM_PART_MEDIA)
-            audio = seam_message_part(m, i);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(audio);
-    TU_STR_EQ(seam_part_mime_type(audio), "audio/wav");
-    CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
-    CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
-    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.001, "second");
-    finish(c, r, res);
 }
 
 static const tu_test tests[] = {
