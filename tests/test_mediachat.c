@@ -540,7 +540,7 @@ static void test_stream_cut_group(void)
     audio_done(&f);
 }
 
-/* ---- whole answers: the format, text only, the next turn, the mock ------------------- */
+/* ---- whole answers: formats, the Responses API, text only, the next turn, the mock -- */
 
 /* The conf's options choose the voice and format: the MIME type follows. */
 static void test_options_format(void)
