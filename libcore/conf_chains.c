@@ -18,7 +18,7 @@
 #define DEFAULT_RETRY_AFTER_CAP_MS 60000
 #define DEFAULT_COOLDOWN_MS 30000
 
-void free_chain(seam_conf_chain *ch)
+void conf_free_chain(seam_conf_chain *ch)
 {
     for (size_t k = 0; k < ch->n_entries; k++) {
         free(ch->entries[k].provider);
@@ -39,11 +39,11 @@ static int replace_chain(loader *ld, const char *name)
     size_t i = ch ? (size_t)(ch - c->chains) : 0;
     if (!ch || i >= ld->base_chains)
         return 0;
-    free_chain(&c->chains[i]);
+    conf_free_chain(&c->chains[i]);
     free(ld->chain_lines[i].entry_lines);
     size_t n = c->n_chains;
-    remove_at(ld->chain_lines, &n, i, sizeof *ld->chain_lines);
-    remove_at(c->chains, &c->n_chains, i, sizeof *c->chains);
+    conf_remove_at(ld->chain_lines, &n, i, sizeof *ld->chain_lines);
+    conf_remove_at(c->chains, &c->n_chains, i, sizeof *c->chains);
     ld->base_chains--;
     return 1;
 }
@@ -59,8 +59,8 @@ static int replace_role(loader *ld, const char *name)
         free(c->roles[i].file);
         free(ld->role_origins[i].file);
         size_t n = c->n_roles;
-        remove_at(ld->role_origins, &n, i, sizeof *ld->role_origins);
-        remove_at(c->roles, &c->n_roles, i, sizeof *c->roles);
+        conf_remove_at(ld->role_origins, &n, i, sizeof *ld->role_origins);
+        conf_remove_at(c->roles, &c->n_roles, i, sizeof *c->roles);
         ld->base_roles--;
         return 1;
     }
@@ -92,7 +92,7 @@ static int load_failover_on(loader *ld, seam_conf_chain *ch, const config_settin
                             const char *path)
 {
     uint32_t bits = 0;
-    int rc = read_name_bits(ld, s, path, "an array of error kinds [ \"auth\", ... ]", failover_names,
+    int rc = conf_read_name_bits(ld, s, path, "an array of error kinds [ \"auth\", ... ]", failover_names,
                             sizeof failover_names / sizeof failover_names[0], "",
                             " is not an error kind failover_on takes", &bits);
     ch->failover_on = rc == SEAM_OK ? bits : 0;
@@ -102,26 +102,26 @@ static int load_failover_on(loader *ld, seam_conf_chain *ch, const config_settin
 static int load_backoff(loader *ld, seam_conf_backoff *b, const config_setting_t *s,
                         const char *path)
 {
-    if (expect_group(ld, s, path) != SEAM_OK)
+    if (conf_expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
     const config_setting_t *max_setting = NULL;
     for (int i = 0; i < config_setting_length(s); i++) {
         const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
         const char *key = config_setting_name(m);
         char mpath[PATH_MAX_LEN];
-        join_path(mpath, path, key);
+        conf_join_path(mpath, path, key);
         int rc;
         if (strcmp(key, "base_ms") == 0)
-            rc = read_int64(ld, m, mpath, R_BACKOFF_MS, &b->base_ms);
+            rc = conf_read_int64(ld, m, mpath, R_BACKOFF_MS, &b->base_ms);
         else if (strcmp(key, "max_ms") == 0) {
-            rc = read_int64(ld, m, mpath, R_BACKOFF_MS, &b->max_ms);
+            rc = conf_read_int64(ld, m, mpath, R_BACKOFF_MS, &b->max_ms);
             max_setting = m;
         } else if (strcmp(key, "jitter") == 0) {
-            rc = read_number(ld, m, mpath, &b->jitter);
+            rc = conf_read_number(ld, m, mpath, &b->jitter);
             if (rc == SEAM_OK && !(b->jitter >= 0.0 && b->jitter <= 1.0))
                 rc = fail_setting(ld, m, "%s must be between 0 and 1", mpath);
         } else
-            rc = fail_unknown(ld, m, path, backoff_keys);
+            rc = conf_fail_unknown(ld, m, path, backoff_keys);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -134,7 +134,7 @@ static int load_backoff(loader *ld, seam_conf_backoff *b, const config_setting_t
 static int load_entry(loader *ld, seam_conf_entry *e, const config_setting_t *s,
                       const char *path)
 {
-    if (expect_group(ld, s, path) != SEAM_OK)
+    if (conf_expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
     e->max_attempts = DEFAULT_MAX_ATTEMPTS;
     e->backoff.base_ms = DEFAULT_BACKOFF_BASE_MS;
@@ -144,20 +144,20 @@ static int load_entry(loader *ld, seam_conf_entry *e, const config_setting_t *s,
         const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
         const char *key = config_setting_name(m);
         char mpath[PATH_MAX_LEN];
-        join_path(mpath, path, key);
+        conf_join_path(mpath, path, key);
         int rc;
         if (strcmp(key, "provider") == 0)
-            rc = read_string(ld, m, mpath, &e->provider);
+            rc = conf_read_string(ld, m, mpath, &e->provider);
         else if (strcmp(key, "model") == 0)
-            rc = read_string(ld, m, mpath, &e->model);
+            rc = conf_read_string(ld, m, mpath, &e->model);
         else if (strcmp(key, "max_attempts") == 0) {
             int64_t n = 0;
-            rc = read_int64(ld, m, mpath, R_MAX_ATTEMPTS, &n);
+            rc = conf_read_int64(ld, m, mpath, R_MAX_ATTEMPTS, &n);
             e->max_attempts = (int)n;
         } else if (strcmp(key, "backoff") == 0)
             rc = load_backoff(ld, &e->backoff, m, mpath);
         else
-            rc = fail_unknown(ld, m, path, entry_keys);
+            rc = conf_fail_unknown(ld, m, path, entry_keys);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -172,20 +172,20 @@ static int load_entries(loader *ld, seam_conf_chain *ch, chain_lines *lines,
                         const config_setting_t *s, const char *path)
 {
     if (config_setting_type(s) != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, path, "a list of entries ( { provider = ...; model = ...; } )");
+        return conf_fail_type(ld, s, path, "a list of entries ( { provider = ...; model = ...; } )");
     int n = config_setting_length(s);
     if (n == 0)
         return fail_setting(ld, s, "%s has no entries", path);
     ch->entries = calloc((size_t)n, sizeof *ch->entries);
     lines->entry_lines = calloc((size_t)n, sizeof *lines->entry_lines);
     if (!ch->entries || !lines->entry_lines)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         char epath[PATH_MAX_LEN];
         snprintf(epath, sizeof epath, "%s[%d]", path, i);
         ch->n_entries++;
-        lines->entry_lines[i] = setting_line(e);
+        lines->entry_lines[i] = conf_setting_line(e);
         if (load_entry(ld, &ch->entries[i], e, epath) != SEAM_OK)
             return ld->status;
     }
@@ -200,25 +200,25 @@ static int load_chain_group(loader *ld, seam_conf_chain *ch, chain_lines *lines,
         const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
         const char *key = config_setting_name(m);
         char mpath[PATH_MAX_LEN];
-        join_path(mpath, path, key);
+        conf_join_path(mpath, path, key);
         int rc;
         if (strcmp(key, "entries") == 0) {
             entries = m;
             rc = load_entries(ld, ch, lines, m, mpath);
         } else if (strcmp(key, "retry_after_cap_ms") == 0)
-            rc = read_int64(ld, m, mpath, R_RETRY_AFTER_CAP_MS, &ch->retry_after_cap_ms);
+            rc = conf_read_int64(ld, m, mpath, R_RETRY_AFTER_CAP_MS, &ch->retry_after_cap_ms);
         else if (strcmp(key, "cooldown_ms") == 0)
-            rc = read_int64(ld, m, mpath, R_COOLDOWN_MS, &ch->cooldown_ms);
+            rc = conf_read_int64(ld, m, mpath, R_COOLDOWN_MS, &ch->cooldown_ms);
         else if (strcmp(key, "failover_on") == 0)
             rc = load_failover_on(ld, ch, m, mpath);
         else if (strcmp(key, "context_overflow_fallback") == 0) {
-            rc = read_string(ld, m, mpath, &ch->context_overflow_fallback);
-            lines->overflow_line = setting_line(m);
+            rc = conf_read_string(ld, m, mpath, &ch->context_overflow_fallback);
+            lines->overflow_line = conf_setting_line(m);
         } else if (strcmp(key, "content_filter_fallback") == 0) {
-            rc = read_string(ld, m, mpath, &ch->content_filter_fallback);
-            lines->filter_line = setting_line(m);
+            rc = conf_read_string(ld, m, mpath, &ch->content_filter_fallback);
+            lines->filter_line = conf_setting_line(m);
         } else
-            rc = fail_unknown(ld, m, path, chain_keys);
+            rc = conf_fail_unknown(ld, m, path, chain_keys);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -232,21 +232,21 @@ static int load_chain(loader *ld, const config_setting_t *s)
     seam_conf *c = ld->conf;
     const char *name = config_setting_name(s);
     char path[PATH_MAX_LEN];
-    join_path(path, "chains", name);
+    conf_join_path(path, "chains", name);
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_LIST && t != CONFIG_TYPE_GROUP)
-        return fail_type(ld, s, path, "a list of entries ( { ... } ) or a group { entries = ( ... ); }");
+        return conf_fail_type(ld, s, path, "a list of entries ( { ... } ) or a group { entries = ( ... ); }");
     const seam_conf_chain *prev = replace_chain(ld, name) ? NULL : seam_conf_find_chain(c, name);
     if (prev)
         return fail_setting(ld, s, "chain \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
 
     size_t cap = ld->cap_chains;
-    if (grow((void **)&c->chains, &cap, c->n_chains, sizeof *c->chains) != SEAM_OK)
-        return fail_nomem(ld);
+    if (conf_grow((void **)&c->chains, &cap, c->n_chains, sizeof *c->chains) != SEAM_OK)
+        return conf_fail_nomem(ld);
     cap = ld->cap_chains;
-    if (grow((void **)&ld->chain_lines, &cap, c->n_chains, sizeof *ld->chain_lines) != SEAM_OK)
-        return fail_nomem(ld);
+    if (conf_grow((void **)&ld->chain_lines, &cap, c->n_chains, sizeof *ld->chain_lines) != SEAM_OK)
+        return conf_fail_nomem(ld);
     ld->cap_chains = cap;
 
     seam_conf_chain *ch = &c->chains[c->n_chains];
@@ -255,20 +255,20 @@ static int load_chain(loader *ld, const config_setting_t *s)
     memset(ch, 0, sizeof *ch);
     memset(lines, 0, sizeof *lines);
     ch->name = strdup(name);
-    ch->file = strdup(setting_file(ld, s));
-    ch->line = setting_line(s);
+    ch->file = strdup(conf_setting_file(ld, s));
+    ch->line = conf_setting_line(s);
     ch->retry_after_cap_ms = DEFAULT_RETRY_AFTER_CAP_MS;
     ch->cooldown_ms = DEFAULT_COOLDOWN_MS;
     if (!ch->name || !ch->file)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     if (t == CONFIG_TYPE_LIST)
         return load_entries(ld, ch, lines, s, path);
     return load_chain_group(ld, ch, lines, s, path);
 }
 
-int load_chains(loader *ld, const config_setting_t *s)
+int conf_load_chains(loader *ld, const config_setting_t *s)
 {
-    if (expect_group(ld, s, "chains") != SEAM_OK)
+    if (conf_expect_group(ld, s, "chains") != SEAM_OK)
         return ld->status;
     for (int i = 0; i < config_setting_length(s); i++)
         if (load_chain(ld, config_setting_get_elem(s, (unsigned)i)) != SEAM_OK)
@@ -278,41 +278,41 @@ int load_chains(loader *ld, const config_setting_t *s)
 
 /* ---- roles ------------------------------------------------------------------------------------------ */
 
-int load_roles(loader *ld, const config_setting_t *s)
+int conf_load_roles(loader *ld, const config_setting_t *s)
 {
-    if (expect_group(ld, s, "roles") != SEAM_OK)
+    if (conf_expect_group(ld, s, "roles") != SEAM_OK)
         return ld->status;
     seam_conf *c = ld->conf;
     for (int i = 0; i < config_setting_length(s); i++) {
         const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
         const char *name = config_setting_name(m);
         char path[PATH_MAX_LEN];
-        join_path(path, "roles", name);
+        conf_join_path(path, "roles", name);
         replace_role(ld, name);
         for (size_t k = 0; k < c->n_roles; k++)
             if (strcmp(c->roles[k].name, name) == 0)
                 return fail_setting(ld, m, "role \"%s\" already defined in %s:%d", name,
                                     ld->role_origins[k].file, ld->role_origins[k].line);
         size_t cap = ld->cap_roles;
-        if (grow((void **)&c->roles, &cap, c->n_roles, sizeof *c->roles) != SEAM_OK)
-            return fail_nomem(ld);
+        if (conf_grow((void **)&c->roles, &cap, c->n_roles, sizeof *c->roles) != SEAM_OK)
+            return conf_fail_nomem(ld);
         cap = ld->cap_roles;
-        if (grow((void **)&ld->role_origins, &cap, c->n_roles, sizeof *ld->role_origins) !=
+        if (conf_grow((void **)&ld->role_origins, &cap, c->n_roles, sizeof *ld->role_origins) !=
             SEAM_OK)
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         ld->cap_roles = cap;
         seam_conf_role *r = &c->roles[c->n_roles];
         role_origin *o = &ld->role_origins[c->n_roles];
         c->n_roles++;
         r->name = strdup(name);
-        r->file = strdup(setting_file(ld, m));
-        r->line = setting_line(m);
+        r->file = strdup(conf_setting_file(ld, m));
+        r->line = conf_setting_line(m);
         r->chain = NULL;
-        o->file = strdup(setting_file(ld, m));
-        o->line = setting_line(m);
+        o->file = strdup(conf_setting_file(ld, m));
+        o->line = conf_setting_line(m);
         if (!r->name || !o->file || !r->file)
-            return fail_nomem(ld);
-        if (read_string(ld, m, path, &r->chain) != SEAM_OK)
+            return conf_fail_nomem(ld);
+        if (conf_read_string(ld, m, path, &r->chain) != SEAM_OK)
             return ld->status;
     }
     return SEAM_OK;
@@ -324,12 +324,12 @@ static int check_fallback(loader *ld, const seam_conf_chain *ch, const char *whi
                           const char *target, int line)
 {
     if (target && !seam_conf_find_chain(ld->conf, target))
-        return fail_at(ld, ch->file, line, "chains.%s.%s names chain \"%s\", which is not defined",
+        return conf_fail_at(ld, ch->file, line, "chains.%s.%s names chain \"%s\", which is not defined",
                        ch->name, which, target);
     return SEAM_OK;
 }
 
-int check_references(loader *ld)
+int conf_check_references(loader *ld)
 {
     const seam_conf *c = ld->conf;
     for (size_t i = 0; i < c->n_chains; i++) {
@@ -347,9 +347,9 @@ int check_references(loader *ld)
                                     ch->file, ld->chain_lines[i].entry_lines[k], ch->name, k,
                                     e->provider) != SEAM_OK) {
                     seam_buf_free(&w);
-                    return fail_nomem(ld);
+                    return conf_fail_nomem(ld);
                 }
-                if (add_warning(ld, w.data) != SEAM_OK)
+                if (conf_add_warning(ld, w.data) != SEAM_OK)
                     return ld->status;
             }
         }
@@ -361,7 +361,7 @@ int check_references(loader *ld)
     }
     for (size_t i = 0; i < c->n_roles; i++)
         if (!seam_conf_find_chain(c, c->roles[i].chain))
-            return fail_at(ld, ld->role_origins[i].file, ld->role_origins[i].line,
+            return conf_fail_at(ld, ld->role_origins[i].file, ld->role_origins[i].line,
                            "roles.%s names chain \"%s\", which is not defined", c->roles[i].name,
                            c->roles[i].chain);
     return SEAM_OK;

@@ -112,75 +112,75 @@ typedef struct name_bit {
 
 /* ---- conf_read.c: failing, typed reads, paths, arrays, options -------------------------------- */
 
-int fail_nomem(loader *ld);
-int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
+int conf_fail_nomem(loader *ld);
+int conf_fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-const char *setting_file(const loader *ld, const config_setting_t *s);
-int setting_line(const config_setting_t *s);
+const char *conf_setting_file(const loader *ld, const config_setting_t *s);
+int conf_setting_line(const config_setting_t *s);
 
-#define fail_setting(ld, s, ...) fail_at((ld), setting_file((ld), (s)), setting_line(s), __VA_ARGS__)
+#define fail_setting(ld, s, ...) conf_fail_at((ld), conf_setting_file((ld), (s)), conf_setting_line(s), __VA_ARGS__)
 
-int fail_type(loader *ld, const config_setting_t *s, const char *path, const char *want);
+int conf_fail_type(loader *ld, const config_setting_t *s, const char *path, const char *want);
 /* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid. */
-size_t utf8_len(const unsigned char *s, size_t n);
+size_t conf_utf8_len(const unsigned char *s, size_t n);
 /* out = parent "." name, cut at PATH_MAX_LEN (only a message would be cut). */
-void join_path(char *out, const char *parent, const char *name);
-int read_string(loader *ld, const config_setting_t *s, const char *path, char **out);
+void conf_join_path(char *out, const char *parent, const char *name);
+int conf_read_string(loader *ld, const config_setting_t *s, const char *path, char **out);
 /* An integer inside the range r. */
-int read_int64(loader *ld, const config_setting_t *s, const char *path, range_id r,
+int conf_read_int64(loader *ld, const config_setting_t *s, const char *path, range_id r,
                int64_t *out);
-int read_number(loader *ld, const config_setting_t *s, const char *path, double *out);
-int expect_group(loader *ld, const config_setting_t *s, const char *path);
-int fail_unknown(loader *ld, const config_setting_t *s, const char *parent, const char *known);
+int conf_read_number(loader *ld, const config_setting_t *s, const char *path, double *out);
+int conf_expect_group(loader *ld, const config_setting_t *s, const char *path);
+int conf_fail_unknown(loader *ld, const config_setting_t *s, const char *parent, const char *known);
 /* A path from the conf: "~/x" is under $HOME, a relative one is under the
  * directory of the file that says it. NULL when out of memory. */
-char *resolve_path(const loader *ld, const char *p);
+char *conf_resolve_path(const loader *ld, const char *p);
 /* Removes element i of an array of n elements of size elem. */
-void remove_at(void *arr, size_t *n, size_t i, size_t elem);
-int grow(void **arr, size_t *cap, size_t n, size_t elem);
+void conf_remove_at(void *arr, size_t *n, size_t i, size_t elem);
+int conf_grow(void **arr, size_t *cap, size_t n, size_t elem);
 /* Adds text (taken, NULL: out of memory) to the conf's warnings. */
-int add_warning(loader *ld, char *text);
+int conf_add_warning(loader *ld, char *text);
 /* An array or list of names, each one of names[0..n), ORed into *bits. */
-int read_name_bits(loader *ld, const config_setting_t *s, const char *path,
+int conf_read_name_bits(loader *ld, const config_setting_t *s, const char *path,
                    const char *array_what, const name_bit *names, size_t n,
                    const char *before, const char *after, uint32_t *bits);
 /* A setting as JSON (NULL when out of memory); every string under s is UTF-8. */
-json_object *setting_to_json(const config_setting_t *s);
-int options_utf8(loader *ld, const config_setting_t *s, const char *path);
+json_object *conf_setting_to_json(const config_setting_t *s);
+int conf_options_utf8(loader *ld, const config_setting_t *s, const char *path);
 /* A group as JSON text into *out (replacing it). */
-int load_options(loader *ld, const config_setting_t *s, const char *path, char **out);
+int conf_load_options(loader *ld, const config_setting_t *s, const char *path, char **out);
 
 /* ---- conf_text.c: one file's raw text ----------------------------------------------------- */
 
 /* Reads a whole conf file into a NUL-terminated buffer; fills *st. */
-int read_conf_text(loader *ld, const char *file, struct stat *st, char **text, size_t *len);
+int conf_read_text(loader *ld, const char *file, struct stat *st, char **text, size_t *len);
 /* What libconfig 1.5 would take without a word but seam must not. */
-int check_conf_text(loader *ld, const char *file, const char *text, size_t len);
+int conf_check_text(loader *ld, const char *file, const char *text, size_t len);
 
 /* ---- the groups: each reads its top-level setting s into ld->conf ------------------------ */
 
 /* conf_providers.c */
-int load_providers(loader *ld, const config_setting_t *s);
-void free_provider(seam_conf_provider *p);
+int conf_load_providers(loader *ld, const config_setting_t *s);
+void conf_free_provider(seam_conf_provider *p);
 /* conf_chains.c; check_references runs once every file is read. */
-int load_chains(loader *ld, const config_setting_t *s);
-int load_roles(loader *ld, const config_setting_t *s);
-int check_references(loader *ld);
-void free_chain(seam_conf_chain *ch);
+int conf_load_chains(loader *ld, const config_setting_t *s);
+int conf_load_roles(loader *ld, const config_setting_t *s);
+int conf_check_references(loader *ld);
+void conf_free_chain(seam_conf_chain *ch);
 /* conf_state.c */
-int load_state(loader *ld, const config_setting_t *s);
-void free_state(seam_conf_state *st);
+int conf_load_state(loader *ld, const config_setting_t *s);
+void conf_free_state(seam_conf_state *st);
 /* conf_tools.c */
-int load_tools(loader *ld, const config_setting_t *s);
-int load_cli(loader *ld, const config_setting_t *s);
-void free_tool(seam_conf_tool *t);
+int conf_load_tools(loader *ld, const config_setting_t *s);
+int conf_load_cli(loader *ld, const config_setting_t *s);
+void conf_free_tool(seam_conf_tool *t);
 /* conf_models.c */
-int load_models(loader *ld, const config_setting_t *s);
-int load_model_catalog_key(loader *ld, const config_setting_t *s);
+int conf_load_models(loader *ld, const config_setting_t *s);
+int conf_load_model_catalog_key(loader *ld, const config_setting_t *s);
 /* conf_media.c */
-int load_media(loader *ld, const config_setting_t *s);
+int conf_load_media(loader *ld, const config_setting_t *s);
 
 #endif

@@ -36,7 +36,7 @@ static int load_capabilities(loader *ld, seam_conf_model *m, const config_settin
                              const char *path)
 {
     uint32_t bits = 0;
-    int rc = read_name_bits(ld, s, path, "an array of capability names [ \"tools\", ... ]",
+    int rc = conf_read_name_bits(ld, s, path, "an array of capability names [ \"tools\", ... ]",
                             capability_names, sizeof capability_names / sizeof capability_names[0],
                             "unknown capability ", "", &bits);
     if (rc == SEAM_OK) {
@@ -53,7 +53,7 @@ static int load_outputs(loader *ld, seam_conf_model *m, const config_setting_t *
 {
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, path, "an array of modality sets [ \"text\", \"text+image\" ]");
+        return conf_fail_type(ld, s, path, "an array of modality sets [ \"text\", \"text+image\" ]");
     int n = config_setting_length(s);
     if (n > 8)
         return fail_setting(ld, s, "%s lists %d modality sets; at most 8", path, n);
@@ -61,7 +61,7 @@ static int load_outputs(loader *ld, seam_conf_model *m, const config_setting_t *
     for (int i = 0; i < n; i++) {
         const char *v = config_setting_get_string_elem(s, (unsigned)i);
         if (!v)
-            return fail_type(ld, s, path, "an array of strings");
+            return conf_fail_type(ld, s, path, "an array of strings");
         uint32_t bits = 0;
         const char *p = v;
         while (*p) {
@@ -90,28 +90,28 @@ static int load_outputs(loader *ld, seam_conf_model *m, const config_setting_t *
 
 static int load_price(loader *ld, seam_conf_model *m, const config_setting_t *s, const char *path)
 {
-    if (expect_group(ld, s, path) != SEAM_OK)
+    if (conf_expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
     int have_input = 0, have_output = 0;
     for (int i = 0; i < config_setting_length(s); i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         const char *key = config_setting_name(e);
         char epath[PATH_MAX_LEN];
-        join_path(epath, path, key);
+        conf_join_path(epath, path, key);
         int rc;
         /* Bounded so that tokens x price stays inside int64 (seam_catalog_price). */
         if (strcmp(key, "input") == 0) {
-            rc = read_int64(ld, e, epath, R_PRICE, &m->price_input);
+            rc = conf_read_int64(ld, e, epath, R_PRICE, &m->price_input);
             have_input = 1;
         } else if (strcmp(key, "output") == 0) {
-            rc = read_int64(ld, e, epath, R_PRICE, &m->price_output);
+            rc = conf_read_int64(ld, e, epath, R_PRICE, &m->price_output);
             have_output = 1;
         } else if (strcmp(key, "cache_read") == 0)
-            rc = read_int64(ld, e, epath, R_PRICE, &m->price_cache_read);
+            rc = conf_read_int64(ld, e, epath, R_PRICE, &m->price_cache_read);
         else if (strcmp(key, "cache_write") == 0)
-            rc = read_int64(ld, e, epath, R_PRICE, &m->price_cache_write);
+            rc = conf_read_int64(ld, e, epath, R_PRICE, &m->price_cache_write);
         else
-            rc = fail_unknown(ld, e, path, price_keys);
+            rc = conf_fail_unknown(ld, e, path, price_keys);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -129,7 +129,7 @@ static int same_provider(const char *a, const char *b)
 
 static int load_model(loader *ld, const config_setting_t *s, const char *path)
 {
-    if (expect_group(ld, s, path) != SEAM_OK)
+    if (conf_expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
     seam_conf_model m;
     memset(&m, 0, sizeof m);
@@ -140,15 +140,15 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         const char *key = config_setting_name(e);
         char epath[PATH_MAX_LEN];
-        join_path(epath, path, key);
+        conf_join_path(epath, path, key);
         if (strcmp(key, "id") == 0)
-            rc = read_string(ld, e, epath, &m.id);
+            rc = conf_read_string(ld, e, epath, &m.id);
         else if (strcmp(key, "provider") == 0)
-            rc = read_string(ld, e, epath, &m.provider);
+            rc = conf_read_string(ld, e, epath, &m.provider);
         else if (strcmp(key, "context_window") == 0)
-            rc = read_int64(ld, e, epath, R_TOKENS, &m.context_window);
+            rc = conf_read_int64(ld, e, epath, R_TOKENS, &m.context_window);
         else if (strcmp(key, "max_output_tokens") == 0)
-            rc = read_int64(ld, e, epath, R_TOKENS, &m.max_output_tokens);
+            rc = conf_read_int64(ld, e, epath, R_TOKENS, &m.max_output_tokens);
         else if (strcmp(key, "capabilities") == 0)
             rc = load_capabilities(ld, &m, e, epath);
         else if (strcmp(key, "outputs") == 0)
@@ -156,7 +156,7 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
         else if (strcmp(key, "price") == 0)
             rc = load_price(ld, &m, e, epath);
         else
-            rc = fail_unknown(ld, e, path, model_keys);
+            rc = conf_fail_unknown(ld, e, path, model_keys);
     }
     if (rc == SEAM_OK && !m.id)
         rc = fail_setting(ld, s, "%s has no id", path);
@@ -171,7 +171,7 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
             free(c->models[i].id);
             free(c->models[i].provider);
             free(c->models[i].file);
-            remove_at(c->models, &c->n_models, i, sizeof *c->models);
+            conf_remove_at(c->models, &c->n_models, i, sizeof *c->models);
             ld->base_models--;
             i--;
             continue;
@@ -184,10 +184,10 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
         keep = 0; /* the user's entry overrides the catalog's */
     }
     if (keep) {
-        m.file = strdup(setting_file(ld, s));
-        m.line = setting_line(s);
-        if (!m.file || grow((void **)&c->models, &ld->cap_models, c->n_models, sizeof *c->models) != SEAM_OK) {
-            rc = fail_nomem(ld);
+        m.file = strdup(conf_setting_file(ld, s));
+        m.line = conf_setting_line(s);
+        if (!m.file || conf_grow((void **)&c->models, &ld->cap_models, c->n_models, sizeof *c->models) != SEAM_OK) {
+            rc = conf_fail_nomem(ld);
         } else {
             c->models[c->n_models++] = m;
             return SEAM_OK;
@@ -199,10 +199,10 @@ static int load_model(loader *ld, const config_setting_t *s, const char *path)
     return rc;
 }
 
-int load_models(loader *ld, const config_setting_t *s)
+int conf_load_models(loader *ld, const config_setting_t *s)
 {
     if (config_setting_type(s) != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, "models", "a list of models ( { id = ...; ... } )");
+        return conf_fail_type(ld, s, "models", "a list of models ( { id = ...; ... } )");
     for (int i = 0; i < config_setting_length(s); i++) {
         char path[PATH_MAX_LEN];
         snprintf(path, sizeof path, "models[%d]", i);
@@ -212,19 +212,19 @@ int load_models(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
-int load_model_catalog_key(loader *ld, const config_setting_t *s)
+int conf_load_model_catalog_key(loader *ld, const config_setting_t *s)
 {
     if (config_setting_type(s) != CONFIG_TYPE_STRING)
-        return fail_type(ld, s, "model_catalog", "a string");
+        return conf_fail_type(ld, s, "model_catalog", "a string");
     const char *v = config_setting_get_string(s);
     free(ld->conf->model_catalog);
     ld->conf->model_catalog = NULL;
     ld->catalog_disabled = !v || !*v;
     if (ld->catalog_disabled)
         return SEAM_OK;
-    ld->conf->model_catalog = resolve_path(ld, v);
+    ld->conf->model_catalog = conf_resolve_path(ld, v);
     free(ld->catalog_named_in);
-    ld->catalog_named_in = strdup(setting_file(ld, s));
-    ld->catalog_named_line = setting_line(s);
-    return ld->conf->model_catalog && ld->catalog_named_in ? SEAM_OK : fail_nomem(ld);
+    ld->catalog_named_in = strdup(conf_setting_file(ld, s));
+    ld->catalog_named_line = conf_setting_line(s);
+    return ld->conf->model_catalog && ld->catalog_named_in ? SEAM_OK : conf_fail_nomem(ld);
 }

@@ -18,7 +18,7 @@
 /* The longest default_model accepted: real model ids are far shorter. */
 #define SEAM_MAX_MODEL_ID 256
 
-void free_provider(seam_conf_provider *p)
+void conf_free_provider(seam_conf_provider *p)
 {
     free(p->name);
     free(p->plugin);
@@ -55,8 +55,8 @@ static int replace_provider(loader *ld, const char *name)
     size_t i = p ? (size_t)(p - c->providers) : 0;
     if (!p || i >= ld->base_providers)
         return 0;
-    free_provider(&c->providers[i]);
-    remove_at(c->providers, &c->n_providers, i, sizeof *c->providers);
+    conf_free_provider(&c->providers[i]);
+    conf_remove_at(c->providers, &c->n_providers, i, sizeof *c->providers);
     ld->base_providers--;
     return 1;
 }
@@ -76,7 +76,7 @@ static int read_string_list(loader *ld, const config_setting_t *s, const char *p
 {
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, path, "an array of strings [ \"...\" ]");
+        return conf_fail_type(ld, s, path, "an array of strings [ \"...\" ]");
     int n = config_setting_length(s);
     if (n == 0)
         return fail_setting(ld, s, "%s must name at least one", path);
@@ -86,18 +86,18 @@ static int read_string_list(loader *ld, const config_setting_t *s, const char *p
     *out = calloc((size_t)n, sizeof **out);
     *n_out = 0;
     if (!*out)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     for (int i = 0; i < n; i++) {
         char epath[PATH_MAX_LEN + 16];
         snprintf(epath, sizeof epath, "%s[%d]", path, i);
         char *v = NULL;
-        if (read_string(ld, config_setting_get_elem(s, (unsigned)i), epath, &v) != SEAM_OK)
+        if (conf_read_string(ld, config_setting_get_elem(s, (unsigned)i), epath, &v) != SEAM_OK)
             return ld->status;
         if (resolve) {
-            char *abs = resolve_path(ld, v);
+            char *abs = conf_resolve_path(ld, v);
             free(v);
             if (!abs)
-                return fail_nomem(ld);
+                return conf_fail_nomem(ld);
             v = abs;
         }
         (*out)[(*n_out)++] = v;
@@ -152,12 +152,12 @@ static int warn_plain_http(loader *ld, const seam_conf_provider *p, const config
     if (seam_buf_printf(&w,
                         "%s:%d: provider \"%s\" sends its requests and its API key over plain "
                         "HTTP to %s, which is not this machine: use https://",
-                        setting_file(ld, m), setting_line(m), p->name, n ? host : "(no host)") !=
+                        conf_setting_file(ld, m), conf_setting_line(m), p->name, n ? host : "(no host)") !=
         SEAM_OK) {
         seam_buf_free(&w);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
-    return add_warning(ld, w.data);
+    return conf_add_warning(ld, w.data);
 }
 
 /* A string that must be one of names[] (NULL-terminated); *out gets its index. */
@@ -165,7 +165,7 @@ static int read_choice(loader *ld, const config_setting_t *s, const char *path,
                        const char *const *names, const char *expected, int *out)
 {
     if (config_setting_type(s) != CONFIG_TYPE_STRING)
-        return fail_type(ld, s, path, "a string");
+        return conf_fail_type(ld, s, path, "a string");
     const char *v = config_setting_get_string(s);
     for (int i = 0; names[i]; i++)
         if (v && strcmp(v, names[i]) == 0) {
@@ -180,11 +180,11 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
 {
     const char *key = config_setting_name(m);
     char path[PATH_MAX_LEN];
-    join_path(path, parent, key);
+    conf_join_path(path, parent, key);
     if (strcmp(key, "plugin") == 0)
-        return read_string(ld, m, path, &p->plugin);
+        return conf_read_string(ld, m, path, &p->plugin);
     if (strcmp(key, "default_model") == 0) {
-        if (read_string(ld, m, path, &p->default_model) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &p->default_model) != SEAM_OK)
             return ld->status;
         /* A model id goes into URLs (Gemini) and JSON bodies verbatim. */
         size_t n = strlen(p->default_model);
@@ -198,13 +198,13 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
         return SEAM_OK;
     }
     if (strcmp(key, "base_url") == 0) {
-        if (read_string(ld, m, path, &p->base_url) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &p->base_url) != SEAM_OK)
             return ld->status;
         return warn_plain_http(ld, p, m);
     }
     if (strcmp(key, "api_key_env") == 0) {
         if (config_setting_type(m) == CONFIG_TYPE_STRING)
-            return read_string(ld, m, path, &p->api_key_env);
+            return conf_read_string(ld, m, path, &p->api_key_env);
         /* A list names fallbacks, the first one set wins (GEMINI_API_KEY, then
          * GOOGLE_API_KEY); kept newline-separated, a character no variable
          * name holds. */
@@ -217,7 +217,7 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
                 rc = fail_setting(ld, m, "%s[%zu] is not a variable name", path, i);
             if (rc == SEAM_OK && ((i && seam_buf_puts(&joined, "\n") != SEAM_OK) ||
                                   seam_buf_puts(&joined, names[i]) != SEAM_OK))
-                rc = fail_nomem(ld);
+                rc = conf_fail_nomem(ld);
             free(names[i]);
         }
         free(names);
@@ -230,40 +230,40 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
         return SEAM_OK;
     }
     if (strcmp(key, "api_key_command") == 0)
-        return read_string(ld, m, path, &p->api_key_command);
+        return conf_read_string(ld, m, path, &p->api_key_command);
     if (strcmp(key, "api_key_file") == 0) {
         char *file = NULL;
-        if (read_string(ld, m, path, &file) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &file) != SEAM_OK)
             return ld->status;
         free(p->api_key_file);
-        p->api_key_file = resolve_path(ld, file);
+        p->api_key_file = conf_resolve_path(ld, file);
         free(file);
-        return p->api_key_file ? SEAM_OK : fail_nomem(ld);
+        return p->api_key_file ? SEAM_OK : conf_fail_nomem(ld);
     }
     if (strcmp(key, "api_key") == 0) {
         /* Read by hand: read_string's messages are fine, but the old value must
          * be wiped, not just freed. */
         if (config_setting_type(m) != CONFIG_TYPE_STRING)
-            return fail_type(ld, m, path, "a string");
+            return conf_fail_type(ld, m, path, "a string");
         const char *v = config_setting_get_string(m);
         if (!v || !*v)
             return fail_setting(ld, m, "%s must be a non-empty string", path);
         seam_secret_free(p->api_key);
         p->api_key = strdup(v);
         if (!p->api_key)
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         if (ld->group_or_other_access) {
             seam_buf w = {0};
             if (seam_buf_printf(&w,
                                 "%s:%d: provider \"%s\" has an inline api_key in a file readable "
                                 "by group or others (mode %04o); use api_key_env, api_key_file "
                                 "or api_key_command instead, or chmod 600 %s",
-                                setting_file(ld, m), setting_line(m), p->name, ld->file_mode,
-                                setting_file(ld, m)) != SEAM_OK) {
+                                conf_setting_file(ld, m), conf_setting_line(m), p->name, ld->file_mode,
+                                conf_setting_file(ld, m)) != SEAM_OK) {
                 seam_buf_free(&w);
-                return fail_nomem(ld);
+                return conf_fail_nomem(ld);
             }
-            return add_warning(ld, w.data);
+            return conf_add_warning(ld, w.data);
         }
         return SEAM_OK;
     }
@@ -283,30 +283,30 @@ static int provider_member(loader *ld, seam_conf_provider *p, const config_setti
                            &p->rate_limit_guard);
     }
     if (strcmp(key, "api_key_ttl_ms") == 0)
-        return read_int64(ld, m, path, R_KEY_TTL_MS, &p->api_key_ttl_ms);
+        return conf_read_int64(ld, m, path, R_KEY_TTL_MS, &p->api_key_ttl_ms);
     if (strcmp(key, "api_key_command_timeout_ms") == 0)
-        return read_int64(ld, m, path, R_KEY_COMMAND_TIMEOUT_MS, &p->api_key_command_timeout_ms);
+        return conf_read_int64(ld, m, path, R_KEY_COMMAND_TIMEOUT_MS, &p->api_key_command_timeout_ms);
     if (strcmp(key, "timeout_ms") == 0)
-        return read_int64(ld, m, path, R_TIMEOUT_MS, &p->timeout_ms);
+        return conf_read_int64(ld, m, path, R_TIMEOUT_MS, &p->timeout_ms);
     if (strcmp(key, "connect_timeout_ms") == 0)
-        return read_int64(ld, m, path, R_CONNECT_TIMEOUT_MS, &p->connect_timeout_ms);
+        return conf_read_int64(ld, m, path, R_CONNECT_TIMEOUT_MS, &p->connect_timeout_ms);
     if (strcmp(key, "idle_timeout_ms") == 0)
-        return read_int64(ld, m, path, R_IDLE_TIMEOUT_MS, &p->idle_timeout_ms);
+        return conf_read_int64(ld, m, path, R_IDLE_TIMEOUT_MS, &p->idle_timeout_ms);
     if (strcmp(key, "max_response_bytes") == 0)
-        return read_int64(ld, m, path, R_MAX_RESPONSE_BYTES, &p->max_response_bytes);
+        return conf_read_int64(ld, m, path, R_MAX_RESPONSE_BYTES, &p->max_response_bytes);
     if (strcmp(key, "ca_file") == 0 || strcmp(key, "ca_path") == 0) {
         char *v = NULL;
-        if (read_string(ld, m, path, &v) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &v) != SEAM_OK)
             return ld->status;
         char **dst = key[3] == 'f' ? &p->ca_file : &p->ca_path;
         free(*dst);
-        *dst = resolve_path(ld, v);
+        *dst = conf_resolve_path(ld, v);
         free(v);
-        return *dst ? SEAM_OK : fail_nomem(ld);
+        return *dst ? SEAM_OK : conf_fail_nomem(ld);
     }
     if (strcmp(key, "options") == 0)
-        return load_options(ld, m, path, &p->options_json);
-    return fail_unknown(ld, m, parent, provider_keys);
+        return conf_load_options(ld, m, path, &p->options_json);
+    return conf_fail_unknown(ld, m, parent, provider_keys);
 }
 
 static int load_provider(loader *ld, const config_setting_t *s)
@@ -314,44 +314,44 @@ static int load_provider(loader *ld, const config_setting_t *s)
     seam_conf *c = ld->conf;
     const char *name = config_setting_name(s);
     char path[PATH_MAX_LEN];
-    join_path(path, "providers", name);
-    if (expect_group(ld, s, path) != SEAM_OK)
+    conf_join_path(path, "providers", name);
+    if (conf_expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
     const seam_conf_provider *prev = replace_provider(ld, name) ? NULL : seam_conf_find_provider(c, name);
     if (prev)
         return fail_setting(ld, s, "provider \"%s\" already defined in %s:%d", name, prev->file,
                             prev->line);
 
-    if (grow((void **)&c->providers, &ld->cap_providers, c->n_providers, sizeof *c->providers) !=
+    if (conf_grow((void **)&c->providers, &ld->cap_providers, c->n_providers, sizeof *c->providers) !=
         SEAM_OK)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     seam_conf_provider *p = &c->providers[c->n_providers++];
     memset(p, 0, sizeof *p);
     p->name = strdup(name);
-    p->file = strdup(setting_file(ld, s));
-    p->line = setting_line(s);
+    p->file = strdup(conf_setting_file(ld, s));
+    p->line = conf_setting_line(s);
     p->timeout_ms = DEFAULT_TIMEOUT_MS;
     p->connect_timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS;
     p->idle_timeout_ms = DEFAULT_IDLE_TIMEOUT_MS;
     p->max_response_bytes = DEFAULT_MAX_RESPONSE_BYTES;
     p->api_key_command_timeout_ms = SEAM_DEFAULT_KEY_COMMAND_TIMEOUT_MS;
     if (!p->name || !p->file)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
 
     for (int i = 0; i < config_setting_length(s); i++)
         if (provider_member(ld, p, config_setting_get_elem(s, (unsigned)i), path) != SEAM_OK)
             return ld->status;
 
     if (!p->plugin && !(p->plugin = strdup(name)))
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     if (!p->options_json && !(p->options_json = strdup("{}")))
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     return SEAM_OK;
 }
 
-int load_providers(loader *ld, const config_setting_t *s)
+int conf_load_providers(loader *ld, const config_setting_t *s)
 {
-    if (expect_group(ld, s, "providers") != SEAM_OK)
+    if (conf_expect_group(ld, s, "providers") != SEAM_OK)
         return ld->status;
     for (int i = 0; i < config_setting_length(s); i++)
         if (load_provider(ld, config_setting_get_elem(s, (unsigned)i)) != SEAM_OK)

@@ -44,7 +44,7 @@ static const struct {
 
 /* ---- failing ------------------------------------------------------------------ */
 
-int fail_nomem(loader *ld)
+int conf_fail_nomem(loader *ld)
 {
     if (ld->status == SEAM_OK) {
         seam_error_set(ld->err, SEAM_ERROR_UNKNOWN, "out of memory reading the conf");
@@ -53,7 +53,7 @@ int fail_nomem(loader *ld)
     return ld->status;
 }
 
-int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
+int conf_fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
 {
     if (ld->status != SEAM_OK)
         return ld->status;
@@ -73,13 +73,13 @@ int fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
     return ld->status;
 }
 
-const char *setting_file(const loader *ld, const config_setting_t *s)
+const char *conf_setting_file(const loader *ld, const config_setting_t *s)
 {
     const char *f = config_setting_source_file(s);
     return f ? f : ld->file;
 }
 
-int setting_line(const config_setting_t *s)
+int conf_setting_line(const config_setting_t *s)
 {
     return (int)config_setting_source_line(s);
 }
@@ -99,14 +99,14 @@ static const char *type_name(const config_setting_t *s)
     }
 }
 
-int fail_type(loader *ld, const config_setting_t *s, const char *path, const char *want)
+int conf_fail_type(loader *ld, const config_setting_t *s, const char *path, const char *want)
 {
     return fail_setting(ld, s, "%s must be %s, not %s", path, want, type_name(s));
 }
 
 /* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid
  * (overlong forms, surrogates and values past U+10FFFF included). */
-size_t utf8_len(const unsigned char *s, size_t n)
+size_t conf_utf8_len(const unsigned char *s, size_t n)
 {
     if (s[0] < 0x80)
         return 1;
@@ -136,7 +136,7 @@ size_t utf8_len(const unsigned char *s, size_t n)
 /* ---- typed reads ----------------------------------------------------------------- */
 
 /* out = parent "." name, cut at PATH_MAX_LEN (only a message would be cut). */
-void join_path(char *out, const char *parent, const char *name)
+void conf_join_path(char *out, const char *parent, const char *name)
 {
     size_t used = 0;
     for (const char *parts[] = {parent, ".", name}, **part = parts; part < parts + 3; part++)
@@ -145,33 +145,33 @@ void join_path(char *out, const char *parent, const char *name)
     out[used] = '\0';
 }
 
-int read_string(loader *ld, const config_setting_t *s, const char *path, char **out)
+int conf_read_string(loader *ld, const config_setting_t *s, const char *path, char **out)
 {
     if (config_setting_type(s) != CONFIG_TYPE_STRING)
-        return fail_type(ld, s, path, "a string");
+        return conf_fail_type(ld, s, path, "a string");
     const char *v = config_setting_get_string(s);
     if (!v || !*v)
         return fail_setting(ld, s, "%s must be a non-empty string", path);
     /* The text of the file is UTF-8, but a \xNN escape can still make bytes
      * that are not: they would reach a request's JSON. */
     for (size_t i = 0, n = strlen(v); i < n;) {
-        size_t u = utf8_len((const unsigned char *)v + i, n - i);
+        size_t u = conf_utf8_len((const unsigned char *)v + i, n - i);
         if (!u)
             return fail_setting(ld, s, "%s is not valid UTF-8 (a \\x escape?)", path);
         i += u;
     }
     free(*out);
     *out = strdup(v);
-    return *out ? SEAM_OK : fail_nomem(ld);
+    return *out ? SEAM_OK : conf_fail_nomem(ld);
 }
 
 /* An integer inside ranges[r]. */
-int read_int64(loader *ld, const config_setting_t *s, const char *path, range_id r,
+int conf_read_int64(loader *ld, const config_setting_t *s, const char *path, range_id r,
                       int64_t *out)
 {
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-        return fail_type(ld, s, path, "an integer");
+        return conf_fail_type(ld, s, path, "an integer");
     int64_t v = t == CONFIG_TYPE_INT ? config_setting_get_int(s) : config_setting_get_int64(s);
     int64_t min = ranges[r].min, max = ranges[r].max;
     if (v < min) {
@@ -186,7 +186,7 @@ int read_int64(loader *ld, const config_setting_t *s, const char *path, range_id
     return SEAM_OK;
 }
 
-int read_number(loader *ld, const config_setting_t *s, const char *path, double *out)
+int conf_read_number(loader *ld, const config_setting_t *s, const char *path, double *out)
 {
     int t = config_setting_type(s);
     if (t == CONFIG_TYPE_FLOAT)
@@ -196,18 +196,18 @@ int read_number(loader *ld, const config_setting_t *s, const char *path, double 
     else if (t == CONFIG_TYPE_INT64)
         *out = (double)config_setting_get_int64(s);
     else
-        return fail_type(ld, s, path, "a number");
+        return conf_fail_type(ld, s, path, "a number");
     return SEAM_OK;
 }
 
-int expect_group(loader *ld, const config_setting_t *s, const char *path)
+int conf_expect_group(loader *ld, const config_setting_t *s, const char *path)
 {
     if (config_setting_type(s) != CONFIG_TYPE_GROUP)
-        return fail_type(ld, s, path, "a group { ... }");
+        return conf_fail_type(ld, s, path, "a group { ... }");
     return SEAM_OK;
 }
 
-int fail_unknown(loader *ld, const config_setting_t *s, const char *parent,
+int conf_fail_unknown(loader *ld, const config_setting_t *s, const char *parent,
                         const char *known)
 {
     return fail_setting(ld, s, "unknown setting %s.%s (expected one of: %s)", parent,
@@ -218,7 +218,7 @@ int fail_unknown(loader *ld, const config_setting_t *s, const char *parent,
 
 /* A path from the conf: "~/x" is under $HOME, a relative one is under the
  * directory of the file that says it. */
-char *resolve_path(const loader *ld, const char *p)
+char *conf_resolve_path(const loader *ld, const char *p)
 {
     seam_buf b = {0};
     int rc;
@@ -237,14 +237,14 @@ char *resolve_path(const loader *ld, const char *p)
 }
 
 /* Removes element i of an array of n elements of size elem. */
-void remove_at(void *arr, size_t *n, size_t i, size_t elem)
+void conf_remove_at(void *arr, size_t *n, size_t i, size_t elem)
 {
     char *a = arr;
     memmove(a + i * elem, a + (i + 1) * elem, (*n - i - 1) * elem);
     (*n)--;
 }
 
-int grow(void **arr, size_t *cap, size_t n, size_t elem)
+int conf_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap)
         return SEAM_OK;
@@ -258,13 +258,13 @@ int grow(void **arr, size_t *cap, size_t n, size_t elem)
     return SEAM_OK;
 }
 
-int add_warning(loader *ld, char *text)
+int conf_add_warning(loader *ld, char *text)
 {
     seam_conf *c = ld->conf;
-    if (!text || grow((void **)&c->warnings, &ld->cap_warnings, c->n_warnings,
+    if (!text || conf_grow((void **)&c->warnings, &ld->cap_warnings, c->n_warnings,
                       sizeof *c->warnings) != SEAM_OK) {
         free(text);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
     c->warnings[c->n_warnings++] = text;
     return SEAM_OK;
@@ -273,20 +273,20 @@ int add_warning(loader *ld, char *text)
 /* An array or list of names, each one of names[0..n), ORed into *bits. An
  * unknown name is refused as "PATH[i]: <before>"NAME"<after> (expected one of:
  * the names in order)". */
-int read_name_bits(loader *ld, const config_setting_t *s, const char *path,
+int conf_read_name_bits(loader *ld, const config_setting_t *s, const char *path,
                           const char *array_what, const name_bit *names, size_t n,
                           const char *before, const char *after, uint32_t *bits)
 {
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, path, array_what);
+        return conf_fail_type(ld, s, path, array_what);
     *bits = 0;
     for (int i = 0; i < config_setting_length(s); i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         char epath[PATH_MAX_LEN + 16];
         snprintf(epath, sizeof epath, "%s[%d]", path, i);
         if (config_setting_type(e) != CONFIG_TYPE_STRING)
-            return fail_type(ld, e, epath, "a string");
+            return conf_fail_type(ld, e, epath, "a string");
         const char *v = config_setting_get_string(e);
         uint32_t bit = 0;
         for (size_t k = 0; k < n; k++)
@@ -308,7 +308,7 @@ int read_name_bits(loader *ld, const config_setting_t *s, const char *path,
 
 /* ---- options -> JSON ---------------------------------------------------------------------- */
 
-json_object *setting_to_json(const config_setting_t *s)
+json_object *conf_setting_to_json(const config_setting_t *s)
 {
     switch (config_setting_type(s)) {
     case CONFIG_TYPE_INT:
@@ -325,7 +325,7 @@ json_object *setting_to_json(const config_setting_t *s)
     case CONFIG_TYPE_LIST: {
         json_object *arr = json_object_new_array();
         for (int i = 0; arr && i < config_setting_length(s); i++) {
-            json_object *v = setting_to_json(config_setting_get_elem(s, (unsigned)i));
+            json_object *v = conf_setting_to_json(config_setting_get_elem(s, (unsigned)i));
             if (!v || json_object_array_add(arr, v) != 0) {
                 json_object_put(v);
                 json_object_put(arr);
@@ -338,7 +338,7 @@ json_object *setting_to_json(const config_setting_t *s)
         json_object *obj = json_object_new_object();
         for (int i = 0; obj && i < config_setting_length(s); i++) {
             const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
-            json_object *v = setting_to_json(m);
+            json_object *v = conf_setting_to_json(m);
             if (!v || json_object_object_add(obj, config_setting_name(m), v) != 0) {
                 json_object_put(v);
                 json_object_put(obj);
@@ -355,13 +355,13 @@ json_object *setting_to_json(const config_setting_t *s)
 /* Every string under `s` is UTF-8. The file's text is, but a \xNN escape can
  * still make bytes that are not, and json-c would copy them into options_json
  * unchecked: the error would come later, from a plugin, with no file:line. */
-int options_utf8(loader *ld, const config_setting_t *s, const char *path)
+int conf_options_utf8(loader *ld, const config_setting_t *s, const char *path)
 {
     int t = config_setting_type(s);
     if (t == CONFIG_TYPE_STRING) {
         const char *v = config_setting_get_string(s);
         for (size_t i = 0, n = v ? strlen(v) : 0; i < n;) {
-            size_t u = utf8_len((const unsigned char *)v + i, n - i);
+            size_t u = conf_utf8_len((const unsigned char *)v + i, n - i);
             if (!u)
                 return fail_setting(ld, s, "%s is not valid UTF-8 (a \\x escape?)", path);
             i += u;
@@ -375,26 +375,26 @@ int options_utf8(loader *ld, const config_setting_t *s, const char *path)
         char mpath[PATH_MAX_LEN + 16];
         const char *name = config_setting_name(m);
         if (name)
-            join_path(mpath, path, name);
+            conf_join_path(mpath, path, name);
         else
             snprintf(mpath, sizeof mpath, "%.*s[%d]", PATH_MAX_LEN, path, i);
-        if (options_utf8(ld, m, mpath) != SEAM_OK)
+        if (conf_options_utf8(ld, m, mpath) != SEAM_OK)
             return ld->status;
     }
     return SEAM_OK;
 }
 
-int load_options(loader *ld, const config_setting_t *s, const char *path, char **out)
+int conf_load_options(loader *ld, const config_setting_t *s, const char *path, char **out)
 {
-    if (expect_group(ld, s, path) != SEAM_OK || options_utf8(ld, s, path) != SEAM_OK)
+    if (conf_expect_group(ld, s, path) != SEAM_OK || conf_options_utf8(ld, s, path) != SEAM_OK)
         return ld->status;
-    json_object *obj = setting_to_json(s);
+    json_object *obj = conf_setting_to_json(s);
     if (!obj)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     char *copy = seam_json_print(obj, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     json_object_put(obj);
     if (!copy)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     free(*out);
     *out = copy;
     return SEAM_OK;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void free_state(seam_conf_state *st)
+void conf_free_state(seam_conf_state *st)
 {
     free(st->backend);
     free(st->host);
@@ -41,10 +41,10 @@ static int state_member(loader *ld, seam_conf_state *st, const config_setting_t 
 {
     const char *key = config_setting_name(m);
     char path[PATH_MAX_LEN];
-    join_path(path, "state", key);
+    conf_join_path(path, "state", key);
     int64_t v;
     if (strcmp(key, "backend") == 0) {
-        if (read_string(ld, m, path, &st->backend) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &st->backend) != SEAM_OK)
             return ld->status;
         if (!backend_id_ok(st->backend))
             return fail_setting(ld, m, "%s must be \"local\" or a state backend plugin's id "
@@ -54,33 +54,33 @@ static int state_member(loader *ld, seam_conf_state *st, const config_setting_t 
     }
     ld->state_keys_given = 1;
     if (strcmp(key, "host") == 0)
-        return read_string(ld, m, path, &st->host);
+        return conf_read_string(ld, m, path, &st->host);
     if (strcmp(key, "socket") == 0) {
-        if (read_string(ld, m, path, &st->socket) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &st->socket) != SEAM_OK)
             return ld->status;
-        char *abs = resolve_path(ld, st->socket);
+        char *abs = conf_resolve_path(ld, st->socket);
         if (!abs)
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         free(st->socket);
         st->socket = abs;
         return SEAM_OK;
     }
     if (strcmp(key, "port") == 0) {
-        if (read_int64(ld, m, path, R_STATE_PORT, &v) != SEAM_OK)
+        if (conf_read_int64(ld, m, path, R_STATE_PORT, &v) != SEAM_OK)
             return ld->status;
         st->port = (int)v;
         return SEAM_OK;
     }
     if (strcmp(key, "db") == 0) {
-        if (read_int64(ld, m, path, R_STATE_DB, &v) != SEAM_OK)
+        if (conf_read_int64(ld, m, path, R_STATE_DB, &v) != SEAM_OK)
             return ld->status;
         st->db = (int)v;
         return SEAM_OK;
     }
     if (strcmp(key, "timeout_ms") == 0)
-        return read_int64(ld, m, path, R_STATE_TIMEOUT_MS, &st->timeout_ms);
+        return conf_read_int64(ld, m, path, R_STATE_TIMEOUT_MS, &st->timeout_ms);
     if (strcmp(key, "prefix") == 0) {
-        if (read_string(ld, m, path, &st->prefix) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &st->prefix) != SEAM_OK)
             return ld->status;
         size_t n = strlen(st->prefix);
         for (size_t i = 0; i < n; i++)
@@ -91,60 +91,60 @@ static int state_member(loader *ld, seam_conf_state *st, const config_setting_t 
         return SEAM_OK;
     }
     if (strcmp(key, "password_env") == 0)
-        return read_string(ld, m, path, &st->password_env);
+        return conf_read_string(ld, m, path, &st->password_env);
     if (strcmp(key, "password_file") == 0) {
-        if (read_string(ld, m, path, &st->password_file) != SEAM_OK)
+        if (conf_read_string(ld, m, path, &st->password_file) != SEAM_OK)
             return ld->status;
-        char *abs = resolve_path(ld, st->password_file);
+        char *abs = conf_resolve_path(ld, st->password_file);
         if (!abs)
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         free(st->password_file);
         st->password_file = abs;
         return SEAM_OK;
     }
     if (strcmp(key, "password") == 0) {
         if (config_setting_type(m) != CONFIG_TYPE_STRING)
-            return fail_type(ld, m, path, "a string");
+            return conf_fail_type(ld, m, path, "a string");
         const char *pw = config_setting_get_string(m);
         if (!pw || !*pw)
             return fail_setting(ld, m, "%s must be a non-empty string", path);
         seam_secret_free(st->password);
         if (!(st->password = strdup(pw)))
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         if (ld->group_or_other_access) {
             seam_buf w = {0};
             if (seam_buf_printf(&w,
                                 "%s:%d: state.password is inline in a file readable by group or "
                                 "others (mode %04o); use password_env or password_file instead, "
                                 "or chmod 600 %s",
-                                setting_file(ld, m), setting_line(m), ld->file_mode,
-                                setting_file(ld, m)) != SEAM_OK) {
+                                conf_setting_file(ld, m), conf_setting_line(m), ld->file_mode,
+                                conf_setting_file(ld, m)) != SEAM_OK) {
                 seam_buf_free(&w);
-                return fail_nomem(ld);
+                return conf_fail_nomem(ld);
             }
-            return add_warning(ld, w.data);
+            return conf_add_warning(ld, w.data);
         }
         return SEAM_OK;
     }
-    return fail_unknown(ld, m, "state", state_keys);
+    return conf_fail_unknown(ld, m, "state", state_keys);
 }
 
-int load_state(loader *ld, const config_setting_t *s)
+int conf_load_state(loader *ld, const config_setting_t *s)
 {
-    if (expect_group(ld, s, "state") != SEAM_OK)
+    if (conf_expect_group(ld, s, "state") != SEAM_OK)
         return ld->status;
     seam_conf_state *st = &ld->conf->state;
     if (ld->state_seen == 1)
         return fail_setting(ld, s, "state is already set in %s:%d (one state section in all "
                                    "files)", st->file, st->line);
     if (ld->state_seen == 2)
-        free_state(st); /* the personal conf's section replaces the system conf's, whole */
+        conf_free_state(st); /* the personal conf's section replaces the system conf's, whole */
     ld->state_seen = 1;
     ld->state_keys_given = 0;
     free(st->file);
-    if (!(st->file = strdup(setting_file(ld, s))))
-        return fail_nomem(ld);
-    st->line = setting_line(s);
+    if (!(st->file = strdup(conf_setting_file(ld, s))))
+        return conf_fail_nomem(ld);
+    st->line = conf_setting_line(s);
     for (int i = 0; i < config_setting_length(s) && ld->status == SEAM_OK; i++)
         state_member(ld, st, config_setting_get_elem(s, (unsigned)i));
     if (ld->status != SEAM_OK)
@@ -165,9 +165,9 @@ int load_state(loader *ld, const config_setting_t *s)
                                 "state stays local to each process (add backend = \"redis\";)",
                             st->file, st->line) != SEAM_OK) {
             seam_buf_free(&w);
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         }
-        return add_warning(ld, w.data);
+        return conf_add_warning(ld, w.data);
     }
     return SEAM_OK;
 }

@@ -34,32 +34,32 @@ static const char *file_kind(mode_t mode)
 /* Reads a whole conf file into a NUL-terminated buffer. Opened non-blocking
  * (a FIFO would wait for a writer), and only when it is a regular file of at
  * most MAX_CONF_BYTES. Fills *st. */
-int read_conf_text(loader *ld, const char *file, struct stat *st, char **text,
+int conf_read_text(loader *ld, const char *file, struct stat *st, char **text,
                           size_t *len)
 {
     *text = NULL;
     int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
-        return fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
+        return conf_fail_at(ld, file, 0, "cannot read: %s", strerror(errno));
     if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
-        return fail_at(ld, file, 0, "cannot read: %s", strerror(e));
+        return conf_fail_at(ld, file, 0, "cannot read: %s", strerror(e));
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
-        return fail_at(ld, file, 0, "not a regular file (%s)", file_kind(st->st_mode));
+        return conf_fail_at(ld, file, 0, "not a regular file (%s)", file_kind(st->st_mode));
     }
     if ((uint64_t)st->st_size > MAX_CONF_BYTES) {
         close(fd);
-        return fail_at(ld, file, 0, "too large (%lld bytes; a conf file has at most %zu)",
+        return conf_fail_at(ld, file, 0, "too large (%lld bytes; a conf file has at most %zu)",
                        (long long)st->st_size, MAX_CONF_BYTES);
     }
     size_t cap = (size_t)st->st_size + 1, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
         close(fd);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
     for (;;) {
         if (n + 1 == cap) {
@@ -67,14 +67,14 @@ int read_conf_text(loader *ld, const char *file, struct stat *st, char **text,
             if (cap > MAX_CONF_BYTES) {
                 free(buf);
                 close(fd);
-                return fail_at(ld, file, 0, "too large (a conf file has at most %zu bytes)",
+                return conf_fail_at(ld, file, 0, "too large (a conf file has at most %zu bytes)",
                                MAX_CONF_BYTES);
             }
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
                 free(buf);
                 close(fd);
-                return fail_nomem(ld);
+                return conf_fail_nomem(ld);
             }
             buf = nb;
             cap *= 2;
@@ -86,7 +86,7 @@ int read_conf_text(loader *ld, const char *file, struct stat *st, char **text,
             int e = errno;
             free(buf);
             close(fd);
-            return fail_at(ld, file, 0, "cannot read: %s", strerror(e));
+            return conf_fail_at(ld, file, 0, "cannot read: %s", strerror(e));
         }
         if (r == 0)
             break;
@@ -150,9 +150,9 @@ static int check_int_literal(loader *ld, const char *file, int line, const char 
         return SEAM_OK;
     int shown = n > 40 ? 40 : (int)n;
     if (wide || overflow || v > (uint64_t)INT64_MAX)
-        return fail_at(ld, file, line, "the integer %.*s%s is out of any range (beyond 64 bits)",
+        return conf_fail_at(ld, file, line, "the integer %.*s%s is out of any range (beyond 64 bits)",
                        shown, tok, n > 40 ? "..." : "");
-    return fail_at(ld, file, line,
+    return conf_fail_at(ld, file, line,
                    "the integer %.*s does not fit in 32 bits: write it with an L suffix "
                    "(%.*sL), as libconfig would otherwise truncate it", shown, tok, shown, tok);
 }
@@ -160,18 +160,18 @@ static int check_int_literal(loader *ld, const char *file, int line, const char 
 /* What libconfig 1.5 would take without a word but seam must not: NUL bytes,
  * invalid UTF-8, @include, integers it would truncate. A light lexer: it
  * knows strings, comments, names and numbers, enough to find those. */
-int check_conf_text(loader *ld, const char *file, const char *text, size_t len)
+int conf_check_text(loader *ld, const char *file, const char *text, size_t len)
 {
     int line = 1;
     size_t i = 0;
     while (i < len) {
         unsigned char c = (unsigned char)text[i];
         if (c == '\0')
-            return fail_at(ld, file, line, "a NUL byte: a conf file is text");
+            return conf_fail_at(ld, file, line, "a NUL byte: a conf file is text");
         if (c >= 0x80) {
-            size_t u = utf8_len((const unsigned char *)text + i, len - i);
+            size_t u = conf_utf8_len((const unsigned char *)text + i, len - i);
             if (!u)
-                return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                return conf_fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
             i += u;
             continue;
         }
@@ -182,10 +182,10 @@ int check_conf_text(loader *ld, const char *file, const char *text, size_t len)
             while (i < len && text[i] != '\n') {
                 unsigned char d = (unsigned char)text[i];
                 if (d == '\0')
-                    return fail_at(ld, file, line, "a NUL byte: a conf file is text");
-                size_t u = d < 0x80 ? 1 : utf8_len((const unsigned char *)text + i, len - i);
+                    return conf_fail_at(ld, file, line, "a NUL byte: a conf file is text");
+                size_t u = d < 0x80 ? 1 : conf_utf8_len((const unsigned char *)text + i, len - i);
                 if (!u)
-                    return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                    return conf_fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
                 i += u;
             }
         } else if (c == '/' && i + 1 < len && text[i + 1] == '*') {
@@ -194,31 +194,31 @@ int check_conf_text(loader *ld, const char *file, const char *text, size_t len)
             while (i < len && !(text[i] == '*' && i + 1 < len && text[i + 1] == '/')) {
                 unsigned char d = (unsigned char)text[i];
                 if (d == '\0')
-                    return fail_at(ld, file, line, "a NUL byte: a conf file is text");
-                size_t u = d < 0x80 ? 1 : utf8_len((const unsigned char *)text + i, len - i);
+                    return conf_fail_at(ld, file, line, "a NUL byte: a conf file is text");
+                size_t u = d < 0x80 ? 1 : conf_utf8_len((const unsigned char *)text + i, len - i);
                 if (!u)
-                    return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                    return conf_fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
                 if (d == '\n')
                     line++;
                 i += u;
             }
             if (i >= len)
-                return fail_at(ld, file, start, "a comment /* ... is never closed");
+                return conf_fail_at(ld, file, start, "a comment /* ... is never closed");
             i += 2;
         } else if (c == '"') {
             i++;
             while (i < len && text[i] != '"') {
                 unsigned char d = (unsigned char)text[i];
                 if (d == '\0')
-                    return fail_at(ld, file, line, "a NUL byte: a conf file is text");
-                size_t u = d < 0x80 ? 1 : utf8_len((const unsigned char *)text + i, len - i);
+                    return conf_fail_at(ld, file, line, "a NUL byte: a conf file is text");
+                size_t u = d < 0x80 ? 1 : conf_utf8_len((const unsigned char *)text + i, len - i);
                 if (!u)
-                    return fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
+                    return conf_fail_at(ld, file, line, "invalid UTF-8: a conf file is UTF-8 text");
                 if (d == '\n')
                     line++;
                 if (d == '\\' && i + 3 < len && (text[i + 1] == 'x' || text[i + 1] == 'X') &&
                     text[i + 2] == '0' && text[i + 3] == '0')
-                    return fail_at(ld, file, line,
+                    return conf_fail_at(ld, file, line,
                                    "a \\x00 escape in a string: a NUL would cut the string short");
                 if (d == '\\' && i + 1 < len && text[i + 1] != '\n' && text[i + 1] != '\0')
                     u = 2;
@@ -227,7 +227,7 @@ int check_conf_text(loader *ld, const char *file, const char *text, size_t len)
             i++; /* an unclosed string: libconfig reports it */
         } else if (c == '@') {
             if (len - i >= 8 && memcmp(text + i, "@include", 8) == 0)
-                return fail_at(ld, file, line,
+                return conf_fail_at(ld, file, line,
                                "@include is not supported: put the settings in a conf.d/ drop-in");
             i++;
         } else if (isalpha(c) || c == '*') {

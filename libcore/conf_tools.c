@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void free_tool(seam_conf_tool *t)
+void conf_free_tool(seam_conf_tool *t)
 {
     free(t->name);
     free(t->description);
@@ -26,8 +26,8 @@ static int replace_tool(loader *ld, const char *name)
     size_t i = t ? (size_t)(t - c->tools) : 0;
     if (!t || i >= ld->base_tools)
         return 0;
-    free_tool(&c->tools[i]);
-    remove_at(c->tools, &c->n_tools, i, sizeof *c->tools);
+    conf_free_tool(&c->tools[i]);
+    conf_remove_at(c->tools, &c->n_tools, i, sizeof *c->tools);
     ld->base_tools--;
     return 1;
 }
@@ -45,14 +45,14 @@ static const char tool_keys[] = "description, parameters, command, timeout_ms";
 static int read_schema(loader *ld, const config_setting_t *s, const char *path, char **out)
 {
     if (config_setting_type(s) != CONFIG_TYPE_STRING)
-        return fail_type(ld, s, path, "a string holding a JSON Schema object");
+        return conf_fail_type(ld, s, path, "a string holding a JSON Schema object");
     const char *v = config_setting_get_string(s);
     size_t len = v ? strlen(v) : 0;
     if (len >= INT_MAX)
         return fail_setting(ld, s, "%s is too long", path);
     json_tokener *tok = json_tokener_new();
     if (!tok)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     /* Strict, as the codecs parse it: what passes here cannot fail a call.
      * The terminating NUL is passed so that the end of the text is seen. */
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -80,14 +80,14 @@ static int read_schema(loader *ld, const config_setting_t *s, const char *path, 
     int crc = rc == SEAM_OK ? seam_compiled_schema_new(v, &cs, why, sizeof why) : SEAM_OK;
     seam_compiled_schema_free(cs);
     if (crc == SEAM_ERR_NOMEM)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     if (crc != SEAM_OK)
         rc = fail_setting(ld, s, "%s: %s", path, why);
     if (rc != SEAM_OK)
         return rc;
     free(*out);
     *out = strdup(v);
-    return *out ? SEAM_OK : fail_nomem(ld);
+    return *out ? SEAM_OK : conf_fail_nomem(ld);
 }
 
 static int load_tool(loader *ld, const config_setting_t *s)
@@ -95,8 +95,8 @@ static int load_tool(loader *ld, const config_setting_t *s)
     seam_conf *c = ld->conf;
     const char *name = config_setting_name(s);
     char path[PATH_MAX_LEN];
-    join_path(path, "tools", name);
-    if (expect_group(ld, s, path) != SEAM_OK)
+    conf_join_path(path, "tools", name);
+    if (conf_expect_group(ld, s, path) != SEAM_OK)
         return ld->status;
     const seam_conf_tool *prev = replace_tool(ld, name) ? NULL : seam_conf_find_tool(c, name);
     if (prev)
@@ -106,32 +106,32 @@ static int load_tool(loader *ld, const config_setting_t *s)
         return fail_setting(ld, s, "%s: a tool name has at most %d characters", path,
                             MAX_TOOL_NAME);
 
-    if (grow((void **)&c->tools, &ld->cap_tools, c->n_tools, sizeof *c->tools) != SEAM_OK)
-        return fail_nomem(ld);
+    if (conf_grow((void **)&c->tools, &ld->cap_tools, c->n_tools, sizeof *c->tools) != SEAM_OK)
+        return conf_fail_nomem(ld);
     seam_conf_tool *t = &c->tools[c->n_tools++];
     memset(t, 0, sizeof *t);
     t->name = strdup(name);
-    t->file = strdup(setting_file(ld, s));
-    t->line = setting_line(s);
+    t->file = strdup(conf_setting_file(ld, s));
+    t->line = conf_setting_line(s);
     if (!t->name || !t->file)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
 
     for (int i = 0; i < config_setting_length(s); i++) {
         const config_setting_t *m = config_setting_get_elem(s, (unsigned)i);
         const char *key = config_setting_name(m);
         char mpath[PATH_MAX_LEN];
-        join_path(mpath, path, key);
+        conf_join_path(mpath, path, key);
         int rc;
         if (strcmp(key, "description") == 0)
-            rc = read_string(ld, m, mpath, &t->description);
+            rc = conf_read_string(ld, m, mpath, &t->description);
         else if (strcmp(key, "parameters") == 0)
             rc = read_schema(ld, m, mpath, &t->parameters_json);
         else if (strcmp(key, "command") == 0)
-            rc = read_string(ld, m, mpath, &t->command);
+            rc = conf_read_string(ld, m, mpath, &t->command);
         else if (strcmp(key, "timeout_ms") == 0)
-            rc = read_int64(ld, m, mpath, R_TOOL_TIMEOUT_MS, &t->timeout_ms);
+            rc = conf_read_int64(ld, m, mpath, R_TOOL_TIMEOUT_MS, &t->timeout_ms);
         else
-            rc = fail_unknown(ld, m, path, tool_keys);
+            rc = conf_fail_unknown(ld, m, path, tool_keys);
         if (rc != SEAM_OK)
             return rc;
     }
@@ -143,9 +143,9 @@ static int load_tool(loader *ld, const config_setting_t *s)
     return SEAM_OK;
 }
 
-int load_tools(loader *ld, const config_setting_t *s)
+int conf_load_tools(loader *ld, const config_setting_t *s)
 {
-    if (expect_group(ld, s, "tools") != SEAM_OK)
+    if (conf_expect_group(ld, s, "tools") != SEAM_OK)
         return ld->status;
     for (int i = 0; i < config_setting_length(s); i++)
         if (load_tool(ld, config_setting_get_elem(s, (unsigned)i)) != SEAM_OK)
@@ -159,17 +159,17 @@ int load_tools(loader *ld, const config_setting_t *s)
  * templates): kept as JSON for it and not interpreted here. A later file's
  * members replace an earlier file's of the same name, so a personal conf
  * overlays the system one member by member. */
-int load_cli(loader *ld, const config_setting_t *s)
+int conf_load_cli(loader *ld, const config_setting_t *s)
 {
-    if (expect_group(ld, s, "cli") != SEAM_OK || options_utf8(ld, s, "cli") != SEAM_OK)
+    if (conf_expect_group(ld, s, "cli") != SEAM_OK || conf_options_utf8(ld, s, "cli") != SEAM_OK)
         return ld->status;
-    json_object *add = setting_to_json(s);
+    json_object *add = conf_setting_to_json(s);
     json_object *have = ld->conf->cli_json ? json_tokener_parse(ld->conf->cli_json)
                                            : json_object_new_object();
     if (!add || !have) {
         json_object_put(add);
         json_object_put(have);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
     json_object_object_foreach(add, key, val)
         json_object_object_add(have, key, json_object_get(val));
@@ -177,7 +177,7 @@ int load_cli(loader *ld, const config_setting_t *s)
     json_object_put(add);
     json_object_put(have);
     if (!copy)
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     free(ld->conf->cli_json);
     ld->conf->cli_json = copy;
     return SEAM_OK;

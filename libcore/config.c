@@ -28,21 +28,21 @@ static int load_plugin_path(loader *ld, const config_setting_t *s)
 {
     int t = config_setting_type(s);
     if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-        return fail_type(ld, s, "plugin_path", "an array of strings [ \"...\" ]");
+        return conf_fail_type(ld, s, "plugin_path", "an array of strings [ \"...\" ]");
     seam_conf *c = ld->conf;
     for (int i = 0; i < config_setting_length(s); i++) {
         const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
         char path[PATH_MAX_LEN];
         snprintf(path, sizeof path, "plugin_path[%d]", i);
         char *dir = NULL;
-        if (read_string(ld, e, path, &dir) != SEAM_OK)
+        if (conf_read_string(ld, e, path, &dir) != SEAM_OK)
             return ld->status;
-        char *abs = resolve_path(ld, dir);
+        char *abs = conf_resolve_path(ld, dir);
         free(dir);
-        if (!abs || grow((void **)&c->plugin_path, &ld->cap_plugin_path, c->n_plugin_path,
+        if (!abs || conf_grow((void **)&c->plugin_path, &ld->cap_plugin_path, c->n_plugin_path,
                          sizeof *c->plugin_path) != SEAM_OK) {
             free(abs);
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
         }
         c->plugin_path[c->n_plugin_path++] = abs;
     }
@@ -100,9 +100,9 @@ static int load_file(loader *ld, const char *file)
     struct stat st;
     char *text = NULL;
     size_t len = 0;
-    if (read_conf_text(ld, file, &st, &text, &len) != SEAM_OK)
+    if (conf_read_text(ld, file, &st, &text, &len) != SEAM_OK)
         return ld->status;
-    if (check_conf_text(ld, file, text, len) != SEAM_OK) {
+    if (conf_check_text(ld, file, text, len) != SEAM_OK) {
         free(text);
         return ld->status;
     }
@@ -114,7 +114,7 @@ static int load_file(loader *ld, const char *file)
     ld->dir = absolute_dir_of(file);
     if (!ld->dir) {
         free(text);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
 
     config_t cf;
@@ -122,7 +122,7 @@ static int load_file(loader *ld, const char *file)
     int ok = config_read_string(&cf, text);
     free(text);
     if (!ok) {
-        fail_at(ld, config_error_file(&cf) ? config_error_file(&cf) : file,
+        conf_fail_at(ld, config_error_file(&cf) ? config_error_file(&cf) : file,
                 config_error_line(&cf), "%s", config_error_text(&cf));
         config_destroy(&cf);
         return ld->status;
@@ -131,39 +131,39 @@ static int load_file(loader *ld, const char *file)
     const config_setting_t *root = config_root_setting(&cf);
     if (!tree_is_whole(root)) {
         config_destroy(&cf);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
     for (int i = 0; i < config_setting_length(root) && ld->status == SEAM_OK; i++) {
         const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *key = config_setting_name(s);
         if (ld->in_catalog) {
             if (strcmp(key, "models") == 0)
-                load_models(ld, s);
+                conf_load_models(ld, s);
             else
                 fail_setting(ld, s, "unknown setting %s in the model catalog (expected: models)",
                              key);
         } else if (strcmp(key, "plugin_path") == 0)
             load_plugin_path(ld, s);
         else if (strcmp(key, "providers") == 0)
-            load_providers(ld, s);
+            conf_load_providers(ld, s);
         else if (strcmp(key, "chains") == 0)
-            load_chains(ld, s);
+            conf_load_chains(ld, s);
         else if (strcmp(key, "roles") == 0)
-            load_roles(ld, s);
+            conf_load_roles(ld, s);
         else if (strcmp(key, "models") == 0)
-            load_models(ld, s);
+            conf_load_models(ld, s);
         else if (strcmp(key, "model_catalog") == 0)
-            load_model_catalog_key(ld, s);
+            conf_load_model_catalog_key(ld, s);
         else if (strcmp(key, "tools") == 0)
-            load_tools(ld, s);
+            conf_load_tools(ld, s);
         else if (strcmp(key, "cli") == 0)
-            load_cli(ld, s);
+            conf_load_cli(ld, s);
         else if (strcmp(key, "state") == 0)
-            load_state(ld, s);
+            conf_load_state(ld, s);
         else if (strcmp(key, "serve") == 0)
             ; /* the gateway's own section: read and checked by `seam serve` (cli/serve/) */
         else if (strcmp(key, "media") == 0)
-            load_media(ld, s);
+            conf_load_media(ld, s);
         else
             fail_setting(ld, s, "unknown setting %s (expected one of: plugin_path, providers, "
                                 "chains, roles, models, model_catalog, tools, cli, state, serve, media)",
@@ -193,7 +193,7 @@ static int load_conf_d(loader *ld, const char *main_file)
     if (!main_dir || seam_buf_printf(&dir, "%s/conf.d", main_dir) != SEAM_OK) {
         free(main_dir);
         seam_buf_free(&dir);
-        return fail_nomem(ld);
+        return conf_fail_nomem(ld);
     }
     free(main_dir);
 
@@ -202,7 +202,7 @@ static int load_conf_d(loader *ld, const char *main_file)
         int e = errno;
         int rc = SEAM_OK;
         if (e != ENOENT && e != ENOTDIR)
-            rc = fail_at(ld, dir.data, 0, "cannot read: %s", strerror(e));
+            rc = conf_fail_at(ld, dir.data, 0, "cannot read: %s", strerror(e));
         seam_buf_free(&dir);
         return rc;
     }
@@ -213,9 +213,9 @@ static int load_conf_d(loader *ld, const char *main_file)
         if (!is_dropin_name(de->d_name))
             continue;
         char *name = strdup(de->d_name);
-        if (!name || grow((void **)&names, &cap, n, sizeof *names) != SEAM_OK) {
+        if (!name || conf_grow((void **)&names, &cap, n, sizeof *names) != SEAM_OK) {
             free(name);
-            fail_nomem(ld);
+            conf_fail_nomem(ld);
             break;
         }
         names[n++] = name;
@@ -228,7 +228,7 @@ static int load_conf_d(loader *ld, const char *main_file)
         seam_buf file = {0};
         if (seam_buf_printf(&file, "%s/%s", dir.data, names[i]) != SEAM_OK) {
             seam_buf_free(&file);
-            fail_nomem(ld);
+            conf_fail_nomem(ld);
             break;
         }
         struct stat st;
@@ -261,7 +261,7 @@ static int load_catalog(loader *ld)
             return SEAM_OK;
         c->model_catalog = strdup(SEAM_MODELS_INSTALLED);
         if (!c->model_catalog)
-            return fail_nomem(ld);
+            return conf_fail_nomem(ld);
 #else
         return SEAM_OK;
 #endif
@@ -298,7 +298,7 @@ int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, 
          * defines then adds to them or replaces them by name. */
         conf->base_path = strdup(base);
         if (!conf->base_path)
-            fail_nomem(&ld);
+            conf_fail_nomem(&ld);
         else if (load_file(&ld, base) == SEAM_OK)
             load_conf_d(&ld, base);
         ld.base_providers = conf->n_providers;
@@ -312,11 +312,11 @@ int seam_conf_load_overlay(const char *base, const char *path, seam_conf **out, 
     if (path && ld.status == SEAM_OK) {
         conf->path = strdup(path);
         if (!conf->path)
-            fail_nomem(&ld);
+            conf_fail_nomem(&ld);
         else if (load_file(&ld, path) == SEAM_OK)
             load_conf_d(&ld, path);
         if (ld.status == SEAM_OK)
-            check_references(&ld);
+            conf_check_references(&ld);
     }
     if (ld.status == SEAM_OK)
         load_catalog(&ld);
@@ -348,7 +348,7 @@ void seam_conf_free(seam_conf *conf)
         free(conf->plugin_path[i]);
     free(conf->plugin_path);
     for (size_t i = 0; i < conf->n_providers; i++)
-        free_provider(&conf->providers[i]);
+        conf_free_provider(&conf->providers[i]);
     free(conf->providers);
     for (size_t i = 0; i < conf->n_models; i++) {
         free(conf->models[i].id);
@@ -359,9 +359,9 @@ void seam_conf_free(seam_conf *conf)
     free(conf->model_catalog);
     free(conf->base_path);
     free(conf->cli_json);
-    free_state(&conf->state);
+    conf_free_state(&conf->state);
     for (size_t i = 0; i < conf->n_chains; i++)
-        free_chain(&conf->chains[i]);
+        conf_free_chain(&conf->chains[i]);
     free(conf->chains);
     for (size_t i = 0; i < conf->n_roles; i++) {
         free(conf->roles[i].name);
@@ -370,7 +370,7 @@ void seam_conf_free(seam_conf *conf)
     }
     free(conf->roles);
     for (size_t i = 0; i < conf->n_tools; i++)
-        free_tool(&conf->tools[i]);
+        conf_free_tool(&conf->tools[i]);
     free(conf->tools);
     for (size_t i = 0; i < conf->n_warnings; i++)
         free(conf->warnings[i]);

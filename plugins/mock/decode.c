@@ -68,7 +68,7 @@ static int fill_usage(json_object *u, seam_usage *usage)
     memset(usage, 0, sizeof *usage);
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         json_object *v = jget(u, fields[i].key);
-        if (!is_number(v))
+        if (!mock_is_number(v))
             continue;
         *(int64_t *)((char *)usage + fields[i].off) = json_object_get_int64(v);
         usage->present |= fields[i].bit;
@@ -79,7 +79,7 @@ static int fill_usage(json_object *u, seam_usage *usage)
 static int emit_stop(json_object *o, seam_emitter *out)
 {
     seam_chunk c = { .type = SEAM_CHUNK_STOP };
-    c.stop_reason = stop_from_name(jstr(o, "stop_reason"));
+    c.stop_reason = mock_stop_from_name(jstr(o, "stop_reason"));
     if (c.stop_reason == SEAM_STOP_NONE)
         c.stop_reason = SEAM_STOP_STOP;
     fill_usage(jget(o, "usage"), &c.usage);
@@ -91,7 +91,7 @@ static int error_from_json(json_object *e, seam_error *err)
 {
     const char *type = jstr(e, "type");
     const char *message = jstr(e, "message");
-    seam_error_kind kind = kind_from_name(type);
+    seam_error_kind kind = mock_kind_from_name(type);
     seam_error_set(err, kind != SEAM_ERROR_NONE ? kind : SEAM_ERROR_UNKNOWN, "%s",
                    message ? message : "mock: stream error");
     if (err && type)

@@ -33,36 +33,36 @@ static json_object *encode_part(const seam_part *p)
     int rc = 0;
     switch (seam_part_get_type(p)) {
     case SEAM_PART_TEXT:
-        rc |= add_string(o, "type", "text");
-        rc |= add_string(o, "text", seam_part_text(p));
+        rc |= mock_add_string(o, "type", "text");
+        rc |= mock_add_string(o, "text", seam_part_text(p));
         break;
     case SEAM_PART_REASONING:
-        rc |= add_string(o, "type", "reasoning");
-        rc |= add_string(o, "text", seam_part_text(p));
-        rc |= add_string(o, "signature", seam_part_signature(p));
-        rc |= put(o, "redacted",
+        rc |= mock_add_string(o, "type", "reasoning");
+        rc |= mock_add_string(o, "text", seam_part_text(p));
+        rc |= mock_add_string(o, "signature", seam_part_signature(p));
+        rc |= mock_put(o, "redacted",
                                      json_object_new_boolean(seam_part_redacted(p)));
         break;
     case SEAM_PART_TOOL_CALL:
-        rc |= add_string(o, "type", "tool_call");
-        rc |= add_string(o, "id", seam_part_tool_call_id(p));
-        rc |= add_string(o, "name", seam_part_tool_name(p));
-        rc |= put(o, "args", json_or_string(seam_part_args_json(p)));
+        rc |= mock_add_string(o, "type", "tool_call");
+        rc |= mock_add_string(o, "id", seam_part_tool_call_id(p));
+        rc |= mock_add_string(o, "name", seam_part_tool_name(p));
+        rc |= mock_put(o, "args", json_or_string(seam_part_args_json(p)));
         break;
     case SEAM_PART_TOOL_RESULT:
-        rc |= add_string(o, "type", "tool_result");
-        rc |= add_string(o, "tool_call_id", seam_part_tool_call_id(p));
-        rc |= add_string(o, "name", seam_part_tool_name(p));
-        rc |= put(o, "result", json_or_string(seam_part_result_json(p)));
-        rc |= put(o, "is_error",
+        rc |= mock_add_string(o, "type", "tool_result");
+        rc |= mock_add_string(o, "tool_call_id", seam_part_tool_call_id(p));
+        rc |= mock_add_string(o, "name", seam_part_tool_name(p));
+        rc |= mock_put(o, "result", json_or_string(seam_part_result_json(p)));
+        rc |= mock_put(o, "is_error",
                                      json_object_new_boolean(seam_part_is_error(p)));
         break;
     case SEAM_PART_MEDIA:
-        rc |= add_string(o, "type", "media");
-        rc |= add_string(o, "mime_type", seam_part_mime_type(p));
-        rc |= add_string(o, "source",
+        rc |= mock_add_string(o, "type", "media");
+        rc |= mock_add_string(o, "mime_type", seam_part_mime_type(p));
+        rc |= mock_add_string(o, "source",
                          seam_part_media_source(p) == SEAM_MEDIA_URL ? "url" : "base64");
-        rc |= add_string(o, "data", seam_part_media_data(p));
+        rc |= mock_add_string(o, "data", seam_part_media_data(p));
         break;
     default:
         rc = -1;
@@ -123,83 +123,83 @@ int mock_encode(void *instance, const seam_request *req, int stream, seam_http_r
     json_object *options = merged_options(m, req, err);
     if (!options)
         return SEAM_ERR_INVALID;
-    /* Children are filled before they are attached: put()/push() consume them. */
+    /* Children are filled before they are attached: mock_put()/mock_push() consume them. */
     json_object *root = json_object_new_object();
     int rc = root ? 0 : -1;
     if (rc == 0) {
         const char *model = seam_request_model(req);
-        rc |= put(root, "model", model ? json_object_new_string(model) : NULL);
-        rc |= add_string(root, "system", seam_request_system(req));
-        rc |= put(root, "stream", json_object_new_boolean(stream));
+        rc |= mock_put(root, "model", model ? json_object_new_string(model) : NULL);
+        rc |= mock_add_string(root, "system", seam_request_system(req));
+        rc |= mock_put(root, "stream", json_object_new_boolean(stream));
 
         json_object *msgs = json_object_new_array();
         for (size_t i = 0; msgs && i < seam_request_message_count(req); i++) {
             const seam_message *msg = seam_request_message(req, i);
             json_object *parts = json_object_new_array();
             for (size_t j = 0; parts && j < seam_message_part_count(msg); j++)
-                rc |= push(parts, encode_part(seam_message_part(msg, j)));
+                rc |= mock_push(parts, encode_part(seam_message_part(msg, j)));
             json_object *jm = json_object_new_object();
-            rc |= add_string(jm, "role", role_name(seam_message_role(msg)));
-            rc |= put(jm, "content", parts);
-            rc |= push(msgs, jm);
+            rc |= mock_add_string(jm, "role", role_name(seam_message_role(msg)));
+            rc |= mock_put(jm, "content", parts);
+            rc |= mock_push(msgs, jm);
         }
-        rc |= put(root, "messages", msgs);
+        rc |= mock_put(root, "messages", msgs);
 
         if (seam_request_tool_count(req) > 0) {
             json_object *tools = json_object_new_array();
             for (size_t i = 0; tools && i < seam_request_tool_count(req); i++) {
                 json_object *t = json_object_new_object();
-                rc |= add_string(t, "name", seam_request_tool_name(req, i));
-                rc |= add_string(t, "description", seam_request_tool_description(req, i));
-                rc |= put(t, "parameters", json_or_string(seam_request_tool_parameters(req, i)));
-                rc |= push(tools, t);
+                rc |= mock_add_string(t, "name", seam_request_tool_name(req, i));
+                rc |= mock_add_string(t, "description", seam_request_tool_description(req, i));
+                rc |= mock_put(t, "parameters", json_or_string(seam_request_tool_parameters(req, i)));
+                rc |= mock_push(tools, t);
             }
-            rc |= put(root, "tools", tools);
+            rc |= mock_put(root, "tools", tools);
             const char *named = NULL;
             switch (seam_request_tool_choice(req, &named)) {
-            case SEAM_TOOL_CHOICE_NONE: rc |= add_string(root, "tool_choice", "none"); break;
-            case SEAM_TOOL_CHOICE_REQUIRED: rc |= add_string(root, "tool_choice", "required"); break;
+            case SEAM_TOOL_CHOICE_NONE: rc |= mock_add_string(root, "tool_choice", "none"); break;
+            case SEAM_TOOL_CHOICE_REQUIRED: rc |= mock_add_string(root, "tool_choice", "required"); break;
             case SEAM_TOOL_CHOICE_NAMED: {
                 json_object *tc = json_object_new_object();
-                rc |= add_string(tc, "name", named ? named : "");
-                rc |= put(root, "tool_choice", tc);
+                rc |= mock_add_string(tc, "name", named ? named : "");
+                rc |= mock_put(root, "tool_choice", tc);
                 break;
             }
-            default: rc |= add_string(root, "tool_choice", "auto"); break;
+            default: rc |= mock_add_string(root, "tool_choice", "auto"); break;
             }
         }
 
         double temperature;
         if (seam_request_temperature(req, &temperature))
-            rc |= put(root, "temperature", json_object_new_double(temperature));
+            rc |= mock_put(root, "temperature", json_object_new_double(temperature));
         if (seam_request_max_tokens(req) > 0)
-            rc |= put(root, "max_tokens", json_object_new_int64(seam_request_max_tokens(req)));
+            rc |= mock_put(root, "max_tokens", json_object_new_int64(seam_request_max_tokens(req)));
         if (seam_request_reasoning_budget(req) > 0)
-            rc |= put(root, "reasoning_budget",
+            rc |= mock_put(root, "reasoning_budget",
                       json_object_new_int64(seam_request_reasoning_budget(req)));
         if (seam_request_stop_count(req) > 0) {
             json_object *stops = json_object_new_array();
             for (size_t i = 0; stops && i < seam_request_stop_count(req); i++)
-                rc |= push(stops, json_object_new_string(seam_request_stop(req, i)));
-            rc |= put(root, "stop", stops);
+                rc |= mock_push(stops, json_object_new_string(seam_request_stop(req, i)));
+            rc |= mock_put(root, "stop", stops);
         }
         const char *fmt_name = NULL, *schema = NULL;
         int strict = 0;
         if (seam_request_response_format(req, &fmt_name, &schema, &strict) == SEAM_FORMAT_JSON) {
             json_object *rf = json_object_new_object();
-            rc |= add_string(rf, "type", "json");
-            rc |= add_string(rf, "name", fmt_name ? fmt_name : "response");
+            rc |= mock_add_string(rf, "type", "json");
+            rc |= mock_add_string(rf, "name", fmt_name ? fmt_name : "response");
             if (schema)
-                rc |= put(rf, "schema", json_or_string(schema));
-            rc |= put(rf, "strict", json_object_new_boolean(strict));
-            rc |= put(root, "response_format", rf);
+                rc |= mock_put(rf, "schema", json_or_string(schema));
+            rc |= mock_put(rf, "strict", json_object_new_boolean(strict));
+            rc |= mock_put(root, "response_format", rf);
         }
-        rc |= put(root, "options", options);
+        rc |= mock_put(root, "options", options);
         options = NULL;
     }
     json_object_put(options);
     if (rc == 0 && seam_request_output_modalities(req) != SEAM_MODALITY_TEXT)
-        rc |= put(root, "output_modalities",
+        rc |= mock_put(root, "output_modalities",
                   json_object_new_int64((int64_t)seam_request_output_modalities(req)));
 
     const char *text = rc == 0 ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;

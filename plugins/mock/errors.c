@@ -26,7 +26,7 @@ void mock_classify_error(void *instance, int http_status, const seam_http_header
         const char *type = jstr(e, "type");
         const char *message = jstr(e, "message");
         const char *code = jstr(e, "code");
-        seam_error_kind kind = kind_from_name(type);
+        seam_error_kind kind = mock_kind_from_name(type);
         if (kind != SEAM_ERROR_NONE) {
             err->kind = kind;
             err->retryable = seam_error_kind_retryable(kind);

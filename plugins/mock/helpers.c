@@ -12,14 +12,14 @@
 #include "../common/codec_util.h"
 #include "mock_internal.h"
 
-int is_number(json_object *v)
+int mock_is_number(json_object *v)
 {
     return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
 }
 
 /* Adds key = v to object o, taking v; NULL-safe so that an allocation failure
  * anywhere in a tree only makes the result -1 (json-c asserts on a NULL object). */
-int put(json_object *o, const char *key, json_object *v)
+int mock_put(json_object *o, const char *key, json_object *v)
 {
     /* v NULL is a value whose allocation failed, not a JSON null. */
     if (!o || !v || json_object_object_add(o, key, v) != 0) {
@@ -29,8 +29,8 @@ int put(json_object *o, const char *key, json_object *v)
     return 0;
 }
 
-/* Appends v to array a, taking v; NULL-safe like put(). */
-int push(json_object *a, json_object *v)
+/* Appends v to array a, taking v; NULL-safe like mock_put(). */
+int mock_push(json_object *a, json_object *v)
 {
     if (!a || !v) {
         json_object_put(v);
@@ -44,17 +44,17 @@ int push(json_object *a, json_object *v)
 }
 
 /* Adds key = "value"; nothing for a NULL value. */
-int add_string(json_object *o, const char *key, const char *value)
+int mock_add_string(json_object *o, const char *key, const char *value)
 {
     if (!value)
         return 0;
     json_object *s = json_object_new_string(value);
     if (!s)
         return -1;
-    return put(o, key, s);
+    return mock_put(o, key, s);
 }
 
-seam_error_kind kind_from_name(const char *name)
+seam_error_kind mock_kind_from_name(const char *name)
 {
     if (!name)
         return SEAM_ERROR_NONE;
@@ -64,7 +64,7 @@ seam_error_kind kind_from_name(const char *name)
     return SEAM_ERROR_NONE;
 }
 
-seam_stop_reason stop_from_name(const char *name)
+seam_stop_reason mock_stop_from_name(const char *name)
 {
     for (int r = SEAM_STOP_STOP; r <= SEAM_STOP_ERROR; r++)
         if (name && strcmp(seam_stop_reason_name((seam_stop_reason)r), name) == 0)

@@ -38,15 +38,15 @@ typedef struct mock_instance {
 } mock_instance;
 
 /* helpers.c */
-int is_number(json_object *v);
+int mock_is_number(json_object *v);
 /* Adds key = v to object o, taking v; NULL-safe (-1 when anything failed). */
-int put(json_object *o, const char *key, json_object *v);
-/* Appends v to array a, taking v; NULL-safe like put(). */
-int push(json_object *a, json_object *v);
+int mock_put(json_object *o, const char *key, json_object *v);
+/* Appends v to array a, taking v; NULL-safe like mock_put(). */
+int mock_push(json_object *a, json_object *v);
 /* Adds key = "value"; nothing for a NULL value. */
-int add_string(json_object *o, const char *key, const char *value);
-seam_error_kind kind_from_name(const char *name);
-seam_stop_reason stop_from_name(const char *name);
+int mock_add_string(json_object *o, const char *key, const char *value);
+seam_error_kind mock_kind_from_name(const char *name);
+seam_stop_reason mock_stop_from_name(const char *name);
 
 /* encode.c */
 /* The generate request's JSON body (the vtable's encode). */
@@ -80,16 +80,16 @@ typedef struct mock_script {
     uint32_t media;             /* output modalities asked for beyond text */
 } mock_script;
 
-void script_free(mock_script *sc);
+void mock_script_free(mock_script *sc);
 /* Words in the text parts of an encoded request's messages. */
-int64_t request_words(json_object *messages);
+int64_t mock_request_words(json_object *messages);
 /* The number of assistant messages: which entry of `replies` answers. */
-size_t assistant_turns(json_object *messages);
+size_t mock_assistant_turns(json_object *messages);
 /* The effective script of this turn (a new object); NULL with err set. */
-json_object *script_for_turn(json_object *options, size_t turn, seam_error *err);
+json_object *mock_script_for_turn(json_object *options, size_t turn, seam_error *err);
 /* Reads the script out of the encoded request. Strings in sc borrow from
  * `script` (kept alive by the caller). */
-int read_script(json_object *request, json_object *script, size_t turn,
+int mock_read_script(json_object *request, json_object *script, size_t turn,
                 mock_script *sc, seam_error *err);
 
 /* serve.c */

@@ -48,7 +48,7 @@ static int64_t count_words(const char *s)
     return n;
 }
 
-void script_free(mock_script *sc)
+void mock_script_free(mock_script *sc)
 {
     free(sc->reply);
     for (size_t i = 0; i < sc->n_tools; i++) {
@@ -72,7 +72,7 @@ static int opt_int(json_object *o, const char *key, int64_t min, int64_t max, in
     json_object *v = jget(o, key);
     if (!v)
         return SEAM_OK;
-    if (!is_number(v))
+    if (!mock_is_number(v))
         return bad_option(err, key, "an integer");
     int64_t n = json_object_get_int64(v);
     if (n < min || n > max)
@@ -119,7 +119,7 @@ static const char *last_user_text(json_object *messages, strbuf *scratch)
 }
 
 /* Words in the text parts of every message: the default input token count. */
-int64_t request_words(json_object *messages)
+int64_t mock_request_words(json_object *messages)
 {
     int64_t words = 0;
     size_t n = messages && json_object_is_type(messages, json_type_array)
@@ -138,7 +138,7 @@ int64_t request_words(json_object *messages)
     return words;
 }
 
-size_t assistant_turns(json_object *messages)
+size_t mock_assistant_turns(json_object *messages)
 {
     size_t turns = 0;
     size_t n = messages && json_object_is_type(messages, json_type_array)
@@ -226,7 +226,7 @@ static int parse_usage(json_object *script, mock_script *sc, int64_t input_defau
         json_object *v = jget(u, fields[i].key);
         if (!v)
             continue;
-        if (!is_number(v) || json_object_get_int64(v) < 0)
+        if (!mock_is_number(v) || json_object_get_int64(v) < 0)
             return bad_option(err, "usage", "an object of non-negative token counts");
         *(int64_t *)((char *)&sc->usage + fields[i].off) = json_object_get_int64(v);
         sc->usage.present |= fields[i].bit;
@@ -248,7 +248,7 @@ static int script_add(json_object *script, const char *key, json_object *val)
 }
 
 /* NULL with err set: the replies are malformed, or memory ran out. */
-json_object *script_for_turn(json_object *options, size_t turn, seam_error *err)
+json_object *mock_script_for_turn(json_object *options, size_t turn, seam_error *err)
 {
     json_object *script = json_object_new_object();
     int ok = script != NULL;
@@ -281,7 +281,7 @@ json_object *script_for_turn(json_object *options, size_t turn, seam_error *err)
 
 /* Reads the script out of the encoded request. Strings in sc borrow from
  * `script` (kept alive by the caller). */
-int read_script(json_object *request, json_object *script, size_t turn,
+int mock_read_script(json_object *request, json_object *script, size_t turn,
                        mock_script *sc, seam_error *err)
 {
     json_object *messages = jget(request, "messages");
@@ -336,11 +336,11 @@ int read_script(json_object *request, json_object *script, size_t turn,
         return rc;
     sc->stop_reason = sc->n_tools ? SEAM_STOP_TOOL_USE : SEAM_STOP_STOP;
     if (stop) {
-        sc->stop_reason = stop_from_name(stop);
+        sc->stop_reason = mock_stop_from_name(stop);
         if (sc->stop_reason == SEAM_STOP_NONE)
             return bad_option(err, "stop_reason", "stop, length, tool_use, content_filter or error");
     }
-    if ((rc = parse_usage(script, sc, request_words(messages), err)) != SEAM_OK)
+    if ((rc = parse_usage(script, sc, mock_request_words(messages), err)) != SEAM_OK)
         return rc;
 
     n = 0;

@@ -117,7 +117,7 @@ static void add_event(piece_list *l, json_object *ev)
 static json_object *event_new(const char *type)
 {
     json_object *ev = json_object_new_object();
-    if (ev && add_string(ev, "type", type) != 0) {
+    if (ev && mock_add_string(ev, "type", type) != 0) {
         json_object_put(ev);
         return NULL;
     }
@@ -135,9 +135,9 @@ static int add_delta(void *ud, const char *text, size_t len)
     delta_ctx *d = ud;
     json_object *ev = event_new(d->type);
     if (ev && d->id)
-        add_string(ev, "id", d->id);
+        mock_add_string(ev, "id", d->id);
     json_object *t = json_object_new_string_len(text, (int)len);
-    if (ev && (!t || put(ev, "text", t) != 0)) {
+    if (ev && (!t || mock_put(ev, "text", t) != 0)) {
         json_object_put(ev);
         ev = NULL;
     }
@@ -150,15 +150,15 @@ static json_object *usage_json(const seam_usage *u)
     json_object *o = json_object_new_object();
     int rc = 0;
     if (u->present & SEAM_USAGE_INPUT)
-        rc |= put(o, "input_tokens", json_object_new_int64(u->input_tokens));
+        rc |= mock_put(o, "input_tokens", json_object_new_int64(u->input_tokens));
     if (u->present & SEAM_USAGE_OUTPUT)
-        rc |= put(o, "output_tokens", json_object_new_int64(u->output_tokens));
+        rc |= mock_put(o, "output_tokens", json_object_new_int64(u->output_tokens));
     if (u->present & SEAM_USAGE_CACHE_READ)
-        rc |= put(o, "cache_read_tokens", json_object_new_int64(u->cache_read_tokens));
+        rc |= mock_put(o, "cache_read_tokens", json_object_new_int64(u->cache_read_tokens));
     if (u->present & SEAM_USAGE_CACHE_WRITE)
-        rc |= put(o, "cache_write_tokens", json_object_new_int64(u->cache_write_tokens));
+        rc |= mock_put(o, "cache_write_tokens", json_object_new_int64(u->cache_write_tokens));
     if (u->present & SEAM_USAGE_REASONING)
-        rc |= put(o, "reasoning_tokens", json_object_new_int64(u->reasoning_tokens));
+        rc |= mock_put(o, "reasoning_tokens", json_object_new_int64(u->reasoning_tokens));
     if (rc) {
         json_object_put(o);
         return NULL;
@@ -169,8 +169,8 @@ static json_object *usage_json(const seam_usage *u)
 static json_object *error_json(const mock_script *sc)
 {
     json_object *e = json_object_new_object();
-    int rc = add_string(e, "type", sc->stream_error_type ? sc->stream_error_type : "overloaded");
-    rc |= add_string(e, "message", sc->stream_error_message ? sc->stream_error_message
+    int rc = mock_add_string(e, "type", sc->stream_error_type ? sc->stream_error_type : "overloaded");
+    rc |= mock_add_string(e, "message", sc->stream_error_message ? sc->stream_error_message
                                                              : "mock: scripted stream error");
     if (rc) {
         json_object_put(e);
@@ -199,8 +199,8 @@ static int add_media_items(const mock_script *sc, json_object *(*make)(void),
         if (!(sc->media & media[i].bit))
             continue;
         json_object *m = make();
-        rc |= add_string(m, "mime_type", media[i].mime);
-        rc |= add_string(m, "data", media[i].data);
+        rc |= mock_add_string(m, "mime_type", media[i].mime);
+        rc |= mock_add_string(m, "data", media[i].data);
         take(ud, m);
     }
     return rc;
@@ -219,13 +219,13 @@ static void take_event(void *ud, json_object *e)
 static json_object *media_part(void)
 {
     json_object *p = json_object_new_object();
-    add_string(p, "type", "media");
+    mock_add_string(p, "type", "media");
     return p;
 }
 
 static void take_part(void *ud, json_object *p)
 {
-    push(ud, p);
+    mock_push(ud, p);
 }
 
 /* The SSE events of a streamed answer, in order, one piece each. */
@@ -236,7 +236,7 @@ static void stream_events(const mock_script *sc, piece_list *l)
         delta_ctx d = { l, "reasoning_delta", NULL };
         split_utf8(sc->reasoning, sc->chunks, add_delta, &d);
         json_object *end = event_new("reasoning_end");
-        rc |= add_string(end, "signature", sc->signature);
+        rc |= mock_add_string(end, "signature", sc->signature);
         add_event(l, end);
     }
     delta_ctx d = { l, "text_delta", NULL };
@@ -245,25 +245,25 @@ static void stream_events(const mock_script *sc, piece_list *l)
     if (sc->stream_error) {
         json_object *ev = event_new("error");
         json_object *e = error_json(sc);
-        rc |= e ? put(ev, "error", e) : -1;
+        rc |= e ? mock_put(ev, "error", e) : -1;
         add_event(l, ev);
     } else {
         for (size_t i = 0; i < sc->n_tools; i++) {
             const mock_tool *t = &sc->tools[i];
             json_object *start = event_new("tool_call_start");
-            rc |= add_string(start, "id", t->id);
-            rc |= add_string(start, "name", t->name);
+            rc |= mock_add_string(start, "id", t->id);
+            rc |= mock_add_string(start, "name", t->name);
             add_event(l, start);
             delta_ctx td = { l, "tool_call_delta", t->id };
             split_utf8(t->args, sc->chunks > 2 ? sc->chunks : 2, add_delta, &td);
             json_object *end = event_new("tool_call_end");
-            rc |= add_string(end, "id", t->id);
+            rc |= mock_add_string(end, "id", t->id);
             add_event(l, end);
         }
         json_object *stop = event_new("stop");
-        rc |= add_string(stop, "stop_reason", seam_stop_reason_name(sc->stop_reason));
+        rc |= mock_add_string(stop, "stop_reason", seam_stop_reason_name(sc->stop_reason));
         json_object *usage = usage_json(&sc->usage);
-        rc |= usage ? put(stop, "usage", usage) : -1;
+        rc |= usage ? mock_put(stop, "usage", usage) : -1;
         add_event(l, stop);
     }
     if (rc)
@@ -278,35 +278,35 @@ static char *whole_body(const mock_script *sc)
     int rc = 0;
     if (sc->reasoning && *sc->reasoning) {
         json_object *p = json_object_new_object();
-        rc |= add_string(p, "type", "reasoning");
-        rc |= add_string(p, "text", sc->reasoning);
-        rc |= add_string(p, "signature", sc->signature);
-        rc |= push(content, p);
+        rc |= mock_add_string(p, "type", "reasoning");
+        rc |= mock_add_string(p, "text", sc->reasoning);
+        rc |= mock_add_string(p, "signature", sc->signature);
+        rc |= mock_push(content, p);
     }
     if (*sc->reply) {
         json_object *p = json_object_new_object();
-        rc |= add_string(p, "type", "text");
-        rc |= add_string(p, "text", sc->reply);
-        rc |= push(content, p);
+        rc |= mock_add_string(p, "type", "text");
+        rc |= mock_add_string(p, "text", sc->reply);
+        rc |= mock_push(content, p);
     }
     rc |= add_media_items(sc, media_part, take_part, content);
     if (sc->stream_error) {
         json_object *e = error_json(sc);
-        rc |= e ? put(root, "error", e) : -1;
+        rc |= e ? mock_put(root, "error", e) : -1;
     } else {
         for (size_t i = 0; i < sc->n_tools; i++) {
             json_object *p = json_object_new_object();
-            rc |= add_string(p, "type", "tool_call");
-            rc |= add_string(p, "id", sc->tools[i].id);
-            rc |= add_string(p, "name", sc->tools[i].name);
-            rc |= put(p, "args", json_parse_strict(sc->tools[i].args, strlen(sc->tools[i].args)));
-            rc |= push(content, p);
+            rc |= mock_add_string(p, "type", "tool_call");
+            rc |= mock_add_string(p, "id", sc->tools[i].id);
+            rc |= mock_add_string(p, "name", sc->tools[i].name);
+            rc |= mock_put(p, "args", json_parse_strict(sc->tools[i].args, strlen(sc->tools[i].args)));
+            rc |= mock_push(content, p);
         }
-        rc |= add_string(root, "stop_reason", seam_stop_reason_name(sc->stop_reason));
+        rc |= mock_add_string(root, "stop_reason", seam_stop_reason_name(sc->stop_reason));
         json_object *usage = usage_json(&sc->usage);
-        rc |= usage ? put(root, "usage", usage) : -1;
+        rc |= usage ? mock_put(root, "usage", usage) : -1;
     }
-    rc |= put(root, "content", content);
+    rc |= mock_put(root, "content", content);
     errno = 0;
     const char *s = rc == 0 ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
     char *copy = s && errno != ENOMEM ? strdup(s) : NULL; /* see add_event */
@@ -358,15 +358,15 @@ int mock_serve_script_error(json_object *request, seam_served *out, seam_error *
 {
     json_object *options = jget(request, "options");
     json_object *script = options && json_object_is_type(options, json_type_object)
-                              ? script_for_turn(options, 0, err)
+                              ? mock_script_for_turn(options, 0, err)
                               : json_object_new_object();
     if (!script)
         return err->kind == SEAM_ERROR_BAD_REQUEST ? SEAM_ERR_INVALID : SEAM_ERR_NOMEM;
     mock_script sc = { 0 };
-    int rc = read_script(request, script, 0, &sc, err);
+    int rc = mock_read_script(request, script, 0, &sc, err);
     if (rc == SEAM_OK && sc.error_status)
         rc = serve_error(&sc, out) == SEAM_OK ? 1 : SEAM_ERR_NOMEM;
-    script_free(&sc);
+    mock_script_free(&sc);
     json_object_put(script);
     return rc;
 }
@@ -392,12 +392,12 @@ int mock_serve(void *instance, const seam_http_request *hr, seam_served *out,
                SEAM_ERR_INVALID;
     }
     json_object *options = jget(request, "options");
-    size_t turn = assistant_turns(jget(request, "messages"));
+    size_t turn = mock_assistant_turns(jget(request, "messages"));
     json_object *script = options && json_object_is_type(options, json_type_object)
-                              ? script_for_turn(options, turn, err)
+                              ? mock_script_for_turn(options, turn, err)
                               : json_object_new_object();
     mock_script sc = { 0 };
-    int rc = script ? read_script(request, script, turn, &sc, err)
+    int rc = script ? mock_read_script(request, script, turn, &sc, err)
              : err->kind == SEAM_ERROR_BAD_REQUEST ? SEAM_ERR_INVALID : SEAM_ERR_NOMEM;
     if (!script && rc == SEAM_ERR_NOMEM)
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "mock: out of memory");
@@ -443,7 +443,7 @@ int mock_serve(void *instance, const seam_http_request *hr, seam_served *out,
     if (rc == SEAM_ERR_NOMEM)
         seam_error_set(err, SEAM_ERROR_UNKNOWN, "mock: out of memory");
     pieces_free(&l);
-    script_free(&sc);
+    mock_script_free(&sc);
     json_object_put(script);
     json_object_put(request);
     return rc;
