@@ -110,7 +110,7 @@ typedef struct name_bit {
     uint32_t bit;
 } name_bit;
 
-/* ---- conf_read.c: failing, typed reads, paths, arrays, options -------------------------------- */
+/* ---- conf_read.c: failing, typed reads, paths, arrays, options ------------------ */
 
 int conf_fail_nomem(loader *ld);
 int conf_fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
@@ -121,7 +121,9 @@ int conf_fail_at(loader *ld, const char *file, int line, const char *fmt, ...)
 const char *conf_setting_file(const loader *ld, const config_setting_t *s);
 int conf_setting_line(const config_setting_t *s);
 
-#define fail_setting(ld, s, ...) conf_fail_at((ld), conf_setting_file((ld), (s)), conf_setting_line(s), __VA_ARGS__)
+/* Fails at the file and line of setting s. */
+#define fail_setting(ld, s, ...) \
+    conf_fail_at((ld), conf_setting_file((ld), (s)), conf_setting_line(s), __VA_ARGS__)
 
 int conf_fail_type(loader *ld, const config_setting_t *s, const char *path, const char *want);
 /* Length of the UTF-8 sequence at s (at most n bytes), 0 when invalid. */
@@ -131,10 +133,11 @@ void conf_join_path(char *out, const char *parent, const char *name);
 int conf_read_string(loader *ld, const config_setting_t *s, const char *path, char **out);
 /* An integer inside the range r. */
 int conf_read_int64(loader *ld, const config_setting_t *s, const char *path, range_id r,
-               int64_t *out);
+                    int64_t *out);
 int conf_read_number(loader *ld, const config_setting_t *s, const char *path, double *out);
 int conf_expect_group(loader *ld, const config_setting_t *s, const char *path);
-int conf_fail_unknown(loader *ld, const config_setting_t *s, const char *parent, const char *known);
+int conf_fail_unknown(loader *ld, const config_setting_t *s, const char *parent,
+                      const char *known);
 /* A path from the conf: "~/x" is under $HOME, a relative one is under the
  * directory of the file that says it. NULL when out of memory. */
 char *conf_resolve_path(const loader *ld, const char *p);
@@ -145,27 +148,27 @@ int conf_grow(void **arr, size_t *cap, size_t n, size_t elem);
 int conf_add_warning(loader *ld, char *text);
 /* An array or list of names, each one of names[0..n), ORed into *bits. */
 int conf_read_name_bits(loader *ld, const config_setting_t *s, const char *path,
-                   const char *array_what, const name_bit *names, size_t n,
-                   const char *before, const char *after, uint32_t *bits);
+                        const char *array_what, const name_bit *names, size_t n,
+                        const char *before, const char *after, uint32_t *bits);
 /* A setting as JSON (NULL when out of memory); every string under s is UTF-8. */
 json_object *conf_setting_to_json(const config_setting_t *s);
 int conf_options_utf8(loader *ld, const config_setting_t *s, const char *path);
 /* A group as JSON text into *out (replacing it). */
 int conf_load_options(loader *ld, const config_setting_t *s, const char *path, char **out);
 
-/* ---- conf_text.c: one file's raw text ----------------------------------------------------- */
+/* ---- conf_text.c: one file's raw text ------------------------------------------- */
 
 /* Reads a whole conf file into a NUL-terminated buffer; fills *st. */
 int conf_read_text(loader *ld, const char *file, struct stat *st, char **text, size_t *len);
 /* What libconfig 1.5 would take without a word but seam must not. */
 int conf_check_text(loader *ld, const char *file, const char *text, size_t len);
 
-/* ---- the groups: each reads its top-level setting s into ld->conf ------------------------ */
+/* ---- the groups: each reads its top-level setting s into ld->conf -------------- */
 
 /* conf_providers.c */
 int conf_load_providers(loader *ld, const config_setting_t *s);
 void conf_free_provider(seam_conf_provider *p);
-/* conf_chains.c; check_references runs once every file is read. */
+/* conf_chains.c; conf_check_references runs once every file is read. */
 int conf_load_chains(loader *ld, const config_setting_t *s);
 int conf_load_roles(loader *ld, const config_setting_t *s);
 int conf_check_references(loader *ld);

@@ -90,7 +90,7 @@ json_object *mock_script_for_turn(json_object *options, size_t turn, seam_error 
 /* Reads the script out of the encoded request. Strings in sc borrow from
  * `script` (kept alive by the caller). */
 int mock_read_script(json_object *request, json_object *script, size_t turn,
-                mock_script *sc, seam_error *err);
+                     mock_script *sc, seam_error *err);
 
 /* serve.c */
 /* The vtable's serve: every operation's request, told apart by its URL. */
