@@ -8,16 +8,21 @@
  * stream), so they run on a small pool of worker threads of their own rather
  * than on the engine's loop or MHD's threads: the connection is suspended
  * while a worker waits for the provider, and resumed with the whole answer.
- * A client that hangs up triggers the call's cancel token; a shutdown
- * cancels every call still running and joins the workers before MHD stops. */
+ * MHD does not poll a suspended connection, so a watcher thread polls the
+ * client sockets of the calls queued and running here: a client that hangs
+ * up triggers its call's cancel token, which ends the upstream transfer. A
+ * shutdown cancels every call still running and joins the threads before
+ * MHD stops. */
 #include "config.h"
 
 #include "serve.h"
 
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -34,7 +39,12 @@ struct serve_ops {
     serve_call *running[OPS_WORKERS]; /* a worker's call, for cancel_all */
     size_t active;                    /* queued + running */
     int stop;
+    int wake_fd;                      /* the watcher looks at the calls again */
+    pthread_t watcher;
+    int watching;                     /* the watcher thread was started */
 };
+
+static void wake_watcher(serve_ops *ops);
 
 /* ---- parsing ------------------------------------------------------------------ */
 
@@ -447,12 +457,98 @@ static void *worker(void *arg)
         if (cancelled)
             seam_cancel_trigger(c->cancel);
         run_op(ops, c);
+        pthread_mutex_lock(&ops->mu);
+        ops->running[slot] = NULL; /* before the unref: the watcher may look */
+        ops->active--;
+        wake_watcher(ops);
+        pthread_mutex_unlock(&ops->mu);
         call_unref(c);
         pthread_mutex_lock(&ops->mu);
-        ops->running[slot] = NULL;
-        ops->active--;
     }
     pthread_mutex_unlock(&ops->mu);
+    return NULL;
+}
+
+/* ---- hang-ups ------------------------------------------------------------------ */
+
+static void wake_watcher(serve_ops *ops)
+{
+    uint64_t one = 1;
+    ssize_t w = write(ops->wake_fd, &one, sizeof one);
+    (void)w;
+}
+
+/* Adds c's client socket to the watch list, unless its hang-up was seen. */
+static void watch_call(serve_call *c, struct pollfd *pfd, serve_call **calls, size_t *n)
+{
+    if (!c || c->fd < 0 || seam_cancel_triggered(c->cancel))
+        return;
+    pfd[*n] = (struct pollfd){ .fd = c->fd, .events = POLLRDHUP };
+    calls[(*n)++] = c;
+}
+
+/* Under ops->mu: whether c is queued or running. */
+static int still_here(const serve_ops *ops, const serve_call *c)
+{
+    for (const serve_call *q = ops->queue_head; q; q = q->next)
+        if (q == c)
+            return 1;
+    for (size_t i = 0; i < OPS_WORKERS; i++)
+        if (ops->running[i] == c)
+            return 1;
+    return 0;
+}
+
+static void *watcher(void *arg)
+{
+    serve_ops *ops = arg;
+    struct pollfd *pfd = NULL;
+    serve_call **calls = NULL;
+    size_t cap = 0;
+    for (;;) {
+        pthread_mutex_lock(&ops->mu);
+        if (ops->stop) {
+            pthread_mutex_unlock(&ops->mu);
+            break;
+        }
+        size_t want = 1 + ops->active;
+        if (want > cap) {
+            struct pollfd *np = realloc(pfd, want * sizeof *np);
+            serve_call **nc = np ? realloc(calls, want * sizeof *nc) : NULL;
+            if (np)
+                pfd = np;
+            if (nc)
+                calls = nc;
+            if (np && nc)
+                cap = want;
+        }
+        size_t n = 1;
+        pfd[0] = (struct pollfd){ .fd = ops->wake_fd, .events = POLLIN };
+        if (cap >= want) {
+            for (serve_call *c = ops->queue_head; c; c = c->next)
+                watch_call(c, pfd, calls, &n);
+            for (size_t i = 0; i < OPS_WORKERS; i++)
+                watch_call(ops->running[i], pfd, calls, &n);
+        }
+        pthread_mutex_unlock(&ops->mu);
+        /* without room for the list (out of memory), look again soon */
+        if (poll(pfd, n, cap >= want ? -1 : 100) <= 0)
+            continue;
+        if (pfd[0].revents & POLLIN) {
+            uint64_t v;
+            ssize_t r = read(ops->wake_fd, &v, sizeof v);
+            (void)r;
+        }
+        pthread_mutex_lock(&ops->mu);
+        /* only a call still queued or running: one that has left the lists
+         * may be freed (and its fd another connection's) */
+        for (size_t i = 1; i < n; i++)
+            if ((pfd[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) && still_here(ops, calls[i]))
+                seam_cancel_trigger(calls[i]->cancel);
+        pthread_mutex_unlock(&ops->mu);
+    }
+    free(pfd);
+    free(calls);
     return NULL;
 }
 
@@ -467,11 +563,18 @@ serve_ops *ops_start(char *msg, size_t msgsize)
     }
     pthread_mutex_init(&ops->mu, NULL);
     pthread_cond_init(&ops->more, NULL);
+    ops->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (ops->wake_fd < 0 || pthread_create(&ops->watcher, NULL, watcher, ops) != 0) {
+        snprintf(msg, msgsize, "cannot start the embeddings, images and speech watcher");
+        ops_free(ops);
+        return NULL;
+    }
+    ops->watching = 1;
     while (ops->nstarted < OPS_WORKERS &&
            pthread_create(&ops->th[ops->nstarted], NULL, worker, ops) == 0)
         ops->nstarted++;
     if (ops->nstarted == 0) {
-        snprintf(msg, msgsize, "cannot start the embeddings and images workers");
+        snprintf(msg, msgsize, "cannot start the embeddings, images and speech workers");
         ops_free(ops);
         return NULL;
     }
@@ -489,6 +592,7 @@ void ops_submit(serve_ops *ops, serve_call *c)
     ops->queue_tail = c;
     ops->active++;
     pthread_cond_signal(&ops->more);
+    wake_watcher(ops);
     pthread_mutex_unlock(&ops->mu);
 }
 
@@ -521,9 +625,15 @@ void ops_free(serve_ops *ops)
     pthread_mutex_lock(&ops->mu);
     ops->stop = 1;
     pthread_cond_broadcast(&ops->more);
+    if (ops->watching)
+        wake_watcher(ops);
     pthread_mutex_unlock(&ops->mu);
     for (size_t i = 0; i < ops->nstarted; i++)
         pthread_join(ops->th[i], NULL);
+    if (ops->watching)
+        pthread_join(ops->watcher, NULL);
+    if (ops->wake_fd >= 0)
+        close(ops->wake_fd);
     pthread_cond_destroy(&ops->more);
     pthread_mutex_destroy(&ops->mu);
     free(ops);
