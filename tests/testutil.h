@@ -367,4 +367,15 @@ int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
  * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
 void tu_event_append(char *text, size_t size, const seam_event *ev);
 
+/* ---- dupcodec: two answers' parts compared (tu_stream.c) ---------------------- */
+
+/* Flags of tu_parts_alike. */
+#define TU_PARTS_NEW_IDS 1u      /* tool-call ids are made per response: both set, not equal */
+#define TU_PARTS_ARGS_AS_JSON 2u /* tool-call arguments the same JSON value, not the same text */
+/* a and b hold as many parts (fatal), each of the same type (fatal) with the
+ * same text; reasoning with the same signature (both absent, or equal);
+ * tool calls with the same name, arguments and ids (flags say how), two
+ * assertions a member; a part of another type fails. */
+void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags);
+
 #endif

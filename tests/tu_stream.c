@@ -3,7 +3,7 @@
  * a result reduced to one canonical JSON line (text, reasoning, tool calls,
  * stop reason, usage) that a test compares with a golden string or with the
  * result of the same answer given whole; a call that must fail, and the media
- * units a result counts. */
+ * units a result counts; two answers' parts compared member by member. */
 #include "config.h"
 
 #include "testutil.h"
@@ -238,4 +238,52 @@ void tu_generate_refused(seam_client *c, const seam_request *req, seam_error_kin
         fprintf(stderr, "\n  error: %s\n  want a part: %s\n", err.message, message_part);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, message_part));
     seam_result_free(res);
+}
+
+/* ---- dupcodec: two answers' parts compared ------------------------------------ */
+
+static int json_text_same(const char *a, const char *b)
+{
+    json_object *ja = json_tokener_parse(a), *jb = json_tokener_parse(b);
+    int same = ja && jb && json_object_equal(ja, jb);
+    json_object_put(ja);
+    json_object_put(jb);
+    return same;
+}
+
+void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags)
+{
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(a), seam_message_part_count(b));
+    for (size_t i = 0; i < seam_message_part_count(a); i++) {
+        const seam_part *pa = seam_message_part(a, i), *pb = seam_message_part(b, i);
+        CU_ASSERT_EQUAL_FATAL(seam_part_get_type(pa), seam_part_get_type(pb));
+        const char *sa = seam_part_signature(pa), *sb = seam_part_signature(pb);
+        switch (seam_part_get_type(pa)) {
+        case SEAM_PART_TEXT:
+            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
+            break;
+        case SEAM_PART_REASONING:
+            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
+            CU_ASSERT_EQUAL(!sa, !sb);
+            CU_ASSERT_STRING_EQUAL(sa ? sa : "", sb ? sb : "");
+            break;
+        case SEAM_PART_TOOL_CALL:
+            TU_ASSERT_STR(seam_part_tool_name(pa), seam_part_tool_name(pb));
+            if (flags & TU_PARTS_ARGS_AS_JSON) {
+                CU_ASSERT_PTR_NOT_NULL(seam_part_args_json(pa));
+                CU_ASSERT_TRUE(json_text_same(seam_part_args_json(pa), seam_part_args_json(pb)));
+            } else {
+                TU_ASSERT_STR(seam_part_args_json(pa), seam_part_args_json(pb));
+            }
+            if (flags & TU_PARTS_NEW_IDS) {
+                CU_ASSERT(strlen(seam_part_tool_call_id(pa)) > 0);
+                CU_ASSERT(strcmp(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb)) != 0);
+            } else {
+                TU_ASSERT_STR(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb));
+            }
+            break;
+        default:
+            CU_FAIL("unexpected part type");
+        }
+    }
 }
