@@ -155,15 +155,6 @@ static const seam_part *nth_part(const seam_message *m, seam_part_type t, size_t
     return NULL;
 }
 
-static int json_text_equal(const char *a, const char *b)
-{
-    json_object *ja = json_tokener_parse(a), *jb = json_tokener_parse(b);
-    int eq = ja && jb && json_object_equal(ja, jb);
-    json_object_put(ja);
-    json_object_put(jb);
-    return eq;
-}
-
 /* The last request the server received. */
 static size_t last_request(void)
 {
@@ -416,63 +407,71 @@ static void test_stream_cut_everywhere(void)
 /* The start of an event whose candidate says "Hi" (its finishReason and usage follow). */
 #define SSE_HI "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
 
-/* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
- * candidates and thoughts (undefined behaviour). They are bounded now. */
-static void test_usage_absurd_counts(void)
-{
-    seam_request *req = user_request("hi");
-    outcome o = streamed(req,
-            SSE_HI
-            "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
-            "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
-            "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_EQUAL(o.usage.input_tokens, 0);
-    CU_ASSERT_EQUAL(o.usage.reasoning_tokens, 1000000000000LL);
-    CU_ASSERT_EQUAL(o.usage.output_tokens, 1000000000000LL);
-    outcome_free(&o);
-    seam_request_free(req);
-}
+/* A stream of one candidate saying "Hi", its events from finishReason on, and
+ * what the call must make of it; -1 (0 for lacks) leaves a member unchecked. */
+typedef struct usage_case {
+    const char *name;
+    const char *events;         /* what follows SSE_HI */
+    int rc;
+    seam_error_kind kind;       /* checked when rc is not SEAM_OK */
+    int stop_chunks;
+    seam_stop_reason stop;      /* checked when stop_chunks > 0 */
+    int64_t in, out, reasoning; /* the usage's tokens */
+    unsigned lacks;             /* usage members that must be absent (~0u: all) */
+} usage_case;
 
-static void test_stream_usage_after_finish(void)
-{
-    seam_request *req = user_request("hi");
+static const usage_case usage_cases[] = {
+    /* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
+     * candidates and thoughts (undefined behaviour). They are bounded now. */
+    { "absurd counts are bounded",
+      "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
+      "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
+      "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
+      SEAM_OK, 0, -1, 0, 0, 1000000000000LL, 1000000000000LL, 0 },
     /* finishReason first, usage in a later event: one stop, with that usage. */
-    outcome o = streamed(req,
-            SSE_HI
-            "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
-            "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
-            "\"totalTokenCount\":4}}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_EQUAL(o.stop_chunks, 1);
-    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_STOP);
-    CU_ASSERT_EQUAL(o.usage.input_tokens, 3);
-    CU_ASSERT_EQUAL(o.usage.output_tokens, 1);
-    CU_ASSERT_FALSE(o.usage.present & SEAM_USAGE_REASONING);
-    outcome_free(&o);
-
+    { "usage after the finish",
+      "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
+      "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
+      "\"totalTokenCount\":4}}\r\n\r\n",
+      SEAM_OK, 0, 1, SEAM_STOP_STOP, 3, 1, -1, SEAM_USAGE_REASONING },
     /* finishReason and never any usage: the stop still comes, at the end. */
-    o = streamed(req,
-            SSE_HI
-            "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_EQUAL(o.stop_chunks, 1);
-    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_LENGTH);
-    CU_ASSERT_EQUAL(o.usage.present, 0);
-    outcome_free(&o);
-
+    { "a finish and no usage",
+      "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
+      SEAM_OK, 0, 1, SEAM_STOP_LENGTH, -1, -1, -1, ~0u },
     /* No finishReason at all before the server closes: a cut stream. */
-    o = streamed(req,
-            SSE_HI
-            "\"index\":0}]}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_TRANSPORT);
-    CU_ASSERT_EQUAL(o.stop_chunks, 0);
-    outcome_free(&o);
+    { "no finish: a cut stream",
+      "\"index\":0}]}\r\n\r\n",
+      SEAM_ERR_PROVIDER, SEAM_ERROR_TRANSPORT, 0, 0, -1, -1, -1, 0 },
+};
+
+static void test_stream_usage_and_finish(void)
+{
+    seam_request *req = user_request("hi");
+    for (size_t i = 0; i < sizeof usage_cases / sizeof usage_cases[0]; i++) {
+        const usage_case *c = &usage_cases[i];
+        char sse[1024];
+        snprintf(sse, sizeof sse, "%s%s", SSE_HI, c->events);
+        outcome o = streamed(req, sse, 0);
+        unsigned failed = CU_get_number_of_failures();
+        CU_ASSERT_EQUAL(o.rc, c->rc);
+        if (c->rc != SEAM_OK)
+            CU_ASSERT_EQUAL(o.err.kind, c->kind);
+        if (c->stop_chunks >= 0)
+            CU_ASSERT_EQUAL(o.stop_chunks, c->stop_chunks);
+        if (c->stop_chunks > 0)
+            CU_ASSERT_EQUAL(o.stop, c->stop);
+        if (c->in >= 0)
+            CU_ASSERT_EQUAL(o.usage.input_tokens, c->in);
+        if (c->reasoning >= 0)
+            CU_ASSERT_EQUAL(o.usage.reasoning_tokens, c->reasoning);
+        if (c->out >= 0)
+            CU_ASSERT_EQUAL(o.usage.output_tokens, c->out);
+        if (c->lacks)
+            CU_ASSERT_EQUAL(o.usage.present & c->lacks, 0);
+        if (CU_get_number_of_failures() != failed)
+            fprintf(stderr, "\n  in case \"%s\"\n", c->name);
+        outcome_free(&o);
+    }
     seam_request_free(req);
 }
 
@@ -584,36 +583,11 @@ static void test_whole_response_equals_stream(void)
     CU_ASSERT_EQUAL(memcmp(&whole.usage, &streamed.usage, sizeof whole.usage), 0);
     CU_ASSERT_EQUAL(whole.usage.output_tokens, 62);
     CU_ASSERT_EQUAL(whole.usage.reasoning_tokens, 50);
-    size_t n = seam_message_part_count(whole.msg);
-    CU_ASSERT_EQUAL(n, 4); /* thought, text, signature carrier, tool call */
-    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(streamed.msg), n);
-    for (size_t i = 0; i < n; i++) {
-        const seam_part *a = seam_message_part(whole.msg, i);
-        const seam_part *b = seam_message_part(streamed.msg, i);
-        CU_ASSERT_EQUAL_FATAL(seam_part_get_type(a), seam_part_get_type(b));
-        switch (seam_part_get_type(a)) {
-        case SEAM_PART_TEXT:
-            CU_ASSERT_STRING_EQUAL(seam_part_text(a), seam_part_text(b));
-            break;
-        case SEAM_PART_REASONING:
-            CU_ASSERT_STRING_EQUAL(seam_part_text(a), seam_part_text(b));
-            CU_ASSERT_EQUAL(!seam_part_signature(a), !seam_part_signature(b));
-            if (seam_part_signature(a) && seam_part_signature(b))
-                CU_ASSERT_STRING_EQUAL(seam_part_signature(a), seam_part_signature(b));
-            break;
-        case SEAM_PART_TOOL_CALL:
-            CU_ASSERT_STRING_EQUAL(seam_part_tool_name(a), seam_part_tool_name(b));
-            CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(a), seam_part_args_json(b)));
-            CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(a),
-                                           "{\"city\":\"Oslo\",\"units\":[\"c\"]}"));
-            /* Ids are synthesized per response: both present, not the same. */
-            CU_ASSERT(strlen(seam_part_tool_call_id(a)) > 0);
-            CU_ASSERT(strcmp(seam_part_tool_call_id(a), seam_part_tool_call_id(b)) != 0);
-            break;
-        default:
-            CU_FAIL("unexpected part type");
-        }
-    }
+    CU_ASSERT_EQUAL(seam_message_part_count(whole.msg), 4); /* thought, text, signature carrier, tool call */
+    /* Ids are synthesized per response: both present, not the same. */
+    tu_parts_alike(whole.msg, streamed.msg, TU_PARTS_NEW_IDS | TU_PARTS_ARGS_AS_JSON);
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(nth_part(whole.msg, SEAM_PART_TOOL_CALL, 0)),
+                                   "{\"city\":\"Oslo\",\"units\":[\"c\"]}"));
     const seam_part *carrier = seam_message_part(whole.msg, 2);
     CU_ASSERT_EQUAL(seam_part_get_type(carrier), SEAM_PART_REASONING);
     CU_ASSERT_STRING_EQUAL(seam_part_signature(carrier), "gemini:c2lnLW9zbG8=");
@@ -755,7 +729,7 @@ static void test_encode_tools_and_schema_reshape(void)
     const seam_part *call = nth_part(o.msg, SEAM_PART_TOOL_CALL, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(call);
     CU_ASSERT_STRING_EQUAL(seam_part_tool_name(call), "get_weather");
-    CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(call),
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(call),
                                    "{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}"));
 
     json_object *body = sent_body();
@@ -827,7 +801,7 @@ static void test_encode_json_mode_thinking_and_options(void)
             "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\\\"colors\\\":"
             "[\\\"red\\\",\\\"blue\\\"]}\"}]},\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_TRUE(json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
     json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"OBJECT\","
@@ -923,7 +897,7 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     CU_ASSERT(strlen(weather_id) > 0);
     CU_ASSERT(strlen(clock_id) > 0);
     CU_ASSERT(strcmp(weather_id, clock_id) != 0);
-    CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(weather), "{\"city\":\"Paris\",\"days\":2}"));
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(weather), "{\"city\":\"Paris\",\"days\":2}"));
     /* The signature that came on the first call sits just before it. */
     const seam_part *carrier = nth_part(step1.msg, SEAM_PART_REASONING, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(carrier);
@@ -1590,8 +1564,7 @@ static void test_error_event_in_stream(void)
 static const tu_test tests[] = {
     { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
     { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
-    { "stream: usage after finish, no finish", test_stream_usage_after_finish },
-    { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "stream: usage after finish, no finish, absurd counts bounded", test_stream_usage_and_finish },
     { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
     { "whole response equals stream", test_whole_response_equals_stream },
     { "encode: conversation, media, generation config", test_encode_conversation },

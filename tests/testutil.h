@@ -377,5 +377,7 @@ void tu_event_append(char *text, size_t size, const seam_event *ev);
  * tool calls with the same name, arguments and ids (flags say how), two
  * assertions a member; a part of another type fails. */
 void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags);
+/* Texts a and b both parse as JSON, to the same value (objects compare by key). */
+int tu_json_text_equal(const char *a, const char *b);
 
 #endif

@@ -242,7 +242,7 @@ void tu_generate_refused(seam_client *c, const seam_request *req, seam_error_kin
 
 /* ---- dupcodec: two answers' parts compared ------------------------------------ */
 
-static int json_text_same(const char *a, const char *b)
+int tu_json_text_equal(const char *a, const char *b)
 {
     json_object *ja = json_tokener_parse(a), *jb = json_tokener_parse(b);
     int same = ja && jb && json_object_equal(ja, jb);
@@ -271,7 +271,7 @@ void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags
             TU_ASSERT_STR(seam_part_tool_name(pa), seam_part_tool_name(pb));
             if (flags & TU_PARTS_ARGS_AS_JSON) {
                 CU_ASSERT_PTR_NOT_NULL(seam_part_args_json(pa));
-                CU_ASSERT_TRUE(json_text_same(seam_part_args_json(pa), seam_part_args_json(pb)));
+                CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(pa), seam_part_args_json(pb)));
             } else {
                 TU_ASSERT_STR(seam_part_args_json(pa), seam_part_args_json(pb));
             }
