@@ -205,6 +205,17 @@ static outcome streamed(const seam_request *req, const char *sse, size_t split)
 /* Asserts that actual equals the JSON text expected (objects compare by key). */
 #define CHECK_JSON(actual, expected) CU_ASSERT_TRUE(tu_json_equal((actual), (expected)))
 
+/* One assertion: schema passes is_subset; when not, what it is not and why
+ * go to stderr. */
+static void assert_subset(json_object *schema, int (*is_subset)(json_object *, char *, size_t),
+                          const char *what)
+{
+    char why[128] = "";
+    CU_ASSERT_TRUE(is_subset(schema, why, sizeof why));
+    if (why[0])
+        fprintf(stderr, "\nnot %s: %s\n", what, why);
+}
+
 /* Whether schema s is an object whose every key is one of allowed (why says
  * what is not). */
 static int keywords_allowed(json_object *s, const char *const *allowed, size_t n, char *why,
@@ -656,6 +667,16 @@ static void test_encode_conversation(void)
     seam_request_free(req);
 }
 
+/* Properties of WEATHER_SCHEMA that its JSON Schema subset (Gemini 3 and
+ * later, WEATHER_SCHEMA_JSON_SUBSET) keeps as they are. */
+#define WEATHER_PROPERTIES_KEPT                                                                   \
+    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"             \
+    "  \"raw\":{\"type\":\"array\"},"                                                               \
+    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"}," \
+    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"                                          \
+    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"                                                       \
+    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+
 /* The schema of the issue: $ref/$defs, additionalProperties, const, a nullable
  * type array, plus the shapes Gemini's validator refuses. */
 static const char WEATHER_SCHEMA[] =
@@ -676,12 +697,7 @@ static const char WEATHER_SCHEMA[] =
     "  \"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
     "  \"email\":{\"type\":\"string\",\"format\":\"email\"},"
     "  \"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"uniqueItems\":true,\"maxItems\":5},"
-    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "  \"raw\":{\"type\":\"array\"},"
-    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"},"
-    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"
-    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"
-    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+    WEATHER_PROPERTIES_KEPT
     "  \"both\":{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"}},"
     "     \"required\":[\"a\"]},{\"properties\":{\"b\":{\"type\":\"number\",\"format\":\"double\"}}}]}"
     "},"
@@ -743,11 +759,8 @@ static void test_encode_tools_and_schema_reshape(void)
     CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
     CHECK_JSON(tu_json_at(body, "toolConfig"),
                "{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"get_weather\"]}}");
-    char why[128] = "";
-    CU_ASSERT_TRUE(schema_is_gemini_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"),
-                                           why, sizeof why));
-    if (why[0])
-        fprintf(stderr, "\nnot Gemini's subset: %s\n", why);
+    assert_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"), schema_is_gemini_subset,
+                  "Gemini's subset");
     json_object_put(body);
     outcome_free(&o);
 
@@ -759,15 +772,10 @@ static void test_encode_tools_and_schema_reshape(void)
                  {SEAM_TOOL_CHOICE_NONE, "NONE"}};
     for (size_t i = 0; i < 3; i++) {
         seam_request_set_tool_choice(req, modes[i].choice, NULL);
-        o = answered(req,
-                "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                "\"finishReason\":\"STOP\"}]}");
-        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        body = sent_body();
+        body = body_sent_for(req, MODEL, OK_ANSWER);
         CU_ASSERT_STRING_EQUAL(tu_json_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
         CU_ASSERT_PTR_NULL(tu_json_at(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
         json_object_put(body);
-        outcome_free(&o);
     }
 
     /* A named choice that is not a declared tool cannot be expressed. */
@@ -906,12 +914,8 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     /* Step 2: the results come back in the other order, without names, one
      * message each (as an OpenAI-shaped caller sends them), then a user remark. */
     CU_ASSERT_EQUAL(seam_request_add_message(req, seam_message_dup(step1.msg)), SEAM_OK);
-    seam_message *t1 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t1, clock_id, NULL, "\"14:05\"", 0);
-    seam_request_add_message(req, t1);
-    seam_message *t2 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t2, weather_id, NULL, "{\"temp_c\":18}", 0);
-    seam_request_add_message(req, t2);
+    tu_add_tool_result(req, clock_id, NULL, "\"14:05\"", 0);
+    tu_add_tool_result(req, weather_id, NULL, "{\"temp_c\":18}", 0);
     seam_request_add_user_text(req, "Be brief.");
     outcome step2 = answered(req,
             "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18\xc2\xb0"
@@ -970,18 +974,10 @@ static void test_signature_replay_shapes(void)
     seam_message *b = seam_message_new(SEAM_ROLE_ASSISTANT);
     seam_message_add_reasoning(b, "", "gemini:c2lnLWFsb25l", 0);
     seam_request_add_message(req, b);
-    seam_message *c = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(c, "call_7", "lookup", "{\"q\":\"x\"}");
-    seam_request_add_message(req, c);
-    seam_message *r = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r, "call_7", NULL, "\"not found\"", 1);
-    seam_request_add_message(req, r);
+    tu_add_tool_call(req, "call_7", "lookup", "{\"q\":\"x\"}");
+    tu_add_tool_result(req, "call_7", NULL, "\"not found\"", 1);
 
-    outcome o = answered(req,
-            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-            "\"finishReason\":\"STOP\"}]}");
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    json_object *body = sent_body();
+    json_object *body = body_sent_for(req, MODEL, OK_ANSWER);
     /* The two consecutive model messages merge into one model content. */
     CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Go.\"}]},"
@@ -994,7 +990,6 @@ static void test_signature_replay_shapes(void)
                "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"lookup\","
                "\"response\":{\"error\":\"not found\"}}}]}]");
     json_object_put(body);
-    outcome_free(&o);
     seam_request_free(req);
 }
 
@@ -1020,12 +1015,7 @@ static const char WEATHER_SCHEMA_JSON_SUBSET[] =
     "  \"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
     "  \"email\":{\"type\":\"string\"},"
     "  \"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},"
-    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "  \"raw\":{\"type\":\"array\"},"
-    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"},"
-    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"
-    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"
-    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+    WEATHER_PROPERTIES_KEPT
     "  \"both\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"},"
     "     \"b\":{\"type\":\"number\"}},\"required\":[\"a\"]}"
     "},\"required\":[\"place\",\"unit\"]}";
@@ -1129,11 +1119,8 @@ static void test_gemini4_request_and_continuation(void)
     json_object *body = request_body(i);
     snprintf(golden, sizeof golden, golden_prefix, LOOKUP_SCHEMA_JSON_SUBSET, 65536);
     CHECK_JSON(body, golden);
-    char why[128] = "";
-    CU_ASSERT_TRUE(json_schema_is_documented_subset(
-        tu_json_at(body, "tools.0.functionDeclarations.0.parametersJsonSchema"), why, sizeof why));
-    if (why[0])
-        fprintf(stderr, "\nnot the documented subset: %s\n", why);
+    assert_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parametersJsonSchema"),
+                  json_schema_is_documented_subset, "the documented subset");
     json_object_put(body);
     outcome_free(&o);
 
@@ -1195,11 +1182,8 @@ static void test_gemini35_flash_lite_request(void)
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
         json_object *body = sent_body();
         CHECK_JSON(body, golden);
-        char why[128] = "";
-        CU_ASSERT_TRUE(json_schema_is_documented_subset(tu_json_at(body, "generationConfig.responseJsonSchema"),
-                                                        why, sizeof why));
-        if (why[0])
-            fprintf(stderr, "\nnot the documented subset: %s\n", why);
+        assert_subset(tu_json_at(body, "generationConfig.responseJsonSchema"), json_schema_is_documented_subset,
+                      "the documented subset");
         json_object_put(body);
         outcome_free(&o);
     }
@@ -1322,15 +1306,9 @@ static void test_thinking_level_within_sdk_values(void)
 static void test_placeholder_signature_on_unsigned_calls(void)
 {
     seam_request *req = user_request("Hi.");
-    seam_message *a0 = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(a0, "toolu_0", "lookup", "{\"q\":\"hi\"}");
-    seam_request_add_message(req, a0);
-    seam_message *r0 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r0, "toolu_0", NULL, "\"found\"", 0);
-    seam_request_add_message(req, r0);
-    seam_message *a0b = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(a0b, "Hello.");
-    seam_request_add_message(req, a0b);
+    tu_add_tool_call(req, "toolu_0", "lookup", "{\"q\":\"hi\"}");
+    tu_add_tool_result(req, "toolu_0", NULL, "\"found\"", 0);
+    tu_add_assistant_text(req, "Hello.");
     seam_request_add_user_text(req, "Weather and time?");
     /* Step 1 of the current turn: two parallel calls without signatures. */
     seam_message *a1 = seam_message_new(SEAM_ROLE_ASSISTANT);
@@ -1346,9 +1324,7 @@ static void test_placeholder_signature_on_unsigned_calls(void)
     seam_message_add_reasoning(a2, "", "gemini:c2lnLXN0ZXAy", 0);
     seam_message_add_tool_call(a2, "gmcall_x_0", "get_time", "{\"tz\":\"UTC\"}");
     seam_request_add_message(req, a2);
-    seam_message *r2 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r2, "gmcall_x_0", NULL, "\"12:05\"", 0);
-    seam_request_add_message(req, r2);
+    tu_add_tool_result(req, "gmcall_x_0", NULL, "\"12:05\"", 0);
 
     static const char contents_fmt[] =
         "[{\"role\":\"user\",\"parts\":[{\"text\":\"Hi.\"}]},"
@@ -1388,9 +1364,7 @@ static void test_placeholder_signature_on_unsigned_calls(void)
 static void test_flash_lite_refuses_trailing_model_turn(void)
 {
     seam_request *req = user_request("Name a color.");
-    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(a, "The color is");
-    seam_request_add_message(req, a);
+    tu_add_assistant_text(req, "The color is");
     size_t before = fake_server_request_count(server);
     outcome o = run_model(req, 0, "gemini-3.5-flash-lite");
     CU_ASSERT_NOT_EQUAL(o.rc, SEAM_OK);

@@ -380,4 +380,12 @@ void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags
 /* Texts a and b both parse as JSON, to the same value (objects compare by key). */
 int tu_json_text_equal(const char *a, const char *b);
 
+/* Turns of one part appended to a conversation (seam_request_add_message
+ * failing is a fatal assertion): an assistant message of one text, or of one
+ * tool call; a tool message of one result (name may be NULL). */
+void tu_add_assistant_text(seam_request *req, const char *text);
+void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json);
+void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
+                        int is_error);
+
 #endif

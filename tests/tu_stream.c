@@ -3,7 +3,8 @@
  * a result reduced to one canonical JSON line (text, reasoning, tool calls,
  * stop reason, usage) that a test compares with a golden string or with the
  * result of the same answer given whole; a call that must fail, and the media
- * units a result counts; two answers' parts compared member by member. */
+ * units a result counts; two answers' parts compared member by member, and
+ * turns of one part appended to a conversation. */
 #include "config.h"
 
 #include "testutil.h"
@@ -286,4 +287,33 @@ void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags
             CU_FAIL("unexpected part type");
         }
     }
+}
+
+/* ---- dupcodec: turns of one part appended to a conversation ------------------ */
+
+static void add_turn(seam_request *req, seam_message *m)
+{
+    CU_ASSERT_EQUAL_FATAL(seam_request_add_message(req, m), SEAM_OK);
+}
+
+void tu_add_assistant_text(seam_request *req, const char *text)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_text(m, text);
+    add_turn(req, m);
+}
+
+void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_tool_call(m, id, name, args_json);
+    add_turn(req, m);
+}
+
+void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
+                        int is_error)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
+    seam_message_add_tool_result(m, id, name, output, is_error);
+    add_turn(req, m);
 }
