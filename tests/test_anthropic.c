@@ -1622,13 +1622,7 @@ static void test_claude5_capabilities(void)
     };
     seam_client *c = client_with(NULL, NULL);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        seam_capabilities caps;
-        memset(&caps, 0, sizeof caps);
-        caps.size = sizeof caps;
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_EQUAL_FATAL(seam_client_capabilities(c, "claude", cases[i].model, &caps, &err),
-                              SEAM_OK);
+        seam_capabilities caps = tu_capabilities(c, "claude", cases[i].model);
         if (caps.context_window != cases[i].context || caps.max_output_tokens != cases[i].output)
             fprintf(stderr, "\n  %s: %lld / %lld\n", cases[i].model, (long long)caps.context_window,
                     (long long)caps.max_output_tokens);
@@ -1645,12 +1639,7 @@ static void test_claude5_capabilities(void)
     /* The conf still wins, per model prefix. */
     c = client_with("models = { claude-opus-5-5 = { context_window = 500000; vision = false; }; };",
                     NULL);
-    seam_capabilities caps;
-    memset(&caps, 0, sizeof caps);
-    caps.size = sizeof caps;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_client_capabilities(c, "claude", "claude-opus-5-5", &caps, &err), SEAM_OK);
+    seam_capabilities caps = tu_capabilities(c, "claude", "claude-opus-5-5");
     CU_ASSERT_EQUAL(caps.context_window, 500000);
     CU_ASSERT_EQUAL(caps.vision, 0);
     CU_ASSERT_EQUAL(caps.max_output_tokens, 128000);

@@ -1402,12 +1402,7 @@ static void test_capabilities_per_family(void)
         {"not-a-gemini", 0, 0, 0, 0, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        seam_capabilities caps;
-        memset(&caps, 0xff, sizeof caps);
-        caps.size = sizeof caps;
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_EQUAL_FATAL(seam_client_capabilities(client, "gm", table[i].model, &caps, &err), SEAM_OK);
+        seam_capabilities caps = tu_capabilities(client, "gm", table[i].model);
         int ok = caps.tools == (unsigned)table[i].tools && caps.parallel_tool_calls == (unsigned)table[i].tools &&
                  caps.reasoning == (unsigned)table[i].reasoning && caps.vision == (unsigned)table[i].vision &&
                  caps.audio_input == (unsigned)table[i].audio &&

@@ -367,7 +367,13 @@ int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
  * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
 void tu_event_append(char *text, size_t size, const seam_event *ev);
 
-/* ---- dupcodec: two answers' parts compared (tu_stream.c) ---------------------- */
+/* ---- dupcodec: parts compared, turns appended (tu_stream.c), capabilities
+ * (tu_fixture.c) ---------------------------------------------------------------- */
+
+/* What c says provider/model can do (seam_client_capabilities), every member
+ * set to all ones before so that one left unset shows; the call failing is a
+ * fatal assertion, its message on stderr. */
+seam_capabilities tu_capabilities(seam_client *c, const char *provider, const char *model);
 
 /* Flags of tu_parts_alike. */
 #define TU_PARTS_NEW_IDS 1u      /* tool-call ids are made per response: both set, not equal */
