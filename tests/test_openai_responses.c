@@ -646,28 +646,22 @@ static void test_errors(void)
     /* HTTP errors from /responses: the chat table */
     static const tu_http_error http[] = {
         {400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":\"context_length_exceeded\"}}",
-         NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded"},
+         NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded", NULL},
         {400, "{\"error\":{\"message\":\"Unsupported value: 'reasoning.effort' does not support 'none' with this model.\",\"type\":\"invalid_request_error\",\"param\":\"reasoning.effort\",\"code\":\"unsupported_value\"}}",
-         NULL, SEAM_ERROR_BAD_REQUEST, 0, "unsupported_value"},
+         NULL, SEAM_ERROR_BAD_REQUEST, 0, "unsupported_value", NULL},
         {401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-test-**456.\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
-         NULL, SEAM_ERROR_AUTH, 0, "invalid_api_key"},
+         NULL, SEAM_ERROR_AUTH, 0, "invalid_api_key", NULL},
         {429, "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}",
-         "Retry-After: 3\r\n", SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_exceeded"},
-        {500, "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}", NULL,
-         SEAM_ERROR_OVERLOADED, 1, "server_error"},
+         "Retry-After: 3\r\n", SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_exceeded", NULL},
+        {500, "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}",
+         NULL, SEAM_ERROR_OVERLOADED, 1, "server_error", NULL},
     };
     for (size_t i = 0; i < sizeof http / sizeof http[0]; i++) {
-        fake_response fr = {.status = http[i].status, .content_type = "application/json",
-                            .body = http[i].body, .extra_headers = http[i].headers};
-        fake_server_push(srv, &fr);
+        tu_push_http_error(srv, &http[i]);
         r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
         CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-        CU_ASSERT_EQUAL(r.err.kind, http[i].kind);
-        CU_ASSERT_EQUAL(r.err.retryable, http[i].retryable);
-        CU_ASSERT_EQUAL(r.err.http_status, http[i].status);
-        CU_ASSERT_STRING_EQUAL(r.err.code, http[i].code);
-        CU_ASSERT_PTR_NULL(strstr(r.err.message, "sk-test"));
+        tu_error_is(&r.err, &http[i], "sk-test");
         if (http[i].headers)
             CU_ASSERT_EQUAL(r.err.retry_after_ms, 3000);
         free(r.summary);

@@ -252,6 +252,7 @@ typedef struct tu_http_error {
     seam_error_kind kind;
     int retryable;
     const char *code;
+    const char *message_part; /* the error's message holds it; may be NULL */
 } tu_http_error;
 
 /* ---- calls run to the end (tu_stream.c) ------------------------------------------ */
@@ -369,6 +370,15 @@ void tu_event_append(char *text, size_t size, const seam_event *ev);
 
 /* ---- dupcodec: parts compared, turns appended (tu_stream.c), capabilities
  * (tu_fixture.c) ---------------------------------------------------------------- */
+
+/* The fake server s answers the next request with e's status, JSON body and
+ * extra headers. */
+void tu_push_http_error(fake_server *s, const tu_http_error *e);
+/* err, what a call made of e, has e's kind, retryable flag, HTTP status and
+ * code, a message holding e's message_part (unless NULL) and free of secret
+ * (unless NULL): one assertion each, and what err holds on stderr when any
+ * fails. Returns whether all held. */
+int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secret);
 
 /* What c says provider/model can do (seam_client_capabilities), every member
  * set to all ones before so that one left unset shows; the call failing is a

@@ -3,8 +3,9 @@
  * a result reduced to one canonical JSON line (text, reasoning, tool calls,
  * stop reason, usage) that a test compares with a golden string or with the
  * result of the same answer given whole; a call that must fail, and the media
- * units a result counts; two answers' parts compared member by member, and
- * turns of one part appended to a conversation. */
+ * units a result counts; two answers' parts compared member by member,
+ * turns of one part appended to a conversation, and what a call made of an
+ * HTTP error. */
 #include "config.h"
 
 #include "testutil.h"
@@ -316,4 +317,31 @@ void tu_add_tool_result(seam_request *req, const char *id, const char *name, con
     seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
     seam_message_add_tool_result(m, id, name, output, is_error);
     add_turn(req, m);
+}
+
+/* ---- dupcodec: an HTTP error answered, and what the call made of it ------------ */
+
+void tu_push_http_error(fake_server *s, const tu_http_error *e)
+{
+    fake_server_push_json(s, e->status, e->body, e->headers);
+}
+
+int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secret)
+{
+    int held = err->kind == e->kind && err->retryable == e->retryable && err->http_status == e->status &&
+               strcmp(err->code, e->code) == 0 &&
+               (!e->message_part || strstr(err->message, e->message_part)) &&
+               (!secret || !strstr(err->message, secret));
+    if (!held)
+        fprintf(stderr, "\n  HTTP %d: kind %s retryable %d status %d code \"%s\" message \"%s\"\n", e->status,
+                seam_error_kind_name(err->kind), err->retryable, err->http_status, err->code, err->message);
+    CU_ASSERT_EQUAL(err->kind, e->kind);
+    CU_ASSERT_EQUAL(err->retryable, e->retryable);
+    CU_ASSERT_EQUAL(err->http_status, e->status);
+    CU_ASSERT_STRING_EQUAL(err->code, e->code);
+    if (e->message_part)
+        CU_ASSERT_PTR_NOT_NULL(strstr(err->message, e->message_part));
+    if (secret)
+        CU_ASSERT_PTR_NULL(strstr(err->message, secret));
+    return held;
 }
