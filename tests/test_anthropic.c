@@ -1944,9 +1944,7 @@ static void test_claude55_decode(void)
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
     CU_ASSERT_FATAL(seam_request_add_message(req, s.message) == SEAM_OK);
     s.message = NULL;
-    seam_message *tool = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(tool, "toolu_55", "get_weather", "{\"temp\":18}", 0);
-    seam_request_add_message(req, tool);
+    tu_add_tool_result(req, "toolu_55", "get_weather", "{\"temp\":18}", 0);
     push_stream(T_TEXT, 0);
     summary t;
     run_stream(c, req, &o, &t);

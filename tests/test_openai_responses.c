@@ -150,9 +150,7 @@ static void test_wire_gpt62_tools(void)
     seam_message_add_reasoning(a, "unsigned thoughts", NULL, 0);
     seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
     seam_request_add_message(req, a);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "call_1", "get_weather", "{\"temp\":21}", 0);
-    seam_request_add_message(req, t);
+    tu_add_tool_result(req, "call_1", "get_weather", "{\"temp\":21}", 0);
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
     seam_request_set_temperature(req, 0.25); /* refused by reasoning models: not sent */
