@@ -1107,10 +1107,8 @@ static void test_thinking_round_trip_with_signature(void)
     CU_ASSERT_EQUAL_FATAL(s.status, SEAM_OK);
     CU_ASSERT_FATAL(seam_request_add_message(req, s.message) == SEAM_OK);
     s.message = NULL;
-    seam_message *tool = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(tool, "toolu_01A", "get_weather", "{\"temp\":18}", 0);
-    seam_message_add_tool_result(tool, "toolu_01B", "now", "\"12:00\"", 0);
-    seam_request_add_message(req, tool);
+    tu_add_tool_results(req, TU_RESULTS({ "toolu_01A", "get_weather", "{\"temp\":18}", 0 },
+                                        { "toolu_01B", "now", "\"12:00\"", 0 }));
 
     const char *assistant_head = "{\"role\":\"assistant\",\"content\":[";
     const char *assistant_tail =

@@ -1311,14 +1311,10 @@ static void test_placeholder_signature_on_unsigned_calls(void)
     tu_add_assistant_text(req, "Hello.");
     seam_request_add_user_text(req, "Weather and time?");
     /* Step 1 of the current turn: two parallel calls without signatures. */
-    seam_message *a1 = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(a1, "toolu_1", "get_weather", "{\"city\":\"Paris\"}");
-    seam_message_add_tool_call(a1, "toolu_2", "get_time", "{}");
-    seam_request_add_message(req, a1);
-    seam_message *r1 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r1, "toolu_1", NULL, "{\"temp_c\":18}", 0);
-    seam_message_add_tool_result(r1, "toolu_2", NULL, "\"14:05\"", 0);
-    seam_request_add_message(req, r1);
+    tu_add_tool_calls(req, NULL, TU_CALLS({ "toolu_1", "get_weather", "{\"city\":\"Paris\"}" },
+                                          { "toolu_2", "get_time", "{}" }));
+    tu_add_tool_results(req, TU_RESULTS({ "toolu_1", NULL, "{\"temp_c\":18}", 0 },
+                                        { "toolu_2", NULL, "\"14:05\"", 0 }));
     /* Step 2: Gemini's own call with its signature. */
     seam_message *a2 = seam_message_new(SEAM_ROLE_ASSISTANT);
     seam_message_add_reasoning(a2, "", "gemini:c2lnLXN0ZXAy", 0);

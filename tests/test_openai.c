@@ -249,10 +249,8 @@ static seam_request *conversation(void)
     seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
     seam_message_add_tool_call(a, "call_2", "get_time", "");
     seam_request_add_message(req, a);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "call_1", "get_weather", "{\"temp\":21}", 0);
-    seam_message_add_tool_result(t, "call_2", "get_time", "\"noon\"", 1);
-    seam_request_add_message(req, t);
+    tu_add_tool_results(req, TU_RESULTS({ "call_1", "get_weather", "{\"temp\":21}", 0 },
+                                        { "call_2", "get_time", "\"noon\"", 1 }));
     seam_request_add_user_text(req, "Thanks. JSON please.");
     seam_request_add_tool(req, "get_weather", "Weather of a city",
                           "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}");
@@ -1215,16 +1213,12 @@ static seam_request *foreign_tool_conversation(void)
 {
     seam_request *req = seam_request_new();
     seam_request_add_user_text(req, "weather, time, nothing?");
-    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(a, "call_abc123DEF456ghi", "get_weather", "{\"city\":\"Paris\"}");
-    seam_message_add_tool_call(a, "AbC123xyZ", "get_time", "{}");
-    seam_message_add_tool_call(a, "toolu_01XyZ-long_id", "noop", "{}");
-    seam_request_add_message(req, a);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "toolu_01XyZ-long_id", "noop", "null", 0);
-    seam_message_add_tool_result(t, "call_abc123DEF456ghi", "get_weather", "{\"temp\":21}", 0);
-    seam_message_add_tool_result(t, "AbC123xyZ", "get_time", "\"noon\"", 0);
-    seam_request_add_message(req, t);
+    tu_add_tool_calls(req, NULL, TU_CALLS({ "call_abc123DEF456ghi", "get_weather", "{\"city\":\"Paris\"}" },
+                                          { "AbC123xyZ", "get_time", "{}" },
+                                          { "toolu_01XyZ-long_id", "noop", "{}" }));
+    tu_add_tool_results(req, TU_RESULTS({ "toolu_01XyZ-long_id", "noop", "null", 0 },
+                                        { "call_abc123DEF456ghi", "get_weather", "{\"temp\":21}", 0 },
+                                        { "AbC123xyZ", "get_time", "\"noon\"", 0 }));
     seam_request_add_user_text(req, "thanks");
     return req;
 }

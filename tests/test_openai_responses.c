@@ -205,10 +205,8 @@ static void test_wire_conversation(void)
     seam_message_add_tool_call(a, "toolu_01", "get_weather", "{\"city\":\"Paris\"}");
     seam_message_add_tool_call(a, "call_2", "get_time", "");
     seam_request_add_message(req, a);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "toolu_01", "get_weather", "{\"temp\":21}", 0);
-    seam_message_add_tool_result(t, "call_2", "get_time", "\"noon\"", 1);
-    seam_request_add_message(req, t);
+    tu_add_tool_results(req, TU_RESULTS({ "toolu_01", "get_weather", "{\"temp\":21}", 0 },
+                                        { "call_2", "get_time", "\"noon\"", 1 }));
     seam_request_add_user_text(req, "Thanks. JSON please.");
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
     seam_request_add_tool(req, "get_time", NULL, NULL);
@@ -416,10 +414,8 @@ static void test_reasoning_replayed(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.message);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     seam_request_add_message(req, r.message);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "call_a", "get_weather", "{\"temp\":21}", 0);
-    seam_message_add_tool_result(t, "call_b", "noop", "null", 0);
-    seam_request_add_message(req, t);
+    tu_add_tool_results(req, TU_RESULTS({ "call_a", "get_weather", "{\"temp\":21}", 0 },
+                                        { "call_b", "noop", "null", 0 }));
     free(r.summary);
 
     fake_server_push_json(srv, 200, text_whole, NULL);

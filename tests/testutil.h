@@ -403,5 +403,21 @@ void tu_add_assistant_text(seam_request *req, const char *text);
 void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json);
 void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
                         int is_error);
+/* Tool calls of a turn (id, name, JSON arguments) and tool results (id,
+ * name, output, whether it is an error); a list of either, TU_CALLS(...) or
+ * TU_RESULTS(...), ends with an id NULL. */
+typedef struct tu_call_part {
+    const char *id, *name, *args;
+} tu_call_part;
+typedef struct tu_result_part {
+    const char *id, *name, *output;
+    int is_error;
+} tu_result_part;
+#define TU_CALLS(...) ((const tu_call_part[]){ __VA_ARGS__, { NULL, NULL, NULL } })
+#define TU_RESULTS(...) ((const tu_result_part[]){ __VA_ARGS__, { NULL, NULL, NULL, 0 } })
+/* An assistant turn of text (unless NULL), then the calls; a tool turn of
+ * the results (appending either a fatal assertion). */
+void tu_add_tool_calls(seam_request *req, const char *text, const tu_call_part *calls);
+void tu_add_tool_results(seam_request *req, const tu_result_part *results);
 
 #endif

@@ -319,6 +319,24 @@ void tu_add_tool_result(seam_request *req, const char *id, const char *name, con
     add_turn(req, m);
 }
 
+void tu_add_tool_calls(seam_request *req, const char *text, const tu_call_part *calls)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    if (text)
+        seam_message_add_text(m, text);
+    for (const tu_call_part *p = calls; p->id; p++)
+        seam_message_add_tool_call(m, p->id, p->name, p->args);
+    add_turn(req, m);
+}
+
+void tu_add_tool_results(seam_request *req, const tu_result_part *results)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
+    for (const tu_result_part *p = results; p->id; p++)
+        seam_message_add_tool_result(m, p->id, p->name, p->output, p->is_error);
+    add_turn(req, m);
+}
+
 /* ---- dupcodec: an HTTP error answered, and what the call made of it ------------ */
 
 void tu_push_http_error(fake_server *s, const tu_http_error *e)
