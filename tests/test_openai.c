@@ -210,8 +210,7 @@ static void test_wire_exact_body(void)
     seam_request_set_provider_options(req, "{\"seed\":null,\"user\":null}");
     tu_call r = tu_run_stream(client, "oa", "gpt-4o-mini", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    json_object *got = tu_last_body(srv);
-    json_object *want = json_tokener_parse(
+    CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4o-mini\","
         "\"messages\":["
         "{\"role\":\"system\",\"content\":\"You are terse.\"},"
@@ -223,14 +222,7 @@ static void test_wire_exact_body(void)
         "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}}],"
         "\"tool_choice\":\"required\","
         "\"temperature\":0.25,\"max_tokens\":300,\"stop\":[\"\\n\\n\"],"
-        "\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(want);
-    if (!json_object_equal(want, got))
-        fprintf(stderr, "\nexpected %s\n     got %s\n", json_object_to_json_string(want),
-                json_object_to_json_string(got));
-    CU_ASSERT_TRUE(json_object_equal(want, got));
-    json_object_put(want);
-    json_object_put(got);
+        "\"stream\":true,\"stream_options\":{\"include_usage\":true}}"));
     free(r.summary);
     seam_request_free(req);
 }

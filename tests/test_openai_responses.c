@@ -422,7 +422,7 @@ static void test_reasoning_replayed(void)
     r = tu_run_generate(client, "oap", "gpt-6.1-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     json_object *b = tu_last_body(srv);
-    json_object *want = json_tokener_parse(
+    CU_ASSERT_TRUE(tu_json_equal(tu_json_at(b, "input"),
         "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
         "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
         "\"encrypted_content\":\"gAAAAABenc_1-xyz==\"},"
@@ -430,11 +430,7 @@ static void test_reasoning_replayed(void)
         "{\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Par\\u00eds\\\"}\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_b\",\"name\":\"noop\",\"arguments\":\"{}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_a\",\"output\":\"{\\\"temp\\\":21}\"},"
-        "{\"type\":\"function_call_output\",\"call_id\":\"call_b\",\"output\":\"null\"}]");
-    if (!json_object_equal(want, tu_json_at(b, "input")))
-        fprintf(stderr, "\ninput %s\n", json_object_to_json_string(tu_json_at(b, "input")));
-    CU_ASSERT_TRUE(json_object_equal(want, tu_json_at(b, "input")));
-    json_object_put(want);
+        "{\"type\":\"function_call_output\",\"call_id\":\"call_b\",\"output\":\"null\"}]"));
     json_object_put(b);
     free(r.summary);
 
