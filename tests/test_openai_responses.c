@@ -160,9 +160,8 @@ static void test_wire_gpt62_tools(void)
     tu_call r = tu_run_stream(client, "oap", "gpt-6.2-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "text/event-stream"));
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Content-Type"), "application/json"));
+    TU_ASSERT_HEADERS(srv, { "Authorization", "Bearer " KEY }, { "Accept", "text/event-stream" },
+                      { "Content-Type", "application/json" });
     CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
@@ -220,8 +219,7 @@ static void test_wire_conversation(void)
         "{\"text\":\"{\\\"summary\\\":\\\"sunny\\\"}\",\"reasoning\":\"\",\"signatures\":[],\"tool_calls\":[],"
         "\"stop\":\"stop\",\"usage\":{\"in\":10,\"out\":4}}");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
+    TU_ASSERT_HEADERS(srv, { "Accept", "application/json" }, { "X-Title", "seam-test" });
     CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4.1\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":["

@@ -380,6 +380,12 @@ void tu_push_http_error(fake_server *s, const tu_http_error *e);
  * fails. Returns whether all held. */
 int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secret);
 
+/* One CUnit assertion a header of the last request s received (a tu_member
+ * of its name and the value it must have, or TU_ABSENT, TU_PRESENT), each
+ * failure printed with file:line; returns whether all held (tu_wire.c). */
+int tu_headers_are(fake_server *s, const tu_member *wants, const char *file, int line);
+#define TU_ASSERT_HEADERS(s, ...) tu_headers_are((s), TU_MEMBERS(__VA_ARGS__), __FILE__, __LINE__)
+
 /* What c says provider/model can do (seam_client_capabilities), every member
  * set to all ones before so that one left unset shows; the call failing is a
  * fatal assertion, its message on stderr. */
