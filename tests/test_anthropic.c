@@ -875,12 +875,11 @@ static void test_encode_golden(void)
     seam_request *req = seam_request_new();
     seam_request_set_system(req, "You are terse.");
     seam_request_add_user_text(req, "Look at these.");
-    seam_message *m = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
-    seam_message_add_media(m, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/a.jpg");
-    seam_message_add_media(m, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0xLjQ=");
-    seam_request_add_message(req, m); /* merged into the first user message */
-    m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    /* merged into the first user message */
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo="),
+                                              TU_MEDIA("image/jpeg", SEAM_MEDIA_URL, "https://example.org/a.jpg"),
+                                              TU_MEDIA("application/pdf", SEAM_MEDIA_BASE64, "JVBERi0xLjQ=")));
+    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
     seam_message_add_reasoning(m, "Think first.", "sig-123", 0);
     seam_message_add_reasoning(m, "opaque-data", NULL, 1);
     seam_message_add_reasoning(m, "unsigned thoughts from elsewhere", NULL, 0);
@@ -1107,8 +1106,8 @@ static void test_thinking_round_trip_with_signature(void)
     CU_ASSERT_EQUAL_FATAL(s.status, SEAM_OK);
     CU_ASSERT_FATAL(seam_request_add_message(req, s.message) == SEAM_OK);
     s.message = NULL;
-    tu_add_tool_results(req, TU_RESULTS({ "toolu_01A", "get_weather", "{\"temp\":18}", 0 },
-                                        { "toolu_01B", "now", "\"12:00\"", 0 }));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("toolu_01A", "get_weather", "{\"temp\":18}", 0),
+                                              TU_RESULT("toolu_01B", "now", "\"12:00\"", 0)));
 
     const char *assistant_head = "{\"role\":\"assistant\",\"content\":[";
     const char *assistant_tail =
@@ -1217,10 +1216,8 @@ static void test_cache_auto(void)
         seam_message_add_text(m, t);
         seam_request_add_message(req, m);
     }
-    seam_message *m = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(m, "last");
-    seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, "AAAA");
-    seam_request_add_message(req, m);
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("last"),
+                                              TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "AAAA")));
     json_object *body = encode_with(c, req, "claude-sonnet-4-5");
     const char *cc = "{\"type\":\"ephemeral\",\"ttl\":\"1h\"}";
     CU_ASSERT(tu_json_equal(tu_json_at(body, "system"),

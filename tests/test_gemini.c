@@ -626,13 +626,11 @@ static void test_encode_conversation(void)
     seam_request *req = seam_request_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(req);
     seam_request_set_system(req, "You are terse.");
-    seam_message *u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(u, "What is in these?");
-    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
-    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_URL,
-                           "https://generativelanguage.googleapis.com/v1beta/files/abc");
-    seam_message_add_text(u, "");
-    CU_ASSERT_EQUAL(seam_request_add_message(req, u), SEAM_OK);
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("What is in these?"),
+                                              TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo="),
+                                              TU_MEDIA("application/pdf", SEAM_MEDIA_URL,
+                                                       "https://generativelanguage.googleapis.com/v1beta/files/abc"),
+                                              TU_TEXT("")));
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
     /* A reasoning part of another provider (no signature) is not replayed. */
     seam_message_add_reasoning(a, "thinking elsewhere", NULL, 0);
@@ -1311,15 +1309,13 @@ static void test_placeholder_signature_on_unsigned_calls(void)
     tu_add_assistant_text(req, "Hello.");
     seam_request_add_user_text(req, "Weather and time?");
     /* Step 1 of the current turn: two parallel calls without signatures. */
-    tu_add_tool_calls(req, NULL, TU_CALLS({ "toolu_1", "get_weather", "{\"city\":\"Paris\"}" },
-                                          { "toolu_2", "get_time", "{}" }));
-    tu_add_tool_results(req, TU_RESULTS({ "toolu_1", NULL, "{\"temp_c\":18}", 0 },
-                                        { "toolu_2", NULL, "\"14:05\"", 0 }));
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_CALL("toolu_1", "get_weather", "{\"city\":\"Paris\"}"),
+                                                   TU_CALL("toolu_2", "get_time", "{}")));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("toolu_1", NULL, "{\"temp_c\":18}", 0),
+                                              TU_RESULT("toolu_2", NULL, "\"14:05\"", 0)));
     /* Step 2: Gemini's own call with its signature. */
-    seam_message *a2 = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_reasoning(a2, "", "gemini:c2lnLXN0ZXAy", 0);
-    seam_message_add_tool_call(a2, "gmcall_x_0", "get_time", "{\"tz\":\"UTC\"}");
-    seam_request_add_message(req, a2);
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_REASONING("", "gemini:c2lnLXN0ZXAy", 0),
+                                                   TU_CALL("gmcall_x_0", "get_time", "{\"tz\":\"UTC\"}")));
     tu_add_tool_result(req, "gmcall_x_0", NULL, "\"12:05\"", 0);
 
     static const char contents_fmt[] =

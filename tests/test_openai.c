@@ -230,19 +230,15 @@ static void test_wire_exact_body(void)
 static seam_request *conversation(void)
 {
     seam_request *req = seam_request_new();
-    seam_message *u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(u, "What is in this picture, and the weather?");
-    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
-    seam_message_add_media(u, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg");
-    seam_request_add_message(req, u);
-    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_reasoning(a, "private thoughts", "sig", 0);
-    seam_message_add_text(a, "Let me check.");
-    seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
-    seam_message_add_tool_call(a, "call_2", "get_time", "");
-    seam_request_add_message(req, a);
-    tu_add_tool_results(req, TU_RESULTS({ "call_1", "get_weather", "{\"temp\":21}", 0 },
-                                        { "call_2", "get_time", "\"noon\"", 1 }));
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("What is in this picture, and the weather?"),
+                                              TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo="),
+                                              TU_MEDIA("image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg")));
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_REASONING("private thoughts", "sig", 0),
+                                                   TU_TEXT("Let me check."),
+                                                   TU_CALL("call_1", "get_weather", "{\"city\":\"Paris\"}"),
+                                                   TU_CALL("call_2", "get_time", "")));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("call_1", "get_weather", "{\"temp\":21}", 0),
+                                              TU_RESULT("call_2", "get_time", "\"noon\"", 1)));
     seam_request_add_user_text(req, "Thanks. JSON please.");
     seam_request_add_tool(req, "get_weather", "Weather of a city",
                           "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}");
@@ -637,10 +633,8 @@ static void test_request_options_merge(void)
 static void test_media_refused(void)
 {
     seam_request *req = seam_request_new();
-    seam_message *u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(u, "listen");
-    seam_message_add_media(u, "video/mp4", SEAM_MEDIA_URL, "https://example.org/v.mp4");
-    seam_request_add_message(req, u);
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("listen"),
+                                              TU_MEDIA("video/mp4", SEAM_MEDIA_URL, "https://example.org/v.mp4")));
     size_t before = fake_server_request_count(srv);
     tu_call r = tu_run_stream(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
@@ -653,10 +647,8 @@ static void test_media_refused(void)
     /* audio and PDF as base64 go as input_audio and file parts */
     fake_server_push_json(srv, 200, whole_tool_answer, NULL);
     req = seam_request_new();
-    u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_media(u, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
-    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
-    seam_request_add_message(req, u);
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_MEDIA("audio/wav", SEAM_MEDIA_BASE64, "UklGRg=="),
+                                              TU_MEDIA("application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=")));
     r = tu_run_generate(client, "oa", "gpt-4o", req, 0);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     json_object *b = tu_last_body(srv);
@@ -1205,12 +1197,12 @@ static seam_request *foreign_tool_conversation(void)
 {
     seam_request *req = seam_request_new();
     seam_request_add_user_text(req, "weather, time, nothing?");
-    tu_add_tool_calls(req, NULL, TU_CALLS({ "call_abc123DEF456ghi", "get_weather", "{\"city\":\"Paris\"}" },
-                                          { "AbC123xyZ", "get_time", "{}" },
-                                          { "toolu_01XyZ-long_id", "noop", "{}" }));
-    tu_add_tool_results(req, TU_RESULTS({ "toolu_01XyZ-long_id", "noop", "null", 0 },
-                                        { "call_abc123DEF456ghi", "get_weather", "{\"temp\":21}", 0 },
-                                        { "AbC123xyZ", "get_time", "\"noon\"", 0 }));
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_CALL("call_abc123DEF456ghi", "get_weather", "{\"city\":\"Paris\"}"),
+                                                   TU_CALL("AbC123xyZ", "get_time", "{}"),
+                                                   TU_CALL("toolu_01XyZ-long_id", "noop", "{}")));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("toolu_01XyZ-long_id", "noop", "null", 0),
+                                              TU_RESULT("call_abc123DEF456ghi", "get_weather", "{\"temp\":21}", 0),
+                                              TU_RESULT("AbC123xyZ", "get_time", "\"noon\"", 0)));
     seam_request_add_user_text(req, "thanks");
     return req;
 }

@@ -192,20 +192,15 @@ static void test_wire_conversation(void)
 {
     fake_server_push_json(srv, 200, text_whole, NULL);
     seam_request *req = seam_request_new();
-    seam_message *u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(u, "What is in these, and the weather?");
-    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
-    seam_message_add_media(u, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg");
-    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
-    seam_request_add_message(req, u);
-    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(a, "Let me ");
-    seam_message_add_text(a, "check.");
-    seam_message_add_tool_call(a, "toolu_01", "get_weather", "{\"city\":\"Paris\"}");
-    seam_message_add_tool_call(a, "call_2", "get_time", "");
-    seam_request_add_message(req, a);
-    tu_add_tool_results(req, TU_RESULTS({ "toolu_01", "get_weather", "{\"temp\":21}", 0 },
-                                        { "call_2", "get_time", "\"noon\"", 1 }));
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("What is in these, and the weather?"),
+                                              TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo="),
+                                              TU_MEDIA("image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg"),
+                                              TU_MEDIA("application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=")));
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_TEXT("Let me "), TU_TEXT("check."),
+                                                   TU_CALL("toolu_01", "get_weather", "{\"city\":\"Paris\"}"),
+                                                   TU_CALL("call_2", "get_time", "")));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("toolu_01", "get_weather", "{\"temp\":21}", 0),
+                                              TU_RESULT("call_2", "get_time", "\"noon\"", 1)));
     seam_request_add_user_text(req, "Thanks. JSON please.");
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
     seam_request_add_tool(req, "get_time", NULL, NULL);
@@ -251,9 +246,7 @@ static void test_wire_conversation(void)
                    {"video/mp4", SEAM_MEDIA_URL}};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         req = seam_request_new();
-        u = seam_message_new(SEAM_ROLE_USER);
-        seam_message_add_media(u, refused[i].mime, refused[i].src, "AAAA");
-        seam_request_add_message(req, u);
+        tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_MEDIA(refused[i].mime, refused[i].src, "AAAA")));
         size_t before = fake_server_request_count(srv);
         r = tu_run_stream(client, "rs", "gpt-4.1", req, TU_SIGNATURES);
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
@@ -412,8 +405,8 @@ static void test_reasoning_replayed(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.message);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     seam_request_add_message(req, r.message);
-    tu_add_tool_results(req, TU_RESULTS({ "call_a", "get_weather", "{\"temp\":21}", 0 },
-                                        { "call_b", "noop", "null", 0 }));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("call_a", "get_weather", "{\"temp\":21}", 0),
+                                              TU_RESULT("call_b", "noop", "null", 0)));
     free(r.summary);
 
     fake_server_push_json(srv, 200, text_whole, NULL);

@@ -402,28 +402,28 @@ void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags
 /* Texts a and b both parse as JSON, to the same value (objects compare by key). */
 int tu_json_text_equal(const char *a, const char *b);
 
-/* Turns of one part appended to a conversation (seam_request_add_message
- * failing is a fatal assertion): an assistant message of one text, or of one
- * tool call; a tool message of one result (name may be NULL). */
+/* Turns of one part appended to a conversation (tu_add_turn): an assistant
+ * message of one text, or of one tool call; a tool message of one result
+ * (name may be NULL). */
 void tu_add_assistant_text(seam_request *req, const char *text);
 void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json);
 void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
                         int is_error);
-/* Tool calls of a turn (id, name, JSON arguments) and tool results (id,
- * name, output, whether it is an error); a list of either, TU_CALLS(...) or
- * TU_RESULTS(...), ends with an id NULL. */
-typedef struct tu_call_part {
-    const char *id, *name, *args;
-} tu_call_part;
-typedef struct tu_result_part {
-    const char *id, *name, *output;
-    int is_error;
-} tu_result_part;
-#define TU_CALLS(...) ((const tu_call_part[]){ __VA_ARGS__, { NULL, NULL, NULL } })
-#define TU_RESULTS(...) ((const tu_result_part[]){ __VA_ARGS__, { NULL, NULL, NULL, 0 } })
-/* An assistant turn of text (unless NULL), then the calls; a tool turn of
- * the results (appending either a fatal assertion). */
-void tu_add_tool_calls(seam_request *req, const char *text, const tu_call_part *calls);
-void tu_add_tool_results(seam_request *req, const tu_result_part *results);
+/* A part of a turn, made by one of the macros below; a list of them,
+ * TU_PARTS(...), ends with a NULL first string. */
+typedef struct tu_part {
+    seam_part_type type;
+    const char *a, *b, *c;
+    int flag;
+} tu_part;
+#define TU_TEXT(text) { SEAM_PART_TEXT, (text), NULL, NULL, 0 }
+#define TU_REASONING(text, signature, redacted) { SEAM_PART_REASONING, (text), (signature), NULL, (redacted) }
+#define TU_CALL(id, name, args) { SEAM_PART_TOOL_CALL, (id), (name), (args), 0 }
+#define TU_RESULT(id, name, output, is_error) { SEAM_PART_TOOL_RESULT, (id), (name), (output), (is_error) }
+#define TU_MEDIA(mime, source, data) { SEAM_PART_MEDIA, (mime), (data), NULL, (int)(source) }
+#define TU_PARTS(...) ((const tu_part[]){ __VA_ARGS__, { SEAM_PART_TEXT, NULL, NULL, NULL, 0 } })
+/* A message of role holding parts, in order, appended to req (adding a part
+ * or the message failing is a fatal assertion). */
+void tu_add_turn(seam_request *req, seam_role role, const tu_part *parts);
 
 #endif

@@ -299,41 +299,45 @@ static void add_turn(seam_request *req, seam_message *m)
 
 void tu_add_assistant_text(seam_request *req, const char *text)
 {
-    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(m, text);
-    add_turn(req, m);
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_TEXT(text)));
 }
 
 void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json)
 {
-    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(m, id, name, args_json);
-    add_turn(req, m);
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_CALL(id, name, args_json)));
 }
 
 void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
                         int is_error)
 {
-    seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(m, id, name, output, is_error);
-    add_turn(req, m);
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT(id, name, output, is_error)));
 }
 
-void tu_add_tool_calls(seam_request *req, const char *text, const tu_call_part *calls)
+void tu_add_turn(seam_request *req, seam_role role, const tu_part *parts)
 {
-    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
-    if (text)
-        seam_message_add_text(m, text);
-    for (const tu_call_part *p = calls; p->id; p++)
-        seam_message_add_tool_call(m, p->id, p->name, p->args);
-    add_turn(req, m);
-}
-
-void tu_add_tool_results(seam_request *req, const tu_result_part *results)
-{
-    seam_message *m = seam_message_new(SEAM_ROLE_TOOL);
-    for (const tu_result_part *p = results; p->id; p++)
-        seam_message_add_tool_result(m, p->id, p->name, p->output, p->is_error);
+    seam_message *m = seam_message_new(role);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    for (const tu_part *p = parts; p->a; p++) {
+        int rc = SEAM_ERR_INVALID;
+        switch (p->type) {
+        case SEAM_PART_TEXT:
+            rc = seam_message_add_text(m, p->a);
+            break;
+        case SEAM_PART_REASONING:
+            rc = seam_message_add_reasoning(m, p->a, p->b, p->flag);
+            break;
+        case SEAM_PART_TOOL_CALL:
+            rc = seam_message_add_tool_call(m, p->a, p->b, p->c);
+            break;
+        case SEAM_PART_TOOL_RESULT:
+            rc = seam_message_add_tool_result(m, p->a, p->b, p->c, p->flag);
+            break;
+        case SEAM_PART_MEDIA:
+            rc = seam_message_add_media(m, p->a, (seam_media_source)p->flag, p->b);
+            break;
+        }
+        CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    }
     add_turn(req, m);
 }
 
