@@ -454,6 +454,38 @@ static json_object *replayed_body(call *k, const char *question, summary *s, con
     return tu_last_body(srv);
 }
 
+/* r is the result of the tool call id, of the tool name. */
+static void result_is(const result_info *r, const char *id, const char *name)
+{
+    CU_ASSERT(TU_STR_EQ(r->id, id));
+    CU_ASSERT(TU_STR_EQ(r->name, name));
+}
+
+/* s holds n reasoning blocks whose texts, joined, are text; the last
+ * signature is signature (unless NULL). */
+static void reasoning_is(const summary *s, int n, const char *text, const char *signature)
+{
+    CU_ASSERT_EQUAL(s->n_reasoning, n);
+    CU_ASSERT(TU_STR_EQ(s->reasoning, text));
+    if (signature)
+        CU_ASSERT(TU_STR_EQ(s->signature, signature));
+}
+
+static void calls_equal(const call_info *a, const call_info *b)
+{
+    CU_ASSERT(TU_STR_EQ(a->id, b->id));
+    CU_ASSERT(TU_STR_EQ(a->name, b->name));
+    CU_ASSERT(TU_STR_EQ(a->args, b->args));
+    CU_ASSERT_EQUAL(a->provider_executed, b->provider_executed);
+}
+
+static void results_equal(const result_info *a, const result_info *b)
+{
+    result_is(a, b->id, b->name);
+    CU_ASSERT(TU_STR_EQ(a->result, b->result));
+    CU_ASSERT_EQUAL(a->is_error, b->is_error);
+}
+
 static void summaries_equal(const summary *a, const summary *b)
 {
     CU_ASSERT(a->status == SEAM_OK && b->status == SEAM_OK);
@@ -463,19 +495,11 @@ static void summaries_equal(const summary *a, const summary *b)
     CU_ASSERT_EQUAL(a->n_reasoning, b->n_reasoning);
     CU_ASSERT_EQUAL(a->redacted, b->redacted);
     CU_ASSERT_EQUAL(a->n_calls, b->n_calls);
-    for (int i = 0; i < a->n_calls && i < b->n_calls; i++) {
-        CU_ASSERT(TU_STR_EQ(a->calls[i].id, b->calls[i].id));
-        CU_ASSERT(TU_STR_EQ(a->calls[i].name, b->calls[i].name));
-        CU_ASSERT(TU_STR_EQ(a->calls[i].args, b->calls[i].args));
-        CU_ASSERT_EQUAL(a->calls[i].provider_executed, b->calls[i].provider_executed);
-    }
+    for (int i = 0; i < a->n_calls && i < b->n_calls; i++)
+        calls_equal(&a->calls[i], &b->calls[i]);
     CU_ASSERT_EQUAL(a->n_results, b->n_results);
-    for (int i = 0; i < a->n_results && i < b->n_results; i++) {
-        CU_ASSERT(TU_STR_EQ(a->results[i].id, b->results[i].id));
-        CU_ASSERT(TU_STR_EQ(a->results[i].name, b->results[i].name));
-        CU_ASSERT(TU_STR_EQ(a->results[i].result, b->results[i].result));
-        CU_ASSERT_EQUAL(a->results[i].is_error, b->results[i].is_error);
-    }
+    for (int i = 0; i < a->n_results && i < b->n_results; i++)
+        results_equal(&a->results[i], &b->results[i]);
     CU_ASSERT_EQUAL(a->stop, b->stop);
     CU_ASSERT_EQUAL(a->usage.present, b->usage.present);
     CU_ASSERT_EQUAL(a->usage.input_tokens, b->usage.input_tokens);
@@ -651,8 +675,7 @@ static void test_server_tools(void)
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_CALL_START], 0);
     CU_ASSERT_EQUAL(s.chunk_count[SEAM_CHUNK_TOOL_RESULT], 2);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 2);
-    CU_ASSERT(TU_STR_EQ(s.results[0].id, "srvtoolu_1"));
-    CU_ASSERT(TU_STR_EQ(s.results[0].name, "web_search"));
+    result_is(&s.results[0], "srvtoolu_1", "web_search");
     CU_ASSERT_EQUAL(s.results[0].provider_executed, 1);
     CU_ASSERT_EQUAL(s.results[0].is_error, 0);
     json_object *r = json_tokener_parse(s.results[0].result);
@@ -682,8 +705,7 @@ static void test_message_start_with_content(void)
     stream_question("claude-sonnet-4-6", T_PREPOPULATED, 0, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
-    CU_ASSERT(TU_STR_EQ(s.results[0].id, "srvtoolu_9"));
-    CU_ASSERT(TU_STR_EQ(s.results[0].name, "code_execution"));
+    result_is(&s.results[0], "srvtoolu_9", "code_execution");
     CU_ASSERT_EQUAL(s.results[0].provider_executed, 1);
     CU_ASSERT_EQUAL_FATAL(s.n_calls, 1);
     CU_ASSERT(TU_STR_EQ(s.calls[0].id, "toolu_9"));
@@ -698,9 +720,7 @@ static void test_two_messages_in_one_stream(void)
     summary s;
     stream_question("claude-sonnet-4-5", T_TWO_MESSAGES, 1, &s);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
-    CU_ASSERT(TU_STR_EQ(s.reasoning, "first second"));
-    CU_ASSERT_EQUAL(s.n_reasoning, 2);
-    CU_ASSERT(TU_STR_EQ(s.signature, "S2"));
+    reasoning_is(&s, 2, "first second", "S2");
     CU_ASSERT(TU_STR_EQ(s.text, "It is 1."));
     CU_ASSERT_EQUAL_FATAL(s.n_calls, 1);
     CU_ASSERT(TU_STR_EQ(s.calls[0].args, "{\"k\":1}"));
@@ -718,8 +738,7 @@ static void test_mcp_and_unknown_blocks(void)
     CU_ASSERT(TU_STR_EQ(s.text, "Echoed."));
     CU_ASSERT_EQUAL(s.n_calls, 0);
     CU_ASSERT_EQUAL_FATAL(s.n_results, 1);
-    CU_ASSERT(TU_STR_EQ(s.results[0].id, "mcptoolu_1"));
-    CU_ASSERT(TU_STR_EQ(s.results[0].name, "echo"));
+    result_is(&s.results[0], "mcptoolu_1", "echo");
     CU_ASSERT(TU_STR_EQ(s.results[0].result, "[{\"type\":\"text\",\"text\":\"Tool echo: hi\"}]"));
     CU_ASSERT_EQUAL(s.results[0].is_error, 0);
     CU_ASSERT_EQUAL(s.n_reasoning, 0);
@@ -737,8 +756,7 @@ static void test_redacted_thinking_round_trip(void)
     summary s = stream_answer(&k, T_REDACTED, 5);
     CU_ASSERT_EQUAL(s.status, SEAM_OK);
     CU_ASSERT_EQUAL(s.redacted, 1);
-    CU_ASSERT_EQUAL(s.n_reasoning, 1);
-    CU_ASSERT(TU_STR_EQ(s.reasoning, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"));
+    reasoning_is(&s, 1, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP", NULL);
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_LENGTH);
 
     json_object *body = replayed_body(&k, "q", &s, "go on");
@@ -1931,9 +1949,7 @@ static void test_claude55_decode(void)
     summary s;
     run_stream(c, req, &o, &s);
     CU_ASSERT_EQUAL_FATAL(s.status, SEAM_OK);
-    CU_ASSERT_EQUAL(s.n_reasoning, 1);
-    CU_ASSERT(TU_STR_EQ(s.reasoning, ""));
-    CU_ASSERT(TU_STR_EQ(s.signature, "Sig55xyz"));
+    reasoning_is(&s, 1, "", "Sig55xyz");
     CU_ASSERT_EQUAL(s.n_calls, 1);
     CU_ASSERT(TU_STR_EQ(s.calls[0].args, "{\"city\":\"Paris\"}"));
     CU_ASSERT_EQUAL(s.stop, SEAM_STOP_TOOL_USE);
