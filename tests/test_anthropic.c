@@ -1029,12 +1029,10 @@ static void test_tool_choice_mapping(void)
     tu_client_free(c);
 
     /* disable_parallel_tool_use rides inside tool_choice. */
-    c = client_with("disable_parallel_tool_use = true;", NULL);
-    req = user_request("q");
-    seam_request_add_tool(req, "t", NULL, NULL);
-    encodes(c, req, "claude-sonnet-4-5", MEMBERS({ "tool_choice", "{\"type\":\"auto\",\"disable_parallel_tool_use\":true}" }));
-    seam_request_free(req);
-    tu_client_free(c);
+    call k = call_new("disable_parallel_tool_use = true;", NULL, user_request("q"), "claude-sonnet-4-5");
+    seam_request_add_tool(k.req, "t", NULL, NULL);
+    encodes(k.c, k.req, "claude-sonnet-4-5", MEMBERS({ "tool_choice", "{\"type\":\"auto\",\"disable_parallel_tool_use\":true}" }));
+    call_free(&k);
 }
 
 static void test_thinking_encode(void)
@@ -1778,11 +1776,9 @@ static void test_forced_tool_rules(void)
     tu_client_free(c);
 
     /* A bad value of the option: a conf error naming it. */
-    c = client_with("forced_tool = \"sometimes\";", NULL);
-    req = user_request("q");
-    expect_unsent(c, req, "claude-opus-5-5", "forced_tool", 0);
-    seam_request_free(req);
-    tu_client_free(c);
+    call bad = call_new("forced_tool = \"sometimes\";", NULL, user_request("q"), "claude-opus-5-5");
+    expect_unsent(bad.c, bad.req, "claude-opus-5-5", "forced_tool", 0);
+    call_free(&bad);
 }
 
 /* Thinking per family: a budget becomes adaptive from Opus 4.7 on; "disabled"
