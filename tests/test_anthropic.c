@@ -1513,31 +1513,19 @@ static void test_context_window_capability(void)
 
 static void test_stop_reasons(void)
 {
-    static const struct {
-        const char *wire;
-        seam_stop_reason want;
-    } cases[] = {
+    static const tu_stop_case cases[] = {
         { "end_turn", SEAM_STOP_STOP },         { "max_tokens", SEAM_STOP_LENGTH },
         { "tool_use", SEAM_STOP_TOOL_USE },     { "stop_sequence", SEAM_STOP_STOP },
         { "refusal", SEAM_STOP_CONTENT_FILTER }, { "pause_turn", SEAM_STOP_STOP },
         { "model_context_window_exceeded", SEAM_STOP_LENGTH },
+        { NULL, 0 },
     };
     seam_client *c = client_with(NULL, NULL);
     seam_request *req = user_request("q");
-    seam_call_options o = tu_call_opts("claude", "claude-sonnet-4-5");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char body[512];
-        snprintf(body, sizeof body,
-                 "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}],"
-                 "\"stop_reason\":\"%s\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}",
-                 cases[i].wire);
-        fake_server_push_json(srv, 200, body, NULL);
-        summary s;
-        run_generate(c, req, &o, &s);
-        CU_ASSERT_EQUAL(s.status, SEAM_OK);
-        CU_ASSERT_EQUAL(s.stop, cases[i].want);
-        summary_free(&s);
-    }
+    tu_stop_reasons_are(srv, c, "claude", "claude-sonnet-4-5", req,
+                        "{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}],"
+                        "\"stop_reason\":\"@STOP@\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}",
+                        cases);
     seam_request_free(req);
     tu_client_free(c);
 }

@@ -488,10 +488,7 @@ static void test_stream_usage_and_finish(void)
 
 static void test_finish_reasons_and_blocked_prompt(void)
 {
-    static const struct {
-        const char *reason;
-        seam_stop_reason want;
-    } table[] = {
+    static const tu_stop_case table[] = {
         {"STOP", SEAM_STOP_STOP},
         {"MAX_TOKENS", SEAM_STOP_LENGTH},
         {"SAFETY", SEAM_STOP_CONTENT_FILTER},
@@ -506,24 +503,14 @@ static void test_finish_reasons_and_blocked_prompt(void)
         {"MODEL_ARMOR", SEAM_STOP_CONTENT_FILTER},
         {"MALFORMED_RESPONSE", SEAM_STOP_ERROR},
         {"MISSING_THOUGHT_SIGNATURE", SEAM_STOP_ERROR},
+        {NULL, 0},
     };
     seam_request *req = user_request("hi");
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        char body[512];
-        snprintf(body, sizeof body,
-                 "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"partial\"}],\"role\":\"model\"},"
-                 "\"finishReason\":\"%s\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":5,"
-                 "\"candidatesTokenCount\":2,\"totalTokenCount\":7}}",
-                 table[i].reason);
-        fake_server_push_json(server, 200, body, NULL);
-        outcome o = run(req, 0);
-        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        if (o.stop != table[i].want)
-            fprintf(stderr, "\nfinishReason %s gave %s\n", table[i].reason,
-                    seam_stop_reason_name(o.stop));
-        CU_ASSERT_EQUAL(o.stop, table[i].want);
-        outcome_free(&o);
-    }
+    tu_stop_reasons_are(server, client, "gm", MODEL, req,
+                        "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"partial\"}],\"role\":\"model\"},"
+                        "\"finishReason\":\"@STOP@\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":5,"
+                        "\"candidatesTokenCount\":2,\"totalTokenCount\":7}}",
+                        table);
 
     /* A blocked prompt has no candidates, only promptFeedback. Whole and streamed. */
     static const char blocked[] =
@@ -1333,18 +1320,19 @@ static void test_placeholder_signature_on_unsigned_calls(void)
         "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_time\",\"response\":{\"output\":\"12:05\"}}}]}]";
     static const struct {
         const char *model;
-        const char *first_call_extra;
+        int placeholder; /* on the first call of the current turn */
     } cases[] = {
-        {"gemini-3.8-flash", ",\"thoughtSignature\":\"skip_thought_signature_validator\""},
-        {"gemini-4-argon", ",\"thoughtSignature\":\"skip_thought_signature_validator\""},
-        {"gemini-2.5-flash", ""},
+        {"gemini-3.8-flash", 1},
+        {"gemini-4-argon", 1},
+        {"gemini-2.5-flash", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_object *body = body_sent_for(req, cases[i].model,
                                           "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18 C, 14:05.\"}]},"
                                           "\"finishReason\":\"STOP\"}]}");
         char want[4096];
-        snprintf(want, sizeof want, contents_fmt, cases[i].first_call_extra);
+        snprintf(want, sizeof want, contents_fmt,
+                 cases[i].placeholder ? ",\"thoughtSignature\":\"skip_thought_signature_validator\"" : "");
         CHECK_JSON(tu_json_at(body, "contents"), want);
         json_object_put(body);
     }

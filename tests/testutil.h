@@ -386,6 +386,19 @@ int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secre
 int tu_headers_are(fake_server *s, const tu_member *wants, const char *file, int line);
 #define TU_ASSERT_HEADERS(s, ...) tu_headers_are((s), TU_MEMBERS(__VA_ARGS__), __FILE__, __LINE__)
 
+/* A stop (finish) reason as a wire says it and the one the core must make of
+ * it: a codec's table of them ends with { NULL, 0 }. */
+typedef struct tu_stop_case {
+    const char *wire;
+    seam_stop_reason want;
+} tu_stop_case;
+/* For each case, s answers req (whole, on provider/model of c) with
+ * body_text, its "@STOP@" replaced by the case's wire reason: the call
+ * succeeds and stops for the case's reason, two assertions a case (and one
+ * that body_text holds "@STOP@"), a wrong reason said on stderr. */
+void tu_stop_reasons_are(fake_server *s, seam_client *c, const char *provider, const char *model,
+                         const seam_request *req, const char *body_text, const tu_stop_case *cases);
+
 /* What c says provider/model can do (seam_client_capabilities), every member
  * set to all ones before so that one left unset shows; the call failing is a
  * fatal assertion, its message on stderr. */

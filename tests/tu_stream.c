@@ -4,8 +4,8 @@
  * stop reason, usage) that a test compares with a golden string or with the
  * result of the same answer given whole; a call that must fail, and the media
  * units a result counts; two answers' parts compared member by member,
- * turns of one part appended to a conversation, and what a call made of an
- * HTTP error. */
+ * turns of one part appended to a conversation, what a call made of an
+ * HTTP error, and a codec's stop reasons. */
 #include "config.h"
 
 #include "testutil.h"
@@ -366,4 +366,27 @@ int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secre
     if (secret)
         CU_ASSERT_PTR_NULL(strstr(err->message, secret));
     return held;
+}
+
+/* ---- dupcodec: a codec's stop reasons ----------------------------------------- */
+
+void tu_stop_reasons_are(fake_server *s, seam_client *c, const char *provider, const char *model,
+                         const seam_request *req, const char *body_text, const tu_stop_case *cases)
+{
+    const char *at = strstr(body_text, "@STOP@");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    for (; cases->wire; cases++) {
+        char body[1024];
+        snprintf(body, sizeof body, "%.*s%s%s", (int)(at - body_text), body_text, cases->wire, at + 6);
+        fake_server_push_json(s, 200, body, NULL);
+        tu_call r = tu_run_generate(c, provider, model, req, 0);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *summary = json_tokener_parse(r.summary ? r.summary : "null");
+        const char *got = tu_json_str(summary, "stop");
+        if (strcmp(got, seam_stop_reason_name(cases->want)) != 0)
+            fprintf(stderr, "\n  stop reason %s gave %s\n", cases->wire, got);
+        CU_ASSERT_STRING_EQUAL(got, seam_stop_reason_name(cases->want));
+        json_object_put(summary);
+        free(r.summary);
+    }
 }
