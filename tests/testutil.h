@@ -368,8 +368,8 @@ int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
  * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
 void tu_event_append(char *text, size_t size, const seam_event *ev);
 
-/* ---- dupcodec: parts compared, turns appended (tu_stream.c), capabilities
- * (tu_fixture.c) ---------------------------------------------------------------- */
+/* ---- dupcodec: HTTP errors and stop reasons, parts compared, conversations
+ * (tu_stream.c); headers (tu_wire.c); capabilities (tu_fixture.c) -------------- */
 
 /* The fake server s answers the next request with e's status, JSON body and
  * extra headers. */
@@ -394,8 +394,8 @@ typedef struct tu_stop_case {
 } tu_stop_case;
 /* For each case, s answers req (whole, on provider/model of c) with
  * body_text, its "@STOP@" replaced by the case's wire reason: the call
- * succeeds and stops for the case's reason, two assertions a case (and one
- * that body_text holds "@STOP@"), a wrong reason said on stderr. */
+ * succeeds and stops for the case's reason, two assertions a case and a
+ * fatal one that body_text holds "@STOP@"; a wrong reason said on stderr. */
 void tu_stop_reasons_are(fake_server *s, seam_client *c, const char *provider, const char *model,
                          const seam_request *req, const char *body_text, const tu_stop_case *cases);
 
