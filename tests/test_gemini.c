@@ -155,15 +155,6 @@ static const seam_part *nth_part(const seam_message *m, seam_part_type t, size_t
     return NULL;
 }
 
-static int json_text_equal(const char *a, const char *b)
-{
-    json_object *ja = json_tokener_parse(a), *jb = json_tokener_parse(b);
-    int eq = ja && jb && json_object_equal(ja, jb);
-    json_object_put(ja);
-    json_object_put(jb);
-    return eq;
-}
-
 /* The last request the server received. */
 static size_t last_request(void)
 {
@@ -213,6 +204,17 @@ static outcome streamed(const seam_request *req, const char *sse, size_t split)
 
 /* Asserts that actual equals the JSON text expected (objects compare by key). */
 #define CHECK_JSON(actual, expected) CU_ASSERT_TRUE(tu_json_equal((actual), (expected)))
+
+/* One assertion: schema passes is_subset; when not, what it is not and why
+ * go to stderr. */
+static void assert_subset(json_object *schema, int (*is_subset)(json_object *, char *, size_t),
+                          const char *what)
+{
+    char why[128] = "";
+    CU_ASSERT_TRUE(is_subset(schema, why, sizeof why));
+    if (why[0])
+        fprintf(stderr, "\nnot %s: %s\n", what, why);
+}
 
 /* Whether schema s is an object whose every key is one of allowed (why says
  * what is not). */
@@ -416,72 +418,77 @@ static void test_stream_cut_everywhere(void)
 /* The start of an event whose candidate says "Hi" (its finishReason and usage follow). */
 #define SSE_HI "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},"
 
-/* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
- * candidates and thoughts (undefined behaviour). They are bounded now. */
-static void test_usage_absurd_counts(void)
-{
-    seam_request *req = user_request("hi");
-    outcome o = streamed(req,
-            SSE_HI
-            "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
-            "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
-            "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_EQUAL(o.usage.input_tokens, 0);
-    CU_ASSERT_EQUAL(o.usage.reasoning_tokens, 1000000000000LL);
-    CU_ASSERT_EQUAL(o.usage.output_tokens, 1000000000000LL);
-    outcome_free(&o);
-    seam_request_free(req);
-}
+/* A stream of one candidate saying "Hi", its events from finishReason on, and
+ * what the call must make of it; -1 (0 for lacks) leaves a member unchecked. */
+typedef struct usage_case {
+    const char *name;
+    const char *events;         /* what follows SSE_HI */
+    int rc;
+    seam_error_kind kind;       /* checked when rc is not SEAM_OK */
+    int stop_chunks;
+    seam_stop_reason stop;      /* checked when stop_chunks > 0 */
+    int64_t in, out, reasoning; /* the usage's tokens */
+    unsigned lacks;             /* usage members that must be absent (~0u: all) */
+} usage_case;
 
-static void test_stream_usage_after_finish(void)
-{
-    seam_request *req = user_request("hi");
+static const usage_case usage_cases[] = {
+    /* Found by fuzz/run.sh: counts near INT64_MAX once overflowed the sum of
+     * candidates and thoughts (undefined behaviour). They are bounded now. */
+    { "absurd counts are bounded",
+      "\"finishReason\":\"STOP\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":-7,"
+      "\"cachedContentTokenCount\":1e300,\"candidatesTokenCount\":2,"
+      "\"thoughtsTokenCount\":222222222222222222222222222222221}}\r\n\r\n",
+      SEAM_OK, 0, -1, 0, 0, 1000000000000LL, 1000000000000LL, 0 },
     /* finishReason first, usage in a later event: one stop, with that usage. */
-    outcome o = streamed(req,
-            SSE_HI
-            "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
-            "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
-            "\"totalTokenCount\":4}}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_EQUAL(o.stop_chunks, 1);
-    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_STOP);
-    CU_ASSERT_EQUAL(o.usage.input_tokens, 3);
-    CU_ASSERT_EQUAL(o.usage.output_tokens, 1);
-    CU_ASSERT_FALSE(o.usage.present & SEAM_USAGE_REASONING);
-    outcome_free(&o);
-
+    { "usage after the finish",
+      "\"finishReason\":\"STOP\",\"index\":0}]}\r\n\r\n"
+      "data: {\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":1,"
+      "\"totalTokenCount\":4}}\r\n\r\n",
+      SEAM_OK, 0, 1, SEAM_STOP_STOP, 3, 1, -1, SEAM_USAGE_REASONING },
     /* finishReason and never any usage: the stop still comes, at the end. */
-    o = streamed(req,
-            SSE_HI
-            "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_EQUAL(o.stop_chunks, 1);
-    CU_ASSERT_EQUAL(o.stop, SEAM_STOP_LENGTH);
-    CU_ASSERT_EQUAL(o.usage.present, 0);
-    outcome_free(&o);
-
+    { "a finish and no usage",
+      "\"finishReason\":\"MAX_TOKENS\",\"index\":0}]}\r\n\r\n",
+      SEAM_OK, 0, 1, SEAM_STOP_LENGTH, -1, -1, -1, ~0u },
     /* No finishReason at all before the server closes: a cut stream. */
-    o = streamed(req,
-            SSE_HI
-            "\"index\":0}]}\r\n\r\n",
-            0);
-    CU_ASSERT_EQUAL(o.rc, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(o.err.kind, SEAM_ERROR_TRANSPORT);
-    CU_ASSERT_EQUAL(o.stop_chunks, 0);
-    outcome_free(&o);
+    { "no finish: a cut stream",
+      "\"index\":0}]}\r\n\r\n",
+      SEAM_ERR_PROVIDER, SEAM_ERROR_TRANSPORT, 0, 0, -1, -1, -1, 0 },
+};
+
+static void test_stream_usage_and_finish(void)
+{
+    seam_request *req = user_request("hi");
+    for (size_t i = 0; i < sizeof usage_cases / sizeof usage_cases[0]; i++) {
+        const usage_case *c = &usage_cases[i];
+        char sse[1024];
+        snprintf(sse, sizeof sse, "%s%s", SSE_HI, c->events);
+        outcome o = streamed(req, sse, 0);
+        unsigned failed = CU_get_number_of_failures();
+        CU_ASSERT_EQUAL(o.rc, c->rc);
+        if (c->rc != SEAM_OK)
+            CU_ASSERT_EQUAL(o.err.kind, c->kind);
+        if (c->stop_chunks >= 0)
+            CU_ASSERT_EQUAL(o.stop_chunks, c->stop_chunks);
+        if (c->stop_chunks > 0)
+            CU_ASSERT_EQUAL(o.stop, c->stop);
+        if (c->in >= 0)
+            CU_ASSERT_EQUAL(o.usage.input_tokens, c->in);
+        if (c->reasoning >= 0)
+            CU_ASSERT_EQUAL(o.usage.reasoning_tokens, c->reasoning);
+        if (c->out >= 0)
+            CU_ASSERT_EQUAL(o.usage.output_tokens, c->out);
+        if (c->lacks)
+            CU_ASSERT_EQUAL(o.usage.present & c->lacks, 0);
+        if (CU_get_number_of_failures() != failed)
+            fprintf(stderr, "\n  in case \"%s\"\n", c->name);
+        outcome_free(&o);
+    }
     seam_request_free(req);
 }
 
 static void test_finish_reasons_and_blocked_prompt(void)
 {
-    static const struct {
-        const char *reason;
-        seam_stop_reason want;
-    } table[] = {
+    static const tu_stop_case table[] = {
         {"STOP", SEAM_STOP_STOP},
         {"MAX_TOKENS", SEAM_STOP_LENGTH},
         {"SAFETY", SEAM_STOP_CONTENT_FILTER},
@@ -496,24 +503,14 @@ static void test_finish_reasons_and_blocked_prompt(void)
         {"MODEL_ARMOR", SEAM_STOP_CONTENT_FILTER},
         {"MALFORMED_RESPONSE", SEAM_STOP_ERROR},
         {"MISSING_THOUGHT_SIGNATURE", SEAM_STOP_ERROR},
+        {NULL, 0},
     };
     seam_request *req = user_request("hi");
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        char body[512];
-        snprintf(body, sizeof body,
-                 "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"partial\"}],\"role\":\"model\"},"
-                 "\"finishReason\":\"%s\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":5,"
-                 "\"candidatesTokenCount\":2,\"totalTokenCount\":7}}",
-                 table[i].reason);
-        fake_server_push_json(server, 200, body, NULL);
-        outcome o = run(req, 0);
-        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        if (o.stop != table[i].want)
-            fprintf(stderr, "\nfinishReason %s gave %s\n", table[i].reason,
-                    seam_stop_reason_name(o.stop));
-        CU_ASSERT_EQUAL(o.stop, table[i].want);
-        outcome_free(&o);
-    }
+    tu_stop_reasons_are(server, client, "gm", MODEL, req,
+                        "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"partial\"}],\"role\":\"model\"},"
+                        "\"finishReason\":\"@STOP@\",\"index\":0}],\"usageMetadata\":{\"promptTokenCount\":5,"
+                        "\"candidatesTokenCount\":2,\"totalTokenCount\":7}}",
+                        table);
 
     /* A blocked prompt has no candidates, only promptFeedback. Whole and streamed. */
     static const char blocked[] =
@@ -584,36 +581,11 @@ static void test_whole_response_equals_stream(void)
     CU_ASSERT_EQUAL(memcmp(&whole.usage, &streamed.usage, sizeof whole.usage), 0);
     CU_ASSERT_EQUAL(whole.usage.output_tokens, 62);
     CU_ASSERT_EQUAL(whole.usage.reasoning_tokens, 50);
-    size_t n = seam_message_part_count(whole.msg);
-    CU_ASSERT_EQUAL(n, 4); /* thought, text, signature carrier, tool call */
-    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(streamed.msg), n);
-    for (size_t i = 0; i < n; i++) {
-        const seam_part *a = seam_message_part(whole.msg, i);
-        const seam_part *b = seam_message_part(streamed.msg, i);
-        CU_ASSERT_EQUAL_FATAL(seam_part_get_type(a), seam_part_get_type(b));
-        switch (seam_part_get_type(a)) {
-        case SEAM_PART_TEXT:
-            CU_ASSERT_STRING_EQUAL(seam_part_text(a), seam_part_text(b));
-            break;
-        case SEAM_PART_REASONING:
-            CU_ASSERT_STRING_EQUAL(seam_part_text(a), seam_part_text(b));
-            CU_ASSERT_EQUAL(!seam_part_signature(a), !seam_part_signature(b));
-            if (seam_part_signature(a) && seam_part_signature(b))
-                CU_ASSERT_STRING_EQUAL(seam_part_signature(a), seam_part_signature(b));
-            break;
-        case SEAM_PART_TOOL_CALL:
-            CU_ASSERT_STRING_EQUAL(seam_part_tool_name(a), seam_part_tool_name(b));
-            CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(a), seam_part_args_json(b)));
-            CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(a),
-                                           "{\"city\":\"Oslo\",\"units\":[\"c\"]}"));
-            /* Ids are synthesized per response: both present, not the same. */
-            CU_ASSERT(strlen(seam_part_tool_call_id(a)) > 0);
-            CU_ASSERT(strcmp(seam_part_tool_call_id(a), seam_part_tool_call_id(b)) != 0);
-            break;
-        default:
-            CU_FAIL("unexpected part type");
-        }
-    }
+    CU_ASSERT_EQUAL(seam_message_part_count(whole.msg), 4); /* thought, text, signature carrier, tool call */
+    /* Ids are synthesized per response: both present, not the same. */
+    tu_parts_alike(whole.msg, streamed.msg, TU_PARTS_NEW_IDS | TU_PARTS_ARGS_AS_JSON);
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(nth_part(whole.msg, SEAM_PART_TOOL_CALL, 0)),
+                                   "{\"city\":\"Oslo\",\"units\":[\"c\"]}"));
     const seam_part *carrier = seam_message_part(whole.msg, 2);
     CU_ASSERT_EQUAL(seam_part_get_type(carrier), SEAM_PART_REASONING);
     CU_ASSERT_STRING_EQUAL(seam_part_signature(carrier), "gemini:c2lnLW9zbG8=");
@@ -641,13 +613,11 @@ static void test_encode_conversation(void)
     seam_request *req = seam_request_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(req);
     seam_request_set_system(req, "You are terse.");
-    seam_message *u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(u, "What is in these?");
-    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
-    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_URL,
-                           "https://generativelanguage.googleapis.com/v1beta/files/abc");
-    seam_message_add_text(u, "");
-    CU_ASSERT_EQUAL(seam_request_add_message(req, u), SEAM_OK);
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("What is in these?"),
+                                              TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo="),
+                                              TU_MEDIA("application/pdf", SEAM_MEDIA_URL,
+                                                       "https://generativelanguage.googleapis.com/v1beta/files/abc"),
+                                              TU_TEXT("")));
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
     /* A reasoning part of another provider (no signature) is not replayed. */
     seam_message_add_reasoning(a, "thinking elsewhere", NULL, 0);
@@ -682,6 +652,16 @@ static void test_encode_conversation(void)
     seam_request_free(req);
 }
 
+/* Properties of WEATHER_SCHEMA that its JSON Schema subset (Gemini 3 and
+ * later, WEATHER_SCHEMA_JSON_SUBSET) keeps as they are. */
+#define WEATHER_PROPERTIES_KEPT                                                                   \
+    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"             \
+    "  \"raw\":{\"type\":\"array\"},"                                                               \
+    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"}," \
+    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"                                          \
+    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"                                                       \
+    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+
 /* The schema of the issue: $ref/$defs, additionalProperties, const, a nullable
  * type array, plus the shapes Gemini's validator refuses. */
 static const char WEATHER_SCHEMA[] =
@@ -702,12 +682,7 @@ static const char WEATHER_SCHEMA[] =
     "  \"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
     "  \"email\":{\"type\":\"string\",\"format\":\"email\"},"
     "  \"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"uniqueItems\":true,\"maxItems\":5},"
-    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "  \"raw\":{\"type\":\"array\"},"
-    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"},"
-    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"
-    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"
-    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+    WEATHER_PROPERTIES_KEPT
     "  \"both\":{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"}},"
     "     \"required\":[\"a\"]},{\"properties\":{\"b\":{\"type\":\"number\",\"format\":\"double\"}}}]}"
     "},"
@@ -755,7 +730,7 @@ static void test_encode_tools_and_schema_reshape(void)
     const seam_part *call = nth_part(o.msg, SEAM_PART_TOOL_CALL, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(call);
     CU_ASSERT_STRING_EQUAL(seam_part_tool_name(call), "get_weather");
-    CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(call),
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(call),
                                    "{\"place\":{\"city\":\"Paris\"},\"unit\":\"celsius\"}"));
 
     json_object *body = sent_body();
@@ -769,11 +744,8 @@ static void test_encode_tools_and_schema_reshape(void)
     CHECK_JSON(tu_json_at(body, "tools.0.functionDeclarations.2"), "{\"name\":\"noop\"}");
     CHECK_JSON(tu_json_at(body, "toolConfig"),
                "{\"functionCallingConfig\":{\"mode\":\"ANY\",\"allowedFunctionNames\":[\"get_weather\"]}}");
-    char why[128] = "";
-    CU_ASSERT_TRUE(schema_is_gemini_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"),
-                                           why, sizeof why));
-    if (why[0])
-        fprintf(stderr, "\nnot Gemini's subset: %s\n", why);
+    assert_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parameters"), schema_is_gemini_subset,
+                  "Gemini's subset");
     json_object_put(body);
     outcome_free(&o);
 
@@ -785,15 +757,10 @@ static void test_encode_tools_and_schema_reshape(void)
                  {SEAM_TOOL_CHOICE_NONE, "NONE"}};
     for (size_t i = 0; i < 3; i++) {
         seam_request_set_tool_choice(req, modes[i].choice, NULL);
-        o = answered(req,
-                "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-                "\"finishReason\":\"STOP\"}]}");
-        CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-        body = sent_body();
+        body = body_sent_for(req, MODEL, OK_ANSWER);
         CU_ASSERT_STRING_EQUAL(tu_json_str(body, "toolConfig.functionCallingConfig.mode"), modes[i].mode);
         CU_ASSERT_PTR_NULL(tu_json_at(body, "toolConfig.functionCallingConfig.allowedFunctionNames"));
         json_object_put(body);
-        outcome_free(&o);
     }
 
     /* A named choice that is not a declared tool cannot be expressed. */
@@ -827,7 +794,7 @@ static void test_encode_json_mode_thinking_and_options(void)
             "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"{\\\"colors\\\":"
             "[\\\"red\\\",\\\"blue\\\"]}\"}]},\"finishReason\":\"STOP\"}]}");
     CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    CU_ASSERT_TRUE(json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_message_text(o.msg), "{\"colors\":[\"red\",\"blue\"]}"));
     json_object *body = sent_body();
     CHECK_JSON(tu_json_at(body, "generationConfig"),
                "{\"responseMimeType\":\"application/json\",\"responseSchema\":{\"type\":\"OBJECT\","
@@ -923,7 +890,7 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     CU_ASSERT(strlen(weather_id) > 0);
     CU_ASSERT(strlen(clock_id) > 0);
     CU_ASSERT(strcmp(weather_id, clock_id) != 0);
-    CU_ASSERT_TRUE(json_text_equal(seam_part_args_json(weather), "{\"city\":\"Paris\",\"days\":2}"));
+    CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(weather), "{\"city\":\"Paris\",\"days\":2}"));
     /* The signature that came on the first call sits just before it. */
     const seam_part *carrier = nth_part(step1.msg, SEAM_PART_REASONING, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(carrier);
@@ -932,12 +899,8 @@ static void test_tool_round_trip_with_synthesized_ids(void)
     /* Step 2: the results come back in the other order, without names, one
      * message each (as an OpenAI-shaped caller sends them), then a user remark. */
     CU_ASSERT_EQUAL(seam_request_add_message(req, seam_message_dup(step1.msg)), SEAM_OK);
-    seam_message *t1 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t1, clock_id, NULL, "\"14:05\"", 0);
-    seam_request_add_message(req, t1);
-    seam_message *t2 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t2, weather_id, NULL, "{\"temp_c\":18}", 0);
-    seam_request_add_message(req, t2);
+    tu_add_tool_result(req, clock_id, NULL, "\"14:05\"", 0);
+    tu_add_tool_result(req, weather_id, NULL, "{\"temp_c\":18}", 0);
     seam_request_add_user_text(req, "Be brief.");
     outcome step2 = answered(req,
             "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18\xc2\xb0"
@@ -996,18 +959,10 @@ static void test_signature_replay_shapes(void)
     seam_message *b = seam_message_new(SEAM_ROLE_ASSISTANT);
     seam_message_add_reasoning(b, "", "gemini:c2lnLWFsb25l", 0);
     seam_request_add_message(req, b);
-    seam_message *c = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(c, "call_7", "lookup", "{\"q\":\"x\"}");
-    seam_request_add_message(req, c);
-    seam_message *r = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r, "call_7", NULL, "\"not found\"", 1);
-    seam_request_add_message(req, r);
+    tu_add_tool_call(req, "call_7", "lookup", "{\"q\":\"x\"}");
+    tu_add_tool_result(req, "call_7", NULL, "\"not found\"", 1);
 
-    outcome o = answered(req,
-            "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]},"
-            "\"finishReason\":\"STOP\"}]}");
-    CU_ASSERT_EQUAL(o.rc, SEAM_OK);
-    json_object *body = sent_body();
+    json_object *body = body_sent_for(req, MODEL, OK_ANSWER);
     /* The two consecutive model messages merge into one model content. */
     CHECK_JSON(tu_json_at(body, "contents"),
                "[{\"role\":\"user\",\"parts\":[{\"text\":\"Go.\"}]},"
@@ -1020,7 +975,6 @@ static void test_signature_replay_shapes(void)
                "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"lookup\","
                "\"response\":{\"error\":\"not found\"}}}]}]");
     json_object_put(body);
-    outcome_free(&o);
     seam_request_free(req);
 }
 
@@ -1046,12 +1000,7 @@ static const char WEATHER_SCHEMA_JSON_SUBSET[] =
     "  \"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
     "  \"email\":{\"type\":\"string\"},"
     "  \"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},"
-    "  \"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}},"
-    "  \"raw\":{\"type\":\"array\"},"
-    "  \"note\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Optional note\"},"
-    "  \"level\":{\"type\":\"integer\",\"enum\":[1,2,3]},"
-    "  \"node\":{\"$ref\":\"#/$defs/Node\"},"
-    "  \"either\":{\"type\":[\"string\",\"array\"],\"items\":{\"type\":\"number\"}},"
+    WEATHER_PROPERTIES_KEPT
     "  \"both\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"},"
     "     \"b\":{\"type\":\"number\"}},\"required\":[\"a\"]}"
     "},\"required\":[\"place\",\"unit\"]}";
@@ -1155,11 +1104,8 @@ static void test_gemini4_request_and_continuation(void)
     json_object *body = request_body(i);
     snprintf(golden, sizeof golden, golden_prefix, LOOKUP_SCHEMA_JSON_SUBSET, 65536);
     CHECK_JSON(body, golden);
-    char why[128] = "";
-    CU_ASSERT_TRUE(json_schema_is_documented_subset(
-        tu_json_at(body, "tools.0.functionDeclarations.0.parametersJsonSchema"), why, sizeof why));
-    if (why[0])
-        fprintf(stderr, "\nnot the documented subset: %s\n", why);
+    assert_subset(tu_json_at(body, "tools.0.functionDeclarations.0.parametersJsonSchema"),
+                  json_schema_is_documented_subset, "the documented subset");
     json_object_put(body);
     outcome_free(&o);
 
@@ -1221,11 +1167,8 @@ static void test_gemini35_flash_lite_request(void)
         CU_ASSERT_EQUAL(o.rc, SEAM_OK);
         json_object *body = sent_body();
         CHECK_JSON(body, golden);
-        char why[128] = "";
-        CU_ASSERT_TRUE(json_schema_is_documented_subset(tu_json_at(body, "generationConfig.responseJsonSchema"),
-                                                        why, sizeof why));
-        if (why[0])
-            fprintf(stderr, "\nnot the documented subset: %s\n", why);
+        assert_subset(tu_json_at(body, "generationConfig.responseJsonSchema"), json_schema_is_documented_subset,
+                      "the documented subset");
         json_object_put(body);
         outcome_free(&o);
     }
@@ -1348,33 +1291,19 @@ static void test_thinking_level_within_sdk_values(void)
 static void test_placeholder_signature_on_unsigned_calls(void)
 {
     seam_request *req = user_request("Hi.");
-    seam_message *a0 = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(a0, "toolu_0", "lookup", "{\"q\":\"hi\"}");
-    seam_request_add_message(req, a0);
-    seam_message *r0 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r0, "toolu_0", NULL, "\"found\"", 0);
-    seam_request_add_message(req, r0);
-    seam_message *a0b = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(a0b, "Hello.");
-    seam_request_add_message(req, a0b);
+    tu_add_tool_call(req, "toolu_0", "lookup", "{\"q\":\"hi\"}");
+    tu_add_tool_result(req, "toolu_0", NULL, "\"found\"", 0);
+    tu_add_assistant_text(req, "Hello.");
     seam_request_add_user_text(req, "Weather and time?");
     /* Step 1 of the current turn: two parallel calls without signatures. */
-    seam_message *a1 = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_tool_call(a1, "toolu_1", "get_weather", "{\"city\":\"Paris\"}");
-    seam_message_add_tool_call(a1, "toolu_2", "get_time", "{}");
-    seam_request_add_message(req, a1);
-    seam_message *r1 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r1, "toolu_1", NULL, "{\"temp_c\":18}", 0);
-    seam_message_add_tool_result(r1, "toolu_2", NULL, "\"14:05\"", 0);
-    seam_request_add_message(req, r1);
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_CALL("toolu_1", "get_weather", "{\"city\":\"Paris\"}"),
+                                                   TU_CALL("toolu_2", "get_time", "{}")));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("toolu_1", NULL, "{\"temp_c\":18}", 0),
+                                              TU_RESULT("toolu_2", NULL, "\"14:05\"", 0)));
     /* Step 2: Gemini's own call with its signature. */
-    seam_message *a2 = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_reasoning(a2, "", "gemini:c2lnLXN0ZXAy", 0);
-    seam_message_add_tool_call(a2, "gmcall_x_0", "get_time", "{\"tz\":\"UTC\"}");
-    seam_request_add_message(req, a2);
-    seam_message *r2 = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(r2, "gmcall_x_0", NULL, "\"12:05\"", 0);
-    seam_request_add_message(req, r2);
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_REASONING("", "gemini:c2lnLXN0ZXAy", 0),
+                                                   TU_CALL("gmcall_x_0", "get_time", "{\"tz\":\"UTC\"}")));
+    tu_add_tool_result(req, "gmcall_x_0", NULL, "\"12:05\"", 0);
 
     static const char contents_fmt[] =
         "[{\"role\":\"user\",\"parts\":[{\"text\":\"Hi.\"}]},"
@@ -1391,18 +1320,19 @@ static void test_placeholder_signature_on_unsigned_calls(void)
         "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_time\",\"response\":{\"output\":\"12:05\"}}}]}]";
     static const struct {
         const char *model;
-        const char *first_call_extra;
+        int placeholder; /* on the first call of the current turn */
     } cases[] = {
-        {"gemini-3.8-flash", ",\"thoughtSignature\":\"skip_thought_signature_validator\""},
-        {"gemini-4-argon", ",\"thoughtSignature\":\"skip_thought_signature_validator\""},
-        {"gemini-2.5-flash", ""},
+        {"gemini-3.8-flash", 1},
+        {"gemini-4-argon", 1},
+        {"gemini-2.5-flash", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_object *body = body_sent_for(req, cases[i].model,
                                           "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"18 C, 14:05.\"}]},"
                                           "\"finishReason\":\"STOP\"}]}");
         char want[4096];
-        snprintf(want, sizeof want, contents_fmt, cases[i].first_call_extra);
+        snprintf(want, sizeof want, contents_fmt,
+                 cases[i].placeholder ? ",\"thoughtSignature\":\"skip_thought_signature_validator\"" : "");
         CHECK_JSON(tu_json_at(body, "contents"), want);
         json_object_put(body);
     }
@@ -1414,9 +1344,7 @@ static void test_placeholder_signature_on_unsigned_calls(void)
 static void test_flash_lite_refuses_trailing_model_turn(void)
 {
     seam_request *req = user_request("Name a color.");
-    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(a, "The color is");
-    seam_request_add_message(req, a);
+    tu_add_assistant_text(req, "The color is");
     size_t before = fake_server_request_count(server);
     outcome o = run_model(req, 0, "gemini-3.5-flash-lite");
     CU_ASSERT_NOT_EQUAL(o.rc, SEAM_OK);
@@ -1454,12 +1382,7 @@ static void test_capabilities_per_family(void)
         {"not-a-gemini", 0, 0, 0, 0, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        seam_capabilities caps;
-        memset(&caps, 0xff, sizeof caps);
-        caps.size = sizeof caps;
-        seam_error err;
-        seam_error_clear(&err);
-        CU_ASSERT_EQUAL_FATAL(seam_client_capabilities(client, "gm", table[i].model, &caps, &err), SEAM_OK);
+        seam_capabilities caps = tu_capabilities(client, "gm", table[i].model);
         int ok = caps.tools == (unsigned)table[i].tools && caps.parallel_tool_calls == (unsigned)table[i].tools &&
                  caps.reasoning == (unsigned)table[i].reasoning && caps.vision == (unsigned)table[i].vision &&
                  caps.audio_input == (unsigned)table[i].audio &&
@@ -1590,8 +1513,7 @@ static void test_error_event_in_stream(void)
 static const tu_test tests[] = {
     { "stream: reasoning, text, signature, wire", test_stream_reasoning_and_wire },
     { "stream: cut at every byte (CRLF)", test_stream_cut_everywhere },
-    { "stream: usage after finish, no finish", test_stream_usage_after_finish },
-    { "stream: absurd usage counts are bounded", test_usage_absurd_counts },
+    { "stream: usage after finish, no finish, absurd counts bounded", test_stream_usage_and_finish },
     { "finish reasons, blocked prompt", test_finish_reasons_and_blocked_prompt },
     { "whole response equals stream", test_whole_response_equals_stream },
     { "encode: conversation, media, generation config", test_encode_conversation },

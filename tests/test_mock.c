@@ -138,29 +138,7 @@ static void assert_same_result(const seam_result *a, const seam_result *b)
     CU_ASSERT_EQUAL(ua->cache_read_tokens, ub->cache_read_tokens);
     CU_ASSERT_EQUAL(ua->cache_write_tokens, ub->cache_write_tokens);
     CU_ASSERT_EQUAL(ua->reasoning_tokens, ub->reasoning_tokens);
-    const seam_message *ma = seam_result_message(a), *mb = seam_result_message(b);
-    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(ma), seam_message_part_count(mb));
-    for (size_t i = 0; i < seam_message_part_count(ma); i++) {
-        const seam_part *pa = seam_message_part(ma, i), *pb = seam_message_part(mb, i);
-        CU_ASSERT_EQUAL_FATAL(seam_part_get_type(pa), seam_part_get_type(pb));
-        switch (seam_part_get_type(pa)) {
-        case SEAM_PART_TEXT:
-            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
-            break;
-        case SEAM_PART_REASONING:
-            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
-            TU_ASSERT_STR(seam_part_signature(pa) ? seam_part_signature(pa) : "",
-                                   seam_part_signature(pb) ? seam_part_signature(pb) : "");
-            break;
-        case SEAM_PART_TOOL_CALL:
-            TU_ASSERT_STR(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb));
-            TU_ASSERT_STR(seam_part_tool_name(pa), seam_part_tool_name(pb));
-            TU_ASSERT_STR(seam_part_args_json(pa), seam_part_args_json(pb));
-            break;
-        default:
-            CU_FAIL("unexpected part type");
-        }
-    }
+    tu_parts_alike(seam_result_message(a), seam_result_message(b), 0);
 }
 
 static void test_stream_text_chunks(void)
@@ -255,6 +233,15 @@ static const char *TOOL_SCRIPT =
     " tool_calls = ( { id = \"call_a\"; name = \"get_weather\"; args = { city = \"Paris\"; days = 2; }; },"
     "                { name = \"get_time\"; args = \"{\\\"tz\\\": \\\"UTC\\\"}\"; } );";
 
+/* p is a tool call of that id and name whose arguments hold args_part. */
+static void assert_tool_call(const seam_part *p, const char *id, const char *name, const char *args_part)
+{
+    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_TOOL_CALL);
+    TU_ASSERT_STR(seam_part_tool_call_id(p), id);
+    TU_ASSERT_STR(seam_part_tool_name(p), name);
+    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_args_json(p), args_part));
+}
+
 static void test_tool_calls(void)
 {
     mock_case k;
@@ -270,11 +257,7 @@ static void test_tool_calls(void)
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_TOOL_USE);
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 3);
-    const seam_part *call = seam_message_part(m, 1);
-    CU_ASSERT_EQUAL(seam_part_get_type(call), SEAM_PART_TOOL_CALL);
-    TU_ASSERT_STR(seam_part_tool_call_id(call), "call_a");
-    TU_ASSERT_STR(seam_part_tool_name(call), "get_weather");
-    CU_ASSERT_PTR_NOT_NULL(strstr(seam_part_args_json(call), "\"Paris\""));
+    assert_tool_call(seam_message_part(m, 1), "call_a", "get_weather", "\"Paris\"");
     TU_ASSERT_STR(seam_part_tool_name(seam_message_part(m, 2)), "get_time");
     case_close(&k);
 }
@@ -438,7 +421,7 @@ static void test_replies_by_turn(void)
     TU_ASSERT_STR(seam_result_text(res), "");
     const seam_message *m = seam_result_message(res);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 1);
-    TU_ASSERT_STR(seam_part_tool_call_id(seam_message_part(m, 0)), "t1");
+    assert_tool_call(seam_message_part(m, 0), "t1", "clock", "\"UTC\"");
 
     /* Turn 2: the assistant's call and the tool's result go back. */
     CU_ASSERT_EQUAL_FATAL(seam_request_add_message(req, seam_message_dup(m)), SEAM_OK);
@@ -610,21 +593,42 @@ static void raw_read_response(raw_conn *rc, raw_response *out)
 }
 
 /* The fake server's own tests: a server, a raw connection's buffer and room
- * for one answer; raw_close frees them and stops the server (if not NULL). */
-static void raw_open(fake_server **s, raw_conn **rc, raw_response **resp)
+ * for one answer; raw_close frees them and stops the server (unless a test
+ * stopped it and set s to NULL). */
+typedef struct raw_fixture {
+    fake_server *s;
+    raw_conn *rc;
+    raw_response *resp;
+} raw_fixture;
+
+static raw_fixture raw_open(void)
 {
-    *s = fake_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(*s);
-    *rc = calloc(1, sizeof **rc);
-    *resp = calloc(1, sizeof **resp);
+    raw_fixture f = { fake_server_start(), calloc(1, sizeof *f.rc), calloc(1, sizeof *f.resp) };
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f.s);
+    return f;
 }
 
-static void raw_close(fake_server *s, raw_conn *rc, raw_response *resp)
+static void raw_close(raw_fixture *f)
 {
-    free(rc);
-    free(resp);
-    if (s)
-        fake_server_stop(s);
+    free(f->rc);
+    free(f->resp);
+    if (f->s)
+        fake_server_stop(f->s);
+}
+
+/* Sends request on rc's connection and reads the answer into out. */
+static void raw_ask(raw_conn *rc, const char *request, raw_response *out)
+{
+    raw_send(rc, request);
+    raw_read_response(rc, out);
+}
+
+/* resp is a whole answer of status with body. */
+static void assert_answer(const raw_response *resp, int status, const char *body)
+{
+    CU_ASSERT_TRUE(resp->complete);
+    CU_ASSERT_EQUAL(resp->status, status);
+    TU_ASSERT_STR(resp->body, body);
 }
 
 /* Queues r twice: as it is, then with a chunked body. */
@@ -635,170 +639,149 @@ static void push_plain_and_chunked(fake_server *s, fake_response r)
     fake_server_push(s, &r);
 }
 
-/* A new connection to s sending GET / and reading the answer into out: 0, or
- * -1 when it could not connect. */
-static int raw_get(fake_server *s, raw_conn *rc, raw_response *out)
+/* A new connection to f's server sending GET / and reading the answer into
+ * f->resp: 0, or -1 when it could not connect. */
+static int raw_get(raw_fixture *f)
 {
-    if (raw_connect(s, rc) != 0)
+    if (raw_connect(f->s, f->rc) != 0)
         return -1;
-    raw_send(rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    raw_read_response(rc, out);
+    raw_ask(f->rc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", f->resp);
     return 0;
 }
 
 static void test_fakeserver_keepalive(void)
 {
-    fake_server *s;
-    raw_conn *rc;
-    raw_response *resp;
-    raw_open(&s, &rc, &resp);
+    raw_fixture f = raw_open();
     char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_server_port(s));
-    TU_ASSERT_STR(fake_server_url(s), url);
-    fake_server_push_json(s, 201, "{\"a\":1}", "X-Reply: one\r\n");
-    fake_server_push_sse(s, "data: x\n\ndata: y\n\n", 3);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", fake_server_port(f.s));
+    TU_ASSERT_STR(fake_server_url(f.s), url);
+    fake_server_push_json(f.s, 201, "{\"a\":1}", "X-Reply: one\r\n");
+    fake_server_push_sse(f.s, "data: x\n\ndata: y\n\n", 3);
 
-    CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-    raw_send(rc, "POST /v1/one HTTP/1.1\r\nHost: x\r\nX-Test: Yes\r\n"
-                 "Content-Length: 5\r\n\r\nhello");
-    raw_read_response(rc, resp);
-    CU_ASSERT_TRUE(resp->complete);
-    CU_ASSERT_EQUAL(resp->status, 201);
-    TU_ASSERT_STR(resp->body, "{\"a\":1}");
-    CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "X-Reply: one\r\n"));
-    CU_ASSERT_PTR_NOT_NULL(strcasestr(resp->head, "content-type: application/json"));
+    CU_ASSERT_EQUAL_FATAL(raw_connect(f.s, f.rc), 0);
+    raw_ask(f.rc, "POST /v1/one HTTP/1.1\r\nHost: x\r\nX-Test: Yes\r\n"
+                  "Content-Length: 5\r\n\r\nhello", f.resp);
+    assert_answer(f.resp, 201, "{\"a\":1}");
+    CU_ASSERT_PTR_NOT_NULL(strstr(f.resp->head, "X-Reply: one\r\n"));
+    CU_ASSERT_PTR_NOT_NULL(strcasestr(f.resp->head, "content-type: application/json"));
 
     /* Same connection, a chunked request body. */
-    raw_send(rc, "POST /two?x=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                 "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
-    raw_read_response(rc, resp);
-    CU_ASSERT_TRUE(resp->complete);
-    CU_ASSERT_EQUAL(resp->status, 200);
-    TU_ASSERT_STR(resp->body, "data: x\n\ndata: y\n\n");
-    CU_ASSERT_PTR_NOT_NULL(strcasestr(resp->head, "content-type: text/event-stream"));
+    raw_ask(f.rc, "POST /two?x=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                  "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", f.resp);
+    assert_answer(f.resp, 200, "data: x\n\ndata: y\n\n");
+    CU_ASSERT_PTR_NOT_NULL(strcasestr(f.resp->head, "content-type: text/event-stream"));
 
     /* The queue is empty now: 500 and a JSON body that says so. */
-    raw_send(rc, "GET /three HTTP/1.1\r\nHost: x\r\n\r\n");
-    raw_read_response(rc, resp);
-    CU_ASSERT_EQUAL(resp->status, 500);
-    CU_ASSERT_PTR_NOT_NULL(strstr(resp->body, "no scripted response"));
+    raw_ask(f.rc, "GET /three HTTP/1.1\r\nHost: x\r\n\r\n", f.resp);
+    CU_ASSERT_EQUAL(f.resp->status, 500);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f.resp->body, "no scripted response"));
 
-    CU_ASSERT_EQUAL(fake_server_request_count(s), 3);
-    TU_ASSERT_STR(fake_server_request_method(s, 0), "POST");
-    TU_ASSERT_STR(fake_server_request_path(s, 0), "/v1/one");
-    TU_ASSERT_STR(fake_server_request_header(s, 0, "x-test"), "Yes");
-    CU_ASSERT_PTR_NULL(fake_server_request_header(s, 0, "x-absent"));
-    TU_ASSERT_STR(fake_server_request_body(s, 0), "hello");
-    TU_ASSERT_STR(fake_server_request_path(s, 1), "/two?x=1");
-    TU_ASSERT_STR(fake_server_request_body(s, 1), "hello world");
-    TU_ASSERT_STR(fake_server_request_method(s, 2), "GET");
-    TU_ASSERT_STR(fake_server_request_body(s, 2), "");
-    CU_ASSERT_PTR_NULL(fake_server_request_path(s, 3));
-    CU_ASSERT_EQUAL(fake_server_client_aborts(s), 0);
-    close(rc->fd);
+    CU_ASSERT_EQUAL(fake_server_request_count(f.s), 3);
+    TU_ASSERT_STR(fake_server_request_method(f.s, 0), "POST");
+    TU_ASSERT_STR(fake_server_request_path(f.s, 0), "/v1/one");
+    TU_ASSERT_STR(fake_server_request_header(f.s, 0, "x-test"), "Yes");
+    CU_ASSERT_PTR_NULL(fake_server_request_header(f.s, 0, "x-absent"));
+    TU_ASSERT_STR(fake_server_request_body(f.s, 0), "hello");
+    TU_ASSERT_STR(fake_server_request_path(f.s, 1), "/two?x=1");
+    TU_ASSERT_STR(fake_server_request_body(f.s, 1), "hello world");
+    TU_ASSERT_STR(fake_server_request_method(f.s, 2), "GET");
+    TU_ASSERT_STR(fake_server_request_body(f.s, 2), "");
+    CU_ASSERT_PTR_NULL(fake_server_request_path(f.s, 3));
+    CU_ASSERT_EQUAL(fake_server_client_aborts(f.s), 0);
+    close(f.rc->fd);
 
     /* Expect: 100-continue is answered before the body is sent. */
-    fake_server_push_json(s, 200, "{}", NULL);
-    CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-    raw_send(rc, "POST /big HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
-    raw_read_response(rc, resp);
-    CU_ASSERT_EQUAL(resp->status, 100);
-    raw_send(rc, "abc");
-    raw_read_response(rc, resp);
-    CU_ASSERT_EQUAL(resp->status, 200);
-    TU_ASSERT_STR(fake_server_request_body(s, 3), "abc");
-    close(rc->fd);
-    raw_close(s, rc, resp);
+    fake_server_push_json(f.s, 200, "{}", NULL);
+    CU_ASSERT_EQUAL_FATAL(raw_connect(f.s, f.rc), 0);
+    raw_ask(f.rc, "POST /big HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n", f.resp);
+    CU_ASSERT_EQUAL(f.resp->status, 100);
+    raw_ask(f.rc, "abc", f.resp);
+    CU_ASSERT_EQUAL(f.resp->status, 200);
+    TU_ASSERT_STR(fake_server_request_body(f.s, 3), "abc");
+    close(f.rc->fd);
+    raw_close(&f);
 }
 
 static void test_fakeserver_split_and_delay(void)
 {
-    fake_server *s;
-    raw_conn *rc;
-    raw_response *resp;
-    raw_open(&s, &rc, &resp);
-    push_plain_and_chunked(s, (fake_response){ .body = "abcdefghij", .split = 2, .delay_ms = 40 });
+    raw_fixture f = raw_open();
+    push_plain_and_chunked(f.s, (fake_response){ .body = "abcdefghij", .split = 2, .delay_ms = 40 });
 
     for (int i = 0; i < 2; i++) {
         int64_t t0 = tu_now_ms();
-        CU_ASSERT_EQUAL_FATAL(raw_get(s, rc, resp), 0);
+        CU_ASSERT_EQUAL_FATAL(raw_get(&f), 0);
         int64_t took = tu_now_ms() - t0;
-        CU_ASSERT_TRUE(resp->complete);
-        TU_ASSERT_STR(resp->body, "abcdefghij");
+        CU_ASSERT_TRUE(f.resp->complete);
+        TU_ASSERT_STR(f.resp->body, "abcdefghij");
         CU_ASSERT(took >= 5 * 40 - 10); /* five pieces, each after its delay */
         if (i == 1)
-            CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "Transfer-Encoding: chunked"));
-        close(rc->fd);
+            CU_ASSERT_PTR_NOT_NULL(strstr(f.resp->head, "Transfer-Encoding: chunked"));
+        close(f.rc->fd);
     }
-    raw_close(s, rc, resp);
+    raw_close(&f);
 }
 
 static void test_fakeserver_cut(void)
 {
-    fake_server *s;
-    raw_conn *rc;
-    raw_response *resp;
-    raw_open(&s, &rc, &resp);
+    raw_fixture f = raw_open();
     char body[101];
     memset(body, 'x', 100);
     body[100] = '\0';
-    push_plain_and_chunked(s, (fake_response){ .body = body, .cut_after = 10 });
+    push_plain_and_chunked(f.s, (fake_response){ .body = body, .cut_after = 10 });
 
     for (int i = 0; i < 2; i++) {
-        CU_ASSERT_EQUAL_FATAL(raw_get(s, rc, resp), 0);
-        CU_ASSERT_FALSE(resp->complete);
-        CU_ASSERT_EQUAL(resp->status, 200);
+        CU_ASSERT_EQUAL_FATAL(raw_get(&f), 0);
+        CU_ASSERT_FALSE(f.resp->complete);
+        CU_ASSERT_EQUAL(f.resp->status, 200);
         if (i == 0) {
-            CU_ASSERT_PTR_NOT_NULL(strstr(resp->head, "Content-Length: 100"));
-            CU_ASSERT_EQUAL(resp->body_len, 10);
+            CU_ASSERT_PTR_NOT_NULL(strstr(f.resp->head, "Content-Length: 100"));
+            CU_ASSERT_EQUAL(f.resp->body_len, 10);
         } else {
-            CU_ASSERT_EQUAL(resp->body_len, 10); /* the chunk before the cut arrived */
+            CU_ASSERT_EQUAL(f.resp->body_len, 10); /* the chunk before the cut arrived */
         }
-        close(rc->fd);
+        close(f.rc->fd);
     }
 
     /* A cut past the end of a chunked body: all bytes, but no terminating chunk. */
     fake_response whole = { .body = "abc", .chunked = 1, .cut_after = 100 };
-    fake_server_push(s, &whole);
-    CU_ASSERT_EQUAL_FATAL(raw_get(s, rc, resp), 0);
-    CU_ASSERT_FALSE(resp->complete);
-    CU_ASSERT_EQUAL(resp->body_len, 3);
-    close(rc->fd);
-    raw_close(s, rc, resp);
+    fake_server_push(f.s, &whole);
+    CU_ASSERT_EQUAL_FATAL(raw_get(&f), 0);
+    CU_ASSERT_FALSE(f.resp->complete);
+    CU_ASSERT_EQUAL(f.resp->body_len, 3);
+    close(f.rc->fd);
+    raw_close(&f);
 }
 
 /* A client closing during a hang is counted, and stop does not wait for a hang. */
 static void test_fakeserver_abort_and_prompt_stop(void)
 {
-    fake_server *s;
-    raw_conn *rc;
-    raw_response *resp;
-    raw_open(&s, &rc, &resp);
+    raw_fixture f = raw_open();
     fake_response r = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 20000 };
-    fake_server_push(s, &r);
-    fake_server_push(s, &r);
+    fake_server_push(f.s, &r);
+    fake_server_push(f.s, &r);
 
-    CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-    raw_send(rc, "GET /hang HTTP/1.1\r\nHost: x\r\n\r\n");
-    while (!strstr(rc->buf, "data: a") && raw_more(rc))
+    CU_ASSERT_EQUAL_FATAL(raw_connect(f.s, f.rc), 0);
+    raw_send(f.rc, "GET /hang HTTP/1.1\r\nHost: x\r\n\r\n");
+    while (!strstr(f.rc->buf, "data: a") && raw_more(f.rc))
         ;
-    CU_ASSERT_PTR_NOT_NULL(strstr(rc->buf, "data: a"));
-    close(rc->fd);
+    CU_ASSERT_PTR_NOT_NULL(strstr(f.rc->buf, "data: a"));
+    close(f.rc->fd);
     int64_t t0 = tu_now_ms();
-    while (fake_server_client_aborts(s) == 0 && tu_now_ms() - t0 < 3000)
+    while (fake_server_client_aborts(f.s) == 0 && tu_now_ms() - t0 < 3000)
         usleep(10 * 1000);
-    CU_ASSERT_EQUAL(fake_server_client_aborts(s), 1);
+    CU_ASSERT_EQUAL(fake_server_client_aborts(f.s), 1);
 
     /* A second connection hangs; stop must return at once anyway. */
-    CU_ASSERT_EQUAL_FATAL(raw_connect(s, rc), 0);
-    raw_send(rc, "GET /hang2 HTTP/1.1\r\nHost: x\r\n\r\n");
-    while (!strstr(rc->buf, "data: a") && raw_more(rc))
+    CU_ASSERT_EQUAL_FATAL(raw_connect(f.s, f.rc), 0);
+    raw_send(f.rc, "GET /hang2 HTTP/1.1\r\nHost: x\r\n\r\n");
+    while (!strstr(f.rc->buf, "data: a") && raw_more(f.rc))
         ;
     t0 = tu_now_ms();
-    fake_server_stop(s);
+    fake_server_stop(f.s);
+    f.s = NULL;
     CU_ASSERT(tu_now_ms() - t0 < 1000);
-    close(rc->fd);
-    raw_close(NULL, rc, resp);
+    close(f.rc->fd);
+    raw_close(&f);
 }
 
 /* ---- tests/fake-provider ---------------------------------------------------------- */
@@ -832,8 +815,7 @@ static void fetch(int port, raw_response *resp)
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     CU_ASSERT_EQUAL(connect(rc->fd, (struct sockaddr *)&a, sizeof a), 0);
-    raw_send(rc, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
-    raw_read_response(rc, resp);
+    raw_ask(rc, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}", resp);
     close(rc->fd);
     free(rc);
 }
@@ -867,9 +849,7 @@ static void test_fake_provider_program(void)
         CU_ASSERT_FATAL(pid > 0);
         for (int k = 0; k < 2; k++) { /* the same answer to every request */
             fetch(port, resp);
-            CU_ASSERT_TRUE(resp->complete);
-            CU_ASSERT_EQUAL(resp->status, 200);
-            TU_ASSERT_STR(resp->body, cases[i].want);
+            assert_answer(resp, 200, cases[i].want);
         }
         kill(pid, SIGTERM);
         int status = -1;

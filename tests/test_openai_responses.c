@@ -150,9 +150,7 @@ static void test_wire_gpt62_tools(void)
     seam_message_add_reasoning(a, "unsigned thoughts", NULL, 0);
     seam_message_add_tool_call(a, "call_1", "get_weather", "{\"city\":\"Paris\"}");
     seam_request_add_message(req, a);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "call_1", "get_weather", "{\"temp\":21}", 0);
-    seam_request_add_message(req, t);
+    tu_add_tool_result(req, "call_1", "get_weather", "{\"temp\":21}", 0);
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
     seam_request_set_temperature(req, 0.25); /* refused by reasoning models: not sent */
@@ -162,9 +160,8 @@ static void test_wire_gpt62_tools(void)
     tu_call r = tu_run_stream(client, "oap", "gpt-6.2-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer " KEY));
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "text/event-stream"));
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Content-Type"), "application/json"));
+    TU_ASSERT_HEADERS(srv, { "Authorization", "Bearer " KEY }, { "Accept", "text/event-stream" },
+                      { "Content-Type", "application/json" });
     CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-6.2-sol\",\"instructions\":\"You are terse.\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
@@ -195,22 +192,15 @@ static void test_wire_conversation(void)
 {
     fake_server_push_json(srv, 200, text_whole, NULL);
     seam_request *req = seam_request_new();
-    seam_message *u = seam_message_new(SEAM_ROLE_USER);
-    seam_message_add_text(u, "What is in these, and the weather?");
-    seam_message_add_media(u, "image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo=");
-    seam_message_add_media(u, "image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg");
-    seam_message_add_media(u, "application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=");
-    seam_request_add_message(req, u);
-    seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(a, "Let me ");
-    seam_message_add_text(a, "check.");
-    seam_message_add_tool_call(a, "toolu_01", "get_weather", "{\"city\":\"Paris\"}");
-    seam_message_add_tool_call(a, "call_2", "get_time", "");
-    seam_request_add_message(req, a);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "toolu_01", "get_weather", "{\"temp\":21}", 0);
-    seam_message_add_tool_result(t, "call_2", "get_time", "\"noon\"", 1);
-    seam_request_add_message(req, t);
+    tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_TEXT("What is in these, and the weather?"),
+                                              TU_MEDIA("image/png", SEAM_MEDIA_BASE64, "iVBORw0KGgo="),
+                                              TU_MEDIA("image/jpeg", SEAM_MEDIA_URL, "https://example.org/cat.jpg"),
+                                              TU_MEDIA("application/pdf", SEAM_MEDIA_BASE64, "JVBERi0=")));
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_TEXT("Let me "), TU_TEXT("check."),
+                                                   TU_CALL("toolu_01", "get_weather", "{\"city\":\"Paris\"}"),
+                                                   TU_CALL("call_2", "get_time", "")));
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("toolu_01", "get_weather", "{\"temp\":21}", 0),
+                                              TU_RESULT("call_2", "get_time", "\"noon\"", 1)));
     seam_request_add_user_text(req, "Thanks. JSON please.");
     seam_request_add_tool(req, "get_weather", "Weather of a city", WEATHER_SCHEMA);
     seam_request_add_tool(req, "get_time", NULL, NULL);
@@ -224,8 +214,7 @@ static void test_wire_conversation(void)
         "{\"text\":\"{\\\"summary\\\":\\\"sunny\\\"}\",\"reasoning\":\"\",\"signatures\":[],\"tool_calls\":[],"
         "\"stop\":\"stop\",\"usage\":{\"in\":10,\"out\":4}}");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "Accept"), "application/json"));
-    CU_ASSERT(TU_STR_EQ(tu_last_header(srv, "X-Title"), "seam-test"));
+    TU_ASSERT_HEADERS(srv, { "Accept", "application/json" }, { "X-Title", "seam-test" });
     CU_ASSERT_TRUE(tu_last_body_is(srv,
         "{\"model\":\"gpt-4.1\",\"input\":["
         "{\"type\":\"message\",\"role\":\"user\",\"content\":["
@@ -257,9 +246,7 @@ static void test_wire_conversation(void)
                    {"video/mp4", SEAM_MEDIA_URL}};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         req = seam_request_new();
-        u = seam_message_new(SEAM_ROLE_USER);
-        seam_message_add_media(u, refused[i].mime, refused[i].src, "AAAA");
-        seam_request_add_message(req, u);
+        tu_add_turn(req, SEAM_ROLE_USER, TU_PARTS(TU_MEDIA(refused[i].mime, refused[i].src, "AAAA")));
         size_t before = fake_server_request_count(srv);
         r = tu_run_stream(client, "rs", "gpt-4.1", req, TU_SIGNATURES);
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
@@ -418,17 +405,15 @@ static void test_reasoning_replayed(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(r.message);
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
     seam_request_add_message(req, r.message);
-    seam_message *t = seam_message_new(SEAM_ROLE_TOOL);
-    seam_message_add_tool_result(t, "call_a", "get_weather", "{\"temp\":21}", 0);
-    seam_message_add_tool_result(t, "call_b", "noop", "null", 0);
-    seam_request_add_message(req, t);
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT("call_a", "get_weather", "{\"temp\":21}", 0),
+                                              TU_RESULT("call_b", "noop", "null", 0)));
     free(r.summary);
 
     fake_server_push_json(srv, 200, text_whole, NULL);
     r = tu_run_generate(client, "oap", "gpt-6.1-sol", req, TU_SIGNATURES);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     json_object *b = tu_last_body(srv);
-    json_object *want = json_tokener_parse(
+    CU_ASSERT_TRUE(tu_json_equal(tu_json_at(b, "input"),
         "[{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"Weather in Paris?\"}]},"
         "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Plan** check the weather.\\n\\nThen answer.\"}],"
         "\"encrypted_content\":\"gAAAAABenc_1-xyz==\"},"
@@ -436,11 +421,7 @@ static void test_reasoning_replayed(void)
         "{\"type\":\"function_call\",\"call_id\":\"call_a\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\\\"Par\\u00eds\\\"}\"},"
         "{\"type\":\"function_call\",\"call_id\":\"call_b\",\"name\":\"noop\",\"arguments\":\"{}\"},"
         "{\"type\":\"function_call_output\",\"call_id\":\"call_a\",\"output\":\"{\\\"temp\\\":21}\"},"
-        "{\"type\":\"function_call_output\",\"call_id\":\"call_b\",\"output\":\"null\"}]");
-    if (!json_object_equal(want, tu_json_at(b, "input")))
-        fprintf(stderr, "\ninput %s\n", json_object_to_json_string(tu_json_at(b, "input")));
-    CU_ASSERT_TRUE(json_object_equal(want, tu_json_at(b, "input")));
-    json_object_put(want);
+        "{\"type\":\"function_call_output\",\"call_id\":\"call_b\",\"output\":\"null\"}]"));
     json_object_put(b);
     free(r.summary);
 
@@ -646,28 +627,22 @@ static void test_errors(void)
     /* HTTP errors from /responses: the chat table */
     static const tu_http_error http[] = {
         {400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":\"context_length_exceeded\"}}",
-         NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded"},
+         NULL, SEAM_ERROR_CONTEXT_OVERFLOW, 0, "context_length_exceeded", NULL},
         {400, "{\"error\":{\"message\":\"Unsupported value: 'reasoning.effort' does not support 'none' with this model.\",\"type\":\"invalid_request_error\",\"param\":\"reasoning.effort\",\"code\":\"unsupported_value\"}}",
-         NULL, SEAM_ERROR_BAD_REQUEST, 0, "unsupported_value"},
+         NULL, SEAM_ERROR_BAD_REQUEST, 0, "unsupported_value", NULL},
         {401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-test-**456.\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
-         NULL, SEAM_ERROR_AUTH, 0, "invalid_api_key"},
+         NULL, SEAM_ERROR_AUTH, 0, "invalid_api_key", NULL},
         {429, "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"tokens\",\"code\":\"rate_limit_exceeded\"}}",
-         "Retry-After: 3\r\n", SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_exceeded"},
-        {500, "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}", NULL,
-         SEAM_ERROR_OVERLOADED, 1, "server_error"},
+         "Retry-After: 3\r\n", SEAM_ERROR_RATE_LIMIT, 1, "rate_limit_exceeded", NULL},
+        {500, "{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}",
+         NULL, SEAM_ERROR_OVERLOADED, 1, "server_error", NULL},
     };
     for (size_t i = 0; i < sizeof http / sizeof http[0]; i++) {
-        fake_response fr = {.status = http[i].status, .content_type = "application/json",
-                            .body = http[i].body, .extra_headers = http[i].headers};
-        fake_server_push(srv, &fr);
+        tu_push_http_error(srv, &http[i]);
         r = tu_run_stream(client, "rs", "gpt-6-luna", req, TU_SIGNATURES);
         CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/responses");
         CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-        CU_ASSERT_EQUAL(r.err.kind, http[i].kind);
-        CU_ASSERT_EQUAL(r.err.retryable, http[i].retryable);
-        CU_ASSERT_EQUAL(r.err.http_status, http[i].status);
-        CU_ASSERT_STRING_EQUAL(r.err.code, http[i].code);
-        CU_ASSERT_PTR_NULL(strstr(r.err.message, "sk-test"));
+        tu_error_is(&r.err, &http[i], "sk-test");
         if (http[i].headers)
             CU_ASSERT_EQUAL(r.err.retry_after_ms, 3000);
         free(r.summary);

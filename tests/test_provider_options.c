@@ -63,102 +63,112 @@ static json_object *call_with(const char *provider, const char *model, const cha
     return tu_last_body(srv);
 }
 
-/* The issue's case: a flag nobody knows is not sent, and is reported. */
-static void test_openai_unknown_flag_not_sent(void)
-{
-    json_object *b = call_with("oa", "gpt-4o", OA_ANSWER, "{\"my_flag\":true}");
-    CU_ASSERT_FALSE(tu_json_has(b, "my_flag"));
-    CU_ASSERT_EQUAL(tu_json_int(b, "seed"), 7); /* the conf's known field still goes */
-    CU_ASSERT_TRUE(tu_log_has("provider oa: openai plugin: unknown provider option \"my_flag\" dropped"));
-    CU_ASSERT_FALSE(tu_log_has("sk-test-provopts"));
-    json_object_put(b);
-}
+/* A NULL-ended list of log texts. */
+#define LINES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NO_LINES ((const char *const[]){ NULL })
 
-static void test_openai_namespaces(void)
-{
-    json_object *b = call_with("oa", "gpt-4o", OA_ANSWER,
-                               "{\"seed\":1,\"openai\":{\"seed\":3,\"top_p\":0.5},"
-                               "\"oa\":{\"top_p\":0.25,\"user\":\"u-1\"},"
-                               "\"anthropic\":{\"top_k\":5},\"gm\":{\"safetySettings\":[]},"
-                               "\"cache_strategy\":\"system_and_3\"}");
-    TU_ASSERT_MEMBERS(b,
-        /* The namespace over the flat key, the conf name over the plugin id. */
-        { "seed", "3" }, { "top_p", "0.25" }, { "user", "\"u-1\"" },
-        /* Other providers' namespaces and seam's own keys stay off the wire. */
-        { "openai", TU_ABSENT }, { "oa", TU_ABSENT }, { "anthropic", TU_ABSENT },
-        { "top_k", TU_ABSENT }, { "gm", TU_ABSENT }, { "cache_strategy", TU_ABSENT });
-    /* Another provider's namespace is no reason for a warning; the conf's
-     * unknown key is. */
-    CU_ASSERT_FALSE(tu_log_has("anthropic\" dropped"));
-    CU_ASSERT_TRUE(tu_log_has("unknown provider option \"bogus_conf\" dropped"));
-    json_object_put(b);
-}
+/* One call with a request's options: the body members it must (not) carry and
+ * what the client's log must (not) hold afterwards. */
+typedef struct options_case {
+    const char *name;
+    const char *provider, *model, *answer;
+    const char *options_json;
+    const tu_member *body;
+    const char *const *logged;
+    const char *const *not_logged;
+} options_case;
 
-static void test_openai_unknown_in_namespace(void)
-{
-    json_object *b = call_with("oa", "gpt-4o", OA_ANSWER,
-                               "{\"openai\":{\"reasoning_effortt\":\"low\",\"truncation\":\"auto\"}}");
-    CU_ASSERT_FALSE(tu_json_has(b, "reasoning_effortt"));
-    /* A field of the Responses API only, on Chat Completions. */
-    CU_ASSERT_FALSE(tu_json_has(b, "truncation"));
-    CU_ASSERT_TRUE(tu_log_has("\"reasoning_effortt\" dropped"));
-    CU_ASSERT_TRUE(tu_log_has("\"truncation\" is not a field of /chat/completions"));
-    json_object_put(b);
-}
+static const options_case cases[] = {
+    { "openai: the issue's case, a flag nobody knows is not sent and is logged",
+      "oa", "gpt-4o", OA_ANSWER, "{\"my_flag\":true}",
+      TU_MEMBERS({ "my_flag", TU_ABSENT }, { "seed", "7" } /* the conf's known field still goes */),
+      LINES("provider oa: openai plugin: unknown provider option \"my_flag\" dropped"),
+      LINES("sk-test-provopts") },
+    { "openai: namespaces by plugin id and conf name",
+      "oa", "gpt-4o", OA_ANSWER,
+      "{\"seed\":1,\"openai\":{\"seed\":3,\"top_p\":0.5},"
+      "\"oa\":{\"top_p\":0.25,\"user\":\"u-1\"},"
+      "\"anthropic\":{\"top_k\":5},\"gm\":{\"safetySettings\":[]},"
+      "\"cache_strategy\":\"system_and_3\"}",
+      TU_MEMBERS(/* The namespace over the flat key, the conf name over the plugin id. */
+                 { "seed", "3" }, { "top_p", "0.25" }, { "user", "\"u-1\"" },
+                 /* Other providers' namespaces and seam's own keys stay off the wire. */
+                 { "openai", TU_ABSENT }, { "oa", TU_ABSENT }, { "anthropic", TU_ABSENT },
+                 { "top_k", TU_ABSENT }, { "gm", TU_ABSENT }, { "cache_strategy", TU_ABSENT }),
+      /* Another provider's namespace is no reason for a warning; the conf's
+       * unknown key is. */
+      LINES("unknown provider option \"bogus_conf\" dropped"),
+      LINES("anthropic\" dropped") },
+    { "openai: unknown keys in the namespace, fields of the other wire",
+      "oa", "gpt-4o", OA_ANSWER, "{\"openai\":{\"reasoning_effortt\":\"low\",\"truncation\":\"auto\"}}",
+      /* truncation: a field of the Responses API only, on Chat Completions */
+      TU_MEMBERS({ "reasoning_effortt", TU_ABSENT }, { "truncation", TU_ABSENT }),
+      LINES("\"reasoning_effortt\" dropped", "\"truncation\" is not a field of /chat/completions"),
+      NO_LINES },
+    { "openai: extra_body per namespace and in the conf",
+      "oa", "gpt-4o", OA_ANSWER,
+      "{\"openai\":{\"extra_body\":{\"x_vendor\":{\"a\":1},"
+      "\"stream_options\":null,\"seed\":11}},"
+      "\"extra_body\":{\"x_everyone\":1}}",
+      TU_MEMBERS({ "x_vendor.a", "1" },
+                 { "seed", "11" },           /* raw, over the known field */
+                 { "x_conf", "\"c\"" },      /* the conf's extra_body */
+                 { "x_everyone", TU_ABSENT }, /* for which provider? not sent */
+                 { "extra_body", TU_ABSENT }),
+      LINES("\"extra_body\" outside a provider's namespace dropped"),
+      NO_LINES },
+    /* Each profile's own fields: vLLM's top_k is known there, not on OpenAI. */
+    { "openai: a profile's own fields (vLLM)",
+      "vl", "qwen3", OA_ANSWER, "{\"openai\":{\"top_k\":20}}",
+      TU_MEMBERS({ "top_k", "20" }), NO_LINES, NO_LINES },
+    { "openai: a profile's own fields (OpenAI)",
+      "oa", "gpt-4o", OA_ANSWER, "{\"openai\":{\"top_k\":20}}",
+      TU_MEMBERS({ "top_k", TU_ABSENT }), LINES("\"top_k\" dropped"), NO_LINES },
+    { "anthropic: namespaces, unknown keys, extra_body",
+      "an", "claude-sonnet-4-5", TU_ANTHROPIC_OK,
+      "{\"anthropic\":{\"top_k\":5,\"my_flag\":1,"
+      "\"extra_body\":{\"x_raw\":true}},"
+      "\"an\":{\"top_k\":6},\"openai\":{\"seed\":1},\"odd\":2}",
+      TU_MEMBERS({ "top_k", "6" }, { "x_raw", "true" }, { "x_conf", "2" },
+                 { "my_flag", TU_ABSENT }, { "seed", TU_ABSENT }, { "odd", TU_ABSENT }),
+      LINES("provider an: anthropic plugin: unknown provider option \"my_flag\"",
+            "anthropic plugin: unknown provider option \"odd\" dropped",
+            "anthropic plugin: unknown provider option \"nonsense\" dropped"),
+      NO_LINES },
+    { "gemini: namespaces, unknown keys, extra_body",
+      "gm", "gemini-2.5-flash", GM_ANSWER,
+      "{\"gemini\":{\"generationConfig\":{\"topK\":3},\"bogus\":1,"
+      "\"extra_body\":{\"labels\":{\"team\":\"x\"}}},"
+      "\"gm\":{\"generationConfig\":{\"topP\":0.5}},"
+      "\"openai\":{\"seed\":1}}",
+      TU_MEMBERS({ "generationConfig.topK", "3" }, { "generationConfig.topP", "0.5" },
+                 { "labels.team", "\"x\"" },
+                 { "bogus", TU_ABSENT }, { "seed", TU_ABSENT }, { "openai", TU_ABSENT }),
+      LINES("provider gm: gemini plugin: unknown provider option \"bogus\""),
+      NO_LINES },
+};
 
-static void test_openai_extra_body(void)
+/* Every case's call, one assertion a body member and a log text, each failure
+ * named by its case. */
+static void test_options_per_provider(void)
 {
-    json_object *b = call_with("oa", "gpt-4o", OA_ANSWER,
-                               "{\"openai\":{\"extra_body\":{\"x_vendor\":{\"a\":1},"
-                               "\"stream_options\":null,\"seed\":11}},"
-                               "\"extra_body\":{\"x_everyone\":1}}");
-    TU_ASSERT_MEMBERS(b, { "x_vendor.a", "1" },
-                      { "seed", "11" },           /* raw, over the known field */
-                      { "x_conf", "\"c\"" },      /* the conf's extra_body */
-                      { "x_everyone", TU_ABSENT }, /* for which provider? not sent */
-                      { "extra_body", TU_ABSENT });
-    CU_ASSERT_TRUE(tu_log_has("\"extra_body\" outside a provider's namespace dropped"));
-    json_object_put(b);
-}
-
-/* Each profile's own fields: vLLM's top_k is known there, not on OpenAI. */
-static void test_openai_profile_fields(void)
-{
-    json_object *b = call_with("vl", "qwen3", OA_ANSWER, "{\"openai\":{\"top_k\":20}}");
-    CU_ASSERT_EQUAL(tu_json_int(b, "top_k"), 20);
-    json_object_put(b);
-    b = call_with("oa", "gpt-4o", OA_ANSWER, "{\"openai\":{\"top_k\":20}}");
-    CU_ASSERT_FALSE(tu_json_has(b, "top_k"));
-    CU_ASSERT_TRUE(tu_log_has("\"top_k\" dropped"));
-    json_object_put(b);
-}
-
-static void test_anthropic_namespaces(void)
-{
-    json_object *b = call_with("an", "claude-sonnet-4-5", TU_ANTHROPIC_OK,
-                               "{\"anthropic\":{\"top_k\":5,\"my_flag\":1,"
-                               "\"extra_body\":{\"x_raw\":true}},"
-                               "\"an\":{\"top_k\":6},\"openai\":{\"seed\":1},\"odd\":2}");
-    TU_ASSERT_MEMBERS(b, { "top_k", "6" }, { "x_raw", "true" }, { "x_conf", "2" },
-                      { "my_flag", TU_ABSENT }, { "seed", TU_ABSENT }, { "odd", TU_ABSENT });
-    CU_ASSERT_TRUE(tu_log_has("provider an: anthropic plugin: unknown provider option \"my_flag\""));
-    CU_ASSERT_TRUE(tu_log_has("anthropic plugin: unknown provider option \"odd\" dropped"));
-    CU_ASSERT_TRUE(tu_log_has("anthropic plugin: unknown provider option \"nonsense\" dropped"));
-    json_object_put(b);
-}
-
-static void test_gemini_namespaces(void)
-{
-    json_object *b = call_with("gm", "gemini-2.5-flash", GM_ANSWER,
-                               "{\"gemini\":{\"generationConfig\":{\"topK\":3},\"bogus\":1,"
-                               "\"extra_body\":{\"labels\":{\"team\":\"x\"}}},"
-                               "\"gm\":{\"generationConfig\":{\"topP\":0.5}},"
-                               "\"openai\":{\"seed\":1}}");
-    TU_ASSERT_MEMBERS(b, { "generationConfig.topK", "3" }, { "generationConfig.topP", "0.5" },
-                      { "labels.team", "\"x\"" },
-                      { "bogus", TU_ABSENT }, { "seed", TU_ABSENT }, { "openai", TU_ABSENT });
-    CU_ASSERT_TRUE(tu_log_has("provider gm: gemini plugin: unknown provider option \"bogus\""));
-    json_object_put(b);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const options_case *c = &cases[i];
+        json_object *b = call_with(c->provider, c->model, c->answer, c->options_json);
+        if (!tu_members_are(b, c->body, __FILE__, __LINE__))
+            fprintf(stderr, "  in case \"%s\"\n", c->name);
+        for (const char *const *l = c->logged; *l; l++) {
+            if (!tu_log_has(*l))
+                fprintf(stderr, "\n  case \"%s\": the log lacks \"%s\"\n", c->name, *l);
+            CU_ASSERT_TRUE(tu_log_has(*l));
+        }
+        for (const char *const *l = c->not_logged; *l; l++) {
+            if (tu_log_has(*l))
+                fprintf(stderr, "\n  case \"%s\": the log holds \"%s\"\n", c->name, *l);
+            CU_ASSERT_FALSE(tu_log_has(*l));
+        }
+        json_object_put(b);
+    }
 }
 
 /* A session's flags and a call's flags for the same namespace are merged
@@ -186,13 +196,7 @@ static void test_session_merges_namespaces(void)
 }
 
 static const tu_test tests[] = {
-    { "openai: an unknown flag is not sent, and is logged", test_openai_unknown_flag_not_sent },
-    { "openai: namespaces by plugin id and conf name", test_openai_namespaces },
-    { "openai: unknown keys in the namespace, fields of the other wire", test_openai_unknown_in_namespace },
-    { "openai: extra_body per namespace and in the conf", test_openai_extra_body },
-    { "openai: a profile's own fields", test_openai_profile_fields },
-    { "anthropic: namespaces, unknown keys, extra_body", test_anthropic_namespaces },
-    { "gemini: namespaces, unknown keys, extra_body", test_gemini_namespaces },
+    { "options per provider (a table of calls)", test_options_per_provider },
     { "session: namespaces merged member by member", test_session_merges_namespaces },
     { NULL, NULL },
 };

@@ -252,6 +252,7 @@ typedef struct tu_http_error {
     seam_error_kind kind;
     int retryable;
     const char *code;
+    const char *message_part; /* the error's message holds it; may be NULL */
 } tu_http_error;
 
 /* ---- calls run to the end (tu_stream.c) ------------------------------------------ */
@@ -397,5 +398,76 @@ seam_executor *tu_executor(seam_session *s, const seam_executor_options *eo);
 int tu_stream_chunks(seam_client *c, const seam_request *req, const seam_call_options *o,
                      void (*on_chunk)(void *ud, const seam_chunk *ch), void *ud, seam_stream **out,
                      seam_error *err);
+
+/* ---- dupcodec: HTTP errors and stop reasons, parts compared, conversations
+ * (tu_stream.c); headers (tu_wire.c); capabilities (tu_fixture.c) -------------- */
+
+/* The fake server s answers the next request with e's status, JSON body and
+ * extra headers. */
+void tu_push_http_error(fake_server *s, const tu_http_error *e);
+/* err, what a call made of e, has e's kind, retryable flag, HTTP status and
+ * code, a message holding e's message_part (unless NULL) and free of secret
+ * (unless NULL): one assertion each, and what err holds on stderr when any
+ * fails. Returns whether all held. */
+int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secret);
+
+/* One CUnit assertion a header of the last request s received (a tu_member
+ * of its name and the value it must have, or TU_ABSENT, TU_PRESENT), each
+ * failure printed with file:line; returns whether all held (tu_wire.c). */
+int tu_headers_are(fake_server *s, const tu_member *wants, const char *file, int line);
+#define TU_ASSERT_HEADERS(s, ...) tu_headers_are((s), TU_MEMBERS(__VA_ARGS__), __FILE__, __LINE__)
+
+/* A stop (finish) reason as a wire says it and the one the core must make of
+ * it: a codec's table of them ends with { NULL, 0 }. */
+typedef struct tu_stop_case {
+    const char *wire;
+    seam_stop_reason want;
+} tu_stop_case;
+/* For each case, s answers req (whole, on provider/model of c) with
+ * body_text, its "@STOP@" replaced by the case's wire reason: the call
+ * succeeds and stops for the case's reason, two assertions a case and a
+ * fatal one that body_text holds "@STOP@"; a wrong reason said on stderr. */
+void tu_stop_reasons_are(fake_server *s, seam_client *c, const char *provider, const char *model,
+                         const seam_request *req, const char *body_text, const tu_stop_case *cases);
+
+/* What c says provider/model can do (seam_client_capabilities), every member
+ * set to all ones before so that one left unset shows; the call failing is a
+ * fatal assertion, its message on stderr. */
+seam_capabilities tu_capabilities(seam_client *c, const char *provider, const char *model);
+
+/* Flags of tu_parts_alike. */
+#define TU_PARTS_NEW_IDS 1u      /* tool-call ids are made per response: both set, not equal */
+#define TU_PARTS_ARGS_AS_JSON 2u /* tool-call arguments the same JSON value, not the same text */
+/* a and b hold as many parts (fatal), each of the same type (fatal) with the
+ * same text; reasoning with the same signature (both absent, or equal);
+ * tool calls with the same name, arguments and ids (flags say how), two
+ * assertions a member; a part of another type fails. */
+void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags);
+/* Texts a and b both parse as JSON, to the same value (objects compare by key). */
+int tu_json_text_equal(const char *a, const char *b);
+
+/* Turns of one part appended to a conversation (tu_add_turn): an assistant
+ * message of one text, or of one tool call; a tool message of one result
+ * (name may be NULL). */
+void tu_add_assistant_text(seam_request *req, const char *text);
+void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json);
+void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
+                        int is_error);
+/* A part of a turn, made by one of the macros below; a list of them,
+ * TU_PARTS(...), ends with a NULL first string. */
+typedef struct tu_part {
+    seam_part_type type;
+    const char *a, *b, *c;
+    int flag;
+} tu_part;
+#define TU_TEXT(text) { SEAM_PART_TEXT, (text), NULL, NULL, 0 }
+#define TU_REASONING(text, signature, redacted) { SEAM_PART_REASONING, (text), (signature), NULL, (redacted) }
+#define TU_CALL(id, name, args) { SEAM_PART_TOOL_CALL, (id), (name), (args), 0 }
+#define TU_RESULT(id, name, output, is_error) { SEAM_PART_TOOL_RESULT, (id), (name), (output), (is_error) }
+#define TU_MEDIA(mime, source, data) { SEAM_PART_MEDIA, (mime), (data), NULL, (int)(source) }
+#define TU_PARTS(...) ((const tu_part[]){ __VA_ARGS__, { SEAM_PART_TEXT, NULL, NULL, NULL, 0 } })
+/* A message of role holding parts, in order, appended to req (adding a part
+ * or the message failing is a fatal assertion). */
+void tu_add_turn(seam_request *req, seam_role role, const tu_part *parts);
 
 #endif

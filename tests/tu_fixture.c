@@ -1,8 +1,8 @@
 /* tu_fixture.c — what a test talks to (tests/testutil.h): fake provider
  * servers that live as long as the program's suites, and clients made from
  * conf text written into a temp dir of their own (removed by tu_client_free),
- * pointed at the built plugins and nothing else; and the message of a call
- * on them that failed. */
+ * pointed at the built plugins and nothing else; the message of a call on
+ * them that failed, and what a client says a model can do. */
 #include "config.h"
 
 #include "testutil.h"
@@ -288,4 +288,18 @@ int tu_said(int rc, const seam_error *err, const char *what)
     if (rc != SEAM_OK)
         fprintf(stderr, "%s: %s\n", what, err->message);
     return rc;
+}
+
+/* ---- dupcodec: what a client says a model can do ------------------------------ */
+
+seam_capabilities tu_capabilities(seam_client *c, const char *provider, const char *model)
+{
+    seam_capabilities caps;
+    memset(&caps, 0xff, sizeof caps);
+    caps.size = sizeof caps;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_client_capabilities(c, provider, model, &caps, &err), &err, model),
+                          SEAM_OK);
+    return caps;
 }

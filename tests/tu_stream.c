@@ -3,7 +3,9 @@
  * a result reduced to one canonical JSON line (text, reasoning, tool calls,
  * stop reason, usage) that a test compares with a golden string or with the
  * result of the same answer given whole; a call that must fail, and the media
- * units a result counts. */
+ * units a result counts; two answers' parts compared member by member,
+ * turns of one part appended to a conversation, what a call made of an
+ * HTTP error, and a codec's stop reasons. */
 #include "config.h"
 
 #include "testutil.h"
@@ -258,4 +260,153 @@ int tu_stream_chunks(seam_client *c, const seam_request *req, const seam_call_op
     else
         seam_stream_free(st);
     return rc;
+}
+
+/* ---- dupcodec: two answers' parts compared ------------------------------------ */
+
+int tu_json_text_equal(const char *a, const char *b)
+{
+    json_object *ja = json_tokener_parse(a), *jb = json_tokener_parse(b);
+    int same = ja && jb && json_object_equal(ja, jb);
+    json_object_put(ja);
+    json_object_put(jb);
+    return same;
+}
+
+void tu_parts_alike(const seam_message *a, const seam_message *b, unsigned flags)
+{
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(a), seam_message_part_count(b));
+    for (size_t i = 0; i < seam_message_part_count(a); i++) {
+        const seam_part *pa = seam_message_part(a, i), *pb = seam_message_part(b, i);
+        CU_ASSERT_EQUAL_FATAL(seam_part_get_type(pa), seam_part_get_type(pb));
+        const char *sa = seam_part_signature(pa), *sb = seam_part_signature(pb);
+        switch (seam_part_get_type(pa)) {
+        case SEAM_PART_TEXT:
+            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
+            break;
+        case SEAM_PART_REASONING:
+            TU_ASSERT_STR(seam_part_text(pa), seam_part_text(pb));
+            CU_ASSERT_EQUAL(!sa, !sb);
+            CU_ASSERT_STRING_EQUAL(sa ? sa : "", sb ? sb : "");
+            break;
+        case SEAM_PART_TOOL_CALL:
+            TU_ASSERT_STR(seam_part_tool_name(pa), seam_part_tool_name(pb));
+            if (flags & TU_PARTS_ARGS_AS_JSON) {
+                CU_ASSERT_PTR_NOT_NULL(seam_part_args_json(pa));
+                CU_ASSERT_TRUE(tu_json_text_equal(seam_part_args_json(pa), seam_part_args_json(pb)));
+            } else {
+                TU_ASSERT_STR(seam_part_args_json(pa), seam_part_args_json(pb));
+            }
+            if (flags & TU_PARTS_NEW_IDS) {
+                CU_ASSERT(strlen(seam_part_tool_call_id(pa)) > 0);
+                CU_ASSERT(strcmp(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb)) != 0);
+            } else {
+                TU_ASSERT_STR(seam_part_tool_call_id(pa), seam_part_tool_call_id(pb));
+            }
+            break;
+        default:
+            CU_FAIL("unexpected part type");
+        }
+    }
+}
+
+/* ---- dupcodec: turns of one part appended to a conversation ------------------ */
+
+static void add_turn(seam_request *req, seam_message *m)
+{
+    CU_ASSERT_EQUAL_FATAL(seam_request_add_message(req, m), SEAM_OK);
+}
+
+void tu_add_assistant_text(seam_request *req, const char *text)
+{
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_TEXT(text)));
+}
+
+void tu_add_tool_call(seam_request *req, const char *id, const char *name, const char *args_json)
+{
+    tu_add_turn(req, SEAM_ROLE_ASSISTANT, TU_PARTS(TU_CALL(id, name, args_json)));
+}
+
+void tu_add_tool_result(seam_request *req, const char *id, const char *name, const char *output,
+                        int is_error)
+{
+    tu_add_turn(req, SEAM_ROLE_TOOL, TU_PARTS(TU_RESULT(id, name, output, is_error)));
+}
+
+void tu_add_turn(seam_request *req, seam_role role, const tu_part *parts)
+{
+    seam_message *m = seam_message_new(role);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    for (const tu_part *p = parts; p->a; p++) {
+        int rc = SEAM_ERR_INVALID;
+        switch (p->type) {
+        case SEAM_PART_TEXT:
+            rc = seam_message_add_text(m, p->a);
+            break;
+        case SEAM_PART_REASONING:
+            rc = seam_message_add_reasoning(m, p->a, p->b, p->flag);
+            break;
+        case SEAM_PART_TOOL_CALL:
+            rc = seam_message_add_tool_call(m, p->a, p->b, p->c);
+            break;
+        case SEAM_PART_TOOL_RESULT:
+            rc = seam_message_add_tool_result(m, p->a, p->b, p->c, p->flag);
+            break;
+        case SEAM_PART_MEDIA:
+            rc = seam_message_add_media(m, p->a, (seam_media_source)p->flag, p->b);
+            break;
+        }
+        CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
+    }
+    add_turn(req, m);
+}
+
+/* ---- dupcodec: an HTTP error answered, and what the call made of it ------------ */
+
+void tu_push_http_error(fake_server *s, const tu_http_error *e)
+{
+    fake_server_push_json(s, e->status, e->body, e->headers);
+}
+
+int tu_error_is(const seam_error *err, const tu_http_error *e, const char *secret)
+{
+    int held = err->kind == e->kind && err->retryable == e->retryable && err->http_status == e->status &&
+               strcmp(err->code, e->code) == 0 &&
+               (!e->message_part || strstr(err->message, e->message_part)) &&
+               (!secret || !strstr(err->message, secret));
+    if (!held)
+        fprintf(stderr, "\n  HTTP %d: kind %s retryable %d status %d code \"%s\" message \"%s\"\n", e->status,
+                seam_error_kind_name(err->kind), err->retryable, err->http_status, err->code, err->message);
+    CU_ASSERT_EQUAL(err->kind, e->kind);
+    CU_ASSERT_EQUAL(err->retryable, e->retryable);
+    CU_ASSERT_EQUAL(err->http_status, e->status);
+    CU_ASSERT_STRING_EQUAL(err->code, e->code);
+    if (e->message_part)
+        CU_ASSERT_PTR_NOT_NULL(strstr(err->message, e->message_part));
+    if (secret)
+        CU_ASSERT_PTR_NULL(strstr(err->message, secret));
+    return held;
+}
+
+/* ---- dupcodec: a codec's stop reasons ----------------------------------------- */
+
+void tu_stop_reasons_are(fake_server *s, seam_client *c, const char *provider, const char *model,
+                         const seam_request *req, const char *body_text, const tu_stop_case *cases)
+{
+    const char *at = strstr(body_text, "@STOP@");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+    for (; cases->wire; cases++) {
+        char body[1024];
+        snprintf(body, sizeof body, "%.*s%s%s", (int)(at - body_text), body_text, cases->wire, at + 6);
+        fake_server_push_json(s, 200, body, NULL);
+        tu_call r = tu_run_generate(c, provider, model, req, 0);
+        CU_ASSERT_EQUAL(r.status, SEAM_OK);
+        json_object *summary = json_tokener_parse(r.summary ? r.summary : "null");
+        const char *got = tu_json_str(summary, "stop");
+        if (strcmp(got, seam_stop_reason_name(cases->want)) != 0)
+            fprintf(stderr, "\n  stop reason %s gave %s\n", cases->wire, got);
+        CU_ASSERT_STRING_EQUAL(got, seam_stop_reason_name(cases->want));
+        json_object_put(summary);
+        free(r.summary);
+    }
 }

@@ -1,7 +1,8 @@
 /* tu_wire.c — what the fake server received, read back by a test
  * (tests/testutil.h): the last request's body as JSON, its path and headers,
  * values found by a dotted path, a body compared with a golden text or
- * member by member with a table, printing both when they differ. */
+ * member by member with a table, printing both when they differ; its
+ * headers checked from a table. */
 #include "config.h"
 
 #include "testutil.h"
@@ -153,6 +154,26 @@ int tu_contains_all(const char *text, const char *const *needles, const char *fi
         if (!ok)
             fprintf(stderr, "\n  %s:%d: not in the text: %s\n", file, line, *needles);
         CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, "TU_ASSERT_CONTAINS", file, "",
+                                CU_FALSE);
+        all &= ok;
+    }
+    return all;
+}
+
+/* ---- dupcodec: the headers of the last request ------------------------------- */
+
+int tu_headers_are(fake_server *s, const tu_member *wants, const char *file, int line)
+{
+    int all = 1;
+    for (; wants->path; wants++) {
+        const char *got = tu_last_header(s, wants->path);
+        int ok = wants->want == TU_ABSENT ? !got
+                 : wants->want == TU_PRESENT ? got != NULL
+                 : got && strcmp(got, wants->want) == 0;
+        if (!ok)
+            fprintf(stderr, "\n  %s:%d: header %s: want %s, got %s\n", file, line, wants->path,
+                    wants->want == TU_ABSENT ? "(absent)" : wants->want, got ? got : "(absent)");
+        CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, "TU_ASSERT_HEADERS", file, "",
                                 CU_FALSE);
         all &= ok;
     }
