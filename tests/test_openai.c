@@ -1440,8 +1440,14 @@ static void test_profile_inference(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(in);
         CU_ASSERT_STRING_EQUAL(in->profile->id, cases[i].profile);
         CU_ASSERT_STRING_EQUAL(in->base_url, cases[i].url);
+        /* no body field among the options: no read-back merge per request */
+        CU_ASSERT_PTR_NULL(in->body_options);
         oa_destroy(in);
     }
+    oa_instance *with_field = create_with("x", NULL, "{\"profile\":\"vllm\",\"top_k\":5}");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(with_field);
+    TU_ASSERT_STR(with_field->body_options, "{\"top_k\":5}");
+    oa_destroy(with_field);
     /* think_tags: on where content may carry <think>, off elsewhere; the option wins */
     static const struct {
         const char *name, *base_url, *options;
