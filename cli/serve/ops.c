@@ -108,6 +108,42 @@ static int parse_embeddings(serve_call *c, json_object *root, serve_err *e)
     return 0;
 }
 
+/* The endpoint's own fields the library has no setter for (names, those
+ * the body holds) go to the provider as options of its media endpoint.
+ * 0, or -1 out of memory. */
+static int pass_options(seam_media_request *mr, json_object *root, const char *const *names,
+                        size_t n)
+{
+    json_object *opts = json_object_new_object();
+    if (!opts)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = jget(root, names[i]);
+        if (v)
+            json_object_object_add(opts, names[i], json_object_get(v));
+    }
+    int rc = 0;
+    if (json_object_object_length(opts) > 0 &&
+        seam_media_request_set_provider_options(
+            mr, json_object_to_json_string_ext(opts, JSON_C_TO_STRING_PLAIN)) != SEAM_OK)
+        rc = -1;
+    json_object_put(opts);
+    return rc;
+}
+
+/* A media request built (bad: out of memory on the way) becomes c's. */
+static int media_parsed(serve_call *c, seam_media_request *mr, const char *model, int bad,
+                        serve_err *e)
+{
+    c->media = mr;
+    c->model = strdup(model);
+    if (bad || !c->model) {
+        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_images(serve_call *c, json_object *root, serve_err *e)
 {
     const char *model = jstr(root, "model");
@@ -133,30 +169,13 @@ static int parse_images(serve_call *c, json_object *root, serve_err *e)
     }
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, prompt);
     const char *size = jstr(root, "size");
-    /* The endpoint's own fields the library has no setter for go to the
-     * provider as options of its images endpoint. */
-    json_object *opts = json_object_new_object();
     static const char *const passed[] = { "quality", "output_format", "background", "style",
                                           "moderation", "output_compression" };
-    for (size_t i = 0; opts && i < sizeof passed / sizeof passed[0]; i++) {
-        json_object *v = jget(root, passed[i]);
-        if (v)
-            json_object_object_add(opts, passed[i], json_object_get(v));
-    }
-    int bad = !mr || !opts || (n && seam_media_request_set_count(mr, (int)json_object_get_int64(n))
-                                        != SEAM_OK) ||
+    int bad = !mr ||
+              (n && seam_media_request_set_count(mr, (int)json_object_get_int64(n)) != SEAM_OK) ||
               (size && seam_media_request_set_size(mr, size) != SEAM_OK) ||
-              (json_object_object_length(opts) > 0 &&
-               seam_media_request_set_provider_options(
-                   mr, json_object_to_json_string_ext(opts, JSON_C_TO_STRING_PLAIN)) != SEAM_OK);
-    json_object_put(opts);
-    c->media = mr;
-    c->model = strdup(model);
-    if (bad || !c->model) {
-        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
-        return -1;
-    }
-    return 0;
+              pass_options(mr, root, passed, sizeof passed / sizeof passed[0]) != 0;
+    return media_parsed(c, mr, model, bad, e);
 }
 
 /* OpenAI's speech formats and the MIME types seam's media requests name. */
@@ -192,26 +211,11 @@ static int parse_speech(serve_call *c, json_object *root, serve_err *e)
         }
     }
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, input);
-    json_object *opts = json_object_new_object();
     static const char *const passed[] = { "speed", "instructions" };
-    for (size_t i = 0; opts && i < sizeof passed / sizeof passed[0]; i++) {
-        json_object *v = jget(root, passed[i]);
-        if (v)
-            json_object_object_add(opts, passed[i], json_object_get(v));
-    }
-    int bad = !mr || !opts || seam_media_request_set_voice(mr, voice) != SEAM_OK ||
+    int bad = !mr || seam_media_request_set_voice(mr, voice) != SEAM_OK ||
               seam_media_request_set_mime_type(mr, mime) != SEAM_OK ||
-              (json_object_object_length(opts) > 0 &&
-               seam_media_request_set_provider_options(
-                   mr, json_object_to_json_string_ext(opts, JSON_C_TO_STRING_PLAIN)) != SEAM_OK);
-    json_object_put(opts);
-    c->media = mr;
-    c->model = strdup(model);
-    if (bad || !c->model) {
-        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
-        return -1;
-    }
-    return 0;
+              pass_options(mr, root, passed, sizeof passed / sizeof passed[0]) != 0;
+    return media_parsed(c, mr, model, bad, e);
 }
 
 int ops_parse(serve_call *c, json_object *root, serve_err *e)
