@@ -367,4 +367,9 @@ int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
  * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
 void tu_event_append(char *text, size_t size, const seam_event *ev);
 
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+/* Call options naming a chain (tu_stream.c). */
+seam_call_options tu_chain_opts(const char *chain);
+
 #endif

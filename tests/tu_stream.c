@@ -239,3 +239,14 @@ void tu_generate_refused(seam_client *c, const seam_request *req, seam_error_kin
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, message_part));
     seam_result_free(res);
 }
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+seam_call_options tu_chain_opts(const char *chain)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = chain;
+    return o;
+}
