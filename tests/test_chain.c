@@ -116,13 +116,6 @@ static void push_ok(void)
     fake_server_push(srv, &fr);
 }
 
-static seam_request *hello(void)
-{
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "hello");
-    return r;
-}
-
 /* ---- the observer ------------------------------------------------------------------------ */
 
 typedef struct rec {
@@ -193,7 +186,7 @@ static run go(seam_client *c, const seam_request *req_in, how h)
 {
     run r;
     memset(&r, 0, sizeof r);
-    seam_request *own = req_in ? NULL : hello();
+    seam_request *own = req_in ? NULL : tu_user_request("hello");
     const seam_request *req = req_in ? req_in : own;
     seam_call_options o;
     memset(&o, 0, sizeof o);
@@ -689,17 +682,12 @@ static void test_credential_expiry(void)
 
 /* ---- cooldowns and the rate-limit guard ------------------------------------------------------- */
 
-/* Three calls on chain cd; how many skipped the cooling w for w2. */
-static int cooling_thread(seam_client *c)
+/* One call on chain cd: 1 when it skipped the cooling w for w2. */
+static int skipped_to_w2(seam_client *c)
 {
-    int to_w2 = 0;
-    for (int i = 0; i < 3; i++) {
-        run r = go_chain(c, "cd");
-        if (r.status == SEAM_OK && strcmp(r.provider, "w2") == 0 && r.at.n == 2 &&
-            r.at.r[0].outcome == SEAM_ATTEMPT_SKIPPED)
-            to_w2++;
-    }
-    return to_w2;
+    run r = go_chain(c, "cd");
+    return r.status == SEAM_OK && strcmp(r.provider, "w2") == 0 && r.at.n == 2 &&
+           r.at.r[0].outcome == SEAM_ATTEMPT_SKIPPED;
 }
 
 static void test_cooldown_shared(void)
@@ -732,7 +720,7 @@ static void test_cooldown_shared(void)
     for (int i = 0; i < 12; i++)
         push_ok();
     before = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL(tu_on_threads(4, cooling_thread, c), 12);
+    CU_ASSERT_EQUAL(tu_on_threads_times(4, 3, skipped_to_w2, c), 12);
     for (size_t i = before; i < fake_server_request_count(srv); i++)
         CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, i), "/second/stream");
 
@@ -959,7 +947,7 @@ static void test_capability_and_context_skips(void)
         "                 { provider = \"e1\"; model = \"e\"; } ); };\n");
     how t = {.chain = "t"};
     /* Tools needed, and the conf's entry for "small" says it has none. */
-    seam_request *tools = hello();
+    seam_request *tools = tu_user_request("hello");
     seam_request_add_tool(tools, "get_time", "the time", NULL);
     run r = go(c, tools, t);
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
@@ -979,7 +967,7 @@ static void test_capability_and_context_skips(void)
 
     /* Structured output: the plugin's capabilities (ek: tools only) rule it
      * out; testecho e1 answers "unknown" and is not skipped. */
-    seam_request *json = hello();
+    seam_request *json = tu_user_request("hello");
     seam_request_set_response_format(json, SEAM_FORMAT_JSON, NULL, NULL, 0);
     seam_request_add_tool(json, "get_time", NULL, NULL);
     r = go(c, json, t);
@@ -990,7 +978,7 @@ static void test_capability_and_context_skips(void)
     seam_request_free(json);
 
     /* Vision: an image part. */
-    seam_request *image = hello();
+    seam_request *image = tu_user_request("hello");
     seam_message *m = seam_message_new(SEAM_ROLE_USER);
     seam_message_add_media(m, "image/png", SEAM_MEDIA_URL, "https://example.com/a.png");
     seam_request_add_message(image, m);

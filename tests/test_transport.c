@@ -46,13 +46,6 @@ static seam_client *wire_client(const char *provider_keys, const char *extra)
     return c;
 }
 
-static seam_request *hello(void)
-{
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "hello");
-    return r;
-}
-
 typedef struct run {
     int status;
     seam_error err;
@@ -66,7 +59,7 @@ static run stream_run(seam_client *c, const seam_call_options *o)
 {
     run r;
     memset(&r, 0, sizeof r);
-    seam_request *req = hello();
+    seam_request *req = tu_user_request("hello");
     seam_stream *s = NULL;
     r.status = seam_stream_open(c, req, o, &s, &r.err);
     if (r.status == SEAM_OK) {
@@ -82,6 +75,16 @@ static run stream_run(seam_client *c, const seam_call_options *o)
     seam_stream_free(s);
     seam_request_free(req);
     return r;
+}
+
+/* seam_generate of a request "hello" with o: its status, *res and err as it filled them. */
+static int generate_hello(seam_client *c, const seam_call_options *o, seam_result **res,
+                          seam_error *err)
+{
+    seam_request *req = tu_user_request("hello");
+    int rc = seam_generate(c, req, o, res, err);
+    seam_request_free(req);
+    return rc;
 }
 
 static seam_call_options provider_opts(const char *provider)
@@ -152,7 +155,7 @@ static void test_many_chunks_at_once(void)
             fr.split_max = 7;
         }
         fake_server_push(srv, &fr);
-        seam_request *req = hello();
+        seam_request *req = tu_user_request("hello");
         seam_call_options o = provider_opts("w");
         seam_stream *s = NULL;
         seam_error err;
@@ -185,11 +188,10 @@ static void test_generate_whole(void)
     seam_client *c = wire_client(NULL, NULL);
     fake_response fr = { .body = "a whole answer", .content_type = "text/plain" };
     fake_server_push(srv, &fr);
-    seam_request *req = hello();
     seam_call_options o = provider_opts("w");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_hello(c, &o, &res, &err), SEAM_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res);
     CU_ASSERT_STRING_EQUAL(seam_result_text(res), "a whole answer");
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
@@ -198,7 +200,6 @@ static void test_generate_whole(void)
     size_t n = fake_server_request_count(srv);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/whole");
     seam_result_free(res);
-    seam_request_free(req);
     tu_client_free(c);
 }
 
@@ -420,14 +421,12 @@ static void test_response_cap(void)
     big[sizeof big - 1] = '\0';
     fake_response fr = { .body = big, .content_type = "text/plain" };
     fake_server_push(srv, &fr);
-    seam_request *req = hello();
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_hello(c, &o, &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(res);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "limit"));
     seam_result_free(res); /* none, unless the cap failed */
-    seam_request_free(req);
     tu_client_free(c);
 }
 
@@ -519,7 +518,7 @@ static void test_all_skipped(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "no-such-plugin"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "SEAM_TEST_UNSET_VARIABLE"));
     seam_call_options bad = { .size = sizeof bad, .chain = "nope" };
-    seam_request *req = hello();
+    seam_request *req = tu_user_request("hello");
     seam_stream *s = NULL;
     seam_error err;
     CU_ASSERT_EQUAL(seam_stream_open(c, req, &bad, &s, &err), SEAM_ERR_NOT_FOUND);
@@ -531,17 +530,12 @@ static void test_all_skipped(void)
     tu_client_free(c);
 }
 
-/* Five streams on w2; how many gave the whole text. */
-static int thread_main(seam_client *c)
+/* One stream on w2: 1 when it gave the whole text. */
+static int streamed_whole_text(seam_client *c)
 {
-    int ok = 0;
-    for (int i = 0; i < 5; i++) {
-        seam_call_options o = provider_opts("w2");
-        run r = stream_run(c, &o);
-        if (r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0)
-            ok++;
-    }
-    return ok;
+    seam_call_options o = provider_opts("w2");
+    run r = stream_run(c, &o);
+    return r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0;
 }
 
 static void test_threads_share_client(void)
@@ -551,7 +545,7 @@ static void test_threads_share_client(void)
         fake_response ok = { .body = stream_body, .chunked = 1 };
         fake_server_push(srv, &ok);
     }
-    CU_ASSERT_EQUAL(tu_on_threads(4, thread_main, c), 20);
+    CU_ASSERT_EQUAL(tu_on_threads_times(4, 5, streamed_whole_text, c), 20);
     tu_client_free(c);
 }
 

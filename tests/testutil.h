@@ -372,4 +372,8 @@ void tu_event_append(char *text, size_t size, const seam_event *ev);
 /* Call options naming a chain (tu_stream.c). */
 seam_call_options tu_chain_opts(const char *chain);
 
+/* tu_on_threads with each thread calling fn(c) times times in a row: how
+ * many of all those calls went as they should (tu_threads.c). */
+int tu_on_threads_times(int n, int times, int (*fn)(seam_client *c), seam_client *c);
+
 #endif
