@@ -1283,14 +1283,6 @@ static void test_failover_on(void)
     tu_client_free(c);
 }
 
-static void *trigger_after_150ms(void *arg)
-{
-    struct timespec d = {0, 150000000};
-    nanosleep(&d, NULL);
-    seam_cancel_trigger(arg);
-    return NULL;
-}
-
 /* Ctrl-C while a key command runs: the call ends at once as cancelled, and
  * no later entry is tried. */
 static void test_cancel_during_key_command(void)
@@ -1302,13 +1294,13 @@ static void test_cancel_during_key_command(void)
                                "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
     size_t before = fake_server_request_count(srv);
     seam_cancel *cancel = seam_cancel_new();
-    pthread_t th;
-    pthread_create(&th, NULL, trigger_after_150ms, cancel);
+    tu_canceller k = {.cancel = cancel, .delay_ms = 150};
+    tu_canceller_start(&k);
     how h = {.chain = "k", .cancel = cancel};
     int64_t t0 = tu_now_ms();
     run r = go(c, NULL, h);
     int64_t took = tu_now_ms() - t0;
-    pthread_join(th, NULL);
+    tu_canceller_join(&k);
     CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT(took < 1000);

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +74,15 @@ static int load_text(const char *text, seam_conf **conf, seam_error *err, char *
     else
         remove_tree(dir);
     return rc;
+}
+
+/* text loaded (a fatal assertion that it loads); *dir_out as load_text. */
+static seam_conf *loaded(const char *text, char **dir_out)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(load_text(text, &c, &err, dir_out), SEAM_OK);
+    return c;
 }
 
 /* Asserts that text fails to load with a message equal to
@@ -253,7 +261,7 @@ static void test_empty_and_null_conf(void)
     CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
     seam_conf_free(c);
 
-    CU_ASSERT_EQUAL_FATAL(load_text("# nothing but a comment\n", &c, &err, NULL), SEAM_OK);
+    c = loaded("# nothing but a comment\n", NULL);
     CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
     seam_conf_free(c);
     seam_conf_free(NULL);
@@ -502,19 +510,17 @@ static void test_wrong_type_has_file_line_and_expected(void)
 
 static void test_integers_accept_int_and_int64(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { a = { max_response_bytes = 8589934592L;\n"
-                                    " timeout_ms = 0x10; }; };\n",
-                                    &c, &err, NULL), SEAM_OK);
+    seam_conf *c = loaded("providers = { a = { max_response_bytes = 8589934592L;\n"
+                          " timeout_ms = 0x10; }; };\n",
+                          NULL);
     CU_ASSERT_EQUAL(c->providers[0].max_response_bytes, 8589934592LL);
     CU_ASSERT_EQUAL(c->providers[0].timeout_ms, 16);
     seam_conf_free(c);
     /* Jitter written as an integer is a number too. */
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { }; };\n"
-                                    "chains = { c = ( { provider = \"p\"; model = \"m\";"
-                                    " backoff = { jitter = 0; }; } ); };\n",
-                                    &c, &err, NULL), SEAM_OK);
+    c = loaded("providers = { p = { }; };\n"
+               "chains = { c = ( { provider = \"p\"; model = \"m\";"
+               " backoff = { jitter = 0; }; } ); };\n",
+               NULL);
     CU_ASSERT_DOUBLE_EQUAL(c->chains[0].entries[0].backoff.jitter, 0.0, 1e-12);
     seam_conf_free(c);
 }
@@ -557,13 +563,11 @@ static void test_unknown_references(void)
     /* A chain entry naming an undefined provider loads, with a warning naming
      * FILE:LINE: a plugin package not installed leaves its conf.d/ snippet out,
      * and the chain runner skips the entry. */
-    seam_conf *c = NULL;
-    seam_error err;
     char *dir = NULL;
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { }; };\n"
-                                    "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
-                                    "                 { provider = \"q\"; model = \"m\"; } ); };\n",
-                                    &c, &err, &dir), SEAM_OK);
+    seam_conf *c = loaded("providers = { p = { }; };\n"
+                          "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
+                          "                 { provider = \"q\"; model = \"m\"; } ); };\n",
+                          &dir);
     CU_ASSERT_EQUAL(c->chains[0].n_entries, 2);
     CU_ASSERT_EQUAL_FATAL(c->n_warnings, 1);
     seam_buf want = {0};
@@ -655,6 +659,16 @@ static void set_env(const char *name, const char *value)
         unsetenv(name);
 }
 
+/* seam_conf_find(explicit_conf, installed) finds want (two assertions). */
+static void expect_found(const char *explicit_conf, const char *installed, const char *want)
+{
+    char *found = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_conf_find(explicit_conf, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, want);
+    free(found);
+}
+
 static void test_discovery_order(void)
 {
     char *saved[3];
@@ -684,9 +698,7 @@ static void test_discovery_order(void)
     set_env("HOME", home);
 
     /* explicit beats everything */
-    CU_ASSERT_EQUAL(seam_conf_find(explicit_conf, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, explicit_conf);
-    free(found);
+    expect_found(explicit_conf, installed, explicit_conf);
     /* an explicit file must exist */
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_conf_find(missing, installed, &found, &err), SEAM_ERR_CONF);
@@ -695,9 +707,7 @@ static void test_discovery_order(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, missing));
 
     /* then $SEAM_CONF */
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, env_conf);
-    free(found);
+    expect_found(NULL, installed, env_conf);
     set_env("SEAM_CONF", missing);
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_ERR_CONF);
@@ -706,25 +716,17 @@ static void test_discovery_order(void)
 
     /* an empty $SEAM_CONF is unset: then $XDG_CONFIG_HOME/seam/seam.conf */
     set_env("SEAM_CONF", "");
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, xdg_conf);
-    free(found);
+    expect_found(NULL, installed, xdg_conf);
 
     /* no XDG_CONFIG_HOME (or a relative one, which XDG says to ignore): ~/.config */
     set_env("XDG_CONFIG_HOME", NULL);
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, home_conf);
-    free(found);
+    expect_found(NULL, installed, home_conf);
     set_env("XDG_CONFIG_HOME", "relative/dir");
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, home_conf);
-    free(found);
+    expect_found(NULL, installed, home_conf);
 
     /* an XDG dir without seam.conf: the installed one (not ~/.config) */
     set_env("XDG_CONFIG_HOME", dir);
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, installed);
-    free(found);
+    expect_found(NULL, installed, installed);
 
     /* nothing anywhere: OK and NULL */
     CU_ASSERT_EQUAL(seam_conf_find(NULL, missing, &found, &err), SEAM_OK);
@@ -849,15 +851,23 @@ static int resolve(const seam_conf_provider *p, char **out, seam_error *err)
     return rc;
 }
 
+/* p's credential resolves to want (resolve's checks, and two assertions). */
+static void expect_key(const seam_conf_provider *p, const char *want)
+{
+    char *key;
+    seam_error err;
+    CU_ASSERT_EQUAL(resolve(p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, want);
+    seam_secret_free(key);
+}
+
 static void test_credential_env(void)
 {
     seam_conf_provider p = provider_with("SEAM_TEST_KEY", NULL, NULL, NULL);
     char *key;
     seam_error err;
     setenv("SEAM_TEST_KEY", CRED_SECRET, 1);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
     /* The text stays valid and unchanged across later calls (and threads). */
     const char *source = seam_credential_source(&p);
     CU_ASSERT_STRING_EQUAL(source, "env SEAM_TEST_KEY");
@@ -885,9 +895,7 @@ static void test_credential_file(void)
     seam_error err;
 
     seam_conf_provider p = provider_with(NULL, good, NULL, NULL);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
     CU_ASSERT_PTR_NOT_NULL(strstr(seam_credential_source(&p), good));
 
     p = provider_with(NULL, missing, NULL, NULL);
@@ -976,9 +984,7 @@ static void test_credential_command(void)
 
     /* The command reads nothing from our stdin. */
     p = provider_with(NULL, NULL, "cat; echo " CRED_SECRET, NULL);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
 }
 
 static void test_credential_inline_none_and_preference(void)
@@ -986,9 +992,7 @@ static void test_credential_inline_none_and_preference(void)
     char *key;
     seam_error err;
     seam_conf_provider p = provider_with(NULL, NULL, NULL, CRED_SECRET);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
     CU_ASSERT_STRING_EQUAL(seam_credential_source(&p), "inline");
 
     p = provider_with(NULL, NULL, NULL, NULL);
@@ -1001,17 +1005,11 @@ static void test_credential_inline_none_and_preference(void)
     char *file = write_file(dir, "key", "from-file\n", 0600);
     setenv("SEAM_TEST_KEY2", "from-env", 1);
     p = provider_with("SEAM_TEST_KEY2", file, "echo from-command", "from-inline");
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, "from-env");
-    seam_secret_free(key);
+    expect_key(&p, "from-env");
     p = provider_with(NULL, file, "echo from-command", "from-inline");
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, "from-file");
-    seam_secret_free(key);
+    expect_key(&p, "from-file");
     p = provider_with(NULL, NULL, "echo from-command", "from-inline");
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, "from-command");
-    seam_secret_free(key);
+    expect_key(&p, "from-command");
     /* A configured but unset variable is an error, not a fall-through. */
     unsetenv("SEAM_TEST_KEY2");
     p = provider_with("SEAM_TEST_KEY2", file, NULL, "from-inline");
@@ -1132,7 +1130,7 @@ static void test_tools_every_key(void)
     remove_tree(dir);
 
     /* No tools at all. */
-    CU_ASSERT_EQUAL_FATAL(load_text("tools = { };\n", &c, &err, NULL), SEAM_OK);
+    c = loaded("tools = { };\n", NULL);
     CU_ASSERT_EQUAL(c->n_tools, 0);
     seam_conf_free(c);
 }
@@ -1440,6 +1438,27 @@ static size_t read_pids(const char *file, pid_t *pids, size_t max)
     return n;
 }
 
+/* Asserts, one pid at a time, that each process whose pid the command wrote
+ * to pidfile is gone within half a second (SIGKILL is delivered at once; this
+ * allows a moment), and kills any that is not. Returns how many there were. */
+static size_t expect_all_gone(const char *pidfile)
+{
+    pid_t pids[4];
+    size_t n = read_pids(pidfile, pids, 4);
+    for (size_t i = 0; i < n; i++) {
+        int gone = 0;
+        for (int k = 0; k < 50 && !gone; k++) {
+            gone = process_gone(pids[i]);
+            if (!gone)
+                usleep(10000);
+        }
+        CU_ASSERT(gone);
+        if (!gone)
+            kill(pids[i], SIGKILL);
+    }
+    return n;
+}
+
 static void test_key_command_timeout_ends_its_group(void)
 {
     char *dir = make_temp_dir();
@@ -1457,20 +1476,7 @@ static void test_key_command_timeout_ends_its_group(void)
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 300 ms (api_key_command_timeout_ms)");
     CU_ASSERT(took >= 300 && took < 900);
-    pid_t pids[4];
-    size_t n = read_pids(pidfile, pids, 4);
-    CU_ASSERT_EQUAL(n, 2);
-    for (size_t i = 0; i < n; i++) {
-        int gone = 0;
-        for (int k = 0; k < 50 && !gone; k++) { /* SIGKILL is delivered at once; allow a moment */
-            gone = process_gone(pids[i]);
-            if (!gone)
-                usleep(10000);
-        }
-        CU_ASSERT(gone);
-        if (!gone)
-            kill(pids[i], SIGKILL);
-    }
+    CU_ASSERT_EQUAL(expect_all_gone(pidfile), 2);
 
     /* The provider's own timeout_ms caps the command's. */
     p.api_key_command_timeout_ms = 3600000;
@@ -1480,36 +1486,19 @@ static void test_key_command_timeout_ends_its_group(void)
     CU_ASSERT(tu_now_ms() - t0 < 900);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 200 ms (api_key_command_timeout_ms)");
-    n = read_pids(pidfile, pids, 4);
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < 50 && !process_gone(pids[i]); k++)
-            usleep(10000);
-        CU_ASSERT(process_gone(pids[i]));
-    }
+    expect_all_gone(pidfile);
     seam_buf_free(&cmd);
     free(pidfile);
     remove_tree(dir);
 }
 
-typedef struct cancel_job {
-    seam_cancel *cancel;
-    const char *pidfile;
-    int64_t fired_ms;
-} cancel_job;
-
-/* Cancels once the command and its background child are both running (their
- * pids are in the file), however slowly they start (valgrind, a loaded
- * machine): a cancel before the child exists would test nothing. */
-static void *cancel_when_running(void *arg)
+/* 1 once the command and its background child are both running (their pids
+ * are in the file), however slowly they start (valgrind, a loaded machine): a
+ * cancel before the child exists would test nothing. */
+static int both_running(void *pidfile)
 {
-    cancel_job *job = arg;
     pid_t pids[2];
-    for (int k = 0; k < 1000 && read_pids(job->pidfile, pids, 2) < 2; k++)
-        usleep(10000);
-    usleep(50000);
-    job->fired_ms = tu_now_ms();
-    seam_cancel_trigger(job->cancel);
-    return NULL;
+    return read_pids(pidfile, pids, 2) >= 2;
 }
 
 static void test_key_command_cancel(void)
@@ -1522,28 +1511,21 @@ static void test_key_command_cancel(void)
     seam_cancel *cancel = seam_cancel_new();
     CU_ASSERT_FATAL(cancel != NULL);
     seam_cred_source src = {SEAM_CRED_COMMAND, cmd.data};
-    cancel_job job = {cancel, pidfile, 0};
-    pthread_t th;
-    pthread_create(&th, NULL, cancel_when_running, &job);
+    tu_canceller k = {.cancel = cancel, .ready = both_running, .ud = pidfile,
+                      .max_polls = 1000, .delay_ms = 50};
+    tu_canceller_start(&k);
     char *key = NULL;
     seam_error err;
     seam_error_clear(&err);
     int rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
     int64_t returned_ms = tu_now_ms();
-    pthread_join(th, NULL);
+    tu_canceller_join(&k);
     CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_STRING_EQUAL(err.message, "api_key_command cancelled");
-    CU_ASSERT(job.fired_ms > 0);
-    CU_ASSERT(returned_ms - job.fired_ms < 550); /* at most the 200 ms grace, and slack */
-    pid_t pids[4];
-    size_t n = read_pids(pidfile, pids, 4);
-    CU_ASSERT_EQUAL(n, 2);
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < 50 && !process_gone(pids[i]); k++)
-            usleep(10000);
-        CU_ASSERT(process_gone(pids[i]));
-    }
+    CU_ASSERT(k.fired_ms > 0);
+    CU_ASSERT(returned_ms - k.fired_ms < 550); /* at most the 200 ms grace, and slack */
+    CU_ASSERT_EQUAL(expect_all_gone(pidfile), 2);
     /* Already cancelled: the command does not even start. */
     unlink(pidfile);
     rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
@@ -1558,15 +1540,13 @@ static void test_key_command_cancel(void)
 
 static void test_new_provider_and_chain_keys(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
     char *dir = NULL;
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
-                                    " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
-                                    "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
-                                    " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
-                                    " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
-                                    &c, &err, &dir), SEAM_OK);
+    seam_conf *c = loaded("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
+                          " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
+                          "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                          " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
+                          " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
+                          &dir);
     seam_buf want = {0};
     seam_buf_printf(&want, "%s/certs/ca.pem", dir);
     CU_ASSERT_STRING_EQUAL(c->providers[0].ca_file, want.data);

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <CUnit/Basic.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,22 +354,10 @@ static void test_total_timeout(void)
     stream_into_hang("timeout_ms = 400;", "data: a\n\n");
 }
 
-typedef struct cancel_job {
-    seam_cancel *cancel;
-    size_t requests; /* the server's count before the call */
-} cancel_job;
-
-/* Cancels 200 ms after the server has the request. Not before: on a slow
- * machine (valgrind, a loaded host) a cancel that beats the request leaves its
- * scripted response queued, and the next tests read it. */
-static void *cancel_later(void *arg)
+/* 1 once the server has more requests than *(size_t *)before. */
+static int server_has_request(void *before)
 {
-    cancel_job *job = arg;
-    for (int i = 0; i < 500 && fake_server_request_count(srv) <= job->requests; i++)
-        usleep(10 * 1000);
-    usleep(200 * 1000);
-    seam_cancel_trigger(job->cancel);
-    return NULL;
+    return fake_server_request_count(srv) > *(const size_t *)before;
 }
 
 static void test_cancel_closes_socket(void)
@@ -382,13 +369,17 @@ static void test_cancel_closes_socket(void)
     size_t aborts_before = fake_server_client_aborts(srv);
     fake_response fr = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 5000 };
     fake_server_push(srv, &fr);
-    cancel_job job = { cancel, fake_server_request_count(srv) };
-    pthread_t th;
-    pthread_create(&th, NULL, cancel_later, &job);
+    /* Cancelled 200 ms after the server has the request. Not before: on a slow
+     * machine (valgrind, a loaded host) a cancel that beats the request leaves
+     * its scripted response queued, and the next tests read it. */
+    size_t requests = fake_server_request_count(srv);
+    tu_canceller k = {.cancel = cancel, .ready = server_has_request, .ud = &requests,
+                      .max_polls = 500, .delay_ms = 200};
+    tu_canceller_start(&k);
     int64_t t0 = tu_now_ms();
     run r = stream_run(c, &o);
     int64_t took = tu_now_ms() - t0;
-    pthread_join(th, NULL);
+    tu_canceller_join(&k);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_FALSE(r.err.retryable);
     CU_ASSERT(took < 1500);

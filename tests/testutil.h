@@ -30,6 +30,7 @@
 #ifndef SEAM_TESTUTIL_H
 #define SEAM_TESTUTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -375,5 +376,22 @@ seam_call_options tu_chain_opts(const char *chain);
 /* tu_on_threads with each thread calling fn(c) times times in a row: how
  * many of all those calls went as they should (tu_threads.c). */
 int tu_on_threads_times(int n, int times, int (*fn)(seam_client *c), seam_client *c);
+
+/* A cancel triggered from a thread of its own (tu_threads.c): once ready(ud)
+ * holds (asked every 10 ms, max_polls times at most; a NULL ready holds at
+ * once), then delay_ms later. Fill cancel, ready, ud, max_polls and delay_ms,
+ * then tu_canceller_start; tu_canceller_join waits for the thread. */
+typedef struct tu_canceller {
+    seam_cancel *cancel;
+    int (*ready)(void *ud);
+    void *ud;
+    int max_polls;
+    int delay_ms;
+    int64_t fired_ms; /* tu_now_ms() when it triggered the cancel; 0 before */
+    pthread_t thread;
+    int started;
+} tu_canceller;
+void tu_canceller_start(tu_canceller *k);
+void tu_canceller_join(tu_canceller *k);
 
 #endif

@@ -1,11 +1,13 @@
 /* tu_threads.c — one client used by several threads at once (tests/testutil.h):
  * each thread runs the same test function on it, and the program sees how
- * many of their calls went as they should. */
+ * many of their calls went as they should; and a cancel triggered from a
+ * thread of its own once the call it cancels is under way. */
 #include "config.h"
 
 #include "testutil.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 typedef struct thread_job {
     int (*fn)(seam_client *c);
@@ -44,4 +46,28 @@ int tu_on_threads_times(int n, int times, int (*fn)(seam_client *c), seam_client
         good += jobs[i].good;
     }
     return good;
+}
+
+static void *canceller_main(void *arg)
+{
+    tu_canceller *k = arg;
+    for (int i = 0; k->ready && i < k->max_polls && !k->ready(k->ud); i++)
+        usleep(10 * 1000);
+    usleep((useconds_t)k->delay_ms * 1000);
+    k->fired_ms = tu_now_ms();
+    seam_cancel_trigger(k->cancel);
+    return NULL;
+}
+
+void tu_canceller_start(tu_canceller *k)
+{
+    k->fired_ms = 0;
+    k->started = pthread_create(&k->thread, NULL, canceller_main, k) == 0;
+}
+
+void tu_canceller_join(tu_canceller *k)
+{
+    if (k->started)
+        pthread_join(k->thread, NULL);
+    k->started = 0;
 }
