@@ -1307,6 +1307,20 @@ static void test_integer_literals_never_truncated(void)
     seam_conf_free(c);
 }
 
+/* Loading path fails with SEAM_ERR_CONF and the message path + suffix (two
+ * assertions). */
+static void expect_load_error(const char *path, const char *suffix)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s%s", path, suffix);
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+}
+
 static void test_hostile_bytes_and_include(void)
 {
     /* A NUL byte: libconfig would stop reading there and drop the rest. */
@@ -1317,14 +1331,7 @@ static void test_hostile_bytes_and_include(void)
     CU_ASSERT_FATAL(f != NULL);
     fwrite(nul_text, 1, sizeof nul_text - 1, f);
     fclose(f);
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s:3: a NUL byte: a conf file is text", path);
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
+    expect_load_error(path, ":3: a NUL byte: a conf file is text");
     free(path);
     remove_tree(dir);
 
@@ -1337,6 +1344,8 @@ static void test_hostile_bytes_and_include(void)
                  "2: @include is not supported: put the settings in a conf.d/ drop-in");
     expect_error("/* never closed\n\n", "1: a comment /* ... is never closed");
     /* UTF-8 is fine anywhere. */
+    seam_conf *c = NULL;
+    seam_error err;
     CU_ASSERT_EQUAL(load_text("# café ☕\nproviders = { p = { options = { s = \"naïve 🙂\"; }; }; };\n",
                               &c, &err, NULL), SEAM_OK);
     seam_conf_free(c);
@@ -1372,12 +1381,7 @@ static void test_non_regular_files_refused(void)
 
     /* The conf file itself. */
     watchdog(5);
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(fifo, &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s: not a regular file (a FIFO)", fifo);
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
+    expect_load_error(fifo, ": not a regular file (a FIFO)");
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_conf_load("/dev/zero", &c, &err), SEAM_ERR_CONF);
     CU_ASSERT_STRING_EQUAL(err.message, "/dev/zero: not a regular file (a device)");
@@ -1459,14 +1463,33 @@ static size_t expect_all_gone(const char *pidfile)
     return n;
 }
 
+/* A key command that hangs: a grandchild in its group (sleep 60 &) and a
+ * shell waiting for it, their pids written to pidfile in a fresh dir. */
+typedef struct hanging_command {
+    char *dir, *pidfile;
+    seam_buf cmd;
+} hanging_command;
+
+static hanging_command hanging_command_new(void)
+{
+    hanging_command h = {make_temp_dir(), NULL, {0}};
+    h.pidfile = tu_path(h.dir, "pids");
+    seam_buf_printf(&h.cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", h.pidfile, h.pidfile);
+    return h;
+}
+
+static void hanging_command_free(hanging_command *h)
+{
+    seam_buf_free(&h->cmd);
+    free(h->pidfile);
+    remove_tree(h->dir);
+}
+
 static void test_key_command_timeout_ends_its_group(void)
 {
-    char *dir = make_temp_dir();
-    char *pidfile = tu_path(dir, "pids");
-    seam_buf cmd = {0};
-    /* A grandchild in the group (sleep &), and a shell waiting for it. */
-    seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
-    seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
+    hanging_command h = hanging_command_new();
+    const char *pidfile = h.pidfile;
+    seam_conf_provider p = provider_with(NULL, NULL, h.cmd.data, NULL);
     p.api_key_command_timeout_ms = 300;
     char *key = NULL;
     seam_error err;
@@ -1487,9 +1510,7 @@ static void test_key_command_timeout_ends_its_group(void)
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 200 ms (api_key_command_timeout_ms)");
     expect_all_gone(pidfile);
-    seam_buf_free(&cmd);
-    free(pidfile);
-    remove_tree(dir);
+    hanging_command_free(&h);
 }
 
 /* 1 once the command and its background child are both running (their pids
@@ -1503,15 +1524,13 @@ static int both_running(void *pidfile)
 
 static void test_key_command_cancel(void)
 {
-    char *dir = make_temp_dir();
-    char *pidfile = tu_path(dir, "pids");
-    seam_buf cmd = {0};
-    seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
-    seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
+    hanging_command h = hanging_command_new();
+    const char *pidfile = h.pidfile;
+    seam_conf_provider p = provider_with(NULL, NULL, h.cmd.data, NULL);
     seam_cancel *cancel = seam_cancel_new();
     CU_ASSERT_FATAL(cancel != NULL);
-    seam_cred_source src = {SEAM_CRED_COMMAND, cmd.data};
-    tu_canceller k = {.cancel = cancel, .ready = both_running, .ud = pidfile,
+    seam_cred_source src = {SEAM_CRED_COMMAND, h.cmd.data};
+    tu_canceller k = {.cancel = cancel, .ready = both_running, .ud = h.pidfile,
                       .max_polls = 1000, .delay_ms = 50};
     tu_canceller_start(&k);
     char *key = NULL;
@@ -1533,9 +1552,7 @@ static void test_key_command_cancel(void)
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_EQUAL(access(pidfile, F_OK), -1);
     seam_cancel_free(cancel);
-    seam_buf_free(&cmd);
-    free(pidfile);
-    remove_tree(dir);
+    hanging_command_free(&h);
 }
 
 static void test_new_provider_and_chain_keys(void)
