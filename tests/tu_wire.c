@@ -158,3 +158,22 @@ int tu_contains_all(const char *text, const char *const *needles, const char *fi
     }
     return all;
 }
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+int tu_contains_in_order(const char *text, const char *const *needles, const char *file, int line)
+{
+    int all = 1;
+    const char *at = text;
+    for (; *needles; needles++) {
+        const char *p = at ? strstr(at, *needles) : NULL;
+        if (!p)
+            fprintf(stderr, "\n  %s:%d: not in the text in order: %s\n", file, line, *needles);
+        CU_assertImplementation(p ? CU_TRUE : CU_FALSE, (unsigned)line, "tu_contains_in_order", file,
+                                "", CU_FALSE);
+        if (p)
+            at = p;
+        all &= p != NULL;
+    }
+    return all;
+}
