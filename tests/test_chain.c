@@ -116,6 +116,14 @@ static void push_ok(void)
     fake_server_push(srv, &fr);
 }
 
+/* Scripts the server: an error answer (status, a JSON body, extra header
+ * lines or NULL), then push_ok's good one. */
+static void push_error_then_ok(int status, const char *json_body, const char *headers)
+{
+    fake_server_push_json(srv, status, json_body, headers);
+    push_ok();
+}
+
 /* ---- the observer ------------------------------------------------------------------------ */
 
 typedef struct rec {
@@ -245,6 +253,26 @@ static run go_chain(seam_client *c, const char *chain)
     return go(c, NULL, h);
 }
 
+/* The checks most tests make of a run, as macros so that a failure names the
+ * test's line: served (SEAM_OK) by provider; failed (SEAM_ERR_PROVIDER) with
+ * an error of kind; the server asked n times since before, the last time at
+ * path. Two assertions each. */
+#define SERVED_BY(r, prov)                                 \
+    do {                                                   \
+        CU_ASSERT_EQUAL((r).status, SEAM_OK);              \
+        CU_ASSERT_STRING_EQUAL((r).provider, (prov));      \
+    } while (0)
+#define FAILED_WITH(r, error_kind)                         \
+    do {                                                   \
+        CU_ASSERT_EQUAL((r).status, SEAM_ERR_PROVIDER);    \
+        CU_ASSERT_EQUAL((r).err.kind, (error_kind));       \
+    } while (0)
+#define ASKED(before, n, path)                                                        \
+    do {                                                                              \
+        CU_ASSERT_EQUAL(fake_server_request_count(srv), (before) + (n));              \
+        CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, (before) + (n) - 1), (path)); \
+    } while (0)
+
 static const char *auth_of(size_t i)
 {
     const char *v = fake_server_request_header(srv, i, "Authorization");
@@ -259,8 +287,7 @@ static void test_retry_after_honoured(void)
                                "chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 2; },\n"
                                "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
     size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 429, "{\"error\":\"slow down\"}", "Retry-After: 1\r\n");
-    push_ok();
+    push_error_then_ok(429, "{\"error\":\"slow down\"}", "Retry-After: 1\r\n");
     run r = go_chain(c, "c");
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_STRING_EQUAL(r.text, "fine");
@@ -276,13 +303,11 @@ static void test_retry_after_honoured(void)
     CU_ASSERT_STRING_EQUAL(r.at.r[1].provider, "w");
     CU_ASSERT_EQUAL(r.at.r[1].attempt, 2);
     CU_ASSERT_EQUAL(r.at.r[1].wait, 0);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
-    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/stream");
+    ASKED(before, 2, "/stream");
 
     /* retry-after-ms is more precise and wins. */
     sleeps_reset();
-    fake_server_push_json(srv, 503, "{}", "retry-after-ms: 250\r\nRetry-After: 9\r\n");
-    push_ok();
+    push_error_then_ok(503, "{}", "retry-after-ms: 250\r\nRetry-After: 9\r\n");
     r = go_chain(c, "c");
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_EQUAL(n_sleeps, 1);
@@ -318,8 +343,7 @@ static void test_backoff_schedule(void)
     int64_t first = -1;
     for (int i = 0; i < 8; i++) {
         sleeps_reset();
-        fake_server_push_json(srv, 503, "{}", NULL);
-        push_ok();
+        push_error_then_ok(503, "{}", NULL);
         r = go_chain(c, "j");
         CU_ASSERT_EQUAL(r.status, SEAM_OK);
         CU_ASSERT_EQUAL(n_sleeps, 1);
@@ -372,8 +396,7 @@ static void test_retry_after_cap(void)
                                "    { provider = \"w2\"; model = \"m2\"; } );\n"
                                "  retry_after_cap_ms = 5000; }; };\n");
     size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 429, "{}", "Retry-After: 30\r\n");
-    push_ok();
+    push_error_then_ok(429, "{}", "Retry-After: 30\r\n");
     run r = go_chain(c, "cap");
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_EQUAL(n_sleeps, 0); /* 30 s > the cap: no sleep, the next entry instead */
@@ -381,8 +404,7 @@ static void test_retry_after_cap(void)
     CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_FAILED);
     CU_ASSERT_EQUAL(r.at.r[0].wait, 0);
     CU_ASSERT_STRING_EQUAL(r.at.r[1].provider, "w2");
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
-    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/second/stream");
+    ASKED(before, 2, "/second/stream");
     tu_client_free(c);
 }
 
@@ -394,8 +416,7 @@ static void test_deadline_and_cancel_during_wait(void)
     fake_server_push_json(srv, 503, "{}", "Retry-After: 5\r\n");
     how h = {.chain = "c", .timeout_ms = 2000};
     run r = go(c, NULL, h);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_OVERLOADED);
+    FAILED_WITH(r, SEAM_ERROR_OVERLOADED);
     CU_ASSERT_EQUAL(n_sleeps, 0);
 
     /* A cancel during a wait ends the call at once. */
@@ -420,8 +441,7 @@ static void test_auth_stops_chain(void)
     size_t before = fake_server_request_count(srv);
     fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
     run r = go_chain(c, "a");
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    FAILED_WITH(r, SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(r.at.n, 1);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1); /* no retry, no next entry */
     CU_ASSERT_EQUAL(n_sleeps, 0);
@@ -429,8 +449,7 @@ static void test_auth_stops_chain(void)
     /* A single key is not marked dead: the next request asks the provider again. */
     push_ok();
     r = go_chain(c, "a");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "w");
+    SERVED_BY(r, "w");
     tu_client_free(c);
 }
 
@@ -465,11 +484,9 @@ static void test_auth_refresh_one_more_attempt(void)
              cmd);
     seam_client *c = client_of(conf);
     size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
-    push_ok();
+    push_error_then_ok(401, "{\"kind\":\"auth\"}", NULL);
     run r = go_chain(c, "r");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "wc");
+    SERVED_BY(r, "wc");
     CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
     CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-1");
     CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-2"); /* refreshed, never the same key */
@@ -484,8 +501,7 @@ static void test_auth_refresh_one_more_attempt(void)
     fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
     fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
     r = go_chain(c, "r");
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    FAILED_WITH(r, SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
     CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-2");
     CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-3");
@@ -523,11 +539,9 @@ static void test_pool_rotation(void)
     /* A 429 on k-one rotates to k-two at once: no wait, not counted against
      * max_attempts (1 here), the next entry is not needed. */
     before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 429, "{}", NULL);
-    push_ok();
+    push_error_then_ok(429, "{}", NULL);
     run r = go_chain(c, "p");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "wp");
+    SERVED_BY(r, "wp");
     CU_ASSERT_EQUAL(n_sleeps, 0);
     CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
     CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-one");
@@ -545,8 +559,7 @@ static void test_pool_rotation(void)
     /* k-two rejected: marked dead; one more attempt on the other live key
      * (cooling or not: the chain's own retry). */
     before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
-    push_ok();
+    push_error_then_ok(401, "{\"kind\":\"auth\"}", NULL);
     r = go_chain(c, "p");
     CU_ASSERT_EQUAL(r.status, SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
@@ -563,16 +576,14 @@ static void test_pool_rotation(void)
     CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-one");
 
     /* k-one rate limited with k-two dead: no rotation, the next entry. */
-    fake_server_push_json(srv, 429, "{}", "Retry-After: 100\r\n");
-    push_ok();
+    push_error_then_ok(429, "{}", "Retry-After: 100\r\n");
     r = go_chain(c, "p");
     CU_ASSERT_STRING_EQUAL(r.provider, "w2");
     /* ...and while k-one cools, wp cannot serve at all. */
     before = fake_server_request_count(srv);
     push_ok();
     r = go_chain(c, "p");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    SERVED_BY(r, "w2");
     CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
     CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/second/stream");
@@ -697,11 +708,9 @@ static void test_cooldown_shared(void)
                                "                              { provider = \"w2\"; model = \"m2\"; } );\n"
                                "                  cooldown_ms = 10000; }; };\n");
     size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 429, "{}", NULL);
-    push_ok();
+    push_error_then_ok(429, "{}", NULL);
     run r = go_chain(c, "cd");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+    SERVED_BY(r, "w2");
 
     /* The next request skips w without calling it. */
     before = fake_server_request_count(srv);
@@ -713,8 +722,7 @@ static void test_cooldown_shared(void)
     CU_ASSERT_STRING_EQUAL(r.at.r[0].provider, "w");
     CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_RATE_LIMIT);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[0].message, "cooling down"));
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/second/stream");
+    ASKED(before, 1, "/second/stream");
 
     /* Shared by every thread of the client. */
     for (int i = 0; i < 12; i++)
@@ -731,8 +739,7 @@ static void test_cooldown_shared(void)
     CU_ASSERT_STRING_EQUAL(r.provider, "w");
 
     /* A Retry-After sets the cooldown's length. */
-    fake_server_push_json(srv, 429, "{}", "Retry-After: 3\r\n");
-    push_ok();
+    push_error_then_ok(429, "{}", "Retry-After: 3\r\n");
     r = go_chain(c, "cd"); /* max_attempts 1: w2 answers */
     CU_ASSERT_STRING_EQUAL(r.provider, "w2");
     clock_advance(3001);
@@ -741,8 +748,7 @@ static void test_cooldown_shared(void)
     CU_ASSERT_STRING_EQUAL(r.provider, "w");
 
     /* A call naming the provider itself is not routed: it calls w even while w cools. */
-    fake_server_push_json(srv, 429, "{}", NULL);
-    push_ok();
+    push_error_then_ok(429, "{}", NULL);
     go_chain(c, "cd");
     before = fake_server_request_count(srv);
     push_ok();
@@ -777,8 +783,7 @@ static void test_rate_limit_guard(void)
     const char *openai_headers = "Retry-After: 1\r\nx-ratelimit-remaining-requests: 0\r\n"
                                  "x-ratelimit-reset-requests: 20s\r\n"
                                  "x-ratelimit-remaining-tokens: 9000\r\n";
-    fake_server_push_json(srv, 429, "{}", openai_headers);
-    push_ok();
+    push_error_then_ok(429, "{}", openai_headers);
     run r = go_chain(c, "g");
     CU_ASSERT_STRING_EQUAL(r.provider, "w2");
     clock_advance(1500); /* past the cooldown, still inside the window */
@@ -801,8 +806,7 @@ static void test_rate_limit_guard(void)
              "retry-after: 1\r\nanthropic-ratelimit-requests-remaining: 0\r\n"
              "anthropic-ratelimit-requests-reset: %s\r\n",
              reset_at);
-    fake_server_push_json(srv, 429, "{}", headers);
-    push_ok();
+    push_error_then_ok(429, "{}", headers);
     r = go_chain(c, "gw");
     CU_ASSERT_STRING_EQUAL(r.provider, "w2");
     clock_advance(1500);
@@ -810,8 +814,7 @@ static void test_rate_limit_guard(void)
     before = fake_server_request_count(srv);
     push_ok();
     r = go_chain(c, "gw");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "ww");
+    SERVED_BY(r, "ww");
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before), "/stream");
     CU_ASSERT_EQUAL_FATAL(n_sleeps, 1);
     CU_ASSERT(sleeps[0] > 15000 && sleeps[0] <= 20000);
@@ -821,8 +824,7 @@ static void test_rate_limit_guard(void)
     CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
 
     /* "off": only the cooldown (Retry-After 1 s) holds the provider back. */
-    fake_server_push_json(srv, 429, "{}", openai_headers);
-    push_ok();
+    push_error_then_ok(429, "{}", openai_headers);
     go_chain(c, "go");
     clock_advance(1500);
     push_ok();
@@ -837,8 +839,7 @@ static void test_rate_limit_guard(void)
                                             "x-ratelimit-reset-requests: 30s\r\n"};
     fake_server_push(srv, &spent);
     r = go_chain(c, "g");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "wg");
+    SERVED_BY(r, "wg");
     before = fake_server_request_count(srv);
     push_ok();
     r = go_chain(c, "g");
@@ -861,8 +862,7 @@ static void test_stream_failover_rules(void)
     fake_response cut = {.body = body, .chunked = 1, .cut_after = 12};
     fake_server_push(srv, &cut);
     run r = go_chain(c, "s");
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    FAILED_WITH(r, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_TRUE(r.incomplete);
     CU_ASSERT_STRING_EQUAL(r.text, "Hel");
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
@@ -921,8 +921,7 @@ static void test_reasoning_stripped_across_providers(void)
     fake_server_push_json(srv, 503, "{}", NULL);
     how cross = {.chain = "cross"};
     r = go(c, req, cross);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    SERVED_BY(r, "e1");
     CU_ASSERT_PTR_NOT_NULL(strstr(r.text, "user:text|assistant:text|user:text"));
     CU_ASSERT_PTR_NULL(strstr(r.text, "reasoning"));
     /* The caller's request is untouched. */
@@ -950,8 +949,7 @@ static void test_capability_and_context_skips(void)
     seam_request *tools = tu_user_request("hello");
     seam_request_add_tool(tools, "get_time", "the time", NULL);
     run r = go(c, tools, t);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "ek");
+    SERVED_BY(r, "ek");
     CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
     CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
     CU_ASSERT_EQUAL(r.at.r[0].kind, SEAM_ERROR_BAD_REQUEST);
@@ -971,8 +969,7 @@ static void test_capability_and_context_skips(void)
     seam_request_set_response_format(json, SEAM_FORMAT_JSON, NULL, NULL, 0);
     seam_request_add_tool(json, "get_time", NULL, NULL);
     r = go(c, json, t);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    SERVED_BY(r, "e1");
     CU_ASSERT_EQUAL_FATAL(r.at.n, 3);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.at.r[1].message, "structured output"));
     seam_request_free(json);
@@ -1032,8 +1029,7 @@ static void test_fallback_chains(void)
     size_t before = fake_server_request_count(srv);
     fake_server_push_json(srv, 400, "{\"kind\":\"context_overflow\"}", NULL);
     run r = go_chain(c, "main");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    SERVED_BY(r, "e1");
     CU_ASSERT_PTR_NOT_NULL(strstr(r.text, "model=huge"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1); /* w2 is not tried */
     CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
@@ -1043,8 +1039,7 @@ static void test_fallback_chains(void)
 
     fake_server_push_json(srv, 400, "{\"kind\":\"content_filter\"}", NULL);
     r = go_chain(c, "main");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "e2");
+    SERVED_BY(r, "e2");
     CU_ASSERT_STRING_EQUAL(r.at.r[1].chain, "safe");
 
     /* Every entry too small (skipped for its window): the fallback too. */
@@ -1053,8 +1048,7 @@ static void test_fallback_chains(void)
     how tiny = {.chain = "tiny"};
     r = go(c, big, tiny);
     seam_request_free(big);
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(r.provider, "e1");
+    SERVED_BY(r, "e1");
     CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_SKIPPED);
 
     /* Fallbacks that point at each other end instead of looping. */
@@ -1236,15 +1230,12 @@ static void test_failover_on(void)
                                             SEAM_ERROR_MODEL_NOT_FOUND};
     for (int i = 0; i < 3; i++) {
         size_t before = fake_server_request_count(srv);
-        fake_server_push_json(srv, statuses[i], bodies[i], NULL);
-        push_ok();
+        push_error_then_ok(statuses[i], bodies[i], NULL);
         run r = go_chain(c, "f");
-        CU_ASSERT_EQUAL(r.status, SEAM_OK);
-        CU_ASSERT_STRING_EQUAL(r.provider, "w2");
+        SERVED_BY(r, "w2");
         CU_ASSERT_EQUAL(n_sleeps, 0); /* no retry of a fatal error */
         /* Straight to the next *provider*: w's other entry is passed over. */
-        CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
-        CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, before + 1), "/second/stream");
+        ASKED(before, 2, "/second/stream");
         CU_ASSERT_EQUAL_FATAL(r.at.n, 2);
         CU_ASSERT_EQUAL(r.at.r[0].outcome, SEAM_ATTEMPT_FAILED);
         CU_ASSERT_EQUAL(r.at.r[0].kind, kinds[i]);
@@ -1260,24 +1251,21 @@ static void test_failover_on(void)
     size_t before = fake_server_request_count(srv);
     fake_server_push_json(srv, 400, "{\"kind\":\"bad_request\"}", NULL);
     run r = go_chain(c, "f");
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_BAD_REQUEST);
+    FAILED_WITH(r, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
 
     /* Without failover_on (the default), auth stops the chain. */
     before = fake_server_request_count(srv);
     fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
     r = go_chain(c, "plain");
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    FAILED_WITH(r, SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
 
     /* Only to another provider: the same provider's next entry shares its key. */
     before = fake_server_request_count(srv);
     fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
     r = go_chain(c, "same");
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    FAILED_WITH(r, SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
     CU_ASSERT_PTR_NULL(strstr(r.err.message, "failover_on"));
     tu_client_free(c);
@@ -1301,8 +1289,7 @@ static void test_cancel_during_key_command(void)
     run r = go(c, NULL, h);
     int64_t took = tu_now_ms() - t0;
     tu_canceller_join(&k);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
+    FAILED_WITH(r, SEAM_ERROR_CANCELLED);
     CU_ASSERT(took < 1000);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
     seam_cancel_free(cancel);
@@ -1316,8 +1303,7 @@ static void test_cancel_during_key_command(void)
     t0 = tu_now_ms();
     r = go_chain(c, "k");
     took = tu_now_ms() - t0;
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_AUTH);
+    FAILED_WITH(r, SEAM_ERROR_AUTH);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "api_key_command timed out after 200 ms"));
     CU_ASSERT(took < 1000);
     tu_client_free(c);
@@ -1440,8 +1426,7 @@ static void test_ca_file(void)
 
     h.provider = "system";
     r = go(c, NULL, h);
-    CU_ASSERT_EQUAL(r.status, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TRANSPORT);
+    FAILED_WITH(r, SEAM_ERROR_TRANSPORT);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "certificate"));
 
     h.provider = "badca";
