@@ -279,6 +279,16 @@ static const char *auth_of(size_t i)
     return v ? v : "(none)";
 }
 
+/* The Authorization header of one call on chain, answered by push_ok's
+ * answer. Borrowed from the server: read it before the next request. */
+static const char *key_of_call(seam_client *c, const char *chain)
+{
+    size_t before = fake_server_request_count(srv);
+    push_ok();
+    go_chain(c, chain);
+    return auth_of(before);
+}
+
 /* ---- retries ------------------------------------------------------------------------------ */
 
 static void test_retry_after_honoured(void)
@@ -370,9 +380,8 @@ static void test_overloaded_burst(void)
         "                       backoff = { base_ms = 10; max_ms = 40; jitter = 0; }; },\n"
         "                     { provider = \"calm\"; model = \"y\"; } ); };\n");
     run r = go_chain(c, "burst");
-    CU_ASSERT_EQUAL(r.status, SEAM_OK);
+    SERVED_BY(r, "calm");
     CU_ASSERT_STRING_EQUAL(r.text, "calm answer");
-    CU_ASSERT_STRING_EQUAL(r.provider, "calm");
     CU_ASSERT_EQUAL_FATAL(r.at.n, 4);
     for (int i = 0; i < 3; i++) {
         CU_ASSERT_EQUAL(r.at.r[i].outcome, SEAM_ATTEMPT_FAILED);
@@ -528,17 +537,12 @@ static void test_pool_rotation(void)
     CU_ASSERT_TRUE(info.has_credential);
 
     /* round_robin (the default): one key, then the other. */
-    size_t before = fake_server_request_count(srv);
-    push_ok();
-    push_ok();
-    go_chain(c, "p");
-    go_chain(c, "p");
-    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-one");
-    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-two");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "p"), "Bearer k-one");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "p"), "Bearer k-two");
 
     /* A 429 on k-one rotates to k-two at once: no wait, not counted against
      * max_attempts (1 here), the next entry is not needed. */
-    before = fake_server_request_count(srv);
+    size_t before = fake_server_request_count(srv);
     push_error_then_ok(429, "{}", NULL);
     run r = go_chain(c, "p");
     SERVED_BY(r, "wp");
@@ -551,10 +555,7 @@ static void test_pool_rotation(void)
     CU_ASSERT_EQUAL(r.at.r[1].outcome, SEAM_ATTEMPT_SUCCEEDED);
 
     /* k-one cools down (30 s by default): the next request passes it over. */
-    before = fake_server_request_count(srv);
-    push_ok();
-    go_chain(c, "p");
-    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-two");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "p"), "Bearer k-two");
 
     /* k-two rejected: marked dead; one more attempt on the other live key
      * (cooling or not: the chain's own retry). */
@@ -567,13 +568,8 @@ static void test_pool_rotation(void)
     CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-one");
 
     /* k-one answered, so it is not cooling any more; k-two stays dead. */
-    before = fake_server_request_count(srv);
-    push_ok();
-    push_ok();
-    go_chain(c, "p");
-    go_chain(c, "p");
-    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer k-one");
-    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer k-one");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "p"), "Bearer k-one");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "p"), "Bearer k-one");
 
     /* k-one rate limited with k-two dead: no rotation, the next entry. */
     push_error_then_ok(429, "{}", "Retry-After: 100\r\n");
@@ -661,31 +657,17 @@ static void test_credential_expiry(void)
              "           t = ( { provider = \"wt\"; model = \"m\"; } ); };\n",
              cmd, ttl_cmd);
     seam_client *c = client_of(conf);
-    size_t before = fake_server_request_count(srv);
-    push_ok();
-    go_chain(c, "e");
-    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-1");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "e"), "Bearer key-1");
     clock_advance(500); /* 60.5 s left: still good */
-    push_ok();
-    go_chain(c, "e");
-    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-1");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "e"), "Bearer key-1");
     clock_advance(600); /* 59.9 s left: refreshed before use */
-    push_ok();
-    go_chain(c, "e");
-    CU_ASSERT_STRING_EQUAL(auth_of(before + 2), "Bearer key-2");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "e"), "Bearer key-2");
 
-    before = fake_server_request_count(srv);
-    push_ok();
-    go_chain(c, "t");
-    CU_ASSERT_STRING_EQUAL(auth_of(before), "Bearer key-1");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "t"), "Bearer key-1");
     clock_advance(59000);
-    push_ok();
-    go_chain(c, "t");
-    CU_ASSERT_STRING_EQUAL(auth_of(before + 1), "Bearer key-1");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "t"), "Bearer key-1");
     clock_advance(2000);
-    push_ok();
-    go_chain(c, "t");
-    CU_ASSERT_STRING_EQUAL(auth_of(before + 2), "Bearer key-2");
+    CU_ASSERT_STRING_EQUAL(key_of_call(c, "t"), "Bearer key-2");
     tu_client_free(c);
     free(cmd);
     free(ttl_cmd);
