@@ -394,8 +394,8 @@ typedef struct tu_canceller {
 void tu_canceller_start(tu_canceller *k);
 void tu_canceller_join(tu_canceller *k);
 
-/* tu_contains_all, each needle after the one before it (tu_wire.c): one
- * CUnit assertion a needle, each missing one printed with file:line. */
+/* tu_contains_all, each needle found after the one before it (tu_wire.c):
+ * one CUnit assertion a needle, each missing one printed with file:line. */
 int tu_contains_in_order(const char *text, const char *const *needles, const char *file, int line);
 
 #endif
