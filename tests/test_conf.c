@@ -76,6 +76,30 @@ static int load_text(const char *text, seam_conf **conf, seam_error *err, char *
     return rc;
 }
 
+/* The conf file at path (NULL: none) loaded: a fatal assertion that it loads. */
+static seam_conf *loaded_file(const char *path)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(path, &c, &err), SEAM_OK);
+    return c;
+}
+
+/* Loading path fails with SEAM_ERR_CONF and the message path + suffix (two
+ * assertions). */
+static void expect_load_error(const char *path, const char *suffix)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s%s", path, suffix);
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+}
+
 /* text loaded (a fatal assertion that it loads); *dir_out as load_text. */
 static seam_conf *loaded(const char *text, char **dir_out)
 {
@@ -252,10 +276,7 @@ static void test_good_conf_every_key(void)
 
 static void test_empty_and_null_conf(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(NULL, &c, &err), SEAM_OK);
+    seam_conf *c = loaded_file(NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_PTR_NULL(c->path);
     CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
@@ -437,23 +458,13 @@ static void test_syntax_error_has_file_and_line(void)
     seam_buf_free(&want);
 
     /* A missing file. */
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load("/nonexistent/seam.conf", &c, &err), SEAM_ERR_CONF);
-    CU_ASSERT_STRING_EQUAL(err.message,
-                           "/nonexistent/seam.conf: cannot read: No such file or directory");
+    expect_load_error("/nonexistent/seam.conf", ": cannot read: No such file or directory");
 }
 
 static void test_wrong_type_has_file_line_and_expected(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(srcdir_file("bad-type.conf"), &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s:4: providers.mock.timeout_ms must be an integer, not a string",
-                    srcdir_file("bad-type.conf"));
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
+    expect_load_error(srcdir_file("bad-type.conf"),
+                      ":4: providers.mock.timeout_ms must be an integer, not a string");
 
     expect_error("providers = {\n a = { plugin = 1; };\n};\n",
                  "2: providers.a.plugin must be a string, not an integer");
@@ -596,10 +607,7 @@ static void test_unknown_references(void)
 
 static void test_options_to_json(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(srcdir_file("good.conf"), &c, &err), SEAM_OK);
+    seam_conf *c = loaded_file(srcdir_file("good.conf"));
     const seam_conf_provider *p = seam_conf_find_provider(c, "openai");
     json_object *o = json_tokener_parse(p->options_json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
@@ -757,11 +765,9 @@ static void test_inline_key_warning(void)
 {
     const char *text = "providers = {\n  p = { api_key = \"" INLINE_SECRET "\"; };\n};\n";
     char *dir = make_temp_dir();
-    seam_conf *c = NULL;
-    seam_error err;
 
     char *open_file = write_file(dir, "open.conf", text, 0644);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(open_file, &c, &err), SEAM_OK);
+    seam_conf *c = loaded_file(open_file);
     CU_ASSERT_STRING_EQUAL(c->providers[0].api_key, INLINE_SECRET);
     CU_ASSERT_EQUAL_FATAL(c->n_warnings, 1);
     const char *w = c->warnings[0];
@@ -776,17 +782,17 @@ static void test_inline_key_warning(void)
 
     /* Group-readable only counts too; 0600 does not warn. */
     char *group_file = write_file(dir, "group.conf", text, 0640);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(group_file, &c, &err), SEAM_OK);
+    c = loaded_file(group_file);
     CU_ASSERT_EQUAL(c->n_warnings, 1);
     seam_conf_free(c);
     char *private_file = write_file(dir, "private.conf", text, 0600);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(private_file, &c, &err), SEAM_OK);
+    c = loaded_file(private_file);
     CU_ASSERT_EQUAL(c->n_warnings, 0);
     seam_conf_free(c);
 
     /* A readable file without an inline key does not warn. */
     char *plain = write_file(dir, "plain.conf", "providers = { p = { api_key_env = \"X\"; }; };\n", 0644);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(plain, &c, &err), SEAM_OK);
+    c = loaded_file(plain);
     CU_ASSERT_EQUAL(c->n_warnings, 0);
     seam_conf_free(c);
 
@@ -1026,11 +1032,10 @@ static void test_credential_from_loaded_conf(void)
     free(write_file(dir, "keys/p", CRED_SECRET "\n", 0600));
     char *conf_path = write_file(dir, "seam.conf",
                                  "providers = { p = { api_key_file = \"keys/p\"; }; };\n", 0600);
-    seam_conf *c = NULL;
+    seam_conf *c = loaded_file(conf_path);
+    char *key = NULL;
     seam_error err;
     seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(conf_path, &c, &err), SEAM_OK);
-    char *key = NULL;
     CU_ASSERT_EQUAL(seam_credential_resolve(&c->providers[0], &key, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
     seam_secret_free(key);
@@ -1047,10 +1052,9 @@ static void test_credential_env_fallbacks(void)
     char *conf_path = write_file(dir, "seam.conf",
                                  "providers = { g = { api_key_env = [ \"SEAM_TEST_FIRST\", \"SEAM_TEST_SECOND\" ]; }; };\n",
                                  0600);
-    seam_conf *c = NULL;
+    seam_conf *c = loaded_file(conf_path);
     seam_error err;
     seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(conf_path, &c, &err), SEAM_OK);
     const seam_conf_provider *p = &c->providers[0];
     CU_ASSERT_STRING_EQUAL(seam_credential_source(p), "env SEAM_TEST_FIRST or SEAM_TEST_SECOND");
     char *key = NULL;
@@ -1307,20 +1311,6 @@ static void test_integer_literals_never_truncated(void)
     seam_conf_free(c);
 }
 
-/* Loading path fails with SEAM_ERR_CONF and the message path + suffix (two
- * assertions). */
-static void expect_load_error(const char *path, const char *suffix)
-{
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s%s", path, suffix);
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
-}
-
 static void test_hostile_bytes_and_include(void)
 {
     /* A NUL byte: libconfig would stop reading there and drop the rest. */
@@ -1382,9 +1372,7 @@ static void test_non_regular_files_refused(void)
     /* The conf file itself. */
     watchdog(5);
     expect_load_error(fifo, ": not a regular file (a FIFO)");
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load("/dev/zero", &c, &err), SEAM_ERR_CONF);
-    CU_ASSERT_STRING_EQUAL(err.message, "/dev/zero: not a regular file (a device)");
+    expect_load_error("/dev/zero", ": not a regular file (a device)");
 
     /* A conf.d/ drop-in. */
     char *main_conf = write_file(dir, "seam.conf", "providers = { p = { }; };\n", 0600);
