@@ -44,9 +44,7 @@ static int n_sleeps;
 
 static int start(void)
 {
-    srv = tu_server_start();
-    tmpdir = tu_dir();
-    return srv && tmpdir ? 0 : -1;
+    return tu_start_server_and_dir(&srv, &tmpdir);
 }
 
 static int64_t clock_now(void *ud)

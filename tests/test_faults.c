@@ -787,9 +787,7 @@ static void test_emfile_is_a_resource_error(void)
 
 static int init(void)
 {
-    srv = tu_server_start();
-    tmpdir = tu_dir();
-    if (!srv || !tmpdir)
+    if (tu_start_server_and_dir(&srv, &tmpdir) != 0)
         return -1;
     /* A port that was free a moment ago and that nothing listens on. */
     int fd = socket(AF_INET, SOCK_STREAM, 0);

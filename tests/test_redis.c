@@ -39,10 +39,9 @@ static int slow;
 static int start(void)
 {
     slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
-    srv = tu_server_start();
-    tmpdir = tu_dir();
+    int have_server = tu_start_server_and_dir(&srv, &tmpdir) == 0;
     redis = tu_redis_start_at_end(NULL);
-    if (!srv || !tmpdir || !redis) {
+    if (!have_server || !redis) {
         fprintf(stderr, "test_redis: cannot start the fake server or redis-server\n");
         return -1;
     }

@@ -398,4 +398,9 @@ void tu_canceller_join(tu_canceller *k);
  * one CUnit assertion a needle, each missing one printed with file:line. */
 int tu_contains_in_order(const char *text, const char *const *needles, const char *file, int line);
 
+/* The suite init of the tests that share a server and the program's temp dir
+ * (tu_fixture.c): *srv a server (tu_server_start), *dir tu_dir(). 0, or -1
+ * when either could not be made. */
+int tu_start_server_and_dir(fake_server **srv, const char **dir);
+
 #endif

@@ -289,3 +289,12 @@ int tu_said(int rc, const seam_error *err, const char *what)
         fprintf(stderr, "%s: %s\n", what, err->message);
     return rc;
 }
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+int tu_start_server_and_dir(fake_server **srv, const char **dir)
+{
+    *srv = tu_server_start();
+    *dir = tu_dir();
+    return *srv && *dir ? 0 : -1;
+}
