@@ -3,10 +3,15 @@
 # network: tests/fake-provider answers a small OpenAI chat completion (one
 # JSON body: the gateway sends a non-streamed request upstream non-streamed);
 # wrk sends small
-# non-streamed chat completions straight to it and then through the gateway
-# at about 1,000 and 5,000 requests/s (paced with wrk's delay()), and the
-# difference of the two latency distributions is what the gateway adds
-# (median and p99); then wrk unpaced gives the highest throughput; then
+# non-streamed chat completions straight to it, through the gateway and
+# through bench/relay (a do-nothing byte relay: the floor any gateway adds on
+# this machine) at about 1,000 and 5,000 requests/s, and the difference of
+# the latency distributions is what each adds (median and p99). Pacing: each
+# connection waits a random time between requests (exponential, mean 20 ms),
+# so the arrivals are close to a Poisson stream; a fixed wait keeps every
+# connection in step and sends the load in bursts whose queueing the
+# figures would measure instead. Then wrk unpaced gives the highest
+# throughput; then
 # serve_streams.py holds 1,000 SSE streams open at once and reports the
 # gateway's RSS and fds per stream and the chunks lost.
 # Usage (make bench sets the variables): bench_serve.sh [SECONDS] [STREAMS]
@@ -59,13 +64,19 @@ C
     eval "$1_port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$tmp/$1.err")"
 }
 serve gw "$(cat "$tmp/small.port")"
+"$top_builddir/bench/relay" "$(cat "$tmp/small.port")" > "$tmp/relay.port" &
+pids="$pids $!"
+while [ ! -s "$tmp/relay.port" ]; do sleep 0.01; done
 
 cat > "$tmp/post.lua" <<'L'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"model":"default","messages":[{"role":"user","content":"hi"}]}'
 local d = tonumber(os.getenv("WRK_DELAY_MS") or "0")
-function delay() return d end
+function delay()
+  if d == 0 then return 0 end
+  return math.floor(-d * math.log(1 - math.random()))
+end
 L
 
 # wrk_run URL CONNS DELAY_MS -> "rps p50_us p99_us non2xx"
@@ -87,6 +98,7 @@ cpu_us() {
 }
 direct=http://127.0.0.1:$(cat "$tmp/small.port")/v1/chat/completions
 through=http://127.0.0.1:$gw_port/v1/chat/completions
+relayed=http://127.0.0.1:$(cat "$tmp/relay.port")/v1/chat/completions
 wrk_run "$through" 8 0 >/dev/null   # warm-up: plugin loaded, connections pooled
 
 echo "seam serve benchmark: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), ${SECS} s per run"
@@ -99,10 +111,14 @@ for rate in 1000 5000; do
     c0=$(cpu_us "$gw_pid")
     set -- $(wrk_run "$through" $conns $delay); g_rps=$1 g50=$2 g99=$3 g_bad=$4
     c1=$(cpu_us "$gw_pid")
+    set -- $(wrk_run "$relayed" $conns $delay); r_rps=$1 r50=$2 r99=$3 r_bad=$4
     printf '%-10s %-8s %10s %10s %10s %8s\n' "$rate/s" direct "$d_rps" "$d50" "$d99" "$d_bad"
     printf '%-10s %-8s %10s %10s %10s %8s\n' "$rate/s" gateway "$g_rps" "$g50" "$g99" "$g_bad"
+    printf '%-10s %-8s %10s %10s %10s %8s\n' "$rate/s" relay "$r_rps" "$r50" "$r99" "$r_bad"
     awk -v a="$g50" -v b="$d50" -v c="$g99" -v d="$d99" -v r="$rate" \
         'BEGIN { printf "added at %s/s: median %.0f us, p99 %.0f us\n", r, a - b, c - d }'
+    awk -v a="$r50" -v b="$d50" -v c="$r99" -v d="$d99" -v r="$rate" \
+        'BEGIN { printf "the relay (the floor) adds at %s/s: median %.0f us, p99 %.0f us\n", r, a - b, c - d }'
     awk -v c0="$c0" -v c1="$c1" -v n="$g_rps" -v s="$SECS" \
         'BEGIN { printf "gateway CPU per request: %.0f us (all its threads)\n", (c1 - c0) / (n * s) }'
 done

@@ -66,6 +66,10 @@ tl_start_fake e429 --status 429 --header 'Retry-After: 2' \
     --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
 tl_start_fake e401 --status 401 \
     --json-body '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}'
+# embeddings and images (the gateway's /v1/embeddings and /v1/images/generations)
+tl_start_fake emb --status 200 --json-body '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.25,-0.5,0.125]},{"object":"embedding","index":1,"embedding":[1,0,-1]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":4,"total_tokens":4}}'
+png_b64=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
+tl_start_fake img --status 200 --json-body '{"created":1,"data":[{"b64_json":"'"$png_b64"'"}],"usage":{"input_tokens":10,"output_tokens":50,"total_tokens":60}}'
 port() { cat "$tmp/$1.port"; }
 
 tl_conf "$tmp/serve.conf" "$PLUGINS" <<C
@@ -75,11 +79,14 @@ providers = {
   slow = { plugin = "openai"; base_url = "http://127.0.0.1:$(port slow)/v1"; api_key = "sk-fake-slow"; };
   e429 = { plugin = "openai"; base_url = "http://127.0.0.1:$(port e429)/v1"; api_key = "sk-fake-429"; };
   e401 = { plugin = "openai"; base_url = "http://127.0.0.1:$(port e401)/v1"; api_key = "sk-fake-401"; };
+  emb = { plugin = "openai"; base_url = "http://127.0.0.1:$(port emb)/v1"; api_key = "sk-fake-emb"; };
+  img = { plugin = "openai"; base_url = "http://127.0.0.1:$(port img)/v1"; api_key = "sk-fake-img"; };
 };
 chains = { default = ( { provider = "text"; model = "m"; } ); };
 C
-# the fake upstreams answer every call with a stream
-"$SEAM" serve --conf "$tmp/serve.conf" --listen 127.0.0.1:0 --always-stream-upstream 2>"$tmp/serve.err" &
+# the fake upstreams answer every chat with a stream; images are stored under $tmp/data
+XDG_DATA_HOME=$tmp/data "$SEAM" serve --conf "$tmp/serve.conf" --listen 127.0.0.1:0 --always-stream-upstream \
+    2>"$tmp/serve.err" &
 pids="$pids $!"
 w=0
 while ! grep -q 'listening on port' "$tmp/serve.err" 2>/dev/null && [ $w -lt 500 ]; do
@@ -92,7 +99,7 @@ GW=http://127.0.0.1:$gw_port
 for s in openai anthropic ai; do
     echo "== $s"
     checks=$((checks + 1))
-    (cd "$sdk" && SEAM_GW=$GW SEAM_SLOW_PORT=$(port slow) node interop.mjs $s) ||
+    (cd "$sdk" && SEAM_GW=$GW SEAM_SLOW_PORT=$(port slow) SEAM_PNG_B64=$png_b64 node interop.mjs $s) ||
         fail "the $s SDK (its failed checks above)"
 done
 
@@ -118,6 +125,11 @@ curl_check "anthropic 401" /v1/messages '{"model":"e401/m","max_tokens":5,"messa
 curl_check "anthropic 429" /v1/messages '{"model":"e429/m","max_tokens":5,"messages":[{"role":"user","content":"x"}]}' 429 '{"type":"error","error":{"type":"rate_limit_error"' '^Retry-After: '
 curl_check "responses 400" /v1/responses '{"model":"default"}' 400 '^{"error":{"message":'
 curl_check "responses 401" /v1/responses '{"model":"e401/m","input":"x"}' 401 '"type":"authentication_error"'
+curl_check "embeddings 400" /v1/embeddings '{"model":"emb/e","input":[1,2]}' 400 '^{"error":{"message":"'"'"'input'"'"' must be a string or a non-empty array of strings'
+curl_check "embeddings 401" /v1/embeddings '{"model":"e401/e","input":"x"}' 401 '"type":"authentication_error"'
+curl_check "images 400" /v1/images/generations '{"model":"img/gpt-image-1"}' 400 '"type":"invalid_request_error"'
+curl_check "images url refused" /v1/images/generations '{"model":"img/gpt-image-1","prompt":"a","response_format":"url"}' 400 'answers with b64_json'
+curl_check "images 429" /v1/images/generations '{"model":"e429/gpt-image-1","prompt":"a"}' 429 '"type":"rate_limit_error"' '^Retry-After: '
 
 checks=$((checks + 1))
 if grep -q 'sk-fake' "$tmp/serve.err"; then

@@ -124,33 +124,36 @@ static void test_sse_done_and_finish(void)
 
 static void test_usage_from_counts(void)
 {
-    seam_usage u;
-    /* OpenAI: 100 prompt tokens of which 40 cached. */
-    seam_usage_from_counts(&u, 100, 40, -1, 20, 5, 1);
-    CU_ASSERT_EQUAL(u.present, SEAM_USAGE_INPUT | SEAM_USAGE_CACHE_READ | SEAM_USAGE_OUTPUT |
-                                   SEAM_USAGE_REASONING);
-    CU_ASSERT_EQUAL(u.input_tokens, 60);
-    CU_ASSERT_EQUAL(u.cache_read_tokens, 40);
-    CU_ASSERT_EQUAL(u.output_tokens, 20);
-    CU_ASSERT_EQUAL(u.reasoning_tokens, 5);
-    /* Anthropic: input is net already; writes are their own count. */
-    seam_usage_from_counts(&u, 10, 40, 7, 3, -1, 0);
-    CU_ASSERT_EQUAL(u.input_tokens, 10);
-    CU_ASSERT_EQUAL(u.cache_write_tokens, 7);
-    CU_ASSERT_EQUAL(u.present & SEAM_USAGE_REASONING, 0);
-    /* Net of reads and writes when the prompt includes both; never negative. */
-    seam_usage_from_counts(&u, 50, 30, 10, -1, -1, 1);
-    CU_ASSERT_EQUAL(u.input_tokens, 10);
-    CU_ASSERT_EQUAL(u.present & SEAM_USAGE_OUTPUT, 0);
-    seam_usage_from_counts(&u, 5, 30, -1, -1, -1, 1);
-    CU_ASSERT_EQUAL(u.input_tokens, 0);
-    /* Nothing given: nothing present (an unknown count is not a zero). */
-    seam_usage_from_counts(&u, -1, -1, -1, -1, -1, 1);
-    CU_ASSERT_EQUAL(u.present, 0);
-    /* Absurd counts are bounded. */
-    seam_usage_from_counts(&u, INT64_MAX, -1, -1, INT64_MAX, -1, 1);
-    CU_ASSERT_EQUAL(u.input_tokens, SEAM_USAGE_COUNT_MAX);
-    CU_ASSERT_EQUAL(u.output_tokens, SEAM_USAGE_COUNT_MAX);
+    static const struct {
+        const char *name;
+        int64_t input, cache_read, cache_write, output, reasoning;
+        int input_includes_cache;
+        seam_usage want;
+    } cases[] = {
+        {"OpenAI: 100 prompt tokens of which 40 cached", 100, 40, -1, 20, 5, 1,
+         {.present = SEAM_USAGE_INPUT | SEAM_USAGE_CACHE_READ | SEAM_USAGE_OUTPUT | SEAM_USAGE_REASONING,
+          .input_tokens = 60, .cache_read_tokens = 40, .output_tokens = 20, .reasoning_tokens = 5}},
+        {"Anthropic: input is net already; writes are their own count", 10, 40, 7, 3, -1, 0,
+         {.present = SEAM_USAGE_INPUT | SEAM_USAGE_CACHE_READ | SEAM_USAGE_CACHE_WRITE | SEAM_USAGE_OUTPUT,
+          .input_tokens = 10, .cache_read_tokens = 40, .cache_write_tokens = 7, .output_tokens = 3}},
+        {"net of reads and writes when the prompt includes both", 50, 30, 10, -1, -1, 1,
+         {.present = SEAM_USAGE_INPUT | SEAM_USAGE_CACHE_READ | SEAM_USAGE_CACHE_WRITE,
+          .input_tokens = 10, .cache_read_tokens = 30, .cache_write_tokens = 10}},
+        {"never negative", 5, 30, -1, -1, -1, 1,
+         {.present = SEAM_USAGE_INPUT | SEAM_USAGE_CACHE_READ, .input_tokens = 0, .cache_read_tokens = 30}},
+        /* an unknown count is not a zero */
+        {"nothing given: nothing present", -1, -1, -1, -1, -1, 1, {.present = 0}},
+        {"absurd counts are bounded", INT64_MAX, -1, -1, INT64_MAX, -1, 1,
+         {.present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT, .input_tokens = SEAM_USAGE_COUNT_MAX,
+          .output_tokens = SEAM_USAGE_COUNT_MAX}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        seam_usage u;
+        seam_usage_from_counts(&u, cases[i].input, cases[i].cache_read, cases[i].cache_write, cases[i].output,
+                               cases[i].reasoning, cases[i].input_includes_cache);
+        if (!tu_usage_is(&u, &cases[i].want, __FILE__, __LINE__))
+            fprintf(stderr, "  (%s)\n", cases[i].name);
+    }
     seam_usage_from_counts(NULL, 1, 1, 1, 1, 1, 1); /* no crash */
 }
 
@@ -452,16 +455,19 @@ static void test_error_keep_headers(void)
 
 static void test_parse_duration(void)
 {
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("6m0s"), 360000);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("20ms"), 20);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("1.5s"), 1500);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("1h2m3s"), 3723000);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("2"), 2000);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("soon"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("-1s"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("nan"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms("1e300h"), -1);
-    CU_ASSERT_EQUAL(seam_parse_duration_ms(""), -1);
+    static const struct {
+        const char *text;
+        int64_t ms; /* -1: refused */
+    } cases[] = {
+        {"6m0s", 360000}, {"20ms", 20}, {"1.5s", 1500}, {"1h2m3s", 3723000}, {"2", 2000},
+        {"soon", -1},     {"-1s", -1},  {"nan", -1},    {"1e300h", -1},     {"", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t ms = seam_parse_duration_ms(cases[i].text);
+        if (ms != cases[i].ms)
+            fprintf(stderr, "\n  \"%s\": %lld ms\n", cases[i].text, (long long)ms);
+        CU_ASSERT_EQUAL(ms, cases[i].ms);
+    }
     CU_ASSERT_EQUAL(seam_parse_duration_ms(NULL), -1);
 }
 

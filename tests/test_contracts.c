@@ -51,44 +51,84 @@ static const char *OA_401 =
     "{\"error\":{\"message\":\"bad key\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\","
     "\"debug_marker\":\"zq-raw-only-77\"}}";
 
+/* The turn most tests take: a user text to work/gpt-4o on client c, as one
+ * call or through the tool loop (lo, its call co), and the result, generation
+ * and error of the last one. */
+typedef struct turn {
+    seam_client *c;
+    seam_request *req;
+    seam_call_options co;
+    seam_loop_options lo;
+    seam_result *res;
+    seam_generation *g;
+    seam_error err;
+} turn;
+
+/* 0 when c is NULL (its plugin is not built: the test has nothing to run). */
+static int turn_start(turn *a, seam_client *c, const char *text)
+{
+    if (!c)
+        return 0;
+    a->c = c;
+    a->req = tu_user_request(text);
+    a->co = tu_call_opts("work", "gpt-4o");
+    seam_loop_options_init(&a->lo);
+    a->lo.call = &a->co;
+    a->res = NULL;
+    a->g = NULL;
+    seam_error_clear(&a->err);
+    return 1;
+}
+
+/* seam_generate of the turn, the previous result freed first; its status. */
+static int turn_generate(turn *a)
+{
+    seam_result_free(a->res);
+    a->res = NULL;
+    return seam_generate(a->c, a->req, &a->co, &a->res, &a->err);
+}
+
+/* seam_loop_generate of the turn, the previous generation freed first; its status. */
+static int turn_loop(turn *a)
+{
+    seam_generation_free(a->g);
+    a->g = NULL;
+    return seam_loop_generate(a->c, a->req, &a->lo, &a->g, &a->err);
+}
+
+static void turn_free(turn *a)
+{
+    seam_result_free(a->res);
+    seam_generation_free(a->g);
+    seam_request_free(a->req);
+}
+
 /* ---- the error's provider: conf name and plugin ------------------------------------ */
 
 static void test_error_names_plugin(void)
 {
-    if (!oa)
+    turn a;
+    if (!turn_start(&a, oa, "hi"))
         return;
     fake_server_push_json(srv, 401, OA_401, NULL);
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts("work", "gpt-4o");
-    seam_result *res = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    int rc = seam_generate(oa, req, &co, &res, &err);
-    CU_ASSERT_EQUAL(rc, SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
-    CU_ASSERT_STRING_EQUAL(err.provider, "work");
-    CU_ASSERT_STRING_EQUAL(err.plugin, "openai");
-    seam_result_free(res);
-    seam_request_free(req);
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(a.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_STRING_EQUAL(a.err.provider, "work");
+    CU_ASSERT_STRING_EQUAL(a.err.plugin, "openai");
+    turn_free(&a);
 }
 
 /* ---- the per-call credential ---------------------------------------------------------- */
 
 static void test_call_credential(void)
 {
-    if (!oa)
+    turn a;
+    if (!turn_start(&a, oa, "hi"))
         return;
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts("work", "gpt-4o");
-    co.credential = "sk-tenant-42";
-    seam_result *res = NULL;
-    seam_error err;
-    seam_error_clear(&err);
+    a.co.credential = "sk-tenant-42";
     fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL_FATAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(turn_generate(&a), SEAM_OK);
     TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer sk-tenant-42");
-    seam_result_free(res);
-    res = NULL;
 
     /* An error body echoing the key: the message never shows it, and the
      * conf's key is not tried after the caller's was refused. */
@@ -96,70 +136,58 @@ static void test_call_credential(void)
     fake_server_push_json(srv, 401,
                           "{\"error\":{\"message\":\"Incorrect API key provided: sk-tenant-42\","
                           "\"code\":\"invalid_api_key\"}}", NULL);
-    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
-    CU_ASSERT_PTR_NULL(strstr(err.message, "sk-tenant-42"));
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(a.err.kind, SEAM_ERROR_AUTH);
+    CU_ASSERT_PTR_NULL(strstr(a.err.message, "sk-tenant-42"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
-    seam_result_free(res);
-    res = NULL;
 
     /* Without it, the conf's key again. */
-    co.credential = NULL;
+    a.co.credential = NULL;
     fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_OK);
     TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer k-conf");
-    seam_result_free(res);
-    res = NULL;
 
     /* A chain would hand one vendor's key to another: refused. */
     seam_call_options chain = { .size = sizeof chain, .chain = "default", .credential = "sk-x" };
-    CU_ASSERT_EQUAL(seam_generate(oa, req, &chain, &res, &err), SEAM_ERR_INVALID);
+    seam_result *res = NULL;
+    CU_ASSERT_EQUAL(seam_generate(oa, a.req, &chain, &res, &a.err), SEAM_ERR_INVALID);
     CU_ASSERT_PTR_NULL(res);
-    CU_ASSERT_PTR_NULL(strstr(err.message, "sk-x"));
+    CU_ASSERT_PTR_NULL(strstr(a.err.message, "sk-x"));
 
     /* The tool loop passes it to every turn. */
-    seam_loop_options lo;
-    seam_loop_options_init(&lo);
-    co.credential = "sk-tenant-43";
-    lo.call = &co;
-    seam_generation *g = NULL;
+    a.co.credential = "sk-tenant-43";
     fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(turn_loop(&a), SEAM_OK);
     TU_STR_EQ(tu_last_header(srv, "authorization"), "Bearer sk-tenant-43");
-    seam_generation_free(g);
-    seam_request_free(req);
+    turn_free(&a);
 }
 
 /* ---- the raw response, kept on request ------------------------------------------------ */
 
 static void test_raw_response(void)
 {
-    if (!oa)
+    turn a;
+    if (!turn_start(&a, oa, "hi"))
         return;
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts("work", "gpt-4o");
     seam_raw_response *raw = seam_raw_response_new();
     CU_ASSERT_PTR_NOT_NULL_FATAL(raw);
     CU_ASSERT_EQUAL(seam_raw_response_status(raw), 0);
     CU_ASSERT_PTR_NULL(seam_raw_response_body(raw, NULL));
     CU_ASSERT_PTR_NULL(seam_raw_response_cause(raw));
-    co.raw = raw;
-    seam_result *res = NULL;
-    seam_error err;
-    seam_error_clear(&err);
+    a.co.raw = raw;
 
     /* A failure: the body as sent (a field no classifier reads included),
      * the headers, and the attempt's own error as the cause. The key the
      * server echoes is scrubbed. */
     fake_server_push_json(srv, 401, OA_401, "X-Echo: k-conf\r\nX-Request-Id: req-9\r\n");
-    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(seam_raw_response_status(raw), 401);
     size_t len = 0;
     const char *body = seam_raw_response_body(raw, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
     CU_ASSERT_EQUAL(len, strlen(OA_401));
     CU_ASSERT_PTR_NOT_NULL(strstr(body, "zq-raw-only-77"));
-    CU_ASSERT_PTR_NULL(strstr(err.message, "zq-raw-only-77"));
+    CU_ASSERT_PTR_NULL(strstr(a.err.message, "zq-raw-only-77"));
     const char *h = seam_raw_response_headers(raw);
     CU_ASSERT_PTR_NOT_NULL(strstr(h, "X-Request-Id: req-9\n"));
     CU_ASSERT_PTR_NULL(strstr(h, "k-conf"));
@@ -169,30 +197,25 @@ static void test_raw_response(void)
     CU_ASSERT_EQUAL(cause->http_status, 401);
     CU_ASSERT_STRING_EQUAL(cause->provider, "work");
     CU_ASSERT_STRING_EQUAL(cause->plugin, "openai");
-    seam_result_free(res);
-    res = NULL;
 
     /* A success replaces it: the whole body, no cause. */
     fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_OK);
     CU_ASSERT_EQUAL(seam_raw_response_status(raw), 200);
     body = seam_raw_response_body(raw, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
     CU_ASSERT_EQUAL(len, strlen(OA_REPLY));
     CU_ASSERT_PTR_NOT_NULL(strstr(body, "chatcmpl-77"));
     CU_ASSERT_PTR_NULL(seam_raw_response_cause(raw));
-    seam_result_free(res);
 
     /* Not asked for: nothing kept (the record stays as it was). */
-    co.raw = NULL;
-    res = NULL;
+    a.co.raw = NULL;
     fake_server_push_json(srv, 401, OA_401, NULL);
-    CU_ASSERT_EQUAL(seam_generate(oa, req, &co, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(seam_raw_response_status(raw), 200);
-    seam_result_free(res);
     seam_raw_response_free(raw);
     seam_raw_response_free(NULL);
-    seam_request_free(req);
+    turn_free(&a);
 }
 
 /* ---- default_model --------------------------------------------------------------------- */
@@ -215,57 +238,48 @@ static int conf_refused(const char *text, const char *want)
     return ok;
 }
 
+/* The model of the request turn a sends, the fake server answering OA_REPLY:
+ * the call's status one assertion. Borrowed until the next call. */
+static const char *model_sent(turn *a)
+{
+    static char model[64];
+    fake_server_push_json(srv, 200, OA_REPLY, NULL);
+    CU_ASSERT_EQUAL(turn_generate(a), SEAM_OK);
+    json_object *body = tu_last_body(srv);
+    snprintf(model, sizeof model, "%s", tu_json_str(body, "model"));
+    json_object_put(body);
+    return model;
+}
+
 static void test_default_model(void)
 {
     seam_client *c = tu_if_built(tu_clientf(
         "providers = { work = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\";\n"
         "  default_model = \"gpt-4o-mini\"; }; bare = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; }; };\n",
         fake_server_url(srv), fake_server_url(srv)));
-    if (!c)
+    turn a;
+    if (!turn_start(&a, c, "hi"))
         return;
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = { .size = sizeof co, .provider = "work" };
-    seam_result *res = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL_FATAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
-    json_object *body = tu_last_body(srv);
-    TU_STR_EQ(tu_json_str(body, "model"), "gpt-4o-mini");
-    json_object_put(body);
-    TU_STR_EQ(seam_result_model(res), "gpt-4o-mini");
-    seam_result_free(res);
-    res = NULL;
+    a.co = (seam_call_options){ .size = sizeof a.co, .provider = "work" };
+    TU_STR_EQ(model_sent(&a), "gpt-4o-mini");
+    TU_STR_EQ(seam_result_model(a.res), "gpt-4o-mini");
 
     /* The call's model, then the request's, win over it. */
-    co.model = "gpt-4.1";
-    fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
-    body = tu_last_body(srv);
-    TU_STR_EQ(tu_json_str(body, "model"), "gpt-4.1");
-    json_object_put(body);
-    seam_result_free(res);
-    res = NULL;
-    co.model = NULL;
-    seam_request_set_model(req, "o3");
-    fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_OK);
-    body = tu_last_body(srv);
-    TU_STR_EQ(tu_json_str(body, "model"), "o3");
-    json_object_put(body);
-    seam_result_free(res);
-    res = NULL;
+    a.co.model = "gpt-4.1";
+    TU_STR_EQ(model_sent(&a), "gpt-4.1");
+    a.co.model = NULL;
+    seam_request_set_model(a.req, "o3");
+    TU_STR_EQ(model_sent(&a), "o3");
 
     /* A provider without one: no model, a bad_request error, nothing sent. */
-    seam_request_free(req);
-    req = tu_user_request("hi");
+    seam_request_free(a.req);
+    a.req = tu_user_request("hi");
     size_t before = fake_server_request_count(srv);
-    co.provider = "bare";
-    CU_ASSERT_EQUAL(seam_generate(c, req, &co, &res, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    a.co.provider = "bare";
+    CU_ASSERT_EQUAL(turn_generate(&a), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(a.err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
-    seam_result_free(res);
-    seam_request_free(req);
+    turn_free(&a);
     tu_client_free(c);
 
     /* The conf check: a string, not empty, no space or control character,
@@ -342,29 +356,20 @@ static json_object *body_at(size_t i)
 
 static void test_prepare_step(void)
 {
-    if (!oa)
+    turn a;
+    if (!turn_start(&a, oa, "2+3?"))
         return;
     seam_toolset *ts = seam_toolset_new();
     CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(seam_toolset_add(ts, "mul", "multiplies", NULL, tool_five, NULL), SEAM_OK);
-    seam_request *req = tu_user_request("2+3?");
-    seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
-    seam_call_options co = tu_call_opts("work", "gpt-4o");
-    seam_loop_options lo;
-    seam_loop_options_init(&lo);
-    lo.call = &co;
-    lo.tools = ts;
-    seam_generation *g = NULL;
-    seam_error err;
-    seam_error_clear(&err);
+    seam_request_set_tool_choice(a.req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
+    a.lo.tools = ts;
 
     /* No hook: required on the first turn, auto after the round (as before). */
     size_t base = fake_server_request_count(srv);
     fake_server_push_json(srv, 200, OA_CALL_ADD, NULL);
     fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
-    seam_generation_free(g);
-    g = NULL;
+    CU_ASSERT_EQUAL_FATAL(turn_loop(&a), SEAM_OK);
     json_object *b0 = body_at(base), *b1 = body_at(base + 1);
     TU_STR_EQ(tu_json_str(b0, "tool_choice"), "required");
     TU_STR_EQ(tu_json_str(b1, "tool_choice"), "auto");
@@ -376,15 +381,13 @@ static void test_prepare_step(void)
      * far; sets the tools offered and the choice, for that turn only. */
     hook_log h;
     memset(&h, 0, sizeof h);
-    lo.prepare_step = prepare;
-    lo.ud = &h;
+    a.lo.prepare_step = prepare;
+    a.lo.ud = &h;
     base = fake_server_request_count(srv);
     fake_server_push_json(srv, 200, OA_CALL_ADD, NULL);
     fake_server_push_json(srv, 200, OA_REPLY, NULL);
-    CU_ASSERT_EQUAL_FATAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_OK);
-    CU_ASSERT_EQUAL(seam_generation_step_count(g), 2);
-    seam_generation_free(g);
-    g = NULL;
+    CU_ASSERT_EQUAL_FATAL(turn_loop(&a), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_generation_step_count(a.g), 2);
     CU_ASSERT_EQUAL(h.calls, 2);
     CU_ASSERT_EQUAL(h.steps[0], 0);
     CU_ASSERT_EQUAL(h.so_far[0], 0);
@@ -404,22 +407,21 @@ static void test_prepare_step(void)
     json_object_put(b1);
 
     /* A hook that fails ends the run before anything is sent. */
-    lo.prepare_step = fail_hook;
+    a.lo.prepare_step = fail_hook;
     base = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL(seam_loop_generate(oa, req, &lo, &g, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
+    CU_ASSERT_EQUAL(turn_loop(&a), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(a.err.kind, SEAM_ERROR_BAD_REQUEST);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), base);
-    seam_generation_free(g);
-
-    seam_request_free(req);
     seam_toolset_free(ts);
+    turn_free(&a);
 }
 
 /* ---- a partial result keeps its origin ------------------------------------------------ */
 
 static void test_partial_origin(void)
 {
-    if (!oa)
+    turn a;
+    if (!turn_start(&a, oa, "hi"))
         return;
     static const char sse[] =
         "data: {\"id\":\"c9\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4o\","
@@ -428,15 +430,11 @@ static void test_partial_origin(void)
         "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" and more\"},\"finish_reason\":null}]}\n\n";
     fake_response r = { .body = sse, .cut_after = sizeof sse - 1 - 20 };
     fake_server_push(srv, &r);
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts("work", "gpt-4o");
     seam_stream *st = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_stream_open(oa, req, &co, &st, &err), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_stream_open(oa, a.req, &a.co, &st, &a.err), SEAM_OK);
     const seam_chunk *c;
     int rc, texts = 0;
-    while ((rc = seam_stream_next(st, &c, &err)) == 1)
+    while ((rc = seam_stream_next(st, &c, &a.err)) == 1)
         texts += c->type == SEAM_CHUNK_TEXT_DELTA;
     CU_ASSERT(rc < 0);
     CU_ASSERT(texts >= 1);
@@ -445,7 +443,7 @@ static void test_partial_origin(void)
     TU_STR_EQ(seam_result_provider(res), "work");
     TU_STR_EQ(seam_result_model(res), "gpt-4o");
     seam_stream_free(st);
-    seam_request_free(req);
+    turn_free(&a);
 }
 
 /* ---- the response id ------------------------------------------------------------------ */
@@ -539,6 +537,14 @@ static void test_response_id(void)
 
 /* ---- the stream_start chunk ------------------------------------------------------------ */
 
+/* Appends the chunk type's name to log (cap bytes), after a space unless it is
+ * the first. */
+static void log_type(char *log, size_t cap, seam_chunk_type type)
+{
+    size_t n = strlen(log);
+    snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(type));
+}
+
 /* Streams one answer of wire w with stream_start as asked; the chunk types
  * in order, space-separated, into log; the stream_start chunk's
  * name/text/id into who. */
@@ -546,28 +552,26 @@ static int stream_types(seam_client *c, const wire_case *w, int ask, char *log, 
                         char *who, size_t who_cap)
 {
     fake_server_push_sse(srv, w->sse, 0);
-    seam_request *req = tu_user_request("hi");
-    seam_call_options co = tu_call_opts(w->provider, w->model);
-    co.stream_start = ask;
+    turn a;
+    turn_start(&a, c, "hi");
+    a.co = tu_call_opts(w->provider, w->model);
+    a.co.stream_start = ask;
     seam_stream *st = NULL;
-    seam_error err;
-    seam_error_clear(&err);
     log[0] = who[0] = '\0';
-    int rc = seam_stream_open(c, req, &co, &st, &err);
+    int rc = seam_stream_open(c, a.req, &a.co, &st, &a.err);
     const seam_chunk *ch;
     if (rc != SEAM_OK) {
-        seam_request_free(req);
+        turn_free(&a);
         return rc;
     }
-    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
+    while ((rc = seam_stream_next(st, &ch, &a.err)) == 1) {
         if (ch->type == SEAM_CHUNK_STREAM_START)
             snprintf(who, who_cap, "%s/%s/%s", ch->name ? ch->name : "(null)",
                      ch->text ? ch->text : "(null)", ch->id ? ch->id : "(null)");
-        size_t n = strlen(log);
-        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+        log_type(log, cap, ch->type);
     }
     seam_stream_free(st);
-    seam_request_free(req);
+    turn_free(&a);
     return rc;
 }
 
@@ -615,32 +619,27 @@ static int loop_types(int ask, char *log, size_t cap, size_t *fin_step, seam_chu
 {
     seam_toolset *ts = seam_toolset_new();
     seam_toolset_add(ts, "add", "adds", NULL, tool_five, NULL);
-    seam_request *req = tu_user_request("2+3?");
-    seam_call_options co = tu_call_opts("oc", "gpt-4o");
-    co.stream_start = ask;
-    seam_loop_options lo;
-    seam_loop_options_init(&lo);
-    lo.call = &co;
-    lo.tools = ts;
+    turn a;
+    turn_start(&a, wires, "2+3?");
+    a.co = tu_call_opts("oc", "gpt-4o");
+    a.co.stream_start = ask;
+    a.lo.tools = ts;
     fake_server_push_sse(srv, OA_SSE_CALL, 0);
     fake_server_push_sse(srv, WIRE_CASES[0].sse, 0);
     seam_loop_stream *ls = NULL;
-    seam_error err;
-    seam_error_clear(&err);
     log[0] = '\0';
-    int rc = seam_loop_stream_open(wires, req, &lo, &ls, &err);
+    int rc = seam_loop_stream_open(wires, a.req, &a.lo, &ls, &a.err);
     const seam_chunk *ch;
-    while (rc == SEAM_OK && (rc = seam_loop_stream_next(ls, &ch, &err)) == 1) {
+    while (rc == SEAM_OK && (rc = seam_loop_stream_next(ls, &ch, &a.err)) == 1) {
         if (ch->type == SEAM_CHUNK_STEP_FINISH) {
             *fin = *ch;
             *fin_step = seam_loop_stream_step(ls);
         }
-        size_t n = strlen(log);
-        snprintf(log + n, cap - n, "%s%s", n ? " " : "", seam_chunk_type_name(ch->type));
+        log_type(log, cap, ch->type);
         rc = SEAM_OK;
     }
     seam_loop_stream_free(ls);
-    seam_request_free(req);
+    turn_free(&a);
     seam_toolset_free(ts);
     return rc;
 }

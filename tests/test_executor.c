@@ -56,11 +56,38 @@ static seam_session *scripted_session(const char *script)
     if (script)
         seam_request_set_provider_options(defaults, script);
     seam_session_options o = { .size = sizeof o, .defaults = defaults };
-    seam_session *s = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_session_new(client, &o, &s, &err), SEAM_OK);
+    seam_session *s = tu_session(client, &o);
     seam_request_free(defaults);
     return s;
+}
+
+/* What most tests run: a scripted session, two_tools plus the tools
+ * `declared` lists ({ name, description } pairs ending with { NULL }) that no
+ * callback serves, and an executor over them with the options of eo
+ * (its tools the toolset). */
+typedef struct agent {
+    seam_session *s;
+    seam_toolset *ts;
+    seam_executor_options eo;
+    seam_executor *ex;
+} agent;
+
+static agent agent_of(const char *script, const char *const (*declared)[2], seam_executor_options eo)
+{
+    agent a = { .s = scripted_session(script), .ts = two_tools(), .eo = eo };
+    for (; declared && (*declared)[0]; declared++)
+        seam_toolset_add(a.ts, (*declared)[0], (*declared)[1], NULL, NULL, NULL);
+    a.eo.size = sizeof a.eo;
+    a.eo.tools = a.ts;
+    a.ex = tu_executor(a.s, &a.eo);
+    return a;
+}
+
+static void agent_free(agent *a)
+{
+    seam_executor_free(a->ex);
+    seam_toolset_free(a->ts);
+    seam_session_free(a->s);
 }
 
 /* Runs to the end, tracing every event: "kind(detail)" joined by spaces. */
@@ -116,46 +143,31 @@ static void run_input(seam_executor *ex, const char *input, trace *t)
     seam_run_free(run);
 }
 
-/* A new executor over s with eo (a fatal assertion when it cannot be made). */
-static seam_executor *executor_on(seam_session *s, const seam_executor_options *eo)
-{
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, eo, &ex, &err), SEAM_OK);
-    return ex;
-}
-
 /* ---- events -------------------------------------------------------------------------- */
 
 static void test_events_in_order(void)
 {
-    seam_session *s = scripted_session(
+    agent a = agent_of(
         "{\"replies\":[{\"reply\":\"Checking.\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}},"
         "{\"id\":\"c2\",\"name\":\"now\"}],\"usage\":{\"input_tokens\":10,\"output_tokens\":4}},"
-        "{\"reply\":\"5, at noon.\",\"usage\":{\"input_tokens\":30,\"output_tokens\":3}}]}");
-    seam_toolset *ts = two_tools();
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = executor_on(s, &eo);
+        "{\"reply\":\"5, at noon.\",\"usage\":{\"input_tokens\":30,\"output_tokens\":3}}]}",
+        NULL, (seam_executor_options){ 0 });
     trace t;
-    run_input(ex, "add 2 and 3, and the time", &t);
+    run_input(a.ex, "add 2 and 3, and the time", &t);
     CU_ASSERT_EQUAL(t.status, 0);
     CU_ASSERT_STRING_EQUAL(t.text, "response0(Checking.) call0(add {\"a\":2,\"b\":3}) call0(now {}) "
                                    "result0(add=5) result0(now=\"noon\") response1(5, at noon.) done(stop)");
     CU_ASSERT_EQUAL(t.iterations, 2);
-    CU_ASSERT_EQUAL(t.usage.input_tokens, 40);
-    CU_ASSERT_EQUAL(t.usage.output_tokens, 7);
     /* The cost is summed too: 40 x 100 + 7 x 200 micro-cents. */
-    CU_ASSERT(t.usage.present & SEAM_USAGE_COST);
-    CU_ASSERT_EQUAL(t.usage.cost_microcents, 5400);
+    TU_ASSERT_USAGE(&t.usage, .present = SEAM_USAGE_INPUT | SEAM_USAGE_OUTPUT | SEAM_USAGE_COST,
+                    .input_tokens = 40, .output_tokens = 7, .cost_microcents = 5400);
     /* user, assistant (calls), tool (both results), assistant */
-    CU_ASSERT_EQUAL(seam_session_history_count(s), 4);
-    const seam_message *tool = seam_session_history_at(s, 2);
+    CU_ASSERT_EQUAL(seam_session_history_count(a.s), 4);
+    const seam_message *tool = seam_session_history_at(a.s, 2);
     CU_ASSERT_EQUAL(seam_message_role(tool), SEAM_ROLE_TOOL);
     CU_ASSERT_EQUAL(seam_message_part_count(tool), 2);
     CU_ASSERT_STRING_EQUAL(seam_event_kind_name(SEAM_EVENT_CONTEXT_COMPRESSED), "context_compressed");
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(&a);
 }
 
 static void test_error_events(void)
@@ -163,9 +175,7 @@ static void test_error_events(void)
     /* Fails on the first turn. */
     seam_session *s = scripted_session("{\"error_status\":400,"
                                        "\"error_body\":\"{\\\"error\\\":{\\\"type\\\":\\\"bad_request\\\",\\\"message\\\":\\\"no\\\"}}\"}");
-    seam_executor *ex = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, NULL, &ex, &err), SEAM_OK);
+    seam_executor *ex = tu_executor(s, NULL);
     trace t;
     run_input(ex, "hi", &t);
     CU_ASSERT_STRING_EQUAL(t.text, "error0(bad_request)");
@@ -175,51 +185,44 @@ static void test_error_events(void)
     seam_session_free(s);
 
     /* Fails on the second turn: the error carries iteration 1. */
-    seam_toolset *ts = two_tools();
-    s = scripted_session("{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"now\"}]},"
-                         "{\"error_status\":503}]}");
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
-    run_input(ex, "hi", &t);
+    agent a = agent_of("{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"now\"}]},"
+                       "{\"error_status\":503}]}",
+                       NULL, (seam_executor_options){ 0 });
+    run_input(a.ex, "hi", &t);
     CU_ASSERT_STRING_EQUAL(t.text, "response0() call0(now {}) result0(now=\"noon\") error1(overloaded)");
     CU_ASSERT_EQUAL(t.error_iteration, 1);
     CU_ASSERT_EQUAL(t.status, SEAM_ERR_PROVIDER);
-    seam_executor_free(ex);
+    seam_executor_free(a.ex);
 
     /* A cancelled run: an error event, kind cancelled. */
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    a.ex = tu_executor(a.s, &a.eo);
     seam_cancel *cancel = seam_cancel_new();
     seam_cancel_trigger(cancel);
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_run(ex, "again", cancel, &run, &err), SEAM_OK);
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(seam_executor_run(a.ex, "again", cancel, &run, &err), SEAM_OK);
     run_all(run, &t);
     CU_ASSERT_STRING_EQUAL(t.text, "error0(cancelled)");
     seam_run_free(run);
     seam_cancel_free(cancel);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(&a);
 }
 
 static void test_max_iterations(void)
 {
-    seam_session *s = scripted_session("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}");
-    seam_toolset *ts = two_tools();
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts, .max_iterations = 2 };
-    seam_executor *ex = executor_on(s, &eo);
+    agent a = agent_of("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}", NULL,
+                       (seam_executor_options){ .max_iterations = 2 });
     trace t;
-    run_input(ex, "forever", &t);
+    run_input(a.ex, "forever", &t);
     CU_ASSERT_EQUAL(t.status, 0);
     CU_ASSERT_STRING_EQUAL(t.reason, "max_iterations");
     CU_ASSERT_EQUAL(t.iterations, 2);
     CU_ASSERT_STRING_EQUAL(t.text, "response0() call0(now {}) result0(now=\"noon\") "
                                    "response1() call1(now {}) result1(now=\"noon\") done(max_iterations)");
     /* The last turn's results are in the history: it stays well-formed. */
-    CU_ASSERT_EQUAL(seam_message_role(seam_session_history_at(s, seam_session_history_count(s) - 1)),
+    CU_ASSERT_EQUAL(seam_message_role(seam_session_history_at(a.s, seam_session_history_count(a.s) - 1)),
                     SEAM_ROLE_TOOL);
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(&a);
 }
 
 /* ---- handlers, pause and resume ---------------------------------------------------------- */
@@ -261,22 +264,19 @@ static seam_tool_handler desk_handler(desk *d)
 
 static void test_handlers(void)
 {
-    seam_session *s = scripted_session(
+    agent a = agent_of(
         "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"l1\",\"name\":\"lookup\",\"args\":{\"city\":\"Oslo\"}},"
         "{\"id\":\"n1\",\"name\":\"now\"},{\"id\":\"x1\",\"name\":\"declared\"},{\"id\":\"u1\",\"name\":\"nope\"}]},"
-        "{\"reply\":\"done\"}]}");
-    seam_toolset *ts = two_tools();
-    seam_toolset_add(ts, "lookup", "Looks up a city", NULL, NULL, NULL);
-    seam_toolset_add(ts, "declared", "Nobody serves this", NULL, NULL, NULL);
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = executor_on(s, &eo);
+        "{\"reply\":\"done\"}]}",
+        (const char *const[][2]){ { "lookup", "Looks up a city" }, { "declared", "Nobody serves this" }, { NULL } },
+        (seam_executor_options){ 0 });
     desk d = { 0 };
     seam_tool_handler h = desk_handler(&d);
-    CU_ASSERT_EQUAL(seam_executor_add_handler(ex, &h), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_executor_add_handler(a.ex, &h), SEAM_OK);
     seam_tool_handler bad = { .size = sizeof bad };
-    CU_ASSERT_EQUAL(seam_executor_add_handler(ex, &bad), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_executor_add_handler(a.ex, &bad), SEAM_ERR_INVALID);
     trace t;
-    run_input(ex, "tell me about Oslo", &t);
+    run_input(a.ex, "tell me about Oslo", &t);
     CU_ASSERT_EQUAL(t.status, 0);
     CU_ASSERT_EQUAL(d.lookups, 1);
     /* The handler wins over the toolset's callback for "now". */
@@ -285,21 +285,16 @@ static void test_handlers(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t.text, "result0(declared=\"no handler for tool declared\" error)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t.text, "result0(nope=\"Unknown tool: nope\" error)"));
     CU_ASSERT_STRING_EQUAL(t.reason, "stop");
-    seam_executor_free(ex);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    agent_free(&a);
 }
 
 /* A session whose model calls ask_user (question) and add, then answers "Blue
  * it is, and 3."; an executor over it with two_tools, ask_user (no callback)
  * and the desk's handler; run with "pick for me", which pauses on ask_user. */
 typedef struct paused {
-    seam_session *s;
-    seam_toolset *ts;
-    seam_executor_options eo;
+    agent a;
     desk d;
     seam_tool_handler h;
-    seam_executor *ex;
     trace t;
 } paused;
 
@@ -312,22 +307,12 @@ static void pause_on(paused *p, const char *question)
              "{\"id\":\"a1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2}}]},"
              "{\"reply\":\"Blue it is, and 3.\"}]}",
              question);
-    p->s = scripted_session(script);
-    p->ts = two_tools();
-    seam_toolset_add(p->ts, "ask_user", "Asks the user", NULL, NULL, NULL);
-    p->eo = (seam_executor_options){ .size = sizeof p->eo, .tools = p->ts };
-    p->ex = executor_on(p->s, &p->eo);
+    p->a = agent_of(script, (const char *const[][2]){ { "ask_user", "Asks the user" }, { NULL } },
+                    (seam_executor_options){ 0 });
     p->d = (desk){ 0 };
     p->h = desk_handler(&p->d);
-    seam_executor_add_handler(p->ex, &p->h);
-    run_input(p->ex, "pick for me", &p->t);
-}
-
-static void paused_free(paused *p)
-{
-    seam_executor_free(p->ex);
-    seam_toolset_free(p->ts);
-    seam_session_free(p->s);
+    seam_executor_add_handler(p->a.ex, &p->h);
+    run_input(p->a.ex, "pick for me", &p->t);
 }
 
 static void test_pause_and_resume(void)
@@ -341,26 +326,26 @@ static void test_pause_and_resume(void)
     CU_ASSERT_STRING_EQUAL(p.t.pending, "q1");
     CU_ASSERT_STRING_EQUAL(p.t.prompt, "Favourite colour?");
     const char *name = NULL, *prompt = NULL;
-    CU_ASSERT_STRING_EQUAL(seam_session_pending_call(p.s, &name, &prompt), "q1");
+    CU_ASSERT_STRING_EQUAL(seam_session_pending_call(p.a.s, &name, &prompt), "q1");
     CU_ASSERT_STRING_EQUAL(name, "ask_user");
     CU_ASSERT_STRING_EQUAL(prompt, "Favourite colour?");
     /* Waiting: a new run is refused. */
     seam_run *run = NULL;
-    CU_ASSERT_EQUAL(seam_executor_run(p.ex, "hello?", NULL, &run, &err), SEAM_ERR_INVALID);
-    seam_executor_free(p.ex);
+    CU_ASSERT_EQUAL(seam_executor_run(p.a.ex, "hello?", NULL, &run, &err), SEAM_ERR_INVALID);
+    seam_executor_free(p.a.ex);
 
     /* Resumed later, by another executor over the same session. */
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(p.s, &p.eo, &p.ex, &err), SEAM_OK);
-    seam_executor_add_handler(p.ex, &p.h);
-    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_OK);
+    p.a.ex = tu_executor(p.a.s, &p.a.eo);
+    seam_executor_add_handler(p.a.ex, &p.h);
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.a.ex, "blue", NULL, &run, &err), SEAM_OK);
     run_all(run, &p.t);
     seam_run_free(run);
     CU_ASSERT_EQUAL(p.t.status, 0);
     CU_ASSERT_STRING_EQUAL(p.t.text, "response0(Blue it is, and 3.) done(stop)");
     /* Nothing waits any more. */
-    CU_ASSERT_EQUAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_ERR_INVALID);
+    CU_ASSERT_EQUAL(seam_executor_resume(p.a.ex, "blue", NULL, &run, &err), SEAM_ERR_INVALID);
     CU_ASSERT_PTR_NULL(run);
-    paused_free(&p);
+    agent_free(&p.a);
 }
 
 /* The answer joins the other results of its turn, in one tool message. */
@@ -371,21 +356,21 @@ static void test_resume_answer_lands_with_its_turn(void)
     CU_ASSERT_STRING_EQUAL(p.t.reason, "paused");
     seam_run *run = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.ex, "blue", NULL, &run, &err), SEAM_OK);
-    CU_ASSERT_PTR_NULL(seam_session_pending_call(p.s, NULL, NULL));
+    CU_ASSERT_EQUAL_FATAL(seam_executor_resume(p.a.ex, "blue", NULL, &run, &err), SEAM_OK);
+    CU_ASSERT_PTR_NULL(seam_session_pending_call(p.a.s, NULL, NULL));
     run_all(run, &p.t);
     seam_run_free(run);
     CU_ASSERT_EQUAL(p.t.status, 0);
     CU_ASSERT_STRING_EQUAL(p.t.text, "response0(Blue it is, and 3.) done(stop)");
     /* user, assistant (2 calls), tool (add and the answer, together), assistant */
-    CU_ASSERT_EQUAL_FATAL(seam_session_history_count(p.s), 4);
-    const seam_message *tool = seam_session_history_at(p.s, 2);
+    CU_ASSERT_EQUAL_FATAL(seam_session_history_count(p.a.s), 4);
+    const seam_message *tool = seam_session_history_at(p.a.s, 2);
     CU_ASSERT_EQUAL(seam_message_role(tool), SEAM_ROLE_TOOL);
     CU_ASSERT_EQUAL_FATAL(seam_message_part_count(tool), 2);
     CU_ASSERT_STRING_EQUAL(seam_part_tool_call_id(seam_message_part(tool, 1)), "q1");
     CU_ASSERT_STRING_EQUAL(seam_part_result_json(seam_message_part(tool, 1)), "\"blue\"");
     CU_ASSERT_EQUAL(p.d.asked, 1);
-    paused_free(&p);
+    agent_free(&p.a);
 }
 
 /* ---- context engines ------------------------------------------------------------------------ */
@@ -409,7 +394,7 @@ static void test_default_compression(void)
         seam_message_free(m);
     }
     seam_executor_options eo = { .size = sizeof eo, .compress_at_tokens = 1, .keep_first = 1, .keep_last = 2 };
-    seam_executor *ex = executor_on(s, &eo);
+    seam_executor *ex = tu_executor(s, &eo);
     trace t;
     run_input(ex, "third question", &t);
     CU_ASSERT_EQUAL(t.status, 0);
@@ -459,29 +444,26 @@ static int drop_middle(void *ud, seam_executor *ex, seam_session *s, seam_error 
 
 static void test_custom_engine(void)
 {
-    seam_session *s = scripted_session("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}");
-    seam_toolset *ts = two_tools();
     engine_log l = { 0 };
     seam_context_engine eng = { .size = sizeof eng, .should_compress = should_when_long,
                                 .compress = drop_middle, .estimate_tokens = count_tokens, .ud = &l };
-    seam_executor_options eo = { .size = sizeof eo, .tools = ts, .context = &eng, .max_iterations = 2 };
-    seam_error err;
-    seam_executor *ex = executor_on(s, &eo);
+    agent a = agent_of("{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c\",\"name\":\"now\"}]}", NULL,
+                       (seam_executor_options){ .context = &eng, .max_iterations = 2 });
     trace t;
-    run_input(ex, "go", &t);
+    run_input(a.ex, "go", &t);
     /* After turn 0: 3 messages (300, no). After turn 1: 5 (500): compressed to 2. */
     CU_ASSERT_EQUAL(l.should, 2);
     CU_ASSERT_EQUAL(l.compress, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(t.text, "result1(now=\"noon\") compressed1 done(max_iterations)"));
     CU_ASSERT_EQUAL(t.before, 500);
     CU_ASSERT_EQUAL(t.after, 200);
-    seam_executor_free(ex);
 
     seam_context_engine broken = { .size = sizeof broken };
     seam_executor_options bo = { .size = sizeof bo, .context = &broken };
-    CU_ASSERT_EQUAL(seam_executor_new(s, &bo, &ex, &err), SEAM_ERR_INVALID);
-    seam_toolset_free(ts);
-    seam_session_free(s);
+    seam_executor *ex = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_executor_new(a.s, &bo, &ex, &err), SEAM_ERR_INVALID);
+    agent_free(&a);
 }
 
 /* ---- factory and auxiliary --------------------------------------------------------------------- */
@@ -511,7 +493,7 @@ static void test_role_factory_and_auxiliary(void)
     CU_ASSERT_PTR_NULL(ex);
     /* Nothing to run. */
     seam_session *s = scripted_session(NULL);
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, NULL, &ex, &err), SEAM_OK);
+    ex = tu_executor(s, NULL);
     seam_run *run = NULL;
     CU_ASSERT_EQUAL(seam_executor_run(ex, NULL, NULL, &run, &err), SEAM_ERR_INVALID);
     CU_ASSERT_EQUAL(seam_executor_resume(ex, "x", NULL, &run, &err), SEAM_ERR_INVALID);

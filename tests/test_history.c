@@ -90,6 +90,15 @@ static seam_history *refused(const seam_history *h, const seam_op *op, seam_erro
     return out;
 }
 
+/* Frees the n states of list (NULL ones included); STATES_FREE(a, b, ...). */
+static void states_free(seam_history **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        seam_history_free(list[i]);
+}
+#define STATES_FREE(...) \
+    states_free((seam_history *[]){ __VA_ARGS__ }, sizeof((seam_history *[]){ __VA_ARGS__ }) / sizeof(seam_history *))
+
 /* a, b, c, d, e as ids 1..5. */
 static seam_history *five(void)
 {
@@ -146,10 +155,7 @@ static void test_thread_ids(void)
     seam_history *ok = seam_history_new(longid);
     CU_ASSERT_PTR_NOT_NULL(ok);
 
-    seam_history *all[] = { a, b, t, t2, d, f, fr, f2, ok };
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        seam_history_free(all[i]);
-    seam_history_free(NULL);
+    STATES_FREE(a, b, t, t2, d, f, fr, f2, ok, NULL);
 }
 
 /* ---- each operation ---------------------------------------------------------------------- */
@@ -186,9 +192,7 @@ static void test_add(void)
     seam_op bad = { .kind = SEAM_OP_ADD };
     seam_error err;
     CU_ASSERT_PTR_NULL(refused(h2, &bad, &err, "operation 0 (add): no message to add"));
-    seam_history_free(h0);
-    seam_history_free(h1);
-    seam_history_free(h2);
+    STATES_FREE(h0, h1, h2);
 }
 
 static void test_remove(void)
@@ -205,9 +209,7 @@ static void test_remove(void)
     /* Ids are never reused: the next add does not take 2 or 5 again. */
     seam_history *r3 = plus(r, "f");
     TU_STR_EQ(items(r3), "1:a 3:c 4:d 5:e 6:f");
-    seam_history_free(h);
-    seam_history_free(r);
-    seam_history_free(r3);
+    STATES_FREE(h, r, r3);
 }
 
 static void test_update(void)
@@ -235,8 +237,7 @@ static void test_update(void)
     op.message = NULL;
     refused(h, &op, &err, "operation 0 (update): no message to update item 1 with");
     seam_message_free(m);
-    seam_history_free(h);
-    seam_history_free(u);
+    STATES_FREE(h, u);
 }
 
 static void test_compact(void)
@@ -271,9 +272,7 @@ static void test_compact(void)
     op2.message = NULL;
     refused(h, &op2, &err, "operation 0 (compact): no message to compact into");
     seam_message_free(sum);
-    seam_history_free(h);
-    seam_history_free(c);
-    seam_history_free(c2);
+    STATES_FREE(h, c, c2);
 }
 
 static void test_clear(void)
@@ -292,20 +291,17 @@ static void test_clear(void)
     seam_error err;
     CU_ASSERT_EQUAL(seam_history_apply(e, &op, &e2, &err), SEAM_OK);
     CU_ASSERT_EQUAL(seam_history_count(e2), 0);
-    seam_history_free(e);
-    seam_history_free(e2);
-    seam_history_free(h);
-    seam_history_free(c);
-    seam_history_free(c2);
+    STATES_FREE(e, e2, h, c, c2);
 }
 
 static void test_kind_names_and_bad_kind(void)
 {
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_ADD), "add");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_REMOVE), "remove");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_UPDATE), "update");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_COMPACT), "compact");
-    TU_STR_EQ(seam_op_kind_name(SEAM_OP_CLEAR), "clear");
+    static const char *const names[] = {
+        [SEAM_OP_ADD] = "add",         [SEAM_OP_REMOVE] = "remove", [SEAM_OP_UPDATE] = "update",
+        [SEAM_OP_COMPACT] = "compact", [SEAM_OP_CLEAR] = "clear",
+    };
+    for (int k = SEAM_OP_ADD; k <= SEAM_OP_CLEAR; k++)
+        TU_STR_EQ(seam_op_kind_name((seam_op_kind)k), names[k]);
     TU_STR_EQ(seam_op_kind_name((seam_op_kind)77), "unknown");
     seam_history *h = seam_history_new("k"), *x = (seam_history *)1;
     seam_op op = { .kind = (seam_op_kind)77 };
@@ -350,8 +346,7 @@ static void test_batch(void)
     seam_message_free(f);
     seam_message_free(g);
     seam_message_free(sum);
-    seam_history_free(h);
-    seam_history_free(b);
+    STATES_FREE(h, b);
 }
 
 static void test_batch_all_or_nothing(void)
@@ -388,9 +383,7 @@ static void test_batch_all_or_nothing(void)
     seam_history *after = plus(next, "h");
     TU_STR_EQ(items(after), "1:a 2:b 3:c 4:d 5:e 6:g 7:h");
     seam_message_free(f);
-    seam_history_free(h);
-    seam_history_free(next);
-    seam_history_free(after);
+    STATES_FREE(h, next, after);
 }
 
 /* ---- immutability under sharing ----------------------------------------------------------- */
@@ -409,12 +402,10 @@ static void test_branches_do_not_see_each_other(void)
     TU_STR_EQ(items(b1b), "1:x 2:one 3:one-more");
     CU_ASSERT_PTR_EQUAL(seam_history_message(b1, 0), seam_history_message(b2, 0));
     /* Freeing states in any order leaves the others whole. */
-    seam_history_free(base);
-    seam_history_free(b1);
+    STATES_FREE(base, b1);
     TU_STR_EQ(items(b1b), "1:x 2:one 3:one-more");
     TU_STR_EQ(items(b2), "1:x 2:two");
-    seam_history_free(b2);
-    seam_history_free(b1b);
+    STATES_FREE(b2, b1b);
 }
 
 #define APPENDERS 8
@@ -583,10 +574,7 @@ static void test_session_history_is_a_state(void)
     CU_ASSERT_PTR_NULL(s3);
 
     seam_message_free(m);
-    seam_history_free(h2);
-    seam_history_free(h3);
-    seam_history_free(h4);
-    seam_history_free(h5);
+    STATES_FREE(h2, h3, h4, h5);
     seam_session_free(s);
     seam_session_free(s2);
 }
@@ -595,9 +583,8 @@ static void test_session_history_is_a_state(void)
 
 static void test_executor_compression_is_a_compact(void)
 {
-    seam_session *s = NULL;
+    seam_session *s = tu_session(oa, NULL);
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_session_new(oa, NULL, &s, &err), SEAM_OK);
     const char *earlier[] = { "one", "two", "three", "four", "five" };
     for (size_t i = 0; i < 5; i++) {
         seam_message *m = text_msg(i % 2 ? SEAM_ROLE_ASSISTANT : SEAM_ROLE_USER, earlier[i]);
@@ -607,8 +594,7 @@ static void test_executor_compression_is_a_compact(void)
     seam_history *h0 = seam_session_history(s);
     seam_executor_options eo = { .size = sizeof eo, .compress_at_tokens = 1, .keep_first = 1,
                                  .keep_last = 2 };
-    seam_executor *ex = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = tu_executor(s, &eo);
     size_t before = fake_server_request_count(srv);
     push_answer("six");          /* the turn */
     push_answer("a summary");    /* the summary, through auxiliary */
@@ -642,8 +628,7 @@ static void test_executor_compression_is_a_compact(void)
     TU_STR_EQ(text_at(h1, 3), "six");
     /* The state from before the run is whole. */
     TU_STR_EQ(items(h0), "1:one 2:two 3:three 4:four 5:five");
-    seam_history_free(h0);
-    seam_history_free(h1);
+    STATES_FREE(h0, h1);
     seam_executor_free(ex);
     seam_session_free(s);
 }
@@ -669,6 +654,7 @@ static const char two_calls[] =
     "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"ask\",\"arguments\":\"{}\"}}]},"
     "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":5}}";
 
+/* Runs run to its end, which must be want_reason, and frees it. */
 static void drain(seam_run *run, const char *want_reason)
 {
     const seam_event *ev;
@@ -682,45 +668,46 @@ static void drain(seam_run *run, const char *want_reason)
             fprintf(stderr, "run: %s\n", ev->error->message);
     CU_ASSERT_EQUAL(rc, 0);
     TU_STR_EQ(reason, want_reason);
+    seam_run_free(run);
+}
+
+/* The third item of h is the tool message, id 3, holding n results. */
+static void tool_item_holds(const seam_history *h, size_t n)
+{
+    CU_ASSERT_EQUAL(seam_history_item_id(h, 2), 3);
+    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(h, 2)), n);
 }
 
 static void test_executor_resume_is_an_update(void)
 {
-    seam_session *s = NULL;
+    seam_session *s = tu_session(oa, NULL);
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_session_new(oa, NULL, &s, &err), SEAM_OK);
     seam_toolset *ts = seam_toolset_new();
     seam_toolset_add(ts, "add", "Adds", NULL, tool_add, NULL);
     seam_toolset_add(ts, "ask", "Asks a person", NULL, tool_ask, NULL);
     seam_executor_options eo = { .size = sizeof eo, .tools = ts };
-    seam_executor *ex = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_executor_new(s, &eo, &ex, &err), SEAM_OK);
+    seam_executor *ex = tu_executor(s, &eo);
     fake_server_push_json(srv, 200, two_calls, NULL);
     seam_run *run = NULL;
     CU_ASSERT_EQUAL_FATAL(seam_executor_run(ex, "plan", NULL, &run, &err), SEAM_OK);
     drain(run, "paused");
-    seam_run_free(run);
     /* user, the calls, the tool message with add's result (item 3). */
     seam_history *paused = seam_session_history(s);
     CU_ASSERT_EQUAL_FATAL(seam_history_count(paused), 3);
-    CU_ASSERT_EQUAL(seam_history_item_id(paused, 2), 3);
-    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(paused, 2)), 1);
+    tool_item_holds(paused, 1);
 
     size_t before = fake_server_request_count(srv);
     push_answer("Oslo it is");
     CU_ASSERT_EQUAL_FATAL(seam_executor_resume(ex, "Oslo", NULL, &run, &err), SEAM_OK);
     drain(run, "stop");
-    seam_run_free(run);
     /* The answer joined item 3 (same id, now two results); the paused state
      * still has the one. */
     seam_history *now = seam_session_history(s);
     CU_ASSERT_EQUAL_FATAL(seam_history_count(now), 4);
-    CU_ASSERT_EQUAL(seam_history_item_id(now, 2), 3);
-    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(now, 2)), 2);
-    CU_ASSERT_EQUAL(seam_message_part_count(seam_history_message(paused, 2)), 1);
+    tool_item_holds(now, 2);
+    tool_item_holds(paused, 1);
     TU_STR_EQ(wire_messages(before), "plan|?|3|Oslo");
-    seam_history_free(paused);
-    seam_history_free(now);
+    STATES_FREE(paused, now);
     seam_executor_free(ex);
     seam_toolset_free(ts);
     seam_session_free(s);

@@ -45,178 +45,275 @@ static int rejected_with(const char *schema, const char *value, const char *need
     return 1;
 }
 
+/* A value checked against a schema, and what the validator must say: ""
+ * (accepted), or a refusal (SEAM_ERR_INVALID) whose message holds the text.
+ * group names the test that checks it. */
+typedef struct verdict {
+    const char *group, *schema, *value, *says;
+} verdict;
+
+/* One CUnit assertion a verdict of v[0..n) in group; a wrong one is printed
+ * with its row, schema, value and the message. Returns how many there were. */
+static size_t check_verdicts(const verdict *v, size_t n, const char *group)
+{
+    size_t checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v[i].group, group) != 0)
+            continue;
+        int ok = v[i].says[0] ? rejected_with(v[i].schema, v[i].value, v[i].says) : valid(v[i].schema, v[i].value);
+        if (!ok)
+            fprintf(stderr, "\n  %s, row %zu: schema %s, value %.80s: not %s (%s)\n", group, i, v[i].schema,
+                    v[i].value, v[i].says[0] ? "refused" : "accepted", msg);
+        CU_ASSERT(ok);
+        checked++;
+    }
+    return checked;
+}
+
+/* An object with a required string and a bounded integer, and nothing else. */
+static const char OBJECT[] = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
+                             "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":14}},"
+                             "\"required\":[\"city\"],\"additionalProperties\":false}";
+static const char ANY_OF[] = "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":0}]}";
+static const char ONE_OF[] = "{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":2}]}";
+/* A property through a $ref into $defs. */
+static const char POSITIVE_REF[] = "{\"$defs\":{\"pos\":{\"type\":\"integer\",\"minimum\":1}},"
+                                   "\"properties\":{\"n\":{\"$ref\":\"#/$defs/pos\"}}}";
+/* A recursive tree. */
+static const char TREE[] = "{\"type\":\"object\",\"properties\":{\"kids\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}},"
+                           "\"v\":{\"type\":\"integer\"}}}";
+
+/* Every value and schema of the keyword tests, grouped by test. */
+static const verdict verdicts[] = {
+    /* ---- type */
+    {"type", "{\"type\":\"integer\"}", "3", ""},
+    {"type", "{\"type\":\"integer\"}", "3.0", ""},
+    {"type", "{\"type\":\"integer\"}", "3.5", "expected integer, got number"},
+    {"type", "{\"type\":\"number\"}", "3", ""},
+    {"type", "{\"type\":\"string\"}", "null", "got null"},
+    {"type", "{\"type\":[\"string\",\"null\"]}", "null", ""},
+    {"type", "{\"type\":[\"string\",\"null\"]}", "1", "not one of the allowed types"},
+    {"type", "{\"type\":\"object\"}", "{}", ""},
+    {"type", "{\"type\":\"object\"}", "[]", "expected object, got array"},
+    {"type", "{\"type\":\"array\"}", "[]", ""},
+    {"type", "{\"type\":\"boolean\"}", "false", ""},
+    {"type", "{\"type\":\"boolean\"}", "0", "expected boolean, got integer"},
+    /* ---- objects */
+    /* additionalProperties as a schema, patternProperties, propertyNames */
+    {"objects", "{\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":2}", ""},
+    {"objects", "{\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":\"x\"}", "/b"},
+    {"objects", "{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}", "{\"x-a\":\"1\"}", ""},
+    {"objects", "{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}", "{\"y\":\"1\"}", "property \"y\" is not allowed"},
+    {"objects", "{\"propertyNames\":{\"maxLength\":3}}", "{\"long\":1}", "property name \"long\" is not allowed"},
+    {"objects", "{\"minProperties\":1,\"maxProperties\":2}", "{\"a\":1}", ""},
+    {"objects", "{\"maxProperties\":1}", "{\"a\":1,\"b\":2}", "more than 1 properties"},
+    {"objects", "{\"dependentRequired\":{\"a\":[\"b\"]}}", "{\"a\":1}", "property \"a\" requires \"b\""},
+    /* The pointer escapes ~ and / in names. */
+    {"objects", "{\"properties\":{\"a/b~c\":{\"type\":\"string\"}}}", "{\"a/b~c\":1}", "/a~1b~0c"},
+    /* ---- arrays */
+    {"arrays", "{\"items\":{\"type\":\"integer\"}}", "[1,2,3]", ""},
+    {"arrays", "{\"items\":{\"type\":\"integer\"}}", "[1,\"2\"]", "/1: expected integer"},
+    {"arrays", "{\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"type\":\"integer\"}}", "[\"a\",1,2]", ""},
+    {"arrays", "{\"prefixItems\":[{\"type\":\"string\"}],\"items\":false}", "[\"a\",1]", "/1: no value is allowed here"},
+    {"arrays", "{\"minItems\":2}", "[1]", "fewer than 2 items"},
+    {"arrays", "{\"maxItems\":1}", "[1,2]", "more than 1 items"},
+    {"arrays", "{\"uniqueItems\":true}", "[1,{\"a\":[1]},1.0]", "items 0 and 2 are equal"},
+    {"arrays", "{\"uniqueItems\":true}", "[1,{\"a\":[1]},{\"a\":[2]}]", ""},
+    {"arrays", "{\"contains\":{\"const\":3}}", "[1,3]", ""},
+    {"arrays", "{\"contains\":{\"const\":3}}", "[1,2]", "fewer than 1 items match \"contains\""},
+    {"arrays", "{\"contains\":{\"const\":3},\"maxContains\":1}", "[3,3]", "more than 1 items match \"contains\""},
+    /* ---- values */
+    {"values", "{\"enum\":[\"c\",\"f\",1]}", "\"f\"", ""},
+    {"values", "{\"enum\":[\"c\",\"f\",1]}", "1.0", ""},
+    {"values", "{\"enum\":[\"c\",\"f\"]}", "\"k\"", "\"k\" is not one of the allowed values"},
+    {"values", "{\"const\":{\"a\":[1,2]}}", "{\"a\":[1,2.0]}", ""},
+    {"values", "{\"const\":{\"a\":[1,2]}}", "{\"a\":[2,1]}", "must be { \"a\": [ 1, 2 ] }"},
+    {"values", "{\"const\":null}", "null", ""},
+    {"values", "{\"const\":false}", "0", "must be false"},
+    {"values", "{\"exclusiveMinimum\":0}", "0", "0 is not greater than 0"},
+    {"values", "{\"exclusiveMaximum\":1}", "0.999", ""},
+    {"values", "{\"multipleOf\":0.01}", "0.07", ""},
+    {"values", "{\"multipleOf\":2}", "7", "7 is not a multiple of 2"},
+    /* Large integers compare exactly. */
+    {"values", "{\"maximum\":9007199254740992}", "9007199254740993", "9007199254740993 is greater than the maximum 9007199254740992"},
+    /* ---- strings */
+    /* Lengths count code points: "ééé" is 3 characters, 6 bytes. */
+    {"strings", "{\"maxLength\":3}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", ""},
+    {"strings", "{\"maxLength\":2}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", "longer than 2"},
+    {"strings", "{\"minLength\":4}", "\"abc\"", "shorter than 4"},
+    {"strings", "{\"minLength\":1}", "\"\\ud83d\\ude00\"", ""},
+    /* ---- patterns */
+    {"patterns", "{\"pattern\":\"^[a-z]+\\\\d{2,3}$\"}", "\"abc12\"", ""},
+    {"patterns", "{\"pattern\":\"^[a-z]+\\\\d{2,3}$\"}", "\"abc1\"", "does not match the pattern"},
+    /* Unanchored: a search. */
+    {"patterns", "{\"pattern\":\"b+\"}", "\"abbbc\"", ""},
+    {"patterns", "{\"pattern\":\"^b+$\"}", "\"abbbc\"", "does not match the pattern"},
+    /* Classes, inside and outside brackets. */
+    {"patterns", "{\"pattern\":\"^\\\\w+@\\\\w+\\\\.\\\\w+$\"}", "\"me@example.org\"", ""},
+    {"patterns", "{\"pattern\":\"^\\\\w+@\\\\w+\\\\.\\\\w+$\"}", "\"me@exampleXorg\"", "does not match the pattern"},
+    {"patterns", "{\"pattern\":\"^[\\\\d\\\\s-]+$\"}", "\"12 34-5\"", ""},
+    {"patterns", "{\"pattern\":\"^[\\\\d\\\\s-]+$\"}", "\"12a\"", "does not match the pattern"},
+    {"patterns", "{\"pattern\":\"^\\\\S+$\"}", "\"abc\"", ""},
+    {"patterns", "{\"pattern\":\"^\\\\S+$\"}", "\"a c\"", "does not match the pattern"},
+    /* Non-capturing groups and lazy quantifiers. */
+    {"patterns", "{\"pattern\":\"^(?:ab)+?c$\"}", "\"ababc\"", ""},
+    {"patterns", "{\"pattern\":\"^(?:ab)+?c$\"}", "\"abac\"", "does not match the pattern"},
+    /* "." is one code point. */
+    {"patterns", "{\"pattern\":\"^.$\"}", "\"\xc3\xa9\"", ""},
+    {"patterns", "{\"pattern\":\"^\\\\p{L}+$\"}", "\"\xc3\xa9t\xc3\xa9\"", ""},
+    {"patterns", "{\"pattern\":\"^\\\\p{L}+$\"}", "\"42\"", "does not match the pattern"},
+    /* Literal braces and escaped punctuation. */
+    {"patterns", "{\"pattern\":\"^\\\\{x\\\\}\\\\$$\"}", "\"{x}$\"", ""},
+    /* Lookaround and backreferences are enforced (once silently ignored). */
+    {"patterns", "{\"pattern\":\"^(?!admin).*$\"}", "\"admin\"", "does not match"},
+    {"patterns", "{\"pattern\":\"^(?!admin).*$\"}", "\"user\"", ""},
+    {"patterns", "{\"pattern\":\"^(?=.*\\\\d)\\\\w+$\"}", "\"ab1\"", ""},
+    {"patterns", "{\"pattern\":\"^(?=.*\\\\d)\\\\w+$\"}", "\"abc\"", "does not match the pattern"},
+    {"patterns", "{\"pattern\":\"(?<=\\\\$)\\\\d+\"}", "\"cost $12\"", ""},
+    {"patterns", "{\"pattern\":\"(?<=\\\\$)\\\\d+\"}", "\"cost 12\"", "does not match the pattern"},
+    {"patterns", "{\"pattern\":\"^\\\\w+(?<!_tmp)$\"}", "\"file_tmp\"", "does not match the pattern"},
+    {"patterns", "{\"pattern\":\"(a)\\\\1\"}", "\"xaay\"", ""},
+    {"patterns", "{\"pattern\":\"(a)\\\\1\"}", "\"xyz\"", "does not match the pattern"},
+    {"patterns", "{\"pattern\":\"^(?<w>[a-z]+) \\\\k<w>$\"}", "\"the the\"", ""},
+    {"patterns", "{\"pattern\":\"\\\\bcat\\\\b\"}", "\"a cat sat\"", ""},
+    {"patterns", "{\"pattern\":\"\\\\bcat\\\\b\"}", "\"concatenate\"", "does not match the pattern"},
+    /* ---- ecma */
+    /* "$" is the very end: not before a final newline. */
+    {"ecma", "{\"pattern\":\"^abc$\"}", "\"abc\\n\"", "does not match the pattern"},
+    /* \uXXXX and \u{...} escapes, \xXX. */
+    {"ecma", "{\"pattern\":\"^\\\\u00e9$\"}", "\"\xc3\xa9\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\u{1F600}$\"}", "\"\\ud83d\\ude00\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\x41$\"}", "\"A\"", ""},
+    /* [] matches nothing, [^] any character. */
+    {"ecma", "{\"pattern\":\"a[]\"}", "\"a]\"", "does not match the pattern"},
+    {"ecma", "{\"pattern\":\"^a[^]$\"}", "\"a\\n\"", ""},
+    /* \d and \w are ASCII. */
+    {"ecma", "{\"pattern\":\"^\\\\d$\"}", "\"\xd9\xa3\"", "does not match the pattern"},
+    /* \s is ECMA's white space (NBSP, U+2003, U+FEFF), \v is U+000B. */
+    {"ecma", "{\"pattern\":\"^\\\\s+$\"}", "\"\xc2\xa0\xe2\x80\x83\xef\xbb\xbf \\t\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\S$\"}", "\"\xc2\xa0\"", "does not match the pattern"},
+    {"ecma", "{\"pattern\":\"^[x\\\\s]+$\"}", "\"x\xe3\x80\x80x\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\v$\"}", "\"\\u000b\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\v$\"}", "\"\\n\"", "does not match the pattern"},
+    /* Long category names, gc=, and a surrogate pair written as two escapes. */
+    {"ecma", "{\"pattern\":\"^\\\\p{Letter}+\\\\P{Letter}$\"}", "\"\xc3\xa9t\xc3\xa9!\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\p{gc=Uppercase_Letter}$\"}", "\"\xc3\x89\"", ""},
+    {"ecma", "{\"pattern\":\"^\\\\p{Lowercase_Letter}$\"}", "\"\xc3\x89\"", "does not match the pattern"},
+    {"ecma", "{\"pattern\":\"^\\\\ud83d\\\\ude00$\"}", "\"\\ud83d\\ude00\"", ""},
+    /* An escaped backslash is not the start of an escape. */
+    {"ecma", "{\"pattern\":\"^\\\\\\\\s$\"}", "\"\\\\s\"", ""},
+    /* A string with broken UTF-8 is searched, not an error. */
+    {"ecma", "{\"pattern\":\"b\"}", "\"a\xff" "b\"", ""},
+    /* ---- invalid */
+    {"invalid", "{\"pattern\":\"(abc\"}", "\"abc\"", "invalid schema: pattern \"(abc\" at offset 4: missing closing parenthesis"},
+    {"invalid", "{\"properties\":{\"a\":{\"pattern\":\"a**\"}}}", "{}", "at offset 2"},
+    /* The offset is in the pattern as written, also after a rewritten \s. */
+    {"invalid", "{\"pattern\":\"\\\\s\\\\s(\"}", "\"a\"", "at offset 5:"},
+    {"invalid", "{\"pattern\":\"\\\\p{Nope}\"}", "\"a\"", "unknown property"},
+    {"invalid", "{\"patternProperties\":{\"[z-a]\":{}}}", "{}", "invalid schema: pattern \"[z-a]\""},
+    /* Refused even when no value reaches the pattern. */
+    {"invalid", "{\"anyOf\":[true,{\"items\":{\"pattern\":\"(\"}}]}", "1", "invalid schema"},
+    /* A "pattern" inside const or enum is data, not a schema. */
+    {"invalid", "{\"const\":{\"pattern\":\"(\"}}", "{\"pattern\":\"(\"}", ""},
+    /* Reached through a $ref into a place loading does not walk: refused
+     * when it is used. */
+    {"invalid", "{\"x\":{\"pattern\":\"(\"},\"$ref\":\"#/x\"}", "\"a\"", "invalid schema: pattern"},
+    {"invalid", "{\"x\":{\"pattern\":\"^a\"},\"$ref\":\"#/x\"}", "\"ab\"", ""},
+    {"invalid", "{\"x\":{\"pattern\":\"^a\"},\"$ref\":\"#/x\"}", "\"ba\"", "does not match the pattern"},
+    /* ---- unclosed */
+    {"unclosed", "{\"pattern\":\"[abcdefghijklmnopqrstuvwxyz0123456789\"}", "\"a\"", "missing terminating ] for character class"},
+    {"unclosed", "{\"pattern\":\"[abcdefghijklmnopqrstuvwxyz0123456789\\\\\"}", "\"a\"", "invalid schema: pattern"},
+    {"unclosed", "{\"pattern\":\"x[abcdefghijklmnopqrstuvwxyz0123456789\\\\d\\\\\"}", "\"a\"", "invalid schema: pattern"},
+    {"unclosed", "{\"patternProperties\":{\"[abcdefghijklmnopqrstuvwxyz0123456789\\\\\":{}}}", "{\"a\":1}", "invalid schema: pattern"},
+    /* ---- combinators */
+    {"combinators", "{\"allOf\":[{\"type\":\"integer\"},{\"maximum\":5}]}", "6", "maximum 5"},
+    {"combinators", "{\"not\":{\"type\":\"null\"}}", "null", "matches a schema it must not match"},
+    {"combinators", "{\"not\":{\"type\":\"null\"}}", "0", ""},
+    {"combinators", "{\"if\":{\"minimum\":10},\"then\":{\"multipleOf\":10},\"else\":{\"maximum\":5}}", "20", ""},
+    {"combinators", "{\"if\":{\"minimum\":10},\"then\":{\"multipleOf\":10},\"else\":{\"maximum\":5}}", "7", "7 is greater than the maximum 5"},
+    /* ---- refs */
+    {"refs", "true", "{\"anything\":1}", ""},
+    {"refs", "false", "1", "no value is allowed"},
+    {"refs", "{}", "[1,\"a\"]", ""},
+    /* A cycle that never reaches a value is bounded, not a crash. */
+    {"refs", "{\"$ref\":\"#\"}", "1", "too deep"},
+    /* A reference out of the document is ignored. */
+    {"refs", "{\"$ref\":\"https://example.org/schema.json\"}", "1", ""},
+    /* ---- bad input */
+    {"bad input", "{not json", "1", "invalid schema"},
+    {"bad input", "{}", "{oops", "not JSON"},
+    {"bad input", "[1]", "1", "invalid schema"},
+};
+
+/* The verdicts on the schemas named above. */
+static const verdict named_verdicts[] = {
+    {"objects", OBJECT, "{\"city\":\"Oslo\",\"days\":3}", ""},
+    {"objects", OBJECT, "{\"days\":3}", "missing required property \"city\""},
+    {"objects", OBJECT, "{\"city\":\"Oslo\",\"days\":0}", "/days: 0 is less than the minimum 1"},
+    {"objects", OBJECT, "{\"city\":\"Oslo\",\"days\":15}", "greater than the maximum 14"},
+    {"objects", OBJECT, "{\"city\":7}", "/city: expected string"},
+    {"objects", OBJECT, "{\"city\":\"Oslo\",\"units\":\"C\"}", "property \"units\" is not allowed"},
+    {"combinators", ANY_OF, "\"x\"", ""},
+    {"combinators", ANY_OF, "3", ""},
+    {"combinators", ANY_OF, "-1", "none of the anyOf"},
+    {"combinators", ONE_OF, "1", ""},
+    {"combinators", ONE_OF, "2.5", ""},
+    {"combinators", ONE_OF, "3", "more than one of the oneOf"},
+    {"refs", POSITIVE_REF, "{\"n\":2}", ""},
+    {"refs", POSITIVE_REF, "{\"n\":0}", "/n"},
+    {"refs", TREE, "{\"v\":1,\"kids\":[{\"v\":2,\"kids\":[]},{\"v\":3}]}", ""},
+    {"refs", TREE, "{\"kids\":[{\"kids\":[{\"v\":\"x\"}]}]}", "/kids/0/kids/0/v"},
+};
+
+/* The verdicts of a group, of which there are some (a misspelt group is no pass). */
+static void check_group(const char *group)
+{
+    size_t n = check_verdicts(verdicts, sizeof verdicts / sizeof verdicts[0], group) +
+               check_verdicts(named_verdicts, sizeof named_verdicts / sizeof named_verdicts[0], group);
+    CU_ASSERT(n > 0);
+}
+
 static void test_type(void)
 {
-    CU_ASSERT(valid("{\"type\":\"integer\"}", "3"));
-    CU_ASSERT(valid("{\"type\":\"integer\"}", "3.0"));
-    CU_ASSERT(rejected_with("{\"type\":\"integer\"}", "3.5", "expected integer, got number"));
-    CU_ASSERT(valid("{\"type\":\"number\"}", "3"));
-    CU_ASSERT(rejected_with("{\"type\":\"string\"}", "null", "got null"));
-    CU_ASSERT(valid("{\"type\":[\"string\",\"null\"]}", "null"));
-    CU_ASSERT(rejected_with("{\"type\":[\"string\",\"null\"]}", "1", "not one of the allowed types"));
-    CU_ASSERT(valid("{\"type\":\"object\"}", "{}"));
-    CU_ASSERT(!valid("{\"type\":\"object\"}", "[]"));
-    CU_ASSERT(valid("{\"type\":\"array\"}", "[]"));
-    CU_ASSERT(valid("{\"type\":\"boolean\"}", "false"));
-    CU_ASSERT(!valid("{\"type\":\"boolean\"}", "0"));
+    check_group("type");
 }
 
 static void test_objects(void)
 {
-    const char *s = "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
-                    "\"days\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":14}},"
-                    "\"required\":[\"city\"],\"additionalProperties\":false}";
-    CU_ASSERT(valid(s, "{\"city\":\"Oslo\",\"days\":3}"));
-    CU_ASSERT(rejected_with(s, "{\"days\":3}", "missing required property \"city\""));
-    CU_ASSERT(rejected_with(s, "{\"city\":\"Oslo\",\"days\":0}", "/days: 0 is less than the minimum 1"));
-    CU_ASSERT(rejected_with(s, "{\"city\":\"Oslo\",\"days\":15}", "greater than the maximum 14"));
-    CU_ASSERT(rejected_with(s, "{\"city\":7}", "/city: expected string"));
-    CU_ASSERT(rejected_with(s, "{\"city\":\"Oslo\",\"units\":\"C\"}", "property \"units\" is not allowed"));
-    /* additionalProperties as a schema, patternProperties, propertyNames */
-    CU_ASSERT(valid("{\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":2}"));
-    CU_ASSERT(rejected_with("{\"additionalProperties\":{\"type\":\"integer\"}}", "{\"a\":1,\"b\":\"x\"}", "/b"));
-    CU_ASSERT(valid("{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}",
-                    "{\"x-a\":\"1\"}"));
-    CU_ASSERT(!valid("{\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"additionalProperties\":false}",
-                     "{\"y\":\"1\"}"));
-    CU_ASSERT(!valid("{\"propertyNames\":{\"maxLength\":3}}", "{\"long\":1}"));
-    CU_ASSERT(valid("{\"minProperties\":1,\"maxProperties\":2}", "{\"a\":1}"));
-    CU_ASSERT(!valid("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}"));
-    CU_ASSERT(!valid("{\"dependentRequired\":{\"a\":[\"b\"]}}", "{\"a\":1}"));
-    /* The pointer escapes ~ and / in names. */
-    CU_ASSERT(rejected_with("{\"properties\":{\"a/b~c\":{\"type\":\"string\"}}}", "{\"a/b~c\":1}", "/a~1b~0c"));
+    check_group("objects");
 }
 
 static void test_arrays(void)
 {
-    CU_ASSERT(valid("{\"items\":{\"type\":\"integer\"}}", "[1,2,3]"));
-    CU_ASSERT(rejected_with("{\"items\":{\"type\":\"integer\"}}", "[1,\"2\"]", "/1: expected integer"));
-    CU_ASSERT(valid("{\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"type\":\"integer\"}}", "[\"a\",1,2]"));
-    CU_ASSERT(!valid("{\"prefixItems\":[{\"type\":\"string\"}],\"items\":false}", "[\"a\",1]"));
-    CU_ASSERT(!valid("{\"minItems\":2}", "[1]"));
-    CU_ASSERT(!valid("{\"maxItems\":1}", "[1,2]"));
-    CU_ASSERT(!valid("{\"uniqueItems\":true}", "[1,{\"a\":[1]},1.0]"));
-    CU_ASSERT(valid("{\"uniqueItems\":true}", "[1,{\"a\":[1]},{\"a\":[2]}]"));
-    CU_ASSERT(valid("{\"contains\":{\"const\":3}}", "[1,3]"));
-    CU_ASSERT(!valid("{\"contains\":{\"const\":3}}", "[1,2]"));
-    CU_ASSERT(!valid("{\"contains\":{\"const\":3},\"maxContains\":1}", "[3,3]"));
+    check_group("arrays");
 }
 
 static void test_values(void)
 {
-    CU_ASSERT(valid("{\"enum\":[\"c\",\"f\",1]}", "\"f\""));
-    CU_ASSERT(valid("{\"enum\":[\"c\",\"f\",1]}", "1.0"));
-    CU_ASSERT(rejected_with("{\"enum\":[\"c\",\"f\"]}", "\"k\"", "\"k\" is not one of the allowed values"));
-    CU_ASSERT(valid("{\"const\":{\"a\":[1,2]}}", "{\"a\":[1,2.0]}"));
-    CU_ASSERT(!valid("{\"const\":{\"a\":[1,2]}}", "{\"a\":[2,1]}"));
-    CU_ASSERT(valid("{\"const\":null}", "null"));
-    CU_ASSERT(!valid("{\"const\":false}", "0"));
-    CU_ASSERT(!valid("{\"exclusiveMinimum\":0}", "0"));
-    CU_ASSERT(valid("{\"exclusiveMaximum\":1}", "0.999"));
-    CU_ASSERT(valid("{\"multipleOf\":0.01}", "0.07"));
-    CU_ASSERT(!valid("{\"multipleOf\":2}", "7"));
-    /* Large integers compare exactly. */
-    CU_ASSERT(!valid("{\"maximum\":9007199254740992}", "9007199254740993"));
+    check_group("values");
 }
 
 static void test_strings(void)
 {
-    /* Lengths count code points: "ééé" is 3 characters, 6 bytes. */
-    CU_ASSERT(valid("{\"maxLength\":3}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\""));
-    CU_ASSERT(rejected_with("{\"maxLength\":2}", "\"\xc3\xa9\xc3\xa9\xc3\xa9\"", "longer than 2"));
-    CU_ASSERT(rejected_with("{\"minLength\":4}", "\"abc\"", "shorter than 4"));
-    CU_ASSERT(valid("{\"minLength\":1}", "\"\\ud83d\\ude00\""));
+    check_group("strings");
 }
 
 static void test_patterns(void)
 {
-    CU_ASSERT(valid("{\"pattern\":\"^[a-z]+\\\\d{2,3}$\"}", "\"abc12\""));
-    CU_ASSERT(rejected_with("{\"pattern\":\"^[a-z]+\\\\d{2,3}$\"}", "\"abc1\"", "does not match the pattern"));
-    /* Unanchored: a search. */
-    CU_ASSERT(valid("{\"pattern\":\"b+\"}", "\"abbbc\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^b+$\"}", "\"abbbc\""));
-    /* Classes, inside and outside brackets. */
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\w+@\\\\w+\\\\.\\\\w+$\"}", "\"me@example.org\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\w+@\\\\w+\\\\.\\\\w+$\"}", "\"me@exampleXorg\""));
-    CU_ASSERT(valid("{\"pattern\":\"^[\\\\d\\\\s-]+$\"}", "\"12 34-5\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^[\\\\d\\\\s-]+$\"}", "\"12a\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\S+$\"}", "\"abc\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\S+$\"}", "\"a c\""));
-    /* Non-capturing groups and lazy quantifiers. */
-    CU_ASSERT(valid("{\"pattern\":\"^(?:ab)+?c$\"}", "\"ababc\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^(?:ab)+?c$\"}", "\"abac\""));
-    /* "." is one code point. */
-    CU_ASSERT(valid("{\"pattern\":\"^.$\"}", "\"\xc3\xa9\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\p{L}+$\"}", "\"\xc3\xa9t\xc3\xa9\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\p{L}+$\"}", "\"42\""));
-    /* Literal braces and escaped punctuation. */
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\{x\\\\}\\\\$$\"}", "\"{x}$\""));
-    /* Lookaround and backreferences are enforced (once silently ignored). */
-    CU_ASSERT(rejected_with("{\"pattern\":\"^(?!admin).*$\"}", "\"admin\"", "does not match"));
-    CU_ASSERT(valid("{\"pattern\":\"^(?!admin).*$\"}", "\"user\""));
-    CU_ASSERT(valid("{\"pattern\":\"^(?=.*\\\\d)\\\\w+$\"}", "\"ab1\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^(?=.*\\\\d)\\\\w+$\"}", "\"abc\""));
-    CU_ASSERT(valid("{\"pattern\":\"(?<=\\\\$)\\\\d+\"}", "\"cost $12\""));
-    CU_ASSERT(!valid("{\"pattern\":\"(?<=\\\\$)\\\\d+\"}", "\"cost 12\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\w+(?<!_tmp)$\"}", "\"file_tmp\""));
-    CU_ASSERT(valid("{\"pattern\":\"(a)\\\\1\"}", "\"xaay\""));
-    CU_ASSERT(!valid("{\"pattern\":\"(a)\\\\1\"}", "\"xyz\""));
-    CU_ASSERT(valid("{\"pattern\":\"^(?<w>[a-z]+) \\\\k<w>$\"}", "\"the the\""));
-    CU_ASSERT(valid("{\"pattern\":\"\\\\bcat\\\\b\"}", "\"a cat sat\""));
-    CU_ASSERT(!valid("{\"pattern\":\"\\\\bcat\\\\b\"}", "\"concatenate\""));
+    check_group("patterns");
 }
 
 /* ECMA-262 semantics where PCRE2's defaults differ. */
 static void test_pattern_ecma(void)
 {
-    /* "$" is the very end: not before a final newline. */
-    CU_ASSERT(!valid("{\"pattern\":\"^abc$\"}", "\"abc\\n\""));
-    /* \uXXXX and \u{...} escapes, \xXX. */
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\u00e9$\"}", "\"\xc3\xa9\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\u{1F600}$\"}", "\"\\ud83d\\ude00\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\x41$\"}", "\"A\""));
-    /* [] matches nothing, [^] any character. */
-    CU_ASSERT(!valid("{\"pattern\":\"a[]\"}", "\"a]\""));
-    CU_ASSERT(valid("{\"pattern\":\"^a[^]$\"}", "\"a\\n\""));
-    /* \d and \w are ASCII. */
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\d$\"}", "\"\xd9\xa3\""));
-    /* \s is ECMA's white space (NBSP, U+2003, U+FEFF), \v is U+000B. */
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\s+$\"}", "\"\xc2\xa0\xe2\x80\x83\xef\xbb\xbf \\t\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\S$\"}", "\"\xc2\xa0\""));
-    CU_ASSERT(valid("{\"pattern\":\"^[x\\\\s]+$\"}", "\"x\xe3\x80\x80x\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\v$\"}", "\"\\u000b\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\v$\"}", "\"\\n\""));
-    /* Long category names, gc=, and a surrogate pair written as two escapes. */
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\p{Letter}+\\\\P{Letter}$\"}", "\"\xc3\xa9t\xc3\xa9!\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\p{gc=Uppercase_Letter}$\"}", "\"\xc3\x89\""));
-    CU_ASSERT(!valid("{\"pattern\":\"^\\\\p{Lowercase_Letter}$\"}", "\"\xc3\x89\""));
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\ud83d\\\\ude00$\"}", "\"\\ud83d\\ude00\""));
-    /* An escaped backslash is not the start of an escape. */
-    CU_ASSERT(valid("{\"pattern\":\"^\\\\\\\\s$\"}", "\"\\\\s\""));
-    /* A string with broken UTF-8 is searched, not an error. */
-    CU_ASSERT(valid("{\"pattern\":\"b\"}", "\"a\xff" "b\""));
+    check_group("ecma");
 }
 
 /* A pattern PCRE2 refuses makes the schema invalid, naming the pattern and
  * the offset: never a check quietly skipped. */
 static void test_pattern_invalid(void)
 {
-    CU_ASSERT(rejected_with("{\"pattern\":\"(abc\"}", "\"abc\"",
-                            "invalid schema: pattern \"(abc\" at offset 4: missing closing parenthesis"));
-    CU_ASSERT(rejected_with("{\"properties\":{\"a\":{\"pattern\":\"a**\"}}}", "{}", "at offset 2"));
-    /* The offset is in the pattern as written, also after a rewritten \s. */
-    CU_ASSERT(rejected_with("{\"pattern\":\"\\\\s\\\\s(\"}", "\"a\"", "at offset 5:"));
-    CU_ASSERT(rejected_with("{\"pattern\":\"\\\\p{Nope}\"}", "\"a\"", "unknown property"));
-    CU_ASSERT(rejected_with("{\"patternProperties\":{\"[z-a]\":{}}}", "{}", "invalid schema: pattern \"[z-a]\""));
-    /* Refused even when no value reaches the pattern. */
-    CU_ASSERT(rejected_with("{\"anyOf\":[true,{\"items\":{\"pattern\":\"(\"}}]}", "1", "invalid schema"));
-    /* A "pattern" inside const or enum is data, not a schema. */
-    CU_ASSERT(valid("{\"const\":{\"pattern\":\"(\"}}", "{\"pattern\":\"(\"}"));
-    /* Reached through a $ref into a place loading does not walk: refused
-     * when it is used. */
-    CU_ASSERT(rejected_with("{\"x\":{\"pattern\":\"(\"},\"$ref\":\"#/x\"}", "\"a\"", "invalid schema: pattern"));
-    CU_ASSERT(valid("{\"x\":{\"pattern\":\"^a\"},\"$ref\":\"#/x\"}", "\"ab\""));
-    CU_ASSERT(!valid("{\"x\":{\"pattern\":\"^a\"},\"$ref\":\"#/x\"}", "\"ba\""));
+    check_group("invalid");
     /* A toolset refuses the definition. */
     seam_toolset *ts = seam_toolset_new();
     CU_ASSERT_EQUAL(seam_toolset_add(ts, "t", "d", "{\"properties\":{\"a\":{\"pattern\":\"[a\"}}}", NULL, NULL),
@@ -231,14 +328,7 @@ static void test_pattern_invalid(void)
  * POSIX translation read past its end: ASan saw it). */
 static void test_pattern_unclosed_bracket(void)
 {
-    CU_ASSERT(rejected_with("{\"pattern\":\"[abcdefghijklmnopqrstuvwxyz0123456789\"}", "\"a\"",
-                            "missing terminating ] for character class"));
-    CU_ASSERT(rejected_with("{\"pattern\":\"[abcdefghijklmnopqrstuvwxyz0123456789\\\\\"}", "\"a\"",
-                            "invalid schema: pattern"));
-    CU_ASSERT(rejected_with("{\"pattern\":\"x[abcdefghijklmnopqrstuvwxyz0123456789\\\\d\\\\\"}", "\"a\"",
-                            "invalid schema: pattern"));
-    CU_ASSERT(rejected_with("{\"patternProperties\":{\"[abcdefghijklmnopqrstuvwxyz0123456789\\\\\":{}}}", "{\"a\":1}",
-                            "invalid schema: pattern"));
+    check_group("unclosed");
 }
 
 
@@ -267,42 +357,37 @@ static int within_limits(int (*fn)(void))
 /* Issue 11.3: with regcomp, each nested "+" doubled the memory (22 took
  * 3 GB). Nested repeats now compile and run in bounded memory; "a++…" (not
  * ECMA) is refused at once. */
+/* n times open, then core, then n times close, in out (256 bytes). */
+static const char *nest(char *out, int n, const char *open, const char *core, const char *close)
+{
+    out[0] = '\0';
+    for (int i = 0; i < n; i++)
+        strcat(out, open);
+    strcat(out, core);
+    for (int i = 0; i < n; i++)
+        strcat(out, close);
+    return out;
+}
+
 static int plus_patterns(void)
 {
-    char pat[128] = "a", schema[512], m[512];
-    memset(pat + 1, '+', 22);
-    pat[23] = '\0';
-    snprintf(schema, sizeof schema, "{\"pattern\":\"%s\"}", pat);
+    char pat[256], schema[512], m[512];
+    snprintf(schema, sizeof schema, "{\"pattern\":\"%s\"}", nest(pat, 22, "", "a", "+"));
     if (seam_schema_validate(schema, "\"aaa\"", m, sizeof m) != SEAM_ERR_INVALID || !strstr(m, "invalid schema"))
         return 0;
     /* ((((a+)+)+)...) 22 deep: the form whose regcomp memory doubled with
      * each level (18 took 190 MB, 22 took 3 GB). */
-    char deep[256] = "";
-    for (int i = 0; i < 22; i++)
-        strcat(deep, "(");
-    strcat(deep, "a");
-    for (int i = 0; i < 22; i++)
-        strcat(deep, "+)");
-    snprintf(schema, sizeof schema, "{\"pattern\":\"%s\"}", deep);
+    snprintf(schema, sizeof schema, "{\"pattern\":\"%s\"}", nest(pat, 22, "(", "a", "+)"));
     if (seam_schema_validate(schema, "\"xaaa\"", m, sizeof m) != SEAM_OK ||
         seam_schema_validate(schema, "\"bbb\"", m, sizeof m) != SEAM_ERR_INVALID)
         return 0;
     /* ((((a+)+)+)...)+ anchored, and (?:a+)+ repeated 22 times */
-    char nested[256] = "";
-    for (int i = 0; i < 22; i++)
-        strcat(nested, "(");
-    strcat(nested, "a+");
-    for (int i = 0; i < 22; i++)
-        strcat(nested, ")+");
-    snprintf(schema, sizeof schema, "{\"pattern\":\"^%s$\"}", nested);
+    snprintf(schema, sizeof schema, "{\"pattern\":\"^%s$\"}", nest(pat, 22, "(", "a+", ")+"));
     if (seam_schema_validate(schema, "\"aaaaaaaa\"", m, sizeof m) != SEAM_OK)
         return 0;
     if (seam_schema_validate(schema, "\"aaaaaaaaaaaaaaaaaaaaaaaaaaab\"", m, sizeof m) != SEAM_ERR_INVALID)
         return 0;
-    char seq[256] = "";
-    for (int i = 0; i < 22; i++)
-        strcat(seq, "(?:a+)+");
-    snprintf(schema, sizeof schema, "{\"pattern\":\"^%s$\"}", seq);
+    snprintf(schema, sizeof schema, "{\"pattern\":\"^%s$\"}", nest(pat, 22, "(?:a+)+", "", ""));
     /* Exponential to search: it ends at the match limit, refused. */
     return seam_schema_validate(schema, "\"aaaaaaaaaaaaaaaaaaaaaaaaab\"", m, sizeof m) == SEAM_ERR_INVALID &&
            strstr(m, "backtracking limit");
@@ -335,18 +420,21 @@ static void test_pattern_backtracking(void)
     char value[128] = "\"";
     memset(value + 1, 'a', 40);
     strcpy(value + 41, "b\"");
-    double t0 = now_s();
-    CU_ASSERT(rejected_with("{\"pattern\":\"^(a+)+$\"}", value, "backtracking limit"));
-    CU_ASSERT(rejected_with("{\"properties\":{\"s\":{\"pattern\":\"(x+x+)+y\"}}}",
-                            "{\"s\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxz y\"}", "/s: matching the pattern"));
-    /* As a property name: refused, not skipped. */
     char obj[160];
     snprintf(obj, sizeof obj, "{%s:1}", value);
-    CU_ASSERT(rejected_with("{\"patternProperties\":{\"^(a+)+$\":{\"type\":\"string\"}}}", obj, "backtracking limit"));
-    /* Under "not" a limit hit refuses too: it is not taken as a mismatch
-     * that "not" would turn into an acceptance. */
-    CU_ASSERT(rejected_with("{\"not\":{\"pattern\":\"^(a+)+$\"}}", value, "backtracking limit"));
-    CU_ASSERT(rejected_with("{\"anyOf\":[{\"pattern\":\"^(a+)+$\"},{\"type\":\"string\"}]}", value, "backtracking limit"));
+    const verdict limit_hits[] = {
+        {"limit", "{\"pattern\":\"^(a+)+$\"}", value, "backtracking limit"},
+        {"limit", "{\"properties\":{\"s\":{\"pattern\":\"(x+x+)+y\"}}}",
+         "{\"s\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxz y\"}", "/s: matching the pattern"},
+        /* As a property name: refused, not skipped. */
+        {"limit", "{\"patternProperties\":{\"^(a+)+$\":{\"type\":\"string\"}}}", obj, "backtracking limit"},
+        /* Under "not" a limit hit refuses too: it is not taken as a mismatch
+         * that "not" would turn into an acceptance. */
+        {"limit", "{\"not\":{\"pattern\":\"^(a+)+$\"}}", value, "backtracking limit"},
+        {"limit", "{\"anyOf\":[{\"pattern\":\"^(a+)+$\"},{\"type\":\"string\"}]}", value, "backtracking limit"},
+    };
+    double t0 = now_s();
+    CU_ASSERT_EQUAL(check_verdicts(limit_hits, sizeof limit_hits / sizeof limit_hits[0], "limit"), 5);
     double took = now_s() - t0;
     CU_ASSERT(took < 10);
     fprintf(stderr, "(5 limit hits in %.3f s) ", took);
@@ -361,37 +449,12 @@ static void test_pattern_backtracking(void)
 
 static void test_combinators(void)
 {
-    const char *any = "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\",\"minimum\":0}]}";
-    CU_ASSERT(valid(any, "\"x\""));
-    CU_ASSERT(valid(any, "3"));
-    CU_ASSERT(rejected_with(any, "-1", "none of the anyOf"));
-    const char *one = "{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":2}]}";
-    CU_ASSERT(valid(one, "1"));
-    CU_ASSERT(valid(one, "2.5"));
-    CU_ASSERT(rejected_with(one, "3", "more than one of the oneOf"));
-    CU_ASSERT(rejected_with("{\"allOf\":[{\"type\":\"integer\"},{\"maximum\":5}]}", "6", "maximum 5"));
-    CU_ASSERT(!valid("{\"not\":{\"type\":\"null\"}}", "null"));
-    CU_ASSERT(valid("{\"not\":{\"type\":\"null\"}}", "0"));
-    CU_ASSERT(valid("{\"if\":{\"minimum\":10},\"then\":{\"multipleOf\":10},\"else\":{\"maximum\":5}}", "20"));
-    CU_ASSERT(!valid("{\"if\":{\"minimum\":10},\"then\":{\"multipleOf\":10},\"else\":{\"maximum\":5}}", "7"));
+    check_group("combinators");
 }
 
 static void test_boolean_schemas_and_refs(void)
 {
-    CU_ASSERT(valid("true", "{\"anything\":1}"));
-    CU_ASSERT(rejected_with("false", "1", "no value is allowed"));
-    CU_ASSERT(valid("{}", "[1,\"a\"]"));
-    const char *s = "{\"$defs\":{\"pos\":{\"type\":\"integer\",\"minimum\":1}},"
-                    "\"properties\":{\"n\":{\"$ref\":\"#/$defs/pos\"}}}";
-    CU_ASSERT(valid(s, "{\"n\":2}"));
-    CU_ASSERT(rejected_with(s, "{\"n\":0}", "/n"));
-    /* A recursive tree. */
-    const char *tree = "{\"type\":\"object\",\"properties\":{\"kids\":{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}},"
-                       "\"v\":{\"type\":\"integer\"}}}";
-    CU_ASSERT(valid(tree, "{\"v\":1,\"kids\":[{\"v\":2,\"kids\":[]},{\"v\":3}]}"));
-    CU_ASSERT(rejected_with(tree, "{\"kids\":[{\"kids\":[{\"v\":\"x\"}]}]}", "/kids/0/kids/0/v"));
-    /* A cycle that never reaches a value is bounded, not a crash. */
-    CU_ASSERT(rejected_with("{\"$ref\":\"#\"}", "1", "too deep"));
+    check_group("refs");
     /* Branching on the same value is exponential: bounded, refused quickly
      * (both hung before: found reading the validator, not by the fuzzer). */
     double t0 = now_s();
@@ -415,15 +478,11 @@ static void test_boolean_schemas_and_refs(void)
     snprintf(chain + n, sizeof chain - n, "\"d10\":{\"type\":\"integer\"}}}");
     CU_ASSERT(valid(chain, "1"));
     CU_ASSERT(rejected_with(chain, "\"x\"", "expected integer"));
-    /* A reference out of the document is ignored. */
-    CU_ASSERT(valid("{\"$ref\":\"https://example.org/schema.json\"}", "1"));
 }
 
 static void test_bad_input(void)
 {
-    CU_ASSERT(rejected_with("{not json", "1", "invalid schema"));
-    CU_ASSERT(rejected_with("{}", "{oops", "not JSON"));
-    CU_ASSERT(rejected_with("[1]", "1", "invalid schema"));
+    check_group("bad input");
     CU_ASSERT_EQUAL(seam_schema_validate(NULL, "1", msg, sizeof msg), SEAM_ERR_INVALID);
     CU_ASSERT_EQUAL(seam_schema_validate("{}", NULL, NULL, 0), SEAM_ERR_INVALID);
     /* A tiny message buffer is truncated, never overrun. */

@@ -145,6 +145,13 @@ static seam_toolset *tools_with_add(void)
     return ts;
 }
 
+/* ts with one more tool, name (no schema) served by fn; returns ts. */
+static seam_toolset *plus_tool(seam_toolset *ts, const char *name, const char *description, seam_tool_fn fn)
+{
+    CU_ASSERT_EQUAL(seam_toolset_add(ts, name, description, NULL, fn, NULL), SEAM_OK);
+    return ts;
+}
+
 /* Counts the successful model calls. */
 static void count_attempt(void *ud, const seam_attempt *a)
 {
@@ -586,17 +593,27 @@ static void test_abort_in_flight(void)
     seam_toolset_free(ts);
 }
 
+/* The run ends in a timeout, its message naming the deadline, between lo
+ * and hi ms after it started: four assertions. */
+static void times_out(loop_run *r, const char *deadline, int64_t lo, int64_t hi)
+{
+    int64_t t0 = tu_now_ms();
+    CU_ASSERT_EQUAL(run_generate(r), SEAM_ERR_PROVIDER);
+    int64_t took = tu_now_ms() - t0;
+    CU_ASSERT_EQUAL(r->err.kind, SEAM_ERROR_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->err.message, deadline));
+    if (took < lo || took >= hi)
+        fprintf(stderr, "\n  %s: ended after %lld ms, not in [%lld, %lld)\n", deadline, (long long)took,
+                (long long)lo, (long long)hi);
+    CU_ASSERT(took >= lo && took < hi);
+}
+
 static void test_step_timeout(void)
 {
     loop_run r;
     run_init(&r, NULL, "hi", "{\"reply\":\"slow slow slow slow\",\"chunks\":10,\"delay_ms\":100}");
     r.o.step_timeout_ms = 150;
-    int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
-    int64_t took = tu_now_ms() - t0;
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "step deadline"));
-    CU_ASSERT(took >= 140 && took < 900);
+    times_out(&r, "step deadline", 140, 900);
     run_free(&r);
 }
 
@@ -610,12 +627,7 @@ static void test_total_timeout(void)
               "\"args\":{\"a\":1,\"b\":1}}]}");
     r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 300 };
     r.o.call = &r.co;
-    int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
-    int64_t took = tu_now_ms() - t0;
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "total deadline"));
-    CU_ASSERT(took >= 290 && took < 1000);
+    times_out(&r, "total deadline", 290, 1000);
     CU_ASSERT(seam_generation_step_count(r.g) >= 2);
     CU_ASSERT(seam_step_tool_result_count(seam_generation_step(r.g, 0)) == 1);
     run_free(&r);
@@ -626,18 +638,13 @@ static void test_total_timeout(void)
 static void test_deadline_during_tools(void)
 {
     loop_run r;
-    run_init(&r, seam_toolset_new(),
+    run_init(&r, plus_tool(seam_toolset_new(), "wait", "waits", tool_waits),
              "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"w\",\"name\":\"wait\"}]},"
                    "{\"reply\":\"never\"}]}");
-    seam_toolset_add(r.ts, "wait", "waits", NULL, tool_waits, NULL);
     r.co = (seam_call_options){ .size = sizeof r.co, .timeout_ms = 200 };
     r.o.call = &r.co;
-    int64_t t0 = tu_now_ms();
-    CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_PROVIDER);
-    CU_ASSERT(tu_now_ms() - t0 < 1500);
-    CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_TIMEOUT);
     /* The caller learns which deadline it was, as when it passes in a turn. */
-    CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "total deadline (200 ms)"));
+    times_out(&r, "total deadline (200 ms)", 0, 1500);
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_EQUAL(tlog.saw_cancel, 1);
     /* The result the tool gave is kept in its step. */
@@ -851,11 +858,10 @@ static void test_zero_rounds_disables(void)
 static void test_parallel_calls_overlap(void)
 {
     loop_run r;
-    run_init(&r, seam_toolset_new(),
+    run_init(&r, plus_tool(seam_toolset_new(), "slow", "takes a while", tool_slow),
         "three at once", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                          "{\"id\":\"p1\",\"name\":\"slow\"},{\"id\":\"p2\",\"name\":\"slow\"},{\"id\":\"p3\",\"name\":\"slow\"}]},"
                          "{\"reply\":\"all done\"}]}");
-    seam_toolset_add(r.ts, "slow", "takes a while", NULL, tool_slow, NULL);
     r.o.call = &r.co;
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL_FATAL(tlog.calls, 3);
@@ -895,7 +901,7 @@ static void test_parallel_calls_overlap(void)
 static void test_error_results(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add(),
+    run_init(&r, plus_tool(tools_with_add(), "fails", "always fails", tool_fails),
         "try everything", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                           "{\"id\":\"e1\",\"name\":\"fails\"},"
                           "{\"id\":\"e2\",\"name\":\"nosuchtool\",\"args\":{\"x\":1}},"
@@ -903,7 +909,6 @@ static void test_error_results(void)
                           "{\"id\":\"e4\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3,\"c\":4}},"
                           "{\"id\":\"e5\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}}]},"
                           "{\"reply\":\"coping\"}]}");
-    seam_toolset_add(r.ts, "fails", "always fails", NULL, tool_fails, NULL);
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_generation_text(r.g), "coping");
     CU_ASSERT_EQUAL(tlog.calls, 2); /* fails and the good add: bad arguments never reach a tool */
@@ -947,12 +952,11 @@ static int tool_out_of_memory(void *ud, const seam_tool_call *call, seam_tool_ou
 static void test_tool_out_of_memory_ends_the_run(void)
 {
     loop_run r;
-    run_init(&r, tools_with_add(),
+    run_init(&r, plus_tool(tools_with_add(), "oom", "runs out of memory", tool_out_of_memory),
         "try", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":["
                "{\"id\":\"m1\",\"name\":\"add\",\"args\":{\"a\":2,\"b\":3}},"
                "{\"id\":\"m2\",\"name\":\"oom\"}]},"
                "{\"reply\":\"coping\"}]}");
-    seam_toolset_add(r.ts, "oom", "runs out of memory", NULL, tool_out_of_memory, NULL);
     CU_ASSERT_EQUAL(run_generate(&r), SEAM_ERR_NOMEM);
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "out of memory"));
     CU_ASSERT(r.g == NULL || strcmp(seam_generation_text(r.g), "coping") != 0);
@@ -963,10 +967,9 @@ static void test_tool_out_of_memory_ends_the_run(void)
 static void test_no_schema_no_validation(void)
 {
     loop_run r;
-    run_init(&r, seam_toolset_new(),
+    run_init(&r, plus_tool(seam_toolset_new(), "add", "no schema", tool_add),
         "hi", "{\"replies\":[{\"reply\":\"\",\"tool_calls\":[{\"id\":\"c1\",\"name\":\"add\",\"args\":{\"a\":1,\"b\":2,\"junk\":[1]}}]},"
               "{\"reply\":\"ok\"}]}");
-    seam_toolset_add(r.ts, "add", "no schema", NULL, tool_add, NULL);
     CU_ASSERT_EQUAL_FATAL(run_generate(&r), SEAM_OK);
     CU_ASSERT_EQUAL(tlog.calls, 1);
     CU_ASSERT_STRING_EQUAL(tlog.last_args, "{\"a\":1,\"b\":2,\"junk\":[1]}");
@@ -1110,18 +1113,44 @@ static seam_generation *oa_generate(const seam_request *req, const char *prompt,
     return g;
 }
 
+/* A generation on the OpenAI plugin (oa_generate) with the fake server
+ * answering answers (NULL-ended) in turn, and the requests it sent. */
+typedef struct wire_run {
+    seam_generation *g;
+    size_t sent;          /* how many requests */
+    json_object *body[4]; /* the first ones' bodies, parsed */
+} wire_run;
+
+static wire_run wire_run_of(const seam_request *req, const char *prompt, seam_toolset *ts,
+                            const char *const *answers)
+{
+    wire_run w = { 0 };
+    size_t before = fake_server_request_count(srv);
+    for (; *answers; answers++)
+        fake_server_push_json(srv, 200, *answers, NULL);
+    w.g = oa_generate(req, prompt, ts);
+    w.sent = fake_server_request_count(srv) - before;
+    for (size_t i = 0; i < w.sent && i < 4; i++)
+        w.body[i] = body_at(before + i);
+    return w;
+}
+
+static void wire_run_free(wire_run *w)
+{
+    for (size_t i = 0; i < 4; i++)
+        json_object_put(w->body[i]);
+    seam_generation_free(w->g);
+}
+
 static void test_wire_one_continuation_request(void)
 {
     if (!oa)
         return;
     seam_toolset *ts = tools_with_add();
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 200, three_calls_answer, NULL);
-    fake_server_push_json(srv, 200, text_answer, NULL);
-    seam_generation *g = oa_generate(NULL, "double 1, 2 and 3", ts);
-    CU_ASSERT_STRING_EQUAL(seam_generation_text(g), "2, 4 and 6.");
-    CU_ASSERT_EQUAL_FATAL(fake_server_request_count(srv), before + 2);
-    json_object *first = body_at(before), *second = body_at(before + 1);
+    wire_run w = wire_run_of(NULL, "double 1, 2 and 3", ts, (const char *const[]){ three_calls_answer, text_answer, NULL });
+    CU_ASSERT_STRING_EQUAL(seam_generation_text(w.g), "2, 4 and 6.");
+    CU_ASSERT_EQUAL_FATAL(w.sent, 2);
+    json_object *first = w.body[0], *second = w.body[1];
     CU_ASSERT_STRING_EQUAL(str_at(first, "tools.0.function.name"), "add");
     /* user, assistant with three calls, then the three results, in that order. */
     CU_ASSERT_EQUAL(json_object_array_length(at(second, "messages")), 5);
@@ -1137,10 +1166,8 @@ static void test_wire_one_continuation_request(void)
         snprintf(p, sizeof p, "messages.%d.content", i + 2);
         CU_ASSERT_STRING_EQUAL(str_at(second, p), want[i][1]);
     }
-    CU_ASSERT_EQUAL(seam_generation_usage(g)->output_tokens, 38);
-    json_object_put(first);
-    json_object_put(second);
-    seam_generation_free(g);
+    CU_ASSERT_EQUAL(seam_generation_usage(w.g)->output_tokens, 38);
+    wire_run_free(&w);
     seam_toolset_free(ts);
 }
 
@@ -1156,34 +1183,24 @@ static void test_wire_tool_choice_modes(void)
         { SEAM_TOOL_CHOICE_NAMED, "add", NULL },
     };
     for (size_t i = 0; i < 4; i++) {
-        size_t before = fake_server_request_count(srv);
-        fake_server_push_json(srv, 200, text_answer, NULL);
         seam_request *req = seam_request_new();
         seam_request_set_tool_choice(req, modes[i].choice, modes[i].name);
-        seam_generation *g = oa_generate(req, "hi", ts);
-        json_object *b = body_at(before);
+        wire_run w = wire_run_of(req, "hi", ts, (const char *const[]){ text_answer, NULL });
         if (modes[i].want) {
-            CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice"), modes[i].want);
+            CU_ASSERT_STRING_EQUAL(str_at(w.body[0], "tool_choice"), modes[i].want);
         } else {
-            CU_ASSERT_STRING_EQUAL(str_at(b, "tool_choice.function.name"), "add");
+            CU_ASSERT_STRING_EQUAL(str_at(w.body[0], "tool_choice.function.name"), "add");
         }
-        json_object_put(b);
-        seam_generation_free(g);
+        wire_run_free(&w);
         seam_request_free(req);
     }
     /* A forced choice is kept for the first turn only: the continuation is free. */
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 200, three_calls_answer, NULL);
-    fake_server_push_json(srv, 200, text_answer, NULL);
     seam_request *req = seam_request_new();
     seam_request_set_tool_choice(req, SEAM_TOOL_CHOICE_REQUIRED, NULL);
-    seam_generation *g = oa_generate(req, "hi", ts);
-    json_object *b0 = body_at(before), *b1 = body_at(before + 1);
-    CU_ASSERT_STRING_EQUAL(str_at(b0, "tool_choice"), "required");
-    CU_ASSERT_STRING_EQUAL(str_at(b1, "tool_choice"), "auto");
-    json_object_put(b0);
-    json_object_put(b1);
-    seam_generation_free(g);
+    wire_run w = wire_run_of(req, "hi", ts, (const char *const[]){ three_calls_answer, text_answer, NULL });
+    CU_ASSERT_STRING_EQUAL(str_at(w.body[0], "tool_choice"), "required");
+    CU_ASSERT_STRING_EQUAL(str_at(w.body[1], "tool_choice"), "auto");
+    wire_run_free(&w);
     seam_request_free(req);
     seam_toolset_free(ts);
 }
@@ -1194,8 +1211,6 @@ static void test_wire_multimodal(void)
         return;
     static const char png[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
     for (int url = 0; url <= 1; url++) {
-        size_t before = fake_server_request_count(srv);
-        fake_server_push_json(srv, 200, text_answer, NULL);
         seam_request *req = seam_request_new();
         seam_message *m = seam_message_new(SEAM_ROLE_USER);
         seam_message_add_text(m, "What is in this picture?");
@@ -1204,10 +1219,8 @@ static void test_wire_multimodal(void)
         else
             seam_message_add_media(m, "image/png", SEAM_MEDIA_BASE64, png);
         seam_request_add_message(req, m);
-        seam_generation *g = NULL;
-        seam_error err;
-        CU_ASSERT_EQUAL(seam_loop_generate(oa, req, NULL, &g, &err), SEAM_OK);
-        json_object *b = body_at(before);
+        wire_run w = wire_run_of(req, NULL, NULL, (const char *const[]){ text_answer, NULL });
+        json_object *b = w.body[0];
         CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.type"), "text");
         CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.0.text"), "What is in this picture?");
         CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.type"), "image_url");
@@ -1217,8 +1230,7 @@ static void test_wire_multimodal(void)
         else
             snprintf(want, sizeof want, "data:image/png;base64,%s", png);
         CU_ASSERT_STRING_EQUAL(str_at(b, "messages.0.content.1.image_url.url"), want);
-        json_object_put(b);
-        seam_generation_free(g);
+        wire_run_free(&w);
         seam_request_free(req);
     }
 }

@@ -368,6 +368,25 @@ int tu_tool_add(void *ud, const seam_tool_call *call, seam_tool_output *out);
  * result<i>(name=json[ error]), compressed<i>, done(reason), error<i>(kind). */
 void tu_event_append(char *text, size_t size, const seam_event *ev);
 
+/* ---- duptypes: usage compared (tu_usage.c) ----------------------------------------- */
+
+/* u holds the usage want describes: the same present bits (one CUnit
+ * assertion), and each count whose bit want has equal to want's (one
+ * assertion each); counts whose bit is absent are not looked at. Each
+ * difference is printed with the field and file:line (the caller's).
+ * Returns whether all held. TU_ASSERT_USAGE takes want's members:
+ * TU_ASSERT_USAGE(&u, .present = SEAM_USAGE_INPUT, .input_tokens = 3). */
+int tu_usage_is(const seam_usage *u, const seam_usage *want, const char *file, int line);
+#define TU_ASSERT_USAGE(u, ...) tu_usage_is((u), &(const seam_usage){ __VA_ARGS__ }, __FILE__, __LINE__)
+
+/* ---- duptypes: sessions and executors (tu_sessions.c) ------------------------------- */
+
+/* A new session of c with o (may be NULL), and a new executor over s with
+ * eo (may be NULL); the caller frees them. Refused, the library's message
+ * goes to stderr and the test stops there (a fatal CUnit assertion). */
+seam_session *tu_session(seam_client *c, const seam_session_options *o);
+seam_executor *tu_executor(seam_session *s, const seam_executor_options *eo);
+
 /* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
 
 /* Call options naming a chain (tu_stream.c). */

@@ -217,6 +217,18 @@ static void finish(serve_pump *p, serve_call *c, const serve_err *e)
     (void)p;
 }
 
+void pump_answer(serve_call *c, const serve_err *e, sbuf *body)
+{
+    if (body) {
+        pthread_mutex_lock(&c->mu);
+        sb_free(&c->out);
+        c->out = *body;
+        memset(body, 0, sizeof *body);
+        pthread_mutex_unlock(&c->mu);
+    }
+    finish(server_pump(c->srv), c, e);
+}
+
 static void open_call(serve_call *c)
 {
     seam_call_options o;

@@ -1,7 +1,7 @@
 /* serve.h — the gateway's internal interfaces (`seam serve`, issue 17): the
  * per-request record shared by the HTTP server (server.c), the engine pump
  * (pump.c), the wire doors (chat.c, messages.c, responses.c, reading bodies
- * with jsonin.c), their stream
+ * with jsonin.c; embeddings and images on their own workers, ops.c), their stream
  * writers (sse.c), their error shapes (errors.c), routing (route.c), keys and
  * limits (keys.c), metrics (metrics.c) and the access log (accesslog.c).
  *
@@ -79,6 +79,9 @@ typedef struct serve_server serve_server;
 typedef struct serve_gen serve_gen;
 
 enum { CALL_RECEIVING = 0, CALL_QUEUED, CALL_HEAD, CALL_DONE };
+/* What a call is: a chat on the pump (any of the three wires), or one of the
+ * blocking operations the workers of ops.c run. */
+enum { OP_CHAT = 0, OP_EMBEDDINGS, OP_IMAGES };
 
 /* Per-call state of a wire's stream writer (sse.c). */
 typedef struct wire_state {
@@ -108,6 +111,7 @@ typedef struct serve_call {
     char remote[64];
 
     /* the request */
+    int op;                       /* OP_CHAT, OP_EMBEDDINGS, OP_IMAGES */
     sbuf body;
     int too_big;
     seam_request *req;
@@ -116,11 +120,14 @@ typedef struct serve_call {
     int stream;
     int include_usage;            /* openai: stream_options.include_usage */
     int whole_upstream;           /* not streamed: ask the provider for one whole answer */
+    seam_embed_request *embed;    /* OP_EMBEDDINGS */
+    seam_media_request *media;    /* OP_IMAGES */
+    int op_base64;                /* embeddings: encoding_format "base64" */
     char key_name[64];            /* the gateway key's name ("" without keys) */
     int key_index;                /* -1 without keys */
 
-    /* the call, owned by the pump */
-    seam_cancel *cancel;
+    /* the call, owned by the pump (an op's: by its worker) */
+    seam_cancel *cancel;          /* an op's; triggered when its client hangs up */
     seam_stream *s;
     int has_pre;                  /* pump_submit's first step returned pre_* (not pending) */
     int pre_rc;
@@ -194,6 +201,22 @@ const char *door_answer_model(serve_call *c, const seam_result *res, char *buf, 
 int door_data_url(const char *url, char *mime, size_t mimesize, const char **b64);
 /* A MIME type guessed from a URL's extension (image/jpeg by default). */
 const char *door_url_mime(const char *url);
+
+/* ---- embeddings and images (ops.c) ---------------------------------------- */
+
+typedef struct serve_ops serve_ops;
+/* Parses an OP_EMBEDDINGS or OP_IMAGES body into c (400 in e otherwise). */
+int ops_parse(serve_call *c, struct json_object *root, serve_err *e);
+/* Starts the workers; NULL with msg filled. */
+serve_ops *ops_start(char *msg, size_t msgsize);
+/* Hands a parsed, routed, admitted call to a worker (which takes a reference). */
+void ops_submit(serve_ops *ops, serve_call *c);
+/* Calls queued or running. */
+size_t ops_active(serve_ops *ops);
+/* Triggers every queued and running call's cancel token. */
+void ops_cancel_all(serve_ops *ops);
+/* Cancels what is left, lets the workers answer it, joins them, frees. */
+void ops_free(serve_ops *ops);
 
 /* ---- stream writers, per wire (sse.c) ------------------------------------- */
 
@@ -293,6 +316,9 @@ void pump_free(serve_pump *p);
 size_t pump_active(serve_pump *p);
 /* Cancels every call in flight (end of the drain). */
 void pump_cancel_all(serve_pump *p);
+/* Ends a call the pump does not run (an op's), from any thread: e NULL and
+ * body (taken) the whole answer, or e the error; the connection resumes. */
+void pump_answer(serve_call *c, const serve_err *e, sbuf *body);
 
 /* ---- the server (server.c) ------------------------------------------------ */
 

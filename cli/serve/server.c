@@ -26,6 +26,7 @@
 struct serve_server {
     struct MHD_Daemon *d;
     serve_pump *pump;
+    serve_ops *ops;        /* embeddings and images */
     pthread_mutex_t gen_mu;
     serve_gen *gen;
     serve_conf conf;
@@ -97,11 +98,15 @@ static serve_call *call_new(serve_server *srv, struct MHD_Connection *conn, cons
     c->t0_us = serve_now_us();
     snprintf(c->method, sizeof c->method, "%s", method);
     static const char *const paths[] = { "/v1/chat/completions", "/v1/messages", "/v1/responses",
-                                         "/v1/models", "/healthz", "/metrics" };
+                                         "/v1/models", "/healthz", "/metrics", "/v1/embeddings",
+                                         "/v1/images/generations" };
     c->path = "other";
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (strcmp(url, paths[i]) == 0)
             c->path = paths[i];
+    c->op = strcmp(c->path, "/v1/embeddings") == 0          ? OP_EMBEDDINGS :
+            strcmp(c->path, "/v1/images/generations") == 0 ? OP_IMAGES :
+                                                             OP_CHAT;
     c->wire = strcmp(c->path, "/v1/messages") == 0 ? WIRE_ANTHROPIC :
               strcmp(c->path, "/v1/responses") == 0 ? WIRE_RESPONSES : WIRE_OPENAI;
     const union MHD_ConnectionInfo *ci =
@@ -144,6 +149,8 @@ void call_unref(serve_call *c)
     if (c->gen)
         server_gen_release(c->srv, c->gen);
     seam_request_free(c->req);
+    seam_embed_request_free(c->embed);
+    seam_media_request_free(c->media);
     seam_cancel_free(c->cancel);
     free(c->model);
     free(c->route_chain);
@@ -289,9 +296,10 @@ static const char *presented_key(struct MHD_Connection *conn)
 static void new_id(serve_call *c)
 {
     static const char *const prefix[] = { "chatcmpl-", "msg_", "resp_" };
+    const char *pre = c->op != OP_CHAT ? "req_" : prefix[c->wire];
     static unsigned long long counter;
     unsigned long long n = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-    snprintf(c->id, sizeof c->id, "%sseam%08llx%06llx", prefix[c->wire],
+    snprintf(c->id, sizeof c->id, "%sseam%08llx%06llx", pre,
              (unsigned long long)time(NULL) & 0xffffffffULL, n & 0xffffffULL);
     c->created = (int64_t)time(NULL);
 }
@@ -356,7 +364,8 @@ static enum MHD_Result start(serve_server *srv, serve_call *c)
         return send_error(c, &e);
     }
     new_id(c);
-    int rc = c->wire == WIRE_ANTHROPIC ? messages_parse(c, root, &e) :
+    int rc = c->op != OP_CHAT            ? ops_parse(c, root, &e) :
+             c->wire == WIRE_ANTHROPIC ? messages_parse(c, root, &e) :
              c->wire == WIRE_RESPONSES ? responses_parse(c, root, &e) : chat_parse(c, root, &e);
     json_object_put(root);
     sb_free(&c->body);
@@ -370,11 +379,14 @@ static enum MHD_Result start(serve_server *srv, serve_call *c)
     c->whole_upstream = !c->stream && !srv->conf.always_stream;
     pthread_mutex_lock(&c->mu);
     c->phase = CALL_QUEUED;
-    c->refs++; /* the pump's */
+    c->refs++; /* the pump's, or the op worker's */
     MHD_suspend_connection(c->conn);
     c->suspended = 1;
     pthread_mutex_unlock(&c->mu);
-    pump_submit(srv->pump, c);
+    if (c->op != OP_CHAT)
+        ops_submit(srv->ops, c);
+    else
+        pump_submit(srv->pump, c);
     return MHD_YES;
 }
 
@@ -429,6 +441,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     c->mhd_done = 1;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !c->pump_done) {
         c->client_gone = 1; /* the pump frees the stream, which ends the transfer */
+        if (c->cancel)
+            seam_cancel_trigger(c->cancel); /* an op's worker gives up its call */
     }
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && (c->client_gone || c->stream))
         c->status = 499; /* the client went away */
@@ -546,7 +560,9 @@ serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
     srv->port = di ? di->port : 0;
-    if (pump_start(srv, srv->d, external, &srv->pump, msg, msgsize) < 0) {
+    if (!(srv->ops = ops_start(msg, msgsize)) ||
+        pump_start(srv, srv->d, external, &srv->pump, msg, msgsize) < 0) {
+        ops_free(srv->ops);
         MHD_stop_daemon(srv->d);
         server_gen_release(srv, srv->gen);
         free(srv);
@@ -562,7 +578,7 @@ int server_port(const serve_server *srv)
 
 size_t server_active(serve_server *srv)
 {
-    return pump_active(srv->pump);
+    return pump_active(srv->pump) + ops_active(srv->ops);
 }
 
 void server_quiesce(serve_server *srv)
@@ -573,7 +589,10 @@ void server_quiesce(serve_server *srv)
 void server_stop(serve_server *srv)
 {
     /* every call ends, every suspended connection resumes, what they left
-     * is written, and the loop exits: MHD is then this thread's to stop */
+     * is written, and the loop exits: MHD is then this thread's to stop.
+     * The op workers first: their answers resume connections the loop writes. */
+    ops_free(srv->ops);
+    srv->ops = NULL;
     pump_stop(srv->pump);
     MHD_stop_daemon(srv->d);
     pump_free(srv->pump);
@@ -589,6 +608,7 @@ void server_stop(serve_server *srv)
 
 void server_cancel_all(serve_server *srv)
 {
+    ops_cancel_all(srv->ops);
     pump_cancel_all(srv->pump);
 }
 

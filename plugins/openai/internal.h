@@ -102,7 +102,7 @@ typedef struct oa_instance {
     char *base_url; /* without a trailing slash */
     const oa_profile *profile;
     int openai_rules;    /* the profile applies OpenAI's model rules (see oa_model_rules_of) */
-    char *body_options;  /* JSON object: the conf options minus the plugin's own keys */
+    char *body_options;  /* JSON object: the conf options minus the plugin's own keys; NULL: none */
     char *conf_extra;    /* JSON object: the conf's extra_body, or NULL */
     char *conf_notes;    /* the conf's unknown option keys, as warnings; NULL: none */
     char *headers_json;  /* JSON object of extra headers, or NULL */

@@ -430,10 +430,13 @@ void *oa_create_with(const oa_profile *fixed, const seam_provider_config *cfg, s
             json_object_object_add(body, key, json_object_get(val));
         }
     }
-    in->body_options = xstrdup(json_text(body));
+    /* No conf fields at all is NULL, not "{}": a request then takes the
+     * encoder's path without the read-back merge (has_options). */
+    int own_fields = json_object_object_length(body) > 0;
+    in->body_options = own_fields ? xstrdup(json_text(body)) : NULL;
     in->conf_extra = view.extra ? xstrdup(json_text(view.extra)) : NULL;
     in->conf_notes = view.notes.len ? xstrdup(view.notes.data) : NULL;
-    int lost = !in->body_options || (view.extra && !in->conf_extra) ||
+    int lost = (own_fields && !in->body_options) || (view.extra && !in->conf_extra) ||
                (view.notes.len && !in->conf_notes);
     popt_view_free(&view);
     if (lost)

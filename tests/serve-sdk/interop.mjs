@@ -2,7 +2,8 @@
 // the `openai` package, `@anthropic-ai/sdk`, and the Vercel AI SDK (`ai` +
 // `@ai-sdk/openai-compatible`). Each does a streamed chat, a whole chat, a
 // two-step tool call, gets an upstream 429 and 401 back as its own error
-// class with the status, and aborts a stream (the caller checks that the
+// class with the status, and aborts a stream; the openai SDK also embeds
+// (base64 and float) and generates an image (the caller checks that the
 // upstream socket closed). Run by tests/run-serve-sdk.sh with
 // SEAM_GW (http://127.0.0.1:PORT) and the models to use in the environment.
 import OpenAI from 'openai';
@@ -105,6 +106,34 @@ async function openaiSdk() {
     } catch (e) {
       check(e instanceof cls && e.status === status, `openai: upstream ${status} is ${e.constructor.name} with status ${e.status}`);
     }
+  }
+  // Embeddings: the SDK asks for base64 unless told otherwise and decodes
+  // the float32 bytes itself; with 'float' it takes the JSON numbers.
+  const wantVec = [0.25, -0.5, 0.125];
+  for (const fmt of [undefined, 'float']) {
+    await attempt(`openai: embeddings (${fmt || 'the SDK default'})`, async () => {
+      const r = await client.embeddings.create({
+        model: 'emb/text-embedding-3-small', input: ['one', 'two'],
+        ...(fmt ? { encoding_format: fmt } : {}) });
+      check(r.data.length === 2 && r.data[1].index === 1 &&
+            JSON.stringify(Array.from(r.data[0].embedding)) === JSON.stringify(wantVec),
+            `openai: embeddings (${fmt || 'default'}) ${JSON.stringify(r.data[0]?.embedding)}`);
+      check(r.model === 'emb/text-embedding-3-small' && r.usage.prompt_tokens === 4,
+            `openai: embeddings model and usage (${r.model}, ${JSON.stringify(r.usage)})`);
+    });
+  }
+  await attempt('openai: images', async () => {
+    const r = await client.images.generate({ model: 'img/gpt-image-1', prompt: 'a cat' });
+    check(r.data.length === 1 && r.data[0].b64_json === process.env.SEAM_PNG_B64,
+          `openai: images b64_json (${(r.data[0]?.b64_json || '').slice(0, 16)}...)`);
+    check(r.usage?.total_tokens === 60, `openai: images usage (${JSON.stringify(r.usage)})`);
+  });
+  try {
+    await client.embeddings.create({ model: 'e429/text-embedding-3-small', input: 'x' });
+    check(false, 'openai: embeddings 429 raises');
+  } catch (e) {
+    check(e instanceof OpenAI.RateLimitError && e.status === 429,
+          `openai: upstream 429 on embeddings is ${e.constructor.name} with status ${e.status}`);
   }
   await attempt('openai: abort', async () => {
     const ac = new AbortController();

@@ -1,0 +1,437 @@
+/* ops.c — the gateway's doors that are not chat: POST /v1/embeddings and
+ * POST /v1/images/generations, in OpenAI's wire format (the shapes of
+ * openai-node's embeddings.ts and images.ts), over seam_embed and
+ * seam_generate_media with the same routing, keys, limits, metrics and access
+ * log as a chat call.
+ *
+ * The library's calls for these are blocking (one request, one answer, no
+ * stream), so they run on a small pool of worker threads of their own rather
+ * than on the engine's loop or MHD's threads: the connection is suspended
+ * while a worker waits for the provider, and resumed with the whole answer.
+ * A client that hangs up triggers the call's cancel token; a shutdown
+ * cancels every call still running and joins the workers before MHD stops. */
+#include "config.h"
+
+#include "serve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#define OPS_WORKERS 4
+
+struct serve_ops {
+    pthread_mutex_t mu;
+    pthread_cond_t more;
+    pthread_t th[OPS_WORKERS];
+    size_t nstarted;                  /* threads started (joined by ops_free) */
+    size_t nthreads;                  /* threads that took a slot */
+    serve_call *queue_head, *queue_tail;
+    serve_call *running[OPS_WORKERS]; /* a worker's call, for cancel_all */
+    size_t active;                    /* queued + running */
+    int stop;
+};
+
+/* ---- parsing ------------------------------------------------------------------ */
+
+static int parse_embeddings(serve_call *c, json_object *root, serve_err *e)
+{
+    const char *model = jstr(root, "model");
+    if (!model || !*model) {
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'model' is required: a chain, a role or PROVIDER/MODEL");
+        return -1;
+    }
+    seam_embed_request *er = seam_embed_request_new();
+    if (!er) {
+        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
+        return -1;
+    }
+    json_object *input = jget(root, "input");
+    int bad = 0;
+    if (input && json_object_is_type(input, json_type_string)) {
+        bad = seam_embed_request_add_text(er, json_object_get_string(input)) != SEAM_OK;
+    } else if (input && json_object_is_type(input, json_type_array) &&
+               json_object_array_length(input) > 0) {
+        for (size_t i = 0; !bad && i < json_object_array_length(input); i++) {
+            json_object *v = json_object_array_get_idx(input, i);
+            bad = !json_object_is_type(v, json_type_string) ||
+                  seam_embed_request_add_text(er, json_object_get_string(v)) != SEAM_OK;
+        }
+    } else {
+        bad = 1;
+    }
+    if (bad) {
+        seam_embed_request_free(er);
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'input' must be a string or a non-empty array of strings "
+                      "(token arrays are not accepted by this gateway)");
+        return -1;
+    }
+    json_object *dims = jget(root, "dimensions");
+    if (dims && (!json_object_is_type(dims, json_type_int) || json_object_get_int64(dims) <= 0 ||
+                 seam_embed_request_set_dimensions(er, json_object_get_int64(dims)) != SEAM_OK)) {
+        seam_embed_request_free(er);
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'dimensions' must be a positive integer");
+        return -1;
+    }
+    const char *format = jstr(root, "encoding_format");
+    if (jget(root, "encoding_format") && (!format || (strcmp(format, "float") != 0 &&
+                                                      strcmp(format, "base64") != 0))) {
+        seam_embed_request_free(er);
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'encoding_format' must be \"float\" or \"base64\"");
+        return -1;
+    }
+    c->op_base64 = format && strcmp(format, "base64") == 0;
+    c->embed = er;
+    c->model = strdup(model);
+    if (!c->model) {
+        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_images(serve_call *c, json_object *root, serve_err *e)
+{
+    const char *model = jstr(root, "model");
+    const char *prompt = jstr(root, "prompt");
+    if (!model || !*model || !prompt || !*prompt) {
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'model' (a chain, a role or PROVIDER/MODEL) and 'prompt' are required");
+        return -1;
+    }
+    const char *format = jstr(root, "response_format");
+    if (format && strcmp(format, "b64_json") != 0) {
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'response_format' \"%.32s\" is not served: this gateway answers with "
+                      "b64_json (it keeps no public URL of the images)", format);
+        return -1;
+    }
+    json_object *n = jget(root, "n");
+    if (n && (!json_object_is_type(n, json_type_int) || json_object_get_int64(n) < 1 ||
+              json_object_get_int64(n) > 10)) {
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'n' must be an integer from 1 to 10");
+        return -1;
+    }
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, prompt);
+    const char *size = jstr(root, "size");
+    /* The endpoint's own fields the library has no setter for go to the
+     * provider as options of its images endpoint. */
+    json_object *opts = json_object_new_object();
+    static const char *const passed[] = { "quality", "output_format", "background", "style",
+                                          "moderation", "output_compression" };
+    for (size_t i = 0; opts && i < sizeof passed / sizeof passed[0]; i++) {
+        json_object *v = jget(root, passed[i]);
+        if (v)
+            json_object_object_add(opts, passed[i], json_object_get(v));
+    }
+    int bad = !mr || !opts || (n && seam_media_request_set_count(mr, (int)json_object_get_int64(n))
+                                        != SEAM_OK) ||
+              (size && seam_media_request_set_size(mr, size) != SEAM_OK) ||
+              (json_object_object_length(opts) > 0 &&
+               seam_media_request_set_provider_options(
+                   mr, json_object_to_json_string_ext(opts, JSON_C_TO_STRING_PLAIN)) != SEAM_OK);
+    json_object_put(opts);
+    c->media = mr;
+    c->model = strdup(model);
+    if (bad || !c->model) {
+        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int ops_parse(serve_call *c, json_object *root, serve_err *e)
+{
+    c->cancel = seam_cancel_new();
+    if (!c->cancel) {
+        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
+        return -1;
+    }
+    return c->op == OP_EMBEDDINGS ? parse_embeddings(c, root, e) : parse_images(c, root, e);
+}
+
+/* ---- answers ------------------------------------------------------------------ */
+
+static void base64_to(sbuf *out, const unsigned char *p, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char quad[4];
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        quad[0] = abc[v >> 18 & 63];
+        quad[1] = abc[v >> 12 & 63];
+        quad[2] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+        quad[3] = i + 2 < n ? abc[v & 63] : '=';
+        sb_add(out, quad, 4);
+    }
+}
+
+static void embeddings_render(serve_call *c, const seam_embeddings *em, sbuf *out)
+{
+    sb_puts(out, "{\"object\":\"list\",\"data\":[");
+    for (size_t i = 0; i < seam_embeddings_count(em); i++) {
+        size_t dims = 0;
+        const float *v = seam_embeddings_vector(em, i, &dims);
+        sb_printf(out, "%s{\"object\":\"embedding\",\"index\":%zu,\"embedding\":", i ? "," : "", i);
+        if (c->op_base64) {
+            /* float32, little-endian, as OpenAI sends it, whatever this
+             * host's byte order */
+            unsigned char *le = dims ? malloc(dims * 4) : NULL;
+            for (size_t k = 0; le && k < dims; k++) {
+                uint32_t bits;
+                memcpy(&bits, &v[k], 4);
+                for (int b = 0; b < 4; b++)
+                    le[k * 4 + (size_t)b] = (unsigned char)(bits >> (8 * b));
+            }
+            if (dims && !le)
+                out->oom = 1;
+            sb_add(out, "\"", 1);
+            base64_to(out, le, le ? dims * 4 : 0);
+            sb_add(out, "\"", 1);
+            free(le);
+        } else {
+            sb_add(out, "[", 1);
+            for (size_t k = 0; k < dims; k++)
+                sb_printf(out, "%s%.9g", k ? "," : "", isfinite(v[k]) ? (double)v[k] : 0.0);
+            sb_add(out, "]", 1);
+        }
+        sb_add(out, "}", 1);
+    }
+    char model[256];
+    const char *p = seam_embeddings_provider(em), *m = seam_embeddings_model(em);
+    if (p && m)
+        snprintf(model, sizeof model, "%s/%s", p, m);
+    else
+        snprintf(model, sizeof model, "%s", c->model);
+    sb_puts(out, "],\"model\":");
+    sb_json_str(out, model);
+    const seam_usage *u = seam_embeddings_usage(em);
+    long long in = u && u->input_tokens > 0 ? (long long)u->input_tokens : 0;
+    sb_printf(out, ",\"usage\":{\"prompt_tokens\":%lld,\"total_tokens\":%lld}}", in, in);
+}
+
+/* The stored bytes of a handle, base64, into out. */
+static int stored_base64(seam_client *client, const char *handle, sbuf *out, seam_error *err)
+{
+    int fd = -1;
+    int rc = seam_media_open(client, handle, &fd, err);
+    if (rc != SEAM_OK)
+        return rc;
+    struct stat st;
+    unsigned char *bytes = NULL;
+    size_t got = 0;
+    if (fstat(fd, &st) == 0 && st.st_size >= 0 && (bytes = malloc((size_t)st.st_size + 1))) {
+        while (got < (size_t)st.st_size) {
+            ssize_t r = read(fd, bytes + got, (size_t)st.st_size - got);
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+    }
+    close(fd);
+    if (!bytes || got != (size_t)st.st_size) {
+        free(bytes);
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot read the stored image %s", handle);
+    }
+    base64_to(out, bytes, got);
+    free(bytes);
+    return SEAM_OK;
+}
+
+static int images_render(serve_call *c, const seam_result *res, sbuf *out, seam_error *err)
+{
+    const seam_message *msg = seam_result_message(res);
+    sb_printf(out, "{\"created\":%lld,\"data\":[", (long long)c->created);
+    int n = 0;
+    for (size_t i = 0; msg && i < seam_message_part_count(msg); i++) {
+        const seam_part *part = seam_message_part(msg, i);
+        if (seam_part_get_type(part) != SEAM_PART_MEDIA)
+            continue;
+        sb_puts(out, n++ ? ",{\"b64_json\":\"" : "{\"b64_json\":\"");
+        int rc = stored_base64(c->gen->client, seam_part_media_data(part), out, err);
+        if (rc != SEAM_OK)
+            return rc;
+        sb_puts(out, "\"}");
+    }
+    if (n == 0)
+        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "the provider answered with no image");
+    sb_puts(out, "]");
+    const seam_usage *u = seam_result_usage(res);
+    if (u && (u->input_tokens > 0 || u->output_tokens > 0))
+        sb_printf(out,
+                  ",\"usage\":{\"input_tokens\":%lld,\"output_tokens\":%lld,\"total_tokens\":%lld}",
+                  (long long)u->input_tokens, (long long)u->output_tokens,
+                  (long long)(u->input_tokens + u->output_tokens));
+    sb_puts(out, "}");
+    return SEAM_OK;
+}
+
+/* ---- running one -------------------------------------------------------------- */
+
+static void run_op(serve_ops *ops, serve_call *c)
+{
+    (void)ops;
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = c->route_chain;
+    o.provider = c->route_provider;
+    o.model = c->route_model;
+    o.cancel = c->cancel;
+    seam_error err;
+    seam_error_clear(&err);
+    sbuf body = { 0 };
+    int rc;
+    if (c->op == OP_EMBEDDINGS) {
+        seam_embeddings *em = NULL;
+        rc = seam_embed(c->gen->client, c->embed, &o, &em, &err);
+        if (rc == SEAM_OK) {
+            embeddings_render(c, em, &body);
+            if (seam_embeddings_usage(em))
+                c->usage = *seam_embeddings_usage(em);
+            snprintf(c->answered_provider, sizeof c->answered_provider, "%s",
+                     seam_embeddings_provider(em) ? seam_embeddings_provider(em) : "");
+            snprintf(c->answered_model, sizeof c->answered_model, "%s",
+                     seam_embeddings_model(em) ? seam_embeddings_model(em) : "");
+        }
+        seam_embeddings_free(em);
+    } else {
+        seam_result *res = NULL;
+        rc = seam_generate_media(c->gen->client, c->media, &o, &res, NULL, &err);
+        if (rc == SEAM_OK) {
+            rc = images_render(c, res, &body, &err);
+            if (seam_result_usage(res))
+                c->usage = *seam_result_usage(res);
+            snprintf(c->answered_provider, sizeof c->answered_provider, "%s",
+                     seam_result_provider(res) ? seam_result_provider(res) : "");
+            snprintf(c->answered_model, sizeof c->answered_model, "%s",
+                     seam_result_model(res) ? seam_result_model(res) : "");
+        }
+        seam_result_free(res);
+    }
+    if (rc == SEAM_OK && body.oom)
+        rc = seam_error_set(&err, SEAM_ERROR_UNKNOWN, "out of memory");
+    if (rc != SEAM_OK) {
+        sb_free(&body);
+        serve_err e;
+        serve_err_from_seam(&e, &err, c->wire);
+        pump_answer(c, &e, NULL);
+        return;
+    }
+    pump_answer(c, NULL, &body);
+}
+
+static void *worker(void *arg)
+{
+    serve_ops *ops = arg;
+    pthread_mutex_lock(&ops->mu);
+    size_t slot = ops->nthreads++;
+    for (;;) {
+        while (!ops->queue_head && !ops->stop)
+            pthread_cond_wait(&ops->more, &ops->mu);
+        serve_call *c = ops->queue_head;
+        if (!c)
+            break; /* stopping, nothing left */
+        ops->queue_head = c->next;
+        if (!ops->queue_head)
+            ops->queue_tail = NULL;
+        ops->running[slot] = c;
+        int cancelled = ops->stop;
+        pthread_mutex_unlock(&ops->mu);
+        if (cancelled)
+            seam_cancel_trigger(c->cancel);
+        run_op(ops, c);
+        call_unref(c);
+        pthread_mutex_lock(&ops->mu);
+        ops->running[slot] = NULL;
+        ops->active--;
+    }
+    pthread_mutex_unlock(&ops->mu);
+    return NULL;
+}
+
+/* ---- the pool ----------------------------------------------------------------- */
+
+serve_ops *ops_start(char *msg, size_t msgsize)
+{
+    serve_ops *ops = calloc(1, sizeof *ops);
+    if (!ops) {
+        snprintf(msg, msgsize, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&ops->mu, NULL);
+    pthread_cond_init(&ops->more, NULL);
+    while (ops->nstarted < OPS_WORKERS &&
+           pthread_create(&ops->th[ops->nstarted], NULL, worker, ops) == 0)
+        ops->nstarted++;
+    if (ops->nstarted == 0) {
+        snprintf(msg, msgsize, "cannot start the embeddings and images workers");
+        ops_free(ops);
+        return NULL;
+    }
+    return ops;
+}
+
+void ops_submit(serve_ops *ops, serve_call *c)
+{
+    pthread_mutex_lock(&ops->mu);
+    c->next = NULL;
+    if (ops->queue_tail)
+        ops->queue_tail->next = c;
+    else
+        ops->queue_head = c;
+    ops->queue_tail = c;
+    ops->active++;
+    pthread_cond_signal(&ops->more);
+    pthread_mutex_unlock(&ops->mu);
+}
+
+size_t ops_active(serve_ops *ops)
+{
+    pthread_mutex_lock(&ops->mu);
+    size_t n = ops->active;
+    pthread_mutex_unlock(&ops->mu);
+    return n;
+}
+
+void ops_cancel_all(serve_ops *ops)
+{
+    pthread_mutex_lock(&ops->mu);
+    for (serve_call *c = ops->queue_head; c; c = c->next)
+        seam_cancel_trigger(c->cancel);
+    for (size_t i = 0; i < OPS_WORKERS; i++)
+        if (ops->running[i])
+            seam_cancel_trigger(ops->running[i]->cancel);
+    pthread_mutex_unlock(&ops->mu);
+}
+
+void ops_free(serve_ops *ops)
+{
+    if (!ops)
+        return;
+    /* what is still queued or running ends cancelled, answered, before the
+     * workers exit: their connections are resumed while MHD still runs */
+    ops_cancel_all(ops);
+    pthread_mutex_lock(&ops->mu);
+    ops->stop = 1;
+    pthread_cond_broadcast(&ops->more);
+    pthread_mutex_unlock(&ops->mu);
+    for (size_t i = 0; i < ops->nstarted; i++)
+        pthread_join(ops->th[i], NULL);
+    pthread_cond_destroy(&ops->more);
+    pthread_mutex_destroy(&ops->mu);
+    free(ops);
+}
