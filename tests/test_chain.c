@@ -106,6 +106,17 @@ static seam_client *client_of(const char *conf_text)
     "  e1 = { plugin = \"testecho\"; };\n"                                              \
     "  e2 = { plugin = \"testecho\"; };\n"
 
+/* A client of the usual providers and chains_text (client_of). */
+static seam_client *wire_client(const char *chains_text)
+{
+    char *text = NULL;
+    if (asprintf(&text, "providers = {\n" WIRE_PROVIDERS "};\n%s", chains_text) < 0)
+        text = NULL;
+    seam_client *c = client_of(text ? text : chains_text);
+    free(text);
+    return c;
+}
+
 static const char *ok_body = "data: fine\n\nevent: stop\ndata: 3\n\n";
 
 static void push_ok(void)
@@ -277,6 +288,20 @@ static const char *auth_of(size_t i)
     return v ? v : "(none)";
 }
 
+/* One call on chain, given one error answer (status, a JSON body): it fails
+ * with an error of kind after asking the server once, no retry and no next
+ * entry (three assertions). The run, for more checks. */
+static run refused_at_once(seam_client *c, const char *chain, int status, const char *json_body,
+                           seam_error_kind kind)
+{
+    size_t before = fake_server_request_count(srv);
+    fake_server_push_json(srv, status, json_body, NULL);
+    run r = go_chain(c, chain);
+    FAILED_WITH(r, kind);
+    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    return r;
+}
+
 /* The Authorization header of one call on chain, answered by push_ok's
  * answer. Borrowed from the server: read it before the next request. */
 static const char *key_of_call(seam_client *c, const char *chain)
@@ -291,9 +316,8 @@ static const char *key_of_call(seam_client *c, const char *chain)
 
 static void test_retry_after_honoured(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 2; },\n"
-                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    seam_client *c = wire_client("chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 2; },\n"
+                                 "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
     size_t before = fake_server_request_count(srv);
     push_error_then_ok(429, "{\"error\":\"slow down\"}", "Retry-After: 1\r\n");
     run r = go_chain(c, "c");
@@ -397,11 +421,10 @@ static void test_overloaded_burst(void)
 
 static void test_retry_after_cap(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { cap = { entries = (\n"
-                               "    { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
-                               "    { provider = \"w2\"; model = \"m2\"; } );\n"
-                               "  retry_after_cap_ms = 5000; }; };\n");
+    seam_client *c = wire_client("chains = { cap = { entries = (\n"
+                                 "    { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
+                                 "    { provider = \"w2\"; model = \"m2\"; } );\n"
+                                 "  retry_after_cap_ms = 5000; }; };\n");
     size_t before = fake_server_request_count(srv);
     push_error_then_ok(429, "{}", "Retry-After: 30\r\n");
     run r = go_chain(c, "cap");
@@ -417,8 +440,7 @@ static void test_retry_after_cap(void)
 
 static void test_deadline_and_cancel_during_wait(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; } ); };\n");
+    seam_client *c = wire_client("chains = { c = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; } ); };\n");
     /* A wait that would pass the call's deadline is not slept. */
     fake_server_push_json(srv, 503, "{}", "Retry-After: 5\r\n");
     how h = {.chain = "c", .timeout_ms = 2000};
@@ -442,15 +464,11 @@ static void test_deadline_and_cancel_during_wait(void)
 
 static void test_auth_stops_chain(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { a = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
-                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
-    run r = go_chain(c, "a");
-    FAILED_WITH(r, SEAM_ERROR_AUTH);
+    seam_client *c = wire_client("chains = { a = ( { provider = \"w\"; model = \"m\"; max_attempts = 3; },\n"
+                                 "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    /* No retry, no next entry. */
+    run r = refused_at_once(c, "a", 401, "{\"kind\":\"auth\"}", SEAM_ERROR_AUTH);
     CU_ASSERT_EQUAL(r.at.n, 1);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1); /* no retry, no next entry */
     CU_ASSERT_EQUAL(n_sleeps, 0);
 
     /* A single key is not marked dead: the next request asks the provider again. */
@@ -683,10 +701,9 @@ static int skipped_to_w2(seam_client *c)
 
 static void test_cooldown_shared(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { cd = { entries = ( { provider = \"w\"; model = \"m\"; },\n"
-                               "                              { provider = \"w2\"; model = \"m2\"; } );\n"
-                               "                  cooldown_ms = 10000; }; };\n");
+    seam_client *c = wire_client("chains = { cd = { entries = ( { provider = \"w\"; model = \"m\"; },\n"
+                                 "                              { provider = \"w2\"; model = \"m2\"; } );\n"
+                                 "                  cooldown_ms = 10000; }; };\n");
     size_t before = fake_server_request_count(srv);
     push_error_then_ok(429, "{}", NULL);
     run r = go_chain(c, "cd");
@@ -833,9 +850,8 @@ static void test_rate_limit_guard(void)
 
 static void test_stream_failover_rules(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { s = ( { provider = \"w\"; model = \"m\"; },\n"
-                               "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
+    seam_client *c = wire_client("chains = { s = ( { provider = \"w\"; model = \"m\"; },\n"
+                                 "                 { provider = \"w2\"; model = \"m2\"; } ); };\n");
     /* Cut after the first text chunk: surfaced, incomplete, no failover. */
     size_t before = fake_server_request_count(srv);
     const char *body = "data: Hel\n\ndata: lo\n\nevent: stop\ndata: 2\n\n";
@@ -888,10 +904,9 @@ static seam_request *with_reasoning_history(void)
 
 static void test_reasoning_stripped_across_providers(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { same = ( { provider = \"e1\"; model = \"m\"; } );\n"
-                               "           cross = ( { provider = \"w\"; model = \"m\"; },\n"
-                               "                     { provider = \"e1\"; model = \"m\"; } ); };\n");
+    seam_client *c = wire_client("chains = { same = ( { provider = \"e1\"; model = \"m\"; } );\n"
+                                 "           cross = ( { provider = \"w\"; model = \"m\"; },\n"
+                                 "                     { provider = \"e1\"; model = \"m\"; } ); };\n");
     seam_request *req = with_reasoning_history();
     how same = {.chain = "same"};
     run r = go(c, req, same);
@@ -1228,25 +1243,13 @@ static void test_failover_on(void)
     }
 
     /* A kind not listed stops the chain as before. */
-    size_t before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 400, "{\"kind\":\"bad_request\"}", NULL);
-    run r = go_chain(c, "f");
-    FAILED_WITH(r, SEAM_ERROR_BAD_REQUEST);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    refused_at_once(c, "f", 400, "{\"kind\":\"bad_request\"}", SEAM_ERROR_BAD_REQUEST);
 
     /* Without failover_on (the default), auth stops the chain. */
-    before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
-    r = go_chain(c, "plain");
-    FAILED_WITH(r, SEAM_ERROR_AUTH);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    refused_at_once(c, "plain", 401, "{\"kind\":\"auth\"}", SEAM_ERROR_AUTH);
 
     /* Only to another provider: the same provider's next entry shares its key. */
-    before = fake_server_request_count(srv);
-    fake_server_push_json(srv, 401, "{\"kind\":\"auth\"}", NULL);
-    r = go_chain(c, "same");
-    FAILED_WITH(r, SEAM_ERROR_AUTH);
-    CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 1);
+    run r = refused_at_once(c, "same", 401, "{\"kind\":\"auth\"}", SEAM_ERROR_AUTH);
     CU_ASSERT_PTR_NULL(strstr(r.err.message, "failover_on"));
     tu_client_free(c);
 }
@@ -1293,8 +1296,7 @@ static void test_cancel_during_key_command(void)
  * transport once computed last_byte + idle_timeout and timed out at once). */
 static void test_extreme_durations(void)
 {
-    seam_client *c = client_of("providers = {\n" WIRE_PROVIDERS "};\n"
-                               "chains = { x = ( { provider = \"w\"; model = \"m\"; } ); };\n");
+    seam_client *c = wire_client("chains = { x = ( { provider = \"w\"; model = \"m\"; } ); };\n");
     fake_response fr = {.body = ok_body, .chunked = 1, .split = 5, .delay_ms = 20};
     fake_server_push(srv, &fr);
     how h = {.chain = "x", .timeout_ms = INT64_MAX, .idle_timeout_ms = INT64_MAX};
