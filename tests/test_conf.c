@@ -76,6 +76,14 @@ static int load_text(const char *text, seam_conf **conf, seam_error *err, char *
     return rc;
 }
 
+/* got is the path dir/name (one assertion). */
+static void expect_in_dir(const char *got, const char *dir, const char *name)
+{
+    char *want = tu_path(dir, name);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(want);
+}
+
 /* The conf file at path (NULL: none) loaded: a fatal assertion that it loads. */
 static seam_conf *loaded_file(const char *path)
 {
@@ -293,9 +301,9 @@ static void test_relative_conf_path(void)
     /* A conf given as a relative path still yields absolute plugin and key paths:
      * the caller may chdir later. */
     char *dir = make_temp_dir();
-    char *f = write_file(dir, "rel.conf",
-                         "plugin_path = [ \"p\" ];\n"
-                         "providers = { a = { api_key_file = \"k\"; }; };\n", 0600);
+    free(write_file(dir, "rel.conf",
+                    "plugin_path = [ \"p\" ];\n"
+                    "providers = { a = { api_key_file = \"k\"; }; };\n", 0600));
     char old[4096];
     CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(old, sizeof old));
     CU_ASSERT_FATAL(chdir(dir) == 0);
@@ -305,14 +313,9 @@ static void test_relative_conf_path(void)
     int rc = seam_conf_load("rel.conf", &c, &err);
     CU_ASSERT_FATAL(chdir(old) == 0);
     CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
-    char *want = tu_path(dir, "p");
-    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
-    free(want);
-    want = tu_path(dir, "k");
-    CU_ASSERT_STRING_EQUAL(c->providers[0].api_key_file, want);
-    free(want);
+    expect_in_dir(c->plugin_path[0], dir, "p");
+    expect_in_dir(c->providers[0].api_key_file, dir, "k");
     seam_conf_free(c);
-    free(f);
     remove_tree(dir);
 }
 
@@ -357,19 +360,13 @@ static void test_conf_d_merge_in_name_order(void)
     CU_ASSERT_STRING_EQUAL(c->providers[1].name, "c");
     CU_ASSERT_STRING_EQUAL(c->providers[2].name, "b");
     CU_ASSERT_STRING_EQUAL(c->providers[3].name, "d");
-    char *want = tu_path(dir, "conf.d/20-b.conf");
-    CU_ASSERT_STRING_EQUAL(c->providers[2].file, want);
+    expect_in_dir(c->providers[2].file, dir, "conf.d/20-b.conf");
     CU_ASSERT_EQUAL(c->providers[2].line, 2);
-    free(want);
 
     /* plugin_path entries append; relative ones resolve in their own file's dir. */
     CU_ASSERT_EQUAL_FATAL(c->n_plugin_path, 3);
-    want = tu_path(dir, "main");
-    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
-    free(want);
-    want = tu_path(dir, "conf.d/ten");
-    CU_ASSERT_STRING_EQUAL(c->plugin_path[1], want);
-    free(want);
+    expect_in_dir(c->plugin_path[0], dir, "main");
+    expect_in_dir(c->plugin_path[1], dir, "conf.d/ten");
     CU_ASSERT_STRING_EQUAL(c->plugin_path[2], "/abs/twenty");
 
     CU_ASSERT_EQUAL(c->n_chains, 2);
@@ -1552,10 +1549,7 @@ static void test_new_provider_and_chain_keys(void)
                           " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
                           " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
                           &dir);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s/certs/ca.pem", dir);
-    CU_ASSERT_STRING_EQUAL(c->providers[0].ca_file, want.data);
-    seam_buf_free(&want);
+    expect_in_dir(c->providers[0].ca_file, dir, "certs/ca.pem");
     CU_ASSERT_STRING_EQUAL(c->providers[0].ca_path, "/etc/ssl/x");
     CU_ASSERT_EQUAL(c->providers[0].api_key_command_timeout_ms, 1500);
     CU_ASSERT_PTR_NULL(c->providers[1].ca_file);
