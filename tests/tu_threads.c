@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct thread_job {
@@ -53,7 +54,8 @@ static void *canceller_main(void *arg)
     tu_canceller *k = arg;
     for (int i = 0; k->ready && i < k->max_polls && !k->ready(k->ud); i++)
         usleep(10 * 1000);
-    usleep((useconds_t)k->delay_ms * 1000);
+    struct timespec delay = { k->delay_ms / 1000, (long)(k->delay_ms % 1000) * 1000000L };
+    nanosleep(&delay, NULL);
     k->fired_ms = tu_now_ms();
     seam_cancel_trigger(k->cancel);
     return NULL;
