@@ -1,10 +1,10 @@
-/* fuzz_conf.c — a libFuzzer harness for the conf loader (libcore/config.c):
- * the input is a seam.conf and, after its first NUL byte, a conf.d/ drop-in
- * merged over it. Whatever the text, seam_conf_load must return a status
- * with a message, or a conf whose invariants hold (what `seam conf check`
- * relies on): every chain, role and tool reachable by name, every `options`
- * group and tool schema a JSON object, every model findable. Never a crash,
- * a leak or undefined behaviour.
+/* fuzz_conf.c — a libFuzzer harness for the conf loader (libcore/config.c and
+ * its conf_*.c): the input is a seam.conf and, after its first NUL byte, a
+ * conf.d/ drop-in merged over it. Whatever the text, seam_conf_load must
+ * return a status with a message, or a conf whose invariants hold (what `seam
+ * conf check` relies on): every chain, role and tool reachable by name, every
+ * `options` group and tool schema a JSON object, every model findable. Never
+ * a crash, a leak or undefined behaviour.
  *
  * @include is disabled ('@' becomes a space): it would let an input read any
  * file on the machine, and libconfig's own include code is not ours. */

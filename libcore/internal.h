@@ -560,6 +560,8 @@ int seam_toolset_find(const seam_toolset *ts, const char *name, seam_tool_fn *fn
                       const seam_compiled_schema **schema);
 /* Adds the definitions of ts that req does not define yet. */
 int seam_toolset_add_to_request(const seam_toolset *ts, seam_request *req);
+/* 1 when req defines a tool named name (tools.c). */
+int seam_request_defines_tool(const seam_request *req, const char *name);
 /* Sets an error result on a job (fn cleared): "message" as a JSON string. */
 int seam_tool_job_fail(seam_tool_job *job, const char *fmt, ...)
 #ifdef __GNUC__

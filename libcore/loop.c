@@ -1,17 +1,16 @@
-/* loop.c — generation with the automatic tool loop: tool sets (active tools
- * with a callback, passive ones without), the tool runner (every call of a
- * turn on its own worker thread, all joined, cancel and deadline passed on to
- * the tools), the generation and step records, and the engine behind
- * seam_loop_generate and seam_loop_stream_*: send a turn, run its calls (an
- * unknown tool, arguments that fail the schema and a failing tool all become
- * is_error results), send every result back in one continuation request,
- * until the model answers, a passive tool is called, the rounds run out, or a
- * cancel or deadline ends the run. The total and per-turn deadlines are
- * enforced by the transport (the call's timeout); the first-content deadline of
- * a stream by a watchdog thread that cancels the turn's transfer. */
+/* loop.c — generation with the automatic tool loop: the engine behind
+ * seam_loop_generate and seam_loop_stream_*: send a turn, run its calls (with
+ * tools.c's runner; an unknown tool, arguments that fail the schema and a
+ * failing tool all become is_error results), send every result back in one
+ * continuation request, until the model answers, a passive tool is called, the
+ * rounds run out, or a cancel or deadline ends the run; each step is recorded
+ * (generation.c). The total and per-turn deadlines are enforced by the
+ * transport (the call's timeout); the first-content deadline of a stream by a
+ * watchdog thread that cancels the turn's transfer. */
 #include "config.h"
 #include "internal.h"
 #include "transport.h"
+#include "generation.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,610 +26,6 @@
 
 /* The options member m is inside what the caller's struct declares. */
 #define HAS_FIELD(o, type, m) ((o)->size >= offsetof(type, m) + sizeof((o)->m))
-
-/* ---- tool output --------------------------------------------------------------------- */
-
-struct seam_tool_output {
-    char *json;        /* the result as JSON text */
-    int is_error;
-    char *error;       /* the error message */
-    int can_pause;
-    int paused;
-    char *prompt;
-    int nomem;         /* a setter ran out of memory: the run ends so */
-};
-
-char *seam_json_quote(const char *text)
-{
-    json_object *s = json_object_new_string(text ? text : "");
-    if (!s)
-        return NULL;
-    char *q = seam_json_print(s, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    json_object_put(s);
-    return q;
-}
-
-int seam_tool_output_json(seam_tool_output *out, const char *json)
-{
-    if (!out || !json)
-        return SEAM_ERR_INVALID;
-    int rc = seam_json_check(json, 0);
-    char *copy = rc == SEAM_OK ? strdup(json) : NULL;
-    if (rc == SEAM_OK && !copy)
-        rc = SEAM_ERR_NOMEM;
-    if (rc == SEAM_ERR_NOMEM)
-        out->nomem = 1;
-    if (rc != SEAM_OK)
-        return rc;
-    free(out->json);
-    out->json = copy;
-    return SEAM_OK;
-}
-
-int seam_tool_output_text(seam_tool_output *out, const char *text)
-{
-    if (!out || !text)
-        return SEAM_ERR_INVALID;
-    char *q = seam_json_quote(text);
-    if (!q)
-        return out->nomem = 1, SEAM_ERR_NOMEM;
-    free(out->json);
-    out->json = q;
-    return SEAM_OK;
-}
-
-int seam_tool_output_error(seam_tool_output *out, const char *fmt, ...)
-{
-    if (!out || !fmt)
-        return SEAM_ERR_INVALID;
-    char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    out->is_error = 1;
-    if (n < 0)
-        return out->nomem = 1, SEAM_ERR_NOMEM;
-    free(out->error);
-    out->error = msg;
-    return SEAM_OK;
-}
-
-int seam_tool_output_pause(seam_tool_output *out, const char *prompt)
-{
-    if (!out || !out->can_pause)
-        return SEAM_ERR_INVALID;
-    char *p = NULL;
-    if (prompt && !(p = strdup(prompt)))
-        return out->nomem = 1, SEAM_ERR_NOMEM;
-    free(out->prompt);
-    out->prompt = p;
-    out->paused = 1;
-    return SEAM_OK;
-}
-
-/* ---- tool sets -------------------------------------------------------------------------- */
-
-typedef struct tool_entry {
-    char *name;
-    char *description;
-    char *schema;        /* NULL: not validated */
-    seam_compiled_schema *compiled; /* schema's patterns, compiled once */
-    seam_tool_fn fn;     /* NULL: passive */
-    void *ud;
-} tool_entry;
-
-struct seam_toolset {
-    tool_entry *v;
-    size_t n, cap;
-};
-
-seam_toolset *seam_toolset_new(void)
-{
-    return calloc(1, sizeof(seam_toolset));
-}
-
-void seam_toolset_free(seam_toolset *ts)
-{
-    if (!ts)
-        return;
-    for (size_t i = 0; i < ts->n; i++) {
-        free(ts->v[i].name);
-        free(ts->v[i].description);
-        free(ts->v[i].schema);
-        seam_compiled_schema_free(ts->v[i].compiled);
-    }
-    free(ts->v);
-    free(ts);
-}
-
-static const tool_entry *find_tool(const seam_toolset *ts, const char *name)
-{
-    for (size_t i = 0; ts && name && i < ts->n; i++)
-        if (strcmp(ts->v[i].name, name) == 0)
-            return &ts->v[i];
-    return NULL;
-}
-
-int seam_toolset_add(seam_toolset *ts, const char *name, const char *description,
-                     const char *parameters_json, seam_tool_fn execute, void *ud)
-{
-    if (!ts || !name || !*name || find_tool(ts, name))
-        return SEAM_ERR_INVALID;
-    int rc = parameters_json ? seam_json_check(parameters_json, 1) : SEAM_OK;
-    if (rc != SEAM_OK)
-        return rc;
-    if (ts->n == ts->cap) {
-        size_t cap = ts->cap ? ts->cap * 2 : 8;
-        tool_entry *v = realloc(ts->v, cap * sizeof *v);
-        if (!v)
-            return SEAM_ERR_NOMEM;
-        ts->v = v;
-        ts->cap = cap;
-    }
-    /* The patterns are compiled now, once: a pattern PCRE2 refuses makes the
-     * definition invalid rather than a check that never runs. */
-    seam_compiled_schema *compiled = NULL;
-    if (parameters_json) {
-        rc = seam_compiled_schema_new(parameters_json, &compiled, NULL, 0);
-        if (rc != SEAM_OK)
-            return rc;
-    }
-    tool_entry e = { strdup(name), seam_strdup(description), seam_strdup(parameters_json),
-                     compiled, execute, ud };
-    if (!e.name || (description && !e.description) || (parameters_json && !e.schema)) {
-        free(e.name);
-        free(e.description);
-        free(e.schema);
-        seam_compiled_schema_free(compiled);
-        return SEAM_ERR_NOMEM;
-    }
-    ts->v[ts->n++] = e;
-    return SEAM_OK;
-}
-
-size_t seam_toolset_count(const seam_toolset *ts)
-{
-    return ts ? ts->n : 0;
-}
-
-const char *seam_toolset_name(const seam_toolset *ts, size_t i)
-{
-    return ts && i < ts->n ? ts->v[i].name : NULL;
-}
-
-int seam_toolset_find(const seam_toolset *ts, const char *name, seam_tool_fn *fn, void **ud,
-                      const seam_compiled_schema **schema)
-{
-    const tool_entry *e = find_tool(ts, name);
-    if (!e)
-        return 0;
-    if (fn)
-        *fn = e->fn;
-    if (ud)
-        *ud = e->ud;
-    if (schema)
-        *schema = e->compiled;
-    return 1;
-}
-
-static int request_defines_tool(const seam_request *req, const char *name)
-{
-    for (size_t i = 0; req && name && i < seam_request_tool_count(req); i++)
-        if (strcmp(seam_request_tool_name(req, i), name) == 0)
-            return 1;
-    return 0;
-}
-
-int seam_toolset_add_to_request(const seam_toolset *ts, seam_request *req)
-{
-    for (size_t i = 0; ts && i < ts->n; i++) {
-        if (request_defines_tool(req, ts->v[i].name))
-            continue;
-        int rc = seam_request_add_tool(req, ts->v[i].name, ts->v[i].description, ts->v[i].schema);
-        if (rc != SEAM_OK)
-            return rc;
-    }
-    return SEAM_OK;
-}
-
-/* ---- the tool runner ------------------------------------------------------------------------ */
-
-int seam_tool_job_fail(seam_tool_job *job, const char *fmt, ...)
-{
-    char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
-    job->fn = NULL;
-    job->is_error = 1;
-    free(job->result_json);
-    job->result_json = n >= 0 ? seam_json_quote(msg) : NULL;
-    free(msg);
-    return job->result_json ? SEAM_OK : SEAM_ERR_NOMEM;
-}
-
-int seam_tool_job_prepare(seam_tool_job *job, const seam_toolset *ts)
-{
-    seam_tool_fn fn = NULL;
-    void *ud = NULL;
-    const seam_compiled_schema *schema = NULL;
-    if (!seam_toolset_find(ts, job->name, &fn, &ud, &schema))
-        return seam_tool_job_fail(job, "Unknown tool: %s", job->name ? job->name : "(unnamed)");
-    if (!fn)
-        return 1;
-    if (schema) {
-        char why[512];
-        int rc = seam_compiled_schema_validate(schema, job->args_json ? job->args_json : "{}", why,
-                                               sizeof why);
-        if (rc == SEAM_ERR_NOMEM)
-            return rc;
-        if (rc != SEAM_OK)
-            return seam_tool_job_fail(job, "Invalid arguments for tool %s: %s", job->name, why);
-    }
-    job->fn = fn;
-    job->ud = ud;
-    return 0;
-}
-
-void seam_tool_job_release(seam_tool_job *job)
-{
-    if (!job)
-        return;
-    free(job->result_json);
-    free(job->pause_prompt);
-    job->result_json = NULL;
-    job->pause_prompt = NULL;
-}
-
-typedef struct runner {
-    seam_tool_job *jobs;
-    size_t n;
-    atomic_size_t next;
-    seam_cancel *tool_cancel;
-    int step;
-    int done_pipe[2];
-} runner;
-
-static void run_job(runner *r, seam_tool_job *j)
-{
-    if (!j->fn)
-        return; /* an error result set while preparing */
-    if (seam_cancel_triggered(r->tool_cancel)) {
-        seam_tool_job_fail(j, "tool %s was not run: the run was cancelled", j->name);
-        return;
-    }
-    seam_tool_output out = { .can_pause = j->can_pause };
-    seam_tool_call call = { j->id, j->name, j->args_json ? j->args_json : "{}", r->tool_cancel,
-                            r->step };
-    j->started_ms = seam_now_ms();
-    int rc = j->fn(j->ud, &call, &out);
-    j->finished_ms = seam_now_ms();
-    if (rc == SEAM_ERR_NOMEM || out.nomem) {
-        /* No result: seam_tools_run reports the run out of memory rather
-         * than hand the model an error it did not cause. */
-        j->is_error = 1;
-    } else if (out.paused && rc == SEAM_OK && !out.is_error) {
-        j->paused = 1;
-        j->pause_prompt = out.prompt;
-        out.prompt = NULL;
-    } else if (rc != SEAM_OK || out.is_error) {
-        j->is_error = 1;
-        if (out.error)
-            j->result_json = seam_json_quote(out.error);
-        else if (out.json) {
-            j->result_json = out.json;
-            out.json = NULL;
-        } else {
-            char msg[300];
-            snprintf(msg, sizeof msg, "tool %s failed", j->name);
-            j->result_json = seam_json_quote(msg);
-        }
-    } else {
-        j->result_json = out.json ? out.json : strdup("null");
-        out.json = NULL;
-    }
-    free(out.json);
-    free(out.error);
-    free(out.prompt);
-}
-
-static void *worker_main(void *arg)
-{
-    runner *r = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&r->next, 1);
-        if (i >= r->n)
-            break;
-        run_job(r, &r->jobs[i]);
-    }
-    const char b = 1;
-    ssize_t w = write(r->done_pipe[1], &b, 1);
-    (void)w; /* the pipe holds far more bytes than there are workers */
-    return NULL;
-}
-
-int seam_tools_run(seam_tool_job *jobs, size_t n, int max_parallel, seam_cancel *cancel,
-                   int64_t deadline_ms, int step, seam_error *err)
-{
-    size_t active = 0;
-    for (size_t i = 0; i < n; i++)
-        if (jobs[i].fn)
-            active++;
-    if (active == 0)
-        return SEAM_OK;
-    runner r = { .jobs = jobs, .n = n, .step = step, .done_pipe = { -1, -1 } };
-    atomic_init(&r.next, 0);
-    r.tool_cancel = seam_cancel_new();
-    if (!r.tool_cancel || pipe2(r.done_pipe, O_CLOEXEC) != 0) {
-        seam_cancel_free(r.tool_cancel);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot set up the tool workers"),
-               SEAM_ERR_NOMEM;
-    }
-    size_t want = active;
-    if (max_parallel > 0 && (size_t)max_parallel < want)
-        want = (size_t)max_parallel;
-    pthread_t *threads = calloc(want, sizeof *threads);
-    size_t started = 0;
-    for (size_t i = 0; threads && i < want; i++) {
-        if (pthread_create(&threads[started], NULL, worker_main, &r) != 0)
-            break;
-        started++;
-    }
-    /* Not a single worker: run the calls here, one after the other. */
-    if (started == 0) {
-        char b;
-        worker_main(&r);
-        ssize_t rd = read(r.done_pipe[0], &b, 1);
-        (void)rd;
-    }
-
-    seam_error_kind interrupted = SEAM_ERROR_NONE;
-    if (seam_cancel_triggered(cancel)) {
-        interrupted = SEAM_ERROR_CANCELLED;
-        seam_cancel_trigger(r.tool_cancel);
-    }
-    size_t exited = 0;
-    while (exited < started) {
-        int timeout = -1;
-        if (deadline_ms > 0 && interrupted == SEAM_ERROR_NONE) {
-            int64_t left = deadline_ms - seam_now_ms();
-            if (left <= 0) {
-                interrupted = SEAM_ERROR_TIMEOUT;
-                seam_cancel_trigger(r.tool_cancel);
-                continue;
-            }
-            timeout = left > 1000000 ? 1000000 : (int)left;
-        }
-        struct pollfd pfd[2] = {
-            { r.done_pipe[0], POLLIN, 0 },
-            { interrupted == SEAM_ERROR_NONE ? seam_cancel_fd(cancel) : -1, POLLIN, 0 },
-        };
-        int rc = poll(pfd, 2, timeout);
-        if (rc < 0 && errno != EINTR)
-            break; /* cannot wait: fall through to the joins, which wait anyway */
-        if (rc > 0 && (pfd[0].revents & POLLIN)) {
-            char buf[64];
-            ssize_t got = read(r.done_pipe[0], buf, sizeof buf);
-            if (got > 0)
-                exited += (size_t)got;
-        }
-        if (interrupted == SEAM_ERROR_NONE && seam_cancel_triggered(cancel)) {
-            interrupted = SEAM_ERROR_CANCELLED;
-            seam_cancel_trigger(r.tool_cancel);
-        }
-    }
-    for (size_t i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
-    free(threads);
-    close(r.done_pipe[0]);
-    close(r.done_pipe[1]);
-    seam_cancel_free(r.tool_cancel);
-
-    int rc = SEAM_OK;
-    for (size_t i = 0; i < n; i++)
-        if (!jobs[i].result_json && !jobs[i].paused)
-            rc = SEAM_ERR_NOMEM;
-    if (interrupted == SEAM_ERROR_CANCELLED)
-        return seam_error_set(err, SEAM_ERROR_CANCELLED, "cancelled while tools were running");
-    if (interrupted == SEAM_ERROR_TIMEOUT)
-        return seam_error_set(err, SEAM_ERROR_TIMEOUT, "the run's deadline passed while tools were running");
-    if (rc != SEAM_OK)
-        seam_error_set(err, SEAM_ERROR_UNKNOWN, "out of memory while running tools");
-    return rc;
-}
-
-/* ---- generations and steps -------------------------------------------------------------------- */
-
-struct seam_step {
-    seam_result *result;
-    const seam_part **calls;     /* the client tool calls of the result (borrowed parts) */
-    size_t n_calls;
-    seam_message *tool_results;  /* role tool; NULL when no call was run */
-    seam_usage usage;
-};
-
-struct seam_generation {
-    seam_step **steps;
-    size_t n_steps, cap_steps;
-    seam_usage usage;
-    seam_message **added;
-    size_t n_added, cap_added;
-    int pending;                 /* the last step's calls were left for the caller */
-    int has_error;
-    seam_error error;
-};
-
-static void step_free(seam_step *s)
-{
-    if (!s)
-        return;
-    seam_result_free(s->result);
-    free(s->calls);
-    seam_message_free(s->tool_results);
-    free(s);
-}
-
-void seam_generation_free(seam_generation *g)
-{
-    if (!g)
-        return;
-    for (size_t i = 0; i < g->n_steps; i++)
-        step_free(g->steps[i]);
-    free(g->steps);
-    for (size_t i = 0; i < g->n_added; i++)
-        seam_message_free(g->added[i]);
-    free(g->added);
-    free(g);
-}
-
-static seam_generation *generation_new(void)
-{
-    seam_generation *g = calloc(1, sizeof *g);
-    if (g)
-        seam_error_clear(&g->error);
-    return g;
-}
-
-/* Takes res. The step's calls are the result's tool calls the client must run. */
-static int generation_add_step(seam_generation *g, seam_result *res, seam_step **out)
-{
-    seam_step *s = calloc(1, sizeof *s);
-    if (!s) {
-        seam_result_free(res);
-        return SEAM_ERR_NOMEM;
-    }
-    s->result = res;
-    const seam_message *m = seam_result_message(res);
-    size_t parts = seam_message_part_count(m);
-    s->calls = calloc(parts ? parts : 1, sizeof *s->calls);
-    if (!s->calls) {
-        step_free(s);
-        return SEAM_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < parts; i++) {
-        const seam_part *p = seam_message_part(m, i);
-        if (seam_part_get_type(p) == SEAM_PART_TOOL_CALL && !seam_part_provider_executed(p))
-            s->calls[s->n_calls++] = p;
-    }
-    s->usage = *seam_result_usage(res);
-    if (g->n_steps == g->cap_steps) {
-        size_t cap = g->cap_steps ? g->cap_steps * 2 : 4;
-        seam_step **v = realloc(g->steps, cap * sizeof *v);
-        if (!v) {
-            step_free(s);
-            return SEAM_ERR_NOMEM;
-        }
-        g->steps = v;
-        g->cap_steps = cap;
-    }
-    g->steps[g->n_steps++] = s;
-    seam_usage_add(&g->usage, &s->usage);
-    *out = s;
-    return SEAM_OK;
-}
-
-/* Records a copy of msg among the messages the run added. */
-static int generation_add_message(seam_generation *g, const seam_message *msg)
-{
-    if (g->n_added == g->cap_added) {
-        size_t cap = g->cap_added ? g->cap_added * 2 : 8;
-        seam_message **v = realloc(g->added, cap * sizeof *v);
-        if (!v)
-            return SEAM_ERR_NOMEM;
-        g->added = v;
-        g->cap_added = cap;
-    }
-    seam_message *copy = seam_message_dup(msg);
-    if (!copy)
-        return SEAM_ERR_NOMEM;
-    g->added[g->n_added++] = copy;
-    return SEAM_OK;
-}
-
-const seam_result *seam_generation_response(const seam_generation *g)
-{
-    return g && g->n_steps ? g->steps[g->n_steps - 1]->result : NULL;
-}
-
-const char *seam_generation_text(const seam_generation *g)
-{
-    const seam_result *r = seam_generation_response(g);
-    return r ? seam_result_text(r) : "";
-}
-
-const seam_usage *seam_generation_usage(const seam_generation *g)
-{
-    static const seam_usage none;
-    return g ? &g->usage : &none;
-}
-
-size_t seam_generation_tool_call_count(const seam_generation *g)
-{
-    return g && g->pending && g->n_steps ? g->steps[g->n_steps - 1]->n_calls : 0;
-}
-
-const seam_part *seam_generation_tool_call(const seam_generation *g, size_t i)
-{
-    return i < seam_generation_tool_call_count(g) ? g->steps[g->n_steps - 1]->calls[i] : NULL;
-}
-
-size_t seam_generation_step_count(const seam_generation *g)
-{
-    return g ? g->n_steps : 0;
-}
-
-const seam_step *seam_generation_step(const seam_generation *g, size_t i)
-{
-    return g && i < g->n_steps ? g->steps[i] : NULL;
-}
-
-size_t seam_generation_message_count(const seam_generation *g)
-{
-    return g ? g->n_added : 0;
-}
-
-const seam_message *seam_generation_message(const seam_generation *g, size_t i)
-{
-    return g && i < g->n_added ? g->added[i] : NULL;
-}
-
-const seam_error *seam_generation_error(const seam_generation *g)
-{
-    return g && g->has_error ? &g->error : NULL;
-}
-
-const seam_result *seam_step_result(const seam_step *s)
-{
-    return s ? s->result : NULL;
-}
-
-size_t seam_step_tool_call_count(const seam_step *s)
-{
-    return s ? s->n_calls : 0;
-}
-
-const seam_part *seam_step_tool_call(const seam_step *s, size_t i)
-{
-    return s && i < s->n_calls ? s->calls[i] : NULL;
-}
-
-size_t seam_step_tool_result_count(const seam_step *s)
-{
-    return s && s->tool_results ? seam_message_part_count(s->tool_results) : 0;
-}
-
-const seam_part *seam_step_tool_result(const seam_step *s, size_t i)
-{
-    return s && s->tool_results ? seam_message_part(s->tool_results, i) : NULL;
-}
-
-const seam_usage *seam_step_usage(const seam_step *s)
-{
-    static const seam_usage none;
-    return s ? &s->usage : &none;
-}
 
 /* ---- the first-content watchdog ----------------------------------------------------------------- */
 
@@ -917,7 +312,7 @@ static int engine_new(seam_client *client, const seam_request *req, const seam_l
         seam_error_set(err, SEAM_ERROR_BAD_REQUEST, "seam_call_options.size is not set");
     if (rc == SEAM_OK) {
         e->conv = req ? seam_request_dup(req) : seam_request_new();
-        e->gen = generation_new();
+        e->gen = seam_generation_new();
         if (!e->conv || !e->gen)
             rc = SEAM_ERR_NOMEM;
     }
@@ -1016,7 +411,7 @@ static int fail_turn(engine *e, seam_result *res, int status, seam_error *x)
         if (!seam_result_error(res))
             seam_result_add_chunk(res, &c);
         seam_step *st;
-        generation_add_step(e->gen, res, &st);
+        seam_generation_add_step(e->gen, res, &st);
     }
     return engine_fail(e, status, x);
 }
@@ -1025,7 +420,7 @@ static int fail_turn(engine *e, seam_result *res, int status, seam_error *x)
 static int finish_turn(engine *e, seam_result *res)
 {
     seam_step *st = NULL;
-    int rc = generation_add_step(e->gen, res, &st);
+    int rc = seam_generation_add_step(e->gen, res, &st);
     if (rc != SEAM_OK)
         return engine_fail(e, rc, NULL);
     size_t index = e->gen->n_steps - 1;
@@ -1035,7 +430,7 @@ static int finish_turn(engine *e, seam_result *res)
         seam_message_free(copy);
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
     }
-    if (generation_add_message(e->gen, assistant) != SEAM_OK)
+    if (seam_generation_add_message(e->gen, assistant) != SEAM_OK)
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
 
     if (st->n_calls == 0 || e->rounds >= e->max_rounds) {
@@ -1056,7 +451,7 @@ static int finish_turn(engine *e, seam_result *res)
         jobs[i].id = seam_part_tool_call_id(p);
         jobs[i].name = seam_part_tool_name(p);
         jobs[i].args_json = seam_part_args_json(p);
-        int defined_by_request = request_defines_tool(e->conv, jobs[i].name) &&
+        int defined_by_request = seam_request_defines_tool(e->conv, jobs[i].name) &&
                                  !seam_toolset_find(e->tools, jobs[i].name, NULL, NULL, NULL);
         prep = defined_by_request ? 1 : seam_tool_job_prepare(&jobs[i], e->tools);
         if (prep > 0)
@@ -1113,7 +508,7 @@ static int finish_turn(engine *e, seam_result *res)
         seam_message_free(sent);
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
     }
-    if (generation_add_message(e->gen, results) != SEAM_OK)
+    if (seam_generation_add_message(e->gen, results) != SEAM_OK)
         return engine_fail(e, SEAM_ERR_NOMEM, NULL);
     e->rounds++;
     /* A forced choice would force a tool call on every turn: once the model

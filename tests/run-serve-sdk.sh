@@ -66,10 +66,15 @@ tl_start_fake e429 --status 429 --header 'Retry-After: 2' \
     --json-body '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}'
 tl_start_fake e401 --status 401 \
     --json-body '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}'
-# embeddings and images (the gateway's /v1/embeddings and /v1/images/generations)
+# embeddings, images and speech (the gateway's /v1/embeddings,
+# /v1/images/generations and /v1/audio/speech)
 tl_start_fake emb --status 200 --json-body '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.25,-0.5,0.125]},{"object":"embedding","index":1,"embedding":[1,0,-1]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":4,"total_tokens":4}}'
+# tests/fake-media answers OpenAI's images (a 1x1 PNG) and speech (a WAV)
 png_b64=iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==
-tl_start_fake img --status 200 --json-body '{"created":1,"data":[{"b64_json":"'"$png_b64"'"}],"usage":{"input_tokens":10,"output_tokens":50,"total_tokens":60}}'
+fake_provider=$FAKE
+FAKE=$top_builddir/tests/fake-media
+tl_start_fake img
+FAKE=$fake_provider
 port() { cat "$tmp/$1.port"; }
 
 tl_conf "$tmp/serve.conf" "$PLUGINS" <<C
@@ -130,6 +135,8 @@ curl_check "embeddings 401" /v1/embeddings '{"model":"e401/e","input":"x"}' 401 
 curl_check "images 400" /v1/images/generations '{"model":"img/gpt-image-1"}' 400 '"type":"invalid_request_error"'
 curl_check "images url refused" /v1/images/generations '{"model":"img/gpt-image-1","prompt":"a","response_format":"url"}' 400 'answers with b64_json'
 curl_check "images 429" /v1/images/generations '{"model":"e429/gpt-image-1","prompt":"a"}' 429 '"type":"rate_limit_error"' '^Retry-After: '
+curl_check "speech 400" /v1/audio/speech '{"model":"img/tts-1","input":"hi"}' 400 "'voice' are required"
+curl_check "speech format" /v1/audio/speech '{"model":"img/tts-1","input":"hi","voice":"alloy","response_format":"ogg"}' 400 'must be one of mp3'
 
 checks=$((checks + 1))
 if grep -q 'sk-fake' "$tmp/serve.err"; then

@@ -1,4 +1,4 @@
-/* test_conf.c — the conf file (libcore/config.c) and credentials
+/* test_conf.c — the conf file (libcore/config.c, conf_*.c) and credentials
  * (libcore/credential.c): every key read back with its defaults, conf.d/ merge
  * order and duplicates naming both files, syntax and type errors with
  * FILE:LINE, unknown keys and references, options as JSON, discovery order,

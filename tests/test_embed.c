@@ -120,6 +120,34 @@ static int embed_logged(seam_client *c, const seam_embed_request *er, const char
     return seam_embed(c, er, &o, e, err);
 }
 
+/* A call on a chain that succeeded: its embeddings (the caller frees them)
+ * and every attempt it made. */
+typedef struct chain_answer {
+    seam_embeddings *e;
+    tu_attempts at;
+} chain_answer;
+
+/* embed_logged on c's embed chain, which must succeed on the entry of
+ * provider and model: the embeddings name them, and the attempts end with
+ * that entry's success. */
+static chain_answer answered_by(seam_client *c, const seam_embed_request *er, const char *provider,
+                                const char *model)
+{
+    chain_answer a = {.e = NULL};
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(tu_said(embed_logged(c, er, NULL, &a.at, &a.e, &err), &err, "seam_embed"),
+                          SEAM_OK);
+    TU_ASSERT_STR(seam_embeddings_provider(a.e), provider);
+    TU_ASSERT_STR(seam_embeddings_model(a.e), model);
+    char tail[256];
+    snprintf(tail, sizeof tail, "succeeded %s/%s\n", provider, model);
+    size_t n = strlen(a.at.log), t = strlen(tail);
+    if (n < t || strcmp(a.at.log + n - t, tail) != 0)
+        fprintf(stderr, "\n  attempts:\n%s  want the last: %s", a.at.log, tail);
+    CU_ASSERT(n >= t && strcmp(a.at.log + n - t, tail) == 0);
+    return a;
+}
+
 /* Cost in micro-cents from the catalog's input price: $0.02 per million
  * tokens is 2,000,000 micro-cents per million, so 5 words cost 10. */
 static void test_usage_and_cost(void)
@@ -129,75 +157,102 @@ static void test_usage_and_cost(void)
         "models = ( { id = \"mock-embed\"; provider = \"mock\";\n"
         "             price = { input = 2000000L; output = 0L; }; } );\n");
     seam_embed_request *er = texts("one two three", "four five", NULL);
-    tu_attempts at;
-    seam_embeddings *e = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
-    const seam_usage *u = seam_embeddings_usage(e);
+    chain_answer a = answered_by(c, er, "m", "mock-embed");
+    const seam_usage *u = seam_embeddings_usage(a.e);
     CU_ASSERT_EQUAL(u->input_tokens, 5);
     CU_ASSERT(u->present & SEAM_USAGE_COST);
     CU_ASSERT_EQUAL(u->cost_microcents, 10);
-    CU_ASSERT_EQUAL(at.n, 1);
-    TU_ASSERT_STR(at.log, "succeeded m/mock-embed\n");
-    seam_embeddings_free(e);
+    CU_ASSERT_EQUAL(a.at.n, 1);
+    TU_ASSERT_STR(a.at.log, "succeeded m/mock-embed\n");
+    seam_embeddings_free(a.e);
     seam_embed_request_free(er);
     tu_client_free(c);
 }
 
-/* ---- the chain's skips ------------------------------------------------------------ */
+/* ---- which entry of a chain answers --------------------------------------------- */
 
-static void test_chain_skips(void)
+/* A chain run for one text: the entry that answers, and the attempts that
+ * came before it. */
+static const struct chain_case {
+    const char *name;
+    const char *conf;
+    const char *provider, *model; /* the entry that answers */
+    int attempts;                 /* how many were reported; 0: not checked */
+    const char *log_head;         /* the attempts' log starts so; NULL: not checked */
+    const char *log_has;          /* ...and holds this; NULL: not checked */
+} chain_cases[] = {
+    {"skips: a model that does not embed, a plugin without embeddings (ABI 1.0), "
+     "a plugin not installed",
+     "providers = { m = { plugin = \"mock\"; }; old = { plugin = \"testabi10\"; };\n"
+     "              ec = { plugin = \"testecho\"; }; gone = { plugin = \"nosuchplugin\"; }; };\n"
+     "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; },\n"
+     "                     { provider = \"old\"; model = \"any\"; },\n"
+     "                     { provider = \"gone\"; model = \"any\"; },\n"
+     "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n",
+     "m", "mock-embed", 0,
+     /* The third line goes on with the plugin files the loader refused (the
+      * test plugins hold one): one of them may have been the plugin named. */
+     "skipped m/mock-1: model \"mock-1\" of provider \"m\" is not an embedding model "
+     "(capability embed)\n"
+     "skipped old/any: provider \"old\" (plugin testabi10) has no embeddings\n"
+     "skipped gone/any: plugin \"nosuchplugin\" is not installed",
+     NULL},
+    {"the user's catalog entry says mock-1 embeds: it beats the plugin",
+     "providers = { m = { plugin = \"mock\"; }; };\n"
+     "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+     "models = ( { id = \"mock-1\"; provider = \"m\"; capabilities = [ \"embed\" ]; } );\n",
+     "m", "mock-1", 1, NULL, NULL},
+    {"a retryable error: retried on its entry, then the next entry answers",
+     "providers = { busy = { plugin = \"mock\"; options = { error_status = 503; }; };\n"
+     "              m = { plugin = \"mock\"; }; };\n"
+     "chains = { embed = ( { provider = \"busy\"; model = \"mock-embed\"; max_attempts = 2;\n"
+     "                       backoff = { base_ms = 1; max_ms = 1; }; },\n"
+     "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n",
+     "m", "mock-embed", 3, NULL,
+     "failed busy/mock-embed: mock: scripted HTTP 503\nfailed busy/mock-embed"},
+};
+
+static void test_chain_answers(void)
 {
-    seam_client *c = tu_client_with_test_plugins(
-        "providers = { m = { plugin = \"mock\"; }; old = { plugin = \"testabi10\"; };\n"
-        "              ec = { plugin = \"testecho\"; }; gone = { plugin = \"nosuchplugin\"; }; };\n"
-        "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; },\n"
-        "                     { provider = \"old\"; model = \"any\"; },\n"
-        "                     { provider = \"gone\"; model = \"any\"; },\n"
-        "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
-    seam_embed_request *er = texts("skip to the embedder", NULL, NULL);
-    tu_attempts at;
-    seam_embeddings *e = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
-    TU_ASSERT_STR(seam_embeddings_model(e), "mock-embed");
-    /* The third line goes on with the plugin files the loader refused (the
-     * test plugins hold one): one of them may have been the plugin named. */
-    static const char head[] =
-        "skipped m/mock-1: model \"mock-1\" of provider \"m\" is not an embedding model "
-        "(capability embed)\n"
-        "skipped old/any: provider \"old\" (plugin testabi10) has no embeddings\n"
-        "skipped gone/any: plugin \"nosuchplugin\" is not installed";
-    static const char tail[] = "\nsucceeded m/mock-embed\n";
-    size_t n = strlen(at.log);
-    CU_ASSERT_EQUAL(strncmp(at.log, head, sizeof head - 1), 0);
-    CU_ASSERT(n >= sizeof tail - 1 && strcmp(at.log + n - (sizeof tail - 1), tail) == 0);
-    seam_embeddings_free(e);
+    for (size_t i = 0; i < sizeof chain_cases / sizeof chain_cases[0]; i++) {
+        const struct chain_case *k = &chain_cases[i];
+        unsigned failed = CU_get_number_of_failures();
+        seam_client *c = tu_client_with_test_plugins(k->conf);
+        seam_embed_request *er = texts("which entry answers", NULL, NULL);
+        chain_answer a = answered_by(c, er, k->provider, k->model);
+        if (k->attempts)
+            CU_ASSERT_EQUAL(a.at.n, k->attempts);
+        if (k->log_head)
+            CU_ASSERT_EQUAL(strncmp(a.at.log, k->log_head, strlen(k->log_head)), 0);
+        if (k->log_has)
+            CU_ASSERT_PTR_NOT_NULL(strstr(a.at.log, k->log_has));
+        if (CU_get_number_of_failures() != failed)
+            fprintf(stderr, "\n  case \"%s\"; the attempts:\n%s", k->name, a.at.log);
+        seam_embeddings_free(a.e);
+        seam_embed_request_free(er);
+        tu_client_free(c);
+    }
+}
 
-    /* The user's catalog entry says mock-1 embeds: it beats the plugin. */
-    tu_client_free(c);
-    c = tu_client_with_test_plugins(
-        "providers = { m = { plugin = \"mock\"; }; };\n"
-        "chains = { embed = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
-        "models = ( { id = \"mock-1\"; provider = \"m\"; capabilities = [ \"embed\" ]; } );\n");
-    CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_OK);
-    TU_ASSERT_STR(seam_embeddings_model(e), "mock-1");
-    seam_embeddings_free(e);
-
-    /* A generation still works on the ABI 1.0 plugin: its table is read up to its size. */
-    tu_client_free(c);
-    c = tu_client_with_test_plugins("providers = { old = { plugin = \"testabi10\"; }; };\n"
+/* A chain none of whose entries embeds, on the plugin of ABI 1.0, whose table
+ * ends before the embed members: the call fails, saying why for each entry,
+ * and a generation still works (its table is read up to its size). */
+static void test_no_entry_embeds(void)
+{
+    seam_client *c = tu_client_with_test_plugins("providers = { old = { plugin = \"testabi10\"; }; };\n"
                    "chains = { default = ( { provider = \"old\"; model = \"any\"; } );\n"
                    "           embed = ( { provider = \"old\"; model = \"any\"; } ); };\n");
     seam_request *req = seam_request_new();
     seam_request_add_user_text(req, "hi");
     seam_result *res = NULL;
+    seam_error err;
     CU_ASSERT_EQUAL(seam_generate(c, req, NULL, &res, &err), SEAM_OK);
     if (res)
         TU_ASSERT_STR(seam_result_text(res), "abi 1.0");
     seam_result_free(res);
     seam_request_free(req);
-    /* Nothing in the chain embeds: the call fails, saying why for each entry. */
+    seam_embed_request *er = texts("skip to the embedder", NULL, NULL);
+    seam_embeddings *e = NULL;
     CU_ASSERT_EQUAL(seam_embed(c, er, NULL, &e, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(e);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
@@ -234,32 +289,22 @@ static void test_single_provider(void)
     tu_client_free(c);
 }
 
-/* ---- errors, retries, failover ----------------------------------------------------- */
+/* ---- errors ---------------------------------------------------------------------- */
 
-static void test_errors_and_failover(void)
+/* A fatal error ends the call with the provider's error: the next entry is
+ * not tried. (A retryable one: test_chain_answers.) */
+static void test_fatal_error(void)
 {
     seam_client *c = tu_client_with_test_plugins(
-        "providers = { busy = { plugin = \"mock\"; options = { error_status = 503; }; };\n"
-        "              bad = { plugin = \"mock\"; options = { error_status = 400;\n"
+        "providers = { bad = { plugin = \"mock\"; options = { error_status = 400;\n"
         "                      error_body = \"{\\\"error\\\":{\\\"type\\\":\\\"bad_request\\\",\\\"message\\\":\\\"input too long\\\"}}\"; }; };\n"
         "              m = { plugin = \"mock\"; }; };\n"
-        "chains = { embed = ( { provider = \"busy\"; model = \"mock-embed\"; max_attempts = 2;\n"
-        "                       backoff = { base_ms = 1; max_ms = 1; }; },\n"
-        "                     { provider = \"m\"; model = \"mock-embed\"; } );\n"
-        "           fatal = ( { provider = \"bad\"; model = \"mock-embed\"; },\n"
+        "chains = { fatal = ( { provider = \"bad\"; model = \"mock-embed\"; },\n"
         "                     { provider = \"m\"; model = \"mock-embed\"; } ); };\n");
     seam_embed_request *er = texts("retry me", NULL, NULL);
     tu_attempts at;
     seam_embeddings *e = NULL;
     seam_error err;
-    /* A retryable error: retried on its entry, then the next entry answers. */
-    CU_ASSERT_EQUAL_FATAL(embed_logged(c, er, NULL, &at, &e, &err), SEAM_OK);
-    TU_ASSERT_STR(seam_embeddings_provider(e), "m");
-    CU_ASSERT_EQUAL(at.n, 3);
-    CU_ASSERT_PTR_NOT_NULL(strstr(at.log, "failed busy/mock-embed: mock: scripted HTTP 503\n"
-                                          "failed busy/mock-embed"));
-    seam_embeddings_free(e);
-    /* A fatal one ends the call with the provider's error. */
     CU_ASSERT_EQUAL(embed_logged(c, er, "fatal", &at, &e, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(e);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_BAD_REQUEST);
@@ -354,9 +399,10 @@ static const tu_test tests[] = {
     {"batch and determinism (mock)", test_batch_and_determinism},
     {"dimensions", test_dimensions},
     {"usage and cost", test_usage_and_cost},
-    {"chain skips: models, plugins, ABI 1.0", test_chain_skips},
+    {"chains: the entry that answers, the attempts before it", test_chain_answers},
+    {"chains: no entry embeds (ABI 1.0), a generation still works", test_no_entry_embeds},
     {"a single provider", test_single_provider},
-    {"errors, retries, failover", test_errors_and_failover},
+    {"errors: a fatal one ends the call", test_fatal_error},
     {"default chain and arguments", test_default_chain_and_arguments},
     {"request and result objects", test_objects},
     {NULL, NULL},

@@ -203,18 +203,6 @@ static void stored_is(seam_client *c, const char *handle, const unsigned char *d
     free(path);
 }
 
-static void audio_units_are(const seam_result *res, double seconds)
-{
-    CU_ASSERT_EQUAL_FATAL(seam_result_media_units_count(res), 1);
-    uint32_t mod = 0;
-    double units = -1;
-    const char *unit = NULL;
-    CU_ASSERT_EQUAL(seam_result_media_units_at(res, 0, &mod, &units, &unit), SEAM_OK);
-    CU_ASSERT_EQUAL(mod, SEAM_MODALITY_AUDIO);
-    CU_ASSERT_DOUBLE_EQUAL(units, seconds, 1e-9);
-    TU_STR_EQ(unit, "second");
-}
-
 /* ---- a whole answer: message.audio ------------------------------------------------ */
 
 static void test_whole_answer(void)
@@ -254,7 +242,7 @@ static void test_whole_answer(void)
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), 500);
     stored_is(c, want, wav, len);
     /* Seconds of audio, apart from the tokens (audio tokens stay in output). */
-    audio_units_are(res, 0.5);
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.5, "second");
     CU_ASSERT_EQUAL(seam_result_usage(res)->output_tokens, 30);
     TU_STR_EQ(seam_result_text(res), "");
     seam_result_free(res);
@@ -360,6 +348,7 @@ static char *stream_body(const unsigned char *pcm, size_t len, const size_t *cut
 typedef struct streamed {
     int rc;
     seam_error err;
+    const char *data_b64; /* the audio's base64, which no chunk may hold */
     int starts, deltas, progress_deltas, ends, leaked;
     char transcript[256];
     char handle[SEAM_MEDIA_HANDLE_SIZE];
@@ -367,39 +356,38 @@ typedef struct streamed {
     char last_meta[128];
 } streamed;
 
+/* One chunk of an audio stream, counted into the streamed at ud. */
+static void count_chunk(void *ud, const seam_chunk *ch)
+{
+    streamed *s = ud;
+    if (holds_base64(ch, s->data_b64))
+        s->leaked++;
+    if (ch->type == SEAM_CHUNK_MEDIA_START) {
+        s->starts++;
+        snprintf(s->mime, sizeof s->mime, "%s", ch->mime_type);
+        TU_STR_EQ(ch->id, "audio_x1");
+    } else if (ch->type == SEAM_CHUNK_MEDIA_DELTA) {
+        s->deltas++;
+        TU_STR_EQ(ch->id, "audio_x1");
+        if (ch->text)
+            strncat(s->transcript, ch->text, sizeof s->transcript - strlen(s->transcript) - 1);
+        else {
+            s->progress_deltas++;
+            CU_ASSERT_EQUAL(ch->progress, -1); /* raw PCM: the whole size is unknown */
+            CU_ASSERT_PTR_NOT_NULL(ch->result_json && strstr(ch->result_json, "\"bytes\":"));
+        }
+    } else if (ch->type == SEAM_CHUNK_MEDIA_END) {
+        s->ends++;
+        snprintf(s->handle, sizeof s->handle, "%s", ch->text ? ch->text : "");
+        snprintf(s->last_meta, sizeof s->last_meta, "%s", ch->result_json ? ch->result_json : "");
+    }
+}
+
 static streamed run_stream(seam_client *c, const char *data_b64)
 {
-    streamed s;
-    memset(&s, 0, sizeof s);
+    streamed s = {.data_b64 = data_b64};
     seam_request *r = audio_request();
-    seam_stream *st = NULL;
-    s.rc = seam_stream_open(c, r, NULL, &st, &s.err);
-    CU_ASSERT_EQUAL_FATAL(s.rc, SEAM_OK);
-    const seam_chunk *ch;
-    while ((s.rc = seam_stream_next(st, &ch, &s.err)) == 1) {
-        if (holds_base64(ch, data_b64))
-            s.leaked++;
-        if (ch->type == SEAM_CHUNK_MEDIA_START) {
-            s.starts++;
-            snprintf(s.mime, sizeof s.mime, "%s", ch->mime_type);
-            TU_STR_EQ(ch->id, "audio_x1");
-        } else if (ch->type == SEAM_CHUNK_MEDIA_DELTA) {
-            s.deltas++;
-            TU_STR_EQ(ch->id, "audio_x1");
-            if (ch->text)
-                strncat(s.transcript, ch->text, sizeof s.transcript - strlen(s.transcript) - 1);
-            else {
-                s.progress_deltas++;
-                CU_ASSERT_EQUAL(ch->progress, -1); /* raw PCM: the whole size is unknown */
-                CU_ASSERT_PTR_NOT_NULL(ch->result_json && strstr(ch->result_json, "\"bytes\":"));
-            }
-        } else if (ch->type == SEAM_CHUNK_MEDIA_END) {
-            s.ends++;
-            snprintf(s.handle, sizeof s.handle, "%s", ch->text ? ch->text : "");
-            snprintf(s.last_meta, sizeof s.last_meta, "%s", ch->result_json ? ch->result_json : "");
-        }
-    }
-    seam_stream_free(st);
+    s.rc = tu_stream_chunks(c, r, NULL, count_chunk, &s, NULL, &s.err);
     seam_request_free(r);
     return s;
 }
@@ -471,12 +459,7 @@ static void test_stream_result(void)
     seam_request *r = audio_request();
     seam_stream *st = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_stream_open(f.c, r, NULL, &st, &err), SEAM_OK);
-    const seam_chunk *ch;
-    int rc;
-    while ((rc = seam_stream_next(st, &ch, &err)) == 1)
-        ;
-    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(tu_stream_chunks(f.c, r, NULL, NULL, NULL, &st, &err), 0);
     const seam_result *res = seam_stream_result(st);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res);
     const seam_message *m = seam_result_message(res);
@@ -486,7 +469,7 @@ static void test_stream_result(void)
     TU_STR_EQ(seam_part_media_transcript(p), "Hi there!");
     CU_ASSERT_EQUAL(seam_part_media_byte_length(p), 24000);
     CU_ASSERT_EQUAL(seam_part_media_duration_ms(p), 500);
-    audio_units_are(res, 0.5);
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.5, "second");
     CU_ASSERT_EQUAL(seam_result_usage(res)->output_tokens, 40);
     seam_stream_free(st);
     seam_request_free(r);
@@ -557,6 +540,8 @@ static void test_stream_cut_group(void)
     audio_done(&f);
 }
 
+/* ---- whole answers: formats, the Responses API, text only, the next turn, the mock -- */
+
 /* The conf's options choose the voice and format: the MIME type follows. */
 static void test_options_format(void)
 {
@@ -612,20 +597,29 @@ static void test_responses_refuses_audio(void)
     finish(c, r, res);
 }
 
-/* Text only (the default): no modalities, no audio in the body. */
-static void test_text_only_unchanged(void)
+/* The body that generating r sends, on a client of its own whose server
+ * answers with text (the caller puts it). */
+static json_object *sent_for(const seam_request *r, const char *answer)
 {
     fake_server *srv;
     seam_client *c = openai_client(&srv, NULL);
-    push_text_answer(srv, "hi");
-    seam_request *r = tu_user_request("hi");
+    push_text_answer(srv, answer);
     json_object *sent;
-    seam_result *res = generate_ok(srv, c, r, &sent);
+    seam_result_free(generate_ok(srv, c, r, &sent));
+    tu_client_free(c);
+    return sent;
+}
+
+/* Text only (the default): no modalities, no audio in the body. */
+static void test_text_only_unchanged(void)
+{
+    seam_request *r = tu_user_request("hi");
+    json_object *sent = sent_for(r, "hi");
     CU_ASSERT(!tu_json_has(sent, "modalities"));
     CU_ASSERT(!tu_json_has(sent, "audio"));
     TU_STR_EQ(tu_json_str(sent, "model"), "gpt-4o");
     json_object_put(sent);
-    finish(c, r, res);
+    seam_request_free(r);
 }
 
 /* The next turn after an audio answer: the assistant's audio goes back as
@@ -633,9 +627,6 @@ static void test_text_only_unchanged(void)
  * content when the audio id is not sent). */
 static void test_next_turn_transcript(void)
 {
-    fake_server *srv;
-    seam_client *c = openai_client(&srv, NULL);
-    push_text_answer(srv, "fine");
     seam_request *r = tu_user_request("say hello");
     seam_message *a = seam_message_new(SEAM_ROLE_ASSISTANT);
     seam_media_meta meta = {.size = sizeof meta, .transcript = "Hello there!", .byte_length = -1,
@@ -646,11 +637,33 @@ static void test_next_turn_transcript(void)
     seam_message *u = seam_message_new(SEAM_ROLE_USER);
     seam_message_add_text(u, "and again?");
     seam_request_add_message(r, u);
-    json_object *sent;
-    seam_result *res = generate_ok(srv, c, r, &sent);
+    json_object *sent = sent_for(r, "fine");
     TU_STR_EQ(tu_json_str(sent, "messages.1.role"), "assistant");
     TU_STR_EQ(tu_json_str(sent, "messages.1.content"), "Hello there!");
     json_object_put(sent);
+    seam_request_free(r);
+}
+
+/* Whole media through seam_emit_media (the mock's WAV: 8 samples at 8000
+ * bytes a second) gets its length and duration too, offline. */
+static void test_mock_audio_meta(void)
+{
+    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
+                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
+                                "media = { store = \"%s\"; };\n", store_dir ? store_dir : tu_dir());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    seam_request *r = audio_request();
+    seam_result *res = generate_ok(NULL, c, r, NULL);
+    const seam_message *m = seam_result_message(res);
+    const seam_part *audio = NULL;
+    for (size_t i = 0; i < seam_message_part_count(m); i++)
+        if (seam_part_get_type(seam_message_part(m, i)) == SEAM_PART_MEDIA)
+            audio = seam_message_part(m, i);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(audio);
+    TU_STR_EQ(seam_part_mime_type(audio), "audio/wav");
+    CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
+    CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.001, "second");
     finish(c, r, res);
 }
 
@@ -670,6 +683,26 @@ static seam_client *gemini_client(fake_server **srv, const char *model)
     return c;
 }
 
+/* A stream's chunks as words (media deltas and ends with their JSON), and
+ * base64 that no chunk may hold. */
+typedef struct piece_log {
+    const char *data_b64;
+    char text[512];
+} piece_log;
+
+static void log_piece(void *ud, const seam_chunk *ch)
+{
+    piece_log *log = ud;
+    CU_ASSERT(!holds_base64(ch, log->data_b64));
+    size_t n = strlen(log->text);
+    if (ch->type == SEAM_CHUNK_MEDIA_DELTA)
+        snprintf(log->text + n, sizeof log->text - n, "delta%s ", ch->result_json ? ch->result_json : "");
+    else if (ch->type == SEAM_CHUNK_MEDIA_END)
+        snprintf(log->text + n, sizeof log->text - n, "end%s ", ch->result_json ? ch->result_json : "");
+    else
+        snprintf(log->text + n, sizeof log->text - n, "%s ", seam_chunk_type_name(ch->type));
+}
+
 /* A streamed Gemini image (GenerateContentResponse events, a Part whole in
  * one: ai.google.dev/api/generate-content): media_start, one media_delta with
  * the byte count, media_end with the length. */
@@ -685,27 +718,12 @@ static void test_gemini_image_pieces(void)
              "{\"mimeType\":\"image/png\",\"data\":\"%s\"}}]},\"finishReason\":\"STOP\"}]}\r\n\r\n",
              png);
     fake_server_push_sse(srv, sse, 9);
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "draw a cat");
-    seam_request_set_output_modalities(r, SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE);
+    seam_request *r = tu_request_out("draw a cat", SEAM_MODALITY_TEXT | SEAM_MODALITY_IMAGE);
     seam_stream *st = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_stream_open(c, r, NULL, &st, &err), SEAM_OK);
-    const seam_chunk *ch;
-    char log[512] = "";
-    int rc;
-    while ((rc = seam_stream_next(st, &ch, &err)) == 1) {
-        CU_ASSERT(!holds_base64(ch, png));
-        size_t n = strlen(log);
-        if (ch->type == SEAM_CHUNK_MEDIA_DELTA)
-            snprintf(log + n, sizeof log - n, "delta%s ", ch->result_json ? ch->result_json : "");
-        else if (ch->type == SEAM_CHUNK_MEDIA_END)
-            snprintf(log + n, sizeof log - n, "end%s ", ch->result_json ? ch->result_json : "");
-        else
-            snprintf(log + n, sizeof log - n, "%s ", seam_chunk_type_name(ch->type));
-    }
-    CU_ASSERT_EQUAL(rc, 0);
-    TU_STR_EQ(log, "text_delta media_start delta{\"bytes\":70} end{\"byte_length\":70} stop ");
+    piece_log log = {.data_b64 = png};
+    CU_ASSERT_EQUAL(tu_stream_chunks(c, r, NULL, log_piece, &log, &st, &err), 0);
+    TU_STR_EQ(log.text, "text_delta media_start delta{\"bytes\":70} end{\"byte_length\":70} stop ");
     const seam_part *p = seam_message_part(seam_result_message(seam_stream_result(st)), 1);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     CU_ASSERT_EQUAL(seam_part_media_byte_length(p), 70);
@@ -729,9 +747,7 @@ static void test_gemini_tts(void)
              "\"}}]},"
              "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":9,"
              "\"candidatesTokenCount\":300}}");
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "Say cheerfully: have a wonderful day!");
-    seam_request_set_output_modalities(r, SEAM_MODALITY_AUDIO);
+    seam_request *r = tu_request_out("Say cheerfully: have a wonderful day!", SEAM_MODALITY_AUDIO);
     json_object *sent;
     seam_result *res = generate_ok(srv, c, r, &sent);
     CU_ASSERT(tu_json_equal(tu_json_at(sent, "generationConfig.responseModalities"), "[\"AUDIO\"]"));
@@ -741,34 +757,11 @@ static void test_gemini_tts(void)
     char want[SEAM_MEDIA_HANDLE_SIZE];
     handle_of(pcm, len, want);
     TU_STR_EQ(seam_part_media_data(p), want);
-    audio_units_are(res, 0.5);
+    tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.5, "second");
     seam_result_free(res);
     seam_request_free(r);
     free(pcm);
     tu_client_free(c);
-}
-
-/* Whole media through seam_emit_media (the mock's WAV: 8 samples at 8000
- * bytes a second) gets its length and duration too, offline. */
-static void test_mock_audio_meta(void)
-{
-    seam_client *c = tu_clientf("providers = { m = { plugin = \"mock\"; }; };\n"
-                                "chains = { default = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n"
-                                "media = { store = \"%s\"; };\n", store_dir ? store_dir : tu_dir());
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    seam_request *r = audio_request();
-    seam_result *res = generate_ok(NULL, c, r, NULL);
-    const seam_message *m = seam_result_message(res);
-    const seam_part *audio = NULL;
-    for (size_t i = 0; i < seam_message_part_count(m); i++)
-        if (seam_part_get_type(seam_message_part(m, i)) == SEAM_PART_MEDIA)
-            audio = seam_message_part(m, i);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(audio);
-    TU_STR_EQ(seam_part_mime_type(audio), "audio/wav");
-    CU_ASSERT_EQUAL(seam_part_media_byte_length(audio), 52);
-    CU_ASSERT_EQUAL(seam_part_media_duration_ms(audio), 1);
-    audio_units_are(res, 0.001);
-    finish(c, r, res);
 }
 
 static const tu_test tests[] = {

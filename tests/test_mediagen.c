@@ -136,6 +136,79 @@ static int generate_media_on(const seam_media_request *mr, const char *provider,
     return seam_generate_media(client, mr, &o, res, NULL, err);
 }
 
+/* generate_media_on, which must succeed: the result. */
+static seam_result *generated(const seam_media_request *mr, const char *provider, const char *model)
+{
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(tu_said(generate_media_on(mr, provider, model, &res, &err), &err,
+                                  "seam_generate_media"),
+                          SEAM_OK);
+    return res;
+}
+
+/* generate_media_on, which the provider must refuse (no result): the error. */
+static seam_error media_refused(const seam_media_request *mr, const char *provider,
+                                const char *model)
+{
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(generate_media_on(mr, provider, model, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_PTR_NULL(res);
+    seam_result_free(res);
+    return err;
+}
+
+/* seam_generate_media(mr) on provider's model, which must answer with a job
+ * and no result yet: the job. */
+static seam_media_job *job_on(const seam_media_request *mr, const char *provider, const char *model)
+{
+    seam_call_options o = tu_call_opts(provider, model);
+    seam_result *res = NULL;
+    seam_media_job *job = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_generate_media(client, mr, &o, &res, &job, &err), &err,
+                                  "seam_generate_media"),
+                          SEAM_OK);
+    CU_ASSERT_PTR_NULL(res);
+    CU_ASSERT_FATAL(job != NULL);
+    return job;
+}
+
+/* Polls job on c until it is no longer pending, at most max times, each poll
+ * succeeding: how many polls it took; *res the result once done, and
+ * *progress (unless NULL) the last progress seen while it was pending. */
+static int poll_to_end(seam_client *c, seam_media_job *job, int max, seam_result **res,
+                       double *progress)
+{
+    int polls = 0;
+    seam_error err;
+    while (seam_media_job_status(job) == SEAM_MEDIA_JOB_PENDING && polls < max) {
+        CU_ASSERT_EQUAL(tu_said(seam_media_job_poll(c, job, NULL, res, &err), &err, "poll"), SEAM_OK);
+        if (progress && seam_media_job_status(job) == SEAM_MEDIA_JOB_PENDING)
+            *progress = seam_media_job_progress(job);
+        polls++;
+    }
+    return polls;
+}
+
+/* res's first media part, which must be there, of type mime. */
+static const seam_part *first_media(const seam_result *res, const char *mime)
+{
+    const seam_part *p = media_part(res, 0);
+    CU_ASSERT_FATAL(p != NULL);
+    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), mime);
+    return p;
+}
+
+/* How many bytes the store holds for part p (stored: checked to be its handle's). */
+static size_t stored_length(const seam_part *p)
+{
+    size_t len = 0;
+    free(stored(seam_part_media_data(p), &len));
+    return len;
+}
+
 /* ---- the mock -------------------------------------------------------------------------- */
 
 static void test_mock_image(void)
@@ -147,10 +220,9 @@ static void test_mock_image(void)
     /* NULL options: the chain "media". */
     CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, NULL, &res, NULL, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_result_provider(res), "mk");
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL && media_part(res, 1) != NULL);
+    const seam_part *p = first_media(res, "image/png");
+    CU_ASSERT_FATAL(media_part(res, 1) != NULL);
     CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_HANDLE);
-    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "image/png");
     size_t len = 0;
     char *bytes = stored(seam_part_media_data(p), &len);
     CU_ASSERT(len > 8 && memcmp(bytes, "\x89PNG", 4) == 0);
@@ -163,15 +235,8 @@ static void test_mock_image(void)
 static void test_mock_speech(void)
 {
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "hello");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "mk", "mock-tts", &res, &err), SEAM_OK);
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "audio/wav");
-    size_t len = 0;
-    free(stored(seam_part_media_data(p), &len));
-    CU_ASSERT_EQUAL(len, 52);
+    seam_result *res = generated(mr, "mk", "mock-tts");
+    CU_ASSERT_EQUAL(stored_length(first_media(res, "audio/wav")), 52);
     /* 8 samples at 8 kHz, from the WAV's header. */
     tu_media_units_are(res, SEAM_MODALITY_AUDIO, 0.001, "second");
     seam_result_free(res);
@@ -194,25 +259,20 @@ static void test_request_checks(void)
 }
 
 /* The mock's job: done after N polls. */
-static seam_media_job *start_job(const char *options, seam_error *err)
+static seam_media_job *start_job(const char *options)
 {
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "a cat surfing");
     if (options)
         CU_ASSERT_EQUAL(seam_media_request_set_provider_options(mr, options), SEAM_OK);
-    seam_call_options o = tu_call_opts("mk", "mock-video");
-    seam_result *res = NULL;
-    seam_media_job *job = NULL;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, &job, err), SEAM_OK);
-    CU_ASSERT_PTR_NULL(res);
+    seam_media_job *job = job_on(mr, "mk", "mock-video");
     seam_media_request_free(mr);
-    CU_ASSERT_FATAL(job != NULL);
     return job;
 }
 
 static void test_mock_job_polls(void)
 {
     seam_error err;
-    seam_media_job *job = start_job("{\"job_polls\":3}", &err);
+    seam_media_job *job = start_job("{\"job_polls\":3}");
     const char *id = seam_media_job_id(job);
     CU_ASSERT(strncmp(id, "job-", 4) == 0 && strlen(id) == 36);
     CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_PENDING);
@@ -233,11 +293,8 @@ static void test_mock_job_polls(void)
     CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, &res, &err), SEAM_OK);
     CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_DONE);
     CU_ASSERT_FATAL(res != NULL);
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "video/mp4");
-    size_t len = 0;
-    free(stored(seam_part_media_data(p), &len));
+    const seam_part *p = first_media(res, "video/mp4");
+    CU_ASSERT(stored_length(p) > 0);
     tu_media_units_are(res, SEAM_MODALITY_VIDEO, 4, "second");
     /* A done job's checkpoint names its handle, and resumes to the same result. */
     char *cp = seam_media_job_checkpoint(job);
@@ -258,7 +315,7 @@ static void test_mock_job_polls(void)
 static void test_mock_job_wait_backs_off(void)
 {
     seam_error err;
-    seam_media_job *job = start_job("{\"job_polls\":6}", &err);
+    seam_media_job *job = start_job("{\"job_polls\":6}");
     n_sleeps = 0;
     seam_result *res = NULL;
     CU_ASSERT_EQUAL(seam_media_job_wait(client, job, NULL, NULL, NULL, &res, &err), SEAM_OK);
@@ -276,11 +333,8 @@ static void test_mock_blocking_waits(void)
 {
     /* Without a job pointer the call waits for the job itself. */
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "waves");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL(generate_media_on(mr, "mk", "mock-video", &res, &err), SEAM_OK);
-    CU_ASSERT(res && media_part(res, 0) &&
-              strcmp(seam_part_mime_type(media_part(res, 0)), "video/mp4") == 0);
+    seam_result *res = generated(mr, "mk", "mock-video");
+    first_media(res, "video/mp4");
     seam_result_free(res);
     seam_media_request_free(mr);
 }
@@ -288,7 +342,7 @@ static void test_mock_blocking_waits(void)
 static void test_mock_job_resume(void)
 {
     seam_error err;
-    seam_media_job *job = start_job("{\"job_polls\":4}", &err);
+    seam_media_job *job = start_job("{\"job_polls\":4}");
     CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, NULL, &err), SEAM_OK);
     char *cp = seam_media_job_checkpoint(job);
     CU_ASSERT_FATAL(cp != NULL);
@@ -304,13 +358,8 @@ static void test_mock_job_resume(void)
     CU_ASSERT_EQUAL_FATAL(seam_media_job_resume(c2, cp, &back, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(seam_media_job_id(back), id);
     CU_ASSERT_DOUBLE_EQUAL(seam_media_job_progress(back), 0.25, 1e-3);
-    int polls = 0;
     seam_result *res = NULL;
-    while (seam_media_job_status(back) == SEAM_MEDIA_JOB_PENDING && polls < 10) {
-        CU_ASSERT_EQUAL(seam_media_job_poll(c2, back, NULL, &res, &err), SEAM_OK);
-        polls++;
-    }
-    CU_ASSERT_EQUAL(polls, 3); /* where it was: 1 of 4 polls made */
+    CU_ASSERT_EQUAL(poll_to_end(c2, back, 10, &res, NULL), 3); /* where it was: 1 of 4 polls made */
     CU_ASSERT(res != NULL);
     seam_result_free(res);
     seam_media_job_free(back);
@@ -322,17 +371,26 @@ static void test_mock_job_resume(void)
     CU_ASSERT_EQUAL(seam_media_job_resume(client, "not json", &back, &err), SEAM_ERR_INVALID);
 }
 
+/* Waiting for job (with cancel, may be NULL) ends in a provider error of
+ * kind, with no result. */
+static void wait_fails(seam_media_job *job, seam_cancel *cancel, seam_error_kind kind)
+{
+    seam_result *res = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_media_job_wait(client, job, cancel, NULL, NULL, &res, &err),
+                    SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(err.kind, kind);
+    CU_ASSERT_PTR_NULL(res);
+    seam_result_free(res);
+}
+
 static void test_mock_job_cancel(void)
 {
-    seam_error err;
-    seam_media_job *job = start_job(NULL, &err);
+    seam_media_job *job = start_job(NULL);
     /* A cancel token triggered: the wait ends, the job stays resumable. */
     seam_cancel *cancel = seam_cancel_new();
     seam_cancel_trigger(cancel);
-    seam_result *res = NULL;
-    CU_ASSERT_EQUAL(seam_media_job_wait(client, job, cancel, NULL, NULL, &res, &err),
-                    SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
+    wait_fails(job, cancel, SEAM_ERROR_CANCELLED);
     CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_PENDING);
     seam_cancel_free(cancel);
     /* Cancelling the job: failed, and the checkpoint says so. */
@@ -340,6 +398,8 @@ static void test_mock_job_cancel(void)
     CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_FAILED);
     CU_ASSERT_EQUAL(seam_media_job_error(job)->kind, SEAM_ERROR_CANCELLED);
     size_t before = fake_server_request_count(srv);
+    seam_result *res = NULL;
+    seam_error err;
     CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
@@ -355,14 +415,9 @@ static void test_mock_job_cancel(void)
 
 static void test_mock_job_fails(void)
 {
-    seam_error err;
-    seam_media_job *job = start_job("{\"job_polls\":1,\"job_fail\":true}", &err);
-    seam_result *res = NULL;
-    CU_ASSERT_EQUAL(seam_media_job_wait(client, job, NULL, NULL, NULL, &res, &err),
-                    SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    seam_media_job *job = start_job("{\"job_polls\":1,\"job_fail\":true}");
+    wait_fails(job, NULL, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_FAILED);
-    CU_ASSERT_PTR_NULL(res);
     seam_media_job_free(job);
 }
 
@@ -370,11 +425,9 @@ static void test_mock_job_deadline(void)
 {
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "slow");
     CU_ASSERT_EQUAL(seam_media_request_set_deadline_ms(mr, 50), SEAM_OK);
-    seam_call_options o = tu_call_opts("mk", "mock-video");
+    seam_media_job *job = job_on(mr, "mk", "mock-video");
     seam_result *res = NULL;
-    seam_media_job *job = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
     usleep(80 * 1000); /* the deadline is wall-clock time: it holds across restarts */
     CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
@@ -396,18 +449,12 @@ static void test_openai_images(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
     seam_media_request_set_size(mr, "1024x1024");
     seam_media_request_set_mime_type(mr, "image/png");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "oa", "gpt-image-1", &res, &err), SEAM_OK);
+    seam_result *res = generated(mr, "oa", "gpt-image-1");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/images/generations");
     CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "Authorization"), "Bearer " OAI_KEY);
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-image-1\",\"prompt\":\"a cat\","
                                    "\"size\":\"1024x1024\",\"output_format\":\"png\"}"));
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    size_t len = 0;
-    free(stored(seam_part_media_data(p), &len));
-    CU_ASSERT_EQUAL(len, 70);
+    CU_ASSERT_EQUAL(stored_length(first_media(res, "image/png")), 70);
     const seam_usage *u = seam_result_usage(res);
     CU_ASSERT_EQUAL(u->input_tokens, 12);
     CU_ASSERT_EQUAL(u->output_tokens, 272);
@@ -418,14 +465,14 @@ static void test_openai_images(void)
                           NULL);
     seam_media_request_set_size(mr, NULL);
     seam_media_request_set_count(mr, 1);
-    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_OK);
+    res = generated(mr, "oa", "dall-e-3");
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"dall-e-3\",\"prompt\":\"a cat\",\"n\":1,"
                                    "\"response_format\":\"b64_json\"}"));
     seam_result_free(res);
     /* A URL instead of bytes is not media seam can store. */
     fake_server_push_json(srv, 200, "{\"created\":1,\"data\":[{\"url\":\"https://x/y.png\"}]}",
                           NULL);
-    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_ERR_PROVIDER);
+    seam_error err = media_refused(mr, "oa", "dall-e-3");
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "b64_json"));
     /* A refusal (400 moderation_blocked) is a content_filter error. */
     fake_server_push_json(srv, 400,
@@ -433,7 +480,7 @@ static void test_openai_images(void)
                           "system.\",\"type\":\"image_generation_user_error\",\"code\":"
                           "\"moderation_blocked\"}}",
                           NULL);
-    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "dall-e-3", &res, &err), SEAM_ERR_PROVIDER);
+    err = media_refused(mr, "oa", "dall-e-3");
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_PTR_NULL(strstr(err.message, OAI_KEY));
     seam_media_request_free(mr);
@@ -462,15 +509,11 @@ static void test_openai_speech(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Hello there.");
     seam_media_request_set_voice(mr, "coral");
     seam_media_request_set_mime_type(mr, "audio/wav");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "oa", "gpt-4o-mini-tts", &res, &err), SEAM_OK);
+    seam_result *res = generated(mr, "oa", "gpt-4o-mini-tts");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1/audio/speech");
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-4o-mini-tts\",\"input\":\"Hello there.\","
                                    "\"voice\":\"coral\",\"response_format\":\"wav\"}"));
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "audio/wav");
+    const seam_part *p = first_media(res, "audio/wav");
     size_t len = 0;
     char *bytes = stored(seam_part_media_data(p), &len);
     CU_ASSERT(len == n && memcmp(bytes, wav, n) == 0);
@@ -481,7 +524,7 @@ static void test_openai_speech(void)
     fake_server_push(srv, &r);
     seam_media_request_set_voice(mr, NULL);
     seam_media_request_set_mime_type(mr, NULL);
-    CU_ASSERT_EQUAL(generate_media_on(mr, "oa", "gpt-4o-mini-tts", &res, &err), SEAM_OK);
+    res = generated(mr, "oa", "gpt-4o-mini-tts");
     CU_ASSERT(tu_last_body_is(srv, "{\"model\":\"gpt-4o-mini-tts\",\"input\":\"Hello there.\","
                                    "\"voice\":\"alloy\",\"response_format\":\"mp3\"}"));
     CU_ASSERT_STRING_EQUAL(seam_part_mime_type(media_part(res, 0)), "audio/mpeg");
@@ -507,28 +550,15 @@ static seam_media_request *video_request(const char *prompt, int seconds, const 
     return mr;
 }
 
-/* seam_generate_media(mr) with o, which must answer with a job; *first is
- * the index of the job's first request to the server. */
-static seam_media_job *start_media_job(const seam_media_request *mr, const seam_call_options *o,
-                                       seam_result **res, size_t *first)
+/* job_on(mr, provider, model); *first is the index of the job's first
+ * request to the server. */
+static seam_media_job *start_media_job(const seam_media_request *mr, const char *provider,
+                                       const char *model, size_t *first)
 {
-    seam_media_job *job = NULL;
-    seam_error err;
     *first = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, o, res, &job, &err), SEAM_OK);
-    return job;
+    return job_on(mr, provider, model);
 }
 
-/* seam_generate_media(mr) with o, waiting for its job itself, is refused by
- * the provider's content filter. */
-static void refused_by_filter(const seam_media_request *mr, const seam_call_options *o,
-                              seam_result **res)
-{
-    seam_error err;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, o, res, NULL, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
-}
 
 /* res's first media part is stored as exactly mp4[0..n), seconds long. */
 static void video_is(const seam_result *res, const char *mp4, size_t n, double seconds)
@@ -569,11 +599,8 @@ static void test_openai_video(void)
     push_mp4(mp4, sizeof mp4 - 1);
 
     seam_media_request *mr = video_request("a calico cat", 8, "1280x720");
-    seam_call_options o = tu_call_opts("oa", "sora-2");
-    seam_result *res = NULL;
-    seam_error err;
     size_t first;
-    seam_media_job *job = start_media_job(mr, &o, &res, &first);
+    seam_media_job *job = start_media_job(mr, "oa", "sora-2", &first);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first), "/v1/videos");
     CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, first), "POST");
     const char *ctype = fake_server_request_header(srv, first, "Content-Type");
@@ -585,16 +612,10 @@ static void test_openai_video(void)
               strstr(body, "name=\"size\"\r\n\r\n1280x720\r\n"));
     /* seam's id, not the vendor's. */
     CU_ASSERT_PTR_NULL(strstr(seam_media_job_id(job), "video_"));
-    int polls = 0;
+    seam_result *res = NULL;
     double last_progress = -1;
-    while (seam_media_job_status(job) == SEAM_MEDIA_JOB_PENDING && polls < 10) {
-        int rc = seam_media_job_poll(client, job, NULL, &res, &err);
-        CU_ASSERT_EQUAL(rc, SEAM_OK);
-        if (seam_media_job_status(job) == SEAM_MEDIA_JOB_PENDING)
-            last_progress = seam_media_job_progress(job);
-        polls++;
-    }
-    CU_ASSERT_EQUAL(polls, 4); /* 30, the 503, 70, completed + content */
+    /* 30, the 503, 70, completed + content */
+    CU_ASSERT_EQUAL(poll_to_end(client, job, 10, &res, &last_progress), 4);
     CU_ASSERT_DOUBLE_EQUAL(last_progress, 0.7, 1e-9);
     for (size_t i = first + 1; i < first + 5; i++) {
         CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, i), "GET");
@@ -605,9 +626,7 @@ static void test_openai_video(void)
     CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, first + 5, "Authorization"),
                            "Bearer " OAI_KEY);
     CU_ASSERT_FATAL(res != NULL);
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "video/mp4");
+    first_media(res, "video/mp4");
     video_is(res, mp4, sizeof mp4 - 1, 8);
     /* The checkpoint holds no credential and no bytes. */
     char *cp = seam_media_job_checkpoint(job);
@@ -634,11 +653,9 @@ static void test_cancel_in_flight(void)
                           .body = video_queued, .delay_ms = 5000};
     fake_server_push(srv, &slow);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "slow");
-    seam_call_options o = tu_call_opts("oa", "sora-2");
+    seam_media_job *job = job_on(mr, "oa", "sora-2");
     seam_result *res = NULL;
-    seam_media_job *job = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
     seam_cancel *cancel = seam_cancel_new();
     pthread_t t;
     CU_ASSERT_FATAL(pthread_create(&t, NULL, cancel_later, cancel) == 0);
@@ -654,29 +671,50 @@ static void test_cancel_in_flight(void)
     seam_media_request_free(mr);
 }
 
-static void test_openai_video_refused(void)
+/* A video job the provider's filter refuses: its acceptance, then its end. */
+static const struct filtered_job {
+    const char *provider, *model, *accepted, *refused;
+} filtered_jobs[] = {
+    {"oa", "sora-2", video_queued,
+     "{\"id\":\"video_68d7512d\",\"object\":\"video\",\"status\":\"failed\","
+     "\"progress\":0,\"error\":{\"code\":\"moderation_blocked\",\"message\":"
+     "\"The prompt was blocked.\"}}"},
+    {"gm", "veo-3.0-generate-001", "{\"name\":\"models/veo-3.0-generate-001/operations/x1\"}",
+     "{\"name\":\"models/veo-3.0-generate-001/operations/x1\",\"done\":true,"
+     "\"response\":{\"generateVideoResponse\":{\"raiMediaFilteredCount\":1,"
+     "\"raiMediaFilteredReasons\":[\"The video was blocked.\"]}}}"},
+};
+
+/* Waited for by the call itself (job NULL): a content_filter error that says
+ * it was blocked. */
+static void test_video_filtered(void)
 {
-    fake_server_push_json(srv, 200, video_queued, NULL);
-    fake_server_push_json(srv, 200,
-                          "{\"id\":\"video_68d7512d\",\"object\":\"video\",\"status\":\"failed\","
-                          "\"progress\":0,\"error\":{\"code\":\"moderation_blocked\",\"message\":"
-                          "\"The prompt was blocked.\"}}",
-                          NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "something");
-    seam_call_options o = tu_call_opts("oa", "sora-2");
-    seam_result *res = NULL;
-    seam_error err;
-    /* Waited for by the call itself (job NULL). */
-    refused_by_filter(mr, &o, &res);
-    CU_ASSERT_PTR_NULL(res);
-    /* A job that is gone (404) fails the job. */
+    for (size_t i = 0; i < sizeof filtered_jobs / sizeof filtered_jobs[0]; i++) {
+        const struct filtered_job *c = &filtered_jobs[i];
+        fake_server_push_json(srv, 200, c->accepted, NULL);
+        fake_server_push_json(srv, 200, c->refused, NULL);
+        seam_error err = media_refused(mr, c->provider, c->model);
+        if (err.kind != SEAM_ERROR_CONTENT_FILTER)
+            fprintf(stderr, "\n  %s: %s\n", c->provider, err.message);
+        CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "blocked"));
+    }
+    seam_media_request_free(mr);
+}
+
+/* A job that is gone (404) fails the job. */
+static void test_openai_video_gone(void)
+{
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "something");
     fake_server_push_json(srv, 200, video_queued, NULL);
     fake_server_push_json(srv, 404,
                           "{\"error\":{\"message\":\"Video not found\",\"type\":"
                           "\"invalid_request_error\",\"code\":null}}",
                           NULL);
-    seam_media_job *job = NULL;
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, &job, &err), SEAM_OK);
+    seam_media_job *job = job_on(mr, "oa", "sora-2");
+    seam_result *res = NULL;
+    seam_error err;
     CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(seam_media_job_status(job), SEAM_MEDIA_JOB_FAILED);
     seam_media_job_free(job);
@@ -694,19 +732,12 @@ static void test_gemini_imagen(void)
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
     seam_media_request_set_count(mr, 1);
     seam_media_request_set_size(mr, "16:9");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "imagen-4.0-generate-001", &res, &err),
-                          SEAM_OK);
+    seam_result *res = generated(mr, "gm", "imagen-4.0-generate-001");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv), "/v1beta/models/imagen-4.0-generate-001:predict");
     CU_ASSERT_STRING_EQUAL(tu_last_header(srv, "x-goog-api-key"), GEM_KEY);
     CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat\"}],\"parameters\":"
                                    "{\"sampleCount\":1,\"aspectRatio\":\"16:9\"}}"));
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    size_t len = 0;
-    free(stored(seam_part_media_data(p), &len));
-    CU_ASSERT_EQUAL(len, 70);
+    CU_ASSERT_EQUAL(stored_length(first_media(res, "image/png")), 70);
     tu_media_units_are(res, SEAM_MODALITY_IMAGE, 1, "count");
     seam_result_free(res);
     /* Every image filtered: a content_filter error naming the reason. */
@@ -714,8 +745,7 @@ static void test_gemini_imagen(void)
                           "{\"predictions\":[{\"raiFilteredReason\":\"The image was filtered "
                           "by the safety filter.\"}]}",
                           NULL);
-    CU_ASSERT_EQUAL(generate_media_on(mr, "gm", "imagen-4.0-generate-001", &res, &err),
-                    SEAM_ERR_PROVIDER);
+    seam_error err = media_refused(mr, "gm", "imagen-4.0-generate-001");
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "safety filter"));
     seam_media_request_free(mr);
@@ -731,24 +761,20 @@ static void test_gemini_native_image(void)
                           "1290}}",
                           NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_IMAGE, "a cat");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "gemini-2.5-flash-image", &res, &err),
-                          SEAM_OK);
+    seam_result *res = generated(mr, "gm", "gemini-2.5-flash-image");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
                            "/v1beta/models/gemini-2.5-flash-image:generateContent");
     CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
                                    "\"a cat\"}]}],\"generationConfig\":{\"responseModalities\":"
                                    "[\"IMAGE\"]}}"));
-    CU_ASSERT_FATAL(media_part(res, 0) != NULL);
+    first_media(res, "image/png");
     CU_ASSERT_PTR_NULL(media_part(res, 1));
     CU_ASSERT_EQUAL(seam_result_usage(res)->output_tokens, 1290);
     seam_result_free(res);
     /* No image, the prompt blocked: content_filter. */
     fake_server_push_json(srv, 200, "{\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}", NULL);
-    CU_ASSERT_EQUAL(generate_media_on(mr, "gm", "gemini-2.5-flash-image", &res, &err),
-                    SEAM_ERR_PROVIDER);
-    CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CONTENT_FILTER);
+    CU_ASSERT_EQUAL(media_refused(mr, "gm", "gemini-2.5-flash-image").kind,
+                    SEAM_ERROR_CONTENT_FILTER);
     seam_media_request_free(mr);
 }
 
@@ -762,19 +788,14 @@ static void test_gemini_speech(void)
                           NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, "Say hello.");
     seam_media_request_set_voice(mr, "Puck");
-    seam_result *res = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(generate_media_on(mr, "gm", "gemini-2.5-flash-preview-tts", &res, &err),
-                          SEAM_OK);
+    seam_result *res = generated(mr, "gm", "gemini-2.5-flash-preview-tts");
     CU_ASSERT_STRING_EQUAL(tu_last_path(srv),
                            "/v1beta/models/gemini-2.5-flash-preview-tts:generateContent");
     CU_ASSERT(tu_last_body_is(srv, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":"
                                    "\"Say hello.\"}]}],\"generationConfig\":{\"responseModalities\":"
                                    "[\"AUDIO\"],\"speechConfig\":{\"voiceConfig\":{"
                                    "\"prebuiltVoiceConfig\":{\"voiceName\":\"Puck\"}}}}}"));
-    const seam_part *p = media_part(res, 0);
-    CU_ASSERT_FATAL(p != NULL);
-    CU_ASSERT_STRING_EQUAL(seam_part_mime_type(p), "audio/wav");
+    const seam_part *p = first_media(res, "audio/wav");
     size_t len = 0;
     unsigned char *b = (unsigned char *)stored(seam_part_media_data(p), &len);
     static const unsigned char pcm[] = {1, 0, 2, 0, 3, 0, 4, 0};
@@ -805,23 +826,16 @@ static void test_gemini_veo(void)
     fake_server_push_json(srv, 200, body, NULL);
     push_mp4(mp4, sizeof mp4 - 1);
     seam_media_request *mr = video_request("a cat surfing", 8, "16:9");
-    seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
-    seam_result *res = NULL;
-    seam_error err;
     size_t first;
-    seam_media_job *job = start_media_job(mr, &o, &res, &first);
+    seam_media_job *job = start_media_job(mr, "gm", "veo-3.0-generate-001", &first);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first),
                            "/v1beta/models/veo-3.0-generate-001:predictLongRunning");
     CU_ASSERT(tu_last_body_is(srv, "{\"instances\":[{\"prompt\":\"a cat surfing\"}],"
                                    "\"parameters\":{\"aspectRatio\":\"16:9\","
                                    "\"durationSeconds\":8}}"));
     CU_ASSERT_PTR_NULL(strstr(seam_media_job_id(job), "abc123"));
-    int polls = 0;
-    while (seam_media_job_status(job) == SEAM_MEDIA_JOB_PENDING && polls < 5) {
-        CU_ASSERT_EQUAL(seam_media_job_poll(client, job, NULL, &res, &err), SEAM_OK);
-        polls++;
-    }
-    CU_ASSERT_EQUAL(polls, 2);
+    seam_result *res = NULL;
+    CU_ASSERT_EQUAL(poll_to_end(client, job, 5, &res, NULL), 2);
     CU_ASSERT_STRING_EQUAL(fake_server_request_method(srv, first + 1), "GET");
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, first + 1), "/v1beta/models/veo-3.0-generate-001/operations/abc123");
     CU_ASSERT_STRING_EQUAL(fake_server_request_header(srv, first + 1, "x-goog-api-key"), GEM_KEY);
@@ -846,27 +860,16 @@ static void test_gemini_veo(void)
              op, other);
     fake_server_push_json(srv, 200, body, NULL);
     first = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_ERR_PROVIDER);
+    seam_error err = media_refused(mr, "gm", "veo-3.0-generate-001");
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "https"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), first + 2);
     seam_media_request_free(mr);
 }
 
-static void test_gemini_veo_filtered(void)
+/* Inline bytes (encodedVideo) are stored without a download. */
+static void test_gemini_veo_inline(void)
 {
-    fake_server_push_json(srv, 200, "{\"name\":\"models/veo-3.0-generate-001/operations/x1\"}",
-                          NULL);
-    fake_server_push_json(srv, 200,
-                          "{\"name\":\"models/veo-3.0-generate-001/operations/x1\",\"done\":true,"
-                          "\"response\":{\"generateVideoResponse\":{\"raiMediaFilteredCount\":1,"
-                          "\"raiMediaFilteredReasons\":[\"The video was blocked.\"]}}}",
-                          NULL);
     seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_VIDEO, "x");
-    seam_call_options o = tu_call_opts("gm", "veo-3.0-generate-001");
-    seam_result *res = NULL;
-    seam_error err;
-    refused_by_filter(mr, &o, &res);
-    /* Inline bytes (encodedVideo) are stored without a download. */
     fake_server_push_json(srv, 200, "{\"name\":\"models/veo-3.0-generate-001/operations/x2\"}",
                           NULL);
     fake_server_push_json(srv, 200,
@@ -876,9 +879,9 @@ static void test_gemini_veo_filtered(void)
                           "\"video/mp4\"}}]}}}",
                           NULL);
     size_t before = fake_server_request_count(srv);
-    CU_ASSERT_EQUAL(seam_generate_media(client, mr, &o, &res, NULL, &err), SEAM_OK);
+    seam_result *res = generated(mr, "gm", "veo-3.0-generate-001");
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before + 2);
-    CU_ASSERT(res && media_part(res, 0));
+    first_media(res, "video/mp4");
     seam_result_free(res);
     seam_media_request_free(mr);
 }
@@ -996,13 +999,14 @@ static const tu_test tests[] = {
     {"openai: images", test_openai_images},
     {"openai: speech", test_openai_speech},
     {"openai: video job, poll, back off, download", test_openai_video},
-    {"openai: video refused, video gone", test_openai_video_refused},
+    {"openai: video gone", test_openai_video_gone},
     {"job: cancel aborts the poll in flight", test_cancel_in_flight},
     {"gemini: imagen", test_gemini_imagen},
     {"gemini: native image output", test_gemini_native_image},
     {"gemini: speech (PCM stored as a WAV)", test_gemini_speech},
     {"gemini: veo operation, poll, download", test_gemini_veo},
-    {"gemini: veo filtered, veo inline bytes", test_gemini_veo_filtered},
+    {"gemini: veo inline bytes", test_gemini_veo_inline},
+    {"video: refused by the filter (openai, gemini veo)", test_video_filtered},
     {"chain: fails over until a provider accepts the job, which stays there",
      test_chain_until_accepted},
     {"chain: a plugin without media generation is skipped", test_no_media_generation},

@@ -26,21 +26,6 @@
 #include "testutil.h"
 #include <seam/seam.h>
 
-/* A WAV of n 16-bit mono samples at 16 kHz (32000 bytes a second). */
-static unsigned char *wav_bytes(size_t n_samples, size_t *len)
-{
-    size_t data = n_samples * 2, total = data + 44;
-    unsigned char *p = malloc(total);
-    tu_wav_header(p, data, 16000);
-    for (size_t i = 0; i < n_samples; i++) {
-        /* NUL bytes and CR LF in the samples: the upload is binary-safe. */
-        p[44 + 2 * i] = (unsigned char)(i % 3 == 0 ? 0 : i % 3 == 1 ? '\r' : '\n');
-        p[44 + 2 * i + 1] = (unsigned char)(i * 7);
-    }
-    *len = total;
-    return p;
-}
-
 static seam_transcribe_request wav_request(const unsigned char *bytes, size_t len)
 {
     seam_transcribe_request tr;
@@ -50,6 +35,45 @@ static seam_transcribe_request wav_request(const unsigned char *bytes, size_t le
     tr.audio = bytes;
     tr.audio_len = len;
     return tr;
+}
+
+/* A request of a WAV of n 16-bit mono samples at 16 kHz (32000 bytes a
+ * second), whose bytes (tr.audio_len of them) are *wav, the caller's to free. */
+static seam_transcribe_request wav_of(size_t n_samples, unsigned char **wav)
+{
+    size_t data = n_samples * 2, total = data + 44;
+    unsigned char *p = malloc(total);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    tu_wav_header(p, data, 16000);
+    for (size_t i = 0; i < n_samples; i++) {
+        /* NUL bytes and CR LF in the samples: the upload is binary-safe. */
+        p[44 + 2 * i] = (unsigned char)(i % 3 == 0 ? 0 : i % 3 == 1 ? '\r' : '\n');
+        p[44 + 2 * i + 1] = (unsigned char)(i * 7);
+    }
+    *wav = p;
+    return wav_request(p, total);
+}
+
+/* seam_transcribe(tr) on c with o (NULL: c's transcribe chain), which must
+ * succeed: the transcription. */
+static seam_transcription *transcribed(seam_client *c, const seam_transcribe_request *tr,
+                                       const seam_call_options *o)
+{
+    seam_transcription *t = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_transcribe(c, tr, o, &t, &err), &err, "seam_transcribe"), SEAM_OK);
+    return t;
+}
+
+/* seam_transcribe(tr) on c with o fails with rc and no transcription: the error. */
+static seam_error refused(seam_client *c, const seam_transcribe_request *tr, const seam_call_options *o,
+                          int rc)
+{
+    seam_transcription *t = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_transcribe(c, tr, o, &t, &err), rc);
+    CU_ASSERT_PTR_NULL(t);
+    return err;
 }
 
 /* The form part name of the last request is want (a string). */
@@ -101,22 +125,19 @@ static void test_openai_tokens(void)
                           "\"usage\":{\"type\":\"tokens\",\"input_tokens\":14,\"input_token_details\":"
                           "{\"text_tokens\":0,\"audio_tokens\":14},\"output_tokens\":45,\"total_tokens\":59}}",
                           NULL);
-    size_t len;
-    unsigned char *wav = wav_bytes(8000, &len); /* 0.5 s */
-    seam_transcribe_request tr = wav_request(wav, len);
+    unsigned char *wav;
+    seam_transcribe_request tr = wav_of(8000, &wav); /* 0.5 s */
     tr.language = "en";
     tr.prompt = "A talk about ideas.";
     tu_attempts attempts = {.flags = TU_ATTEMPT_ERRORS};
     seam_call_options o = {.size = sizeof o, .on_attempt = tu_on_attempt, .ud = &attempts};
-    seam_transcription *t = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    seam_transcription *t = transcribed(c, &tr, &o);
     CU_ASSERT_PTR_NOT_NULL(strstr(attempts.log, "skipped an/claude-sonnet-4-5: provider \"an\" (plugin anthropic) "
                                                 "cannot transcribe"));
     TU_STR_EQ(tu_last_path(srv), "/v1/audio/transcriptions");
     TU_STR_EQ(tu_last_header(srv, "Authorization"), "Bearer sk-live-9f8e7d6c5b");
     CU_ASSERT_PTR_NOT_NULL(strstr(tu_last_header(srv, "Content-Type"), "multipart/form-data; boundary="));
-    file_part_is(srv, "audio.wav", "audio/wav", wav, len);
+    file_part_is(srv, "audio.wav", "audio/wav", wav, tr.audio_len);
     form_is(srv, "model", "gpt-4o-transcribe");
     form_is(srv, "language", "en");
     form_is(srv, "prompt", "A talk about ideas.");
@@ -139,14 +160,9 @@ static void test_openai_tokens(void)
  * language or prompt fields when none is given. */
 static void test_openai_duration_handle(void)
 {
-    fake_server *srv = tu_server_start();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(srv);
-    char *store = tu_mkdtemp_private();
-    CU_ASSERT_PTR_NOT_NULL_FATAL(store);
-    tu_rm_rf_at_end(store);
-    seam_client *c = tu_clientf("providers = { oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"k\"; }; };\n"
-                                "media = { store = \"%s\"; };\n", fake_server_url(srv), store);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    fake_server *srv;
+    seam_client *c = tu_test_client_on(&srv, "providers = { oa = { plugin = \"openai\"; base_url = \"@URL@/v1\"; api_key = \"k\"; }; };\n"
+                                             "media = { store = \"@TMP@/store\"; };\n");
     fake_server_push_json(srv, 200, "{\"text\":\"hello\",\"usage\":{\"type\":\"duration\",\"seconds\":9}}", NULL);
     const unsigned char mp3[] = {0xff, 0xfb, 0x90, 0x64, 0, 0x0f, '\r', '\n', 0};
     char handle[SEAM_MEDIA_HANDLE_SIZE];
@@ -158,8 +174,7 @@ static void test_openai_duration_handle(void)
     tr.mime_type = "audio/mpeg";
     tr.handle = handle;
     seam_call_options o = tu_call_opts("oa", "whisper-1");
-    seam_transcription *t = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    seam_transcription *t = transcribed(c, &tr, &o);
     file_part_is(srv, "audio.mp3", "audio/mpeg", mp3, sizeof mp3);
     form_is(srv, "model", "whisper-1");
     form_is(srv, "language", NULL);
@@ -177,21 +192,17 @@ static void test_openai_errors(void)
 {
     fake_server *srv;
     seam_client *c = openai_client(&srv);
-    size_t len;
-    unsigned char *wav = wav_bytes(10, &len);
-    seam_transcribe_request tr = wav_request(wav, len);
+    unsigned char *wav;
+    seam_transcribe_request tr = wav_of(10, &wav);
     seam_call_options o = tu_call_opts("oa", "gpt-4o-transcribe");
-    seam_transcription *t = NULL;
-    seam_error err;
     fake_server_push_json(srv, 200, "{\"words\":[]}", NULL);
-    CU_ASSERT_EQUAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_ERR_PROVIDER);
-    CU_ASSERT_PTR_NULL(t);
+    seam_error err = refused(c, &tr, &o, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "malformed transcription: no text"));
     fake_server_push_json(srv, 401,
                           "{\"error\":{\"message\":\"Incorrect API key provided: sk-live-9f8e7d6c5b\","
                           "\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}",
                           NULL);
-    CU_ASSERT_EQUAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_ERR_PROVIDER);
+    err = refused(c, &tr, &o, SEAM_ERR_PROVIDER);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_AUTH);
     CU_ASSERT_PTR_NULL(strstr(err.message, "sk-live-9f8e7d6c5b"));
     free(wav);
@@ -215,9 +226,7 @@ static void test_gemini(void)
     const unsigned char wav[] = "RIFF\x24\0\0\0WAVEfmt ";
     seam_transcribe_request tr = wav_request(wav, sizeof wav - 1);
     tr.language = "de";
-    seam_transcription *t = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, NULL, &t, &err), SEAM_OK);
+    seam_transcription *t = transcribed(c, &tr, NULL);
     CU_ASSERT_PTR_NOT_NULL(strstr(tu_last_path(srv), "/v1beta/models/gemini-2.5-flash:generateContent"));
     json_object *body = tu_last_body(srv);
     TU_STR_EQ(tu_json_str(body, "contents.0.role"), "user");
@@ -234,7 +243,7 @@ static void test_gemini(void)
     /* A model known to take no audio is refused before anything is sent. */
     size_t before = fake_server_request_count(srv);
     seam_call_options o = tu_call_opts("gm", "imagen-4.0-generate-001");
-    CU_ASSERT_EQUAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_ERR_PROVIDER);
+    seam_error err = refused(c, &tr, &o, SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "takes no audio"));
     CU_ASSERT_EQUAL(fake_server_request_count(srv), before);
     tu_client_free(c);
@@ -247,20 +256,17 @@ static void test_mock(void)
                                 "roles = { transcribe = \"t\"; };\n"
                                 "chains = { t = ( { provider = \"m\"; model = \"mock-1\"; } ); };\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    size_t len;
-    unsigned char *wav = wav_bytes(16000, &len); /* 1 s */
-    seam_transcribe_request tr = wav_request(wav, len);
-    seam_transcription *t = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, NULL, &t, &err), SEAM_OK);
+    unsigned char *wav;
+    seam_transcribe_request tr = wav_of(16000, &wav); /* 1 s */
+    seam_transcription *t = transcribed(c, &tr, NULL);
     char want[96];
-    snprintf(want, sizeof want, "mock transcript of %zu bytes of audio/wav", len);
+    snprintf(want, sizeof want, "mock transcript of %zu bytes of audio/wav", tr.audio_len);
     TU_STR_EQ(seam_transcription_text(t), want);
     CU_ASSERT_DOUBLE_EQUAL(seam_transcription_seconds(t), 1.0, 1e-9);
     TU_STR_EQ(seam_transcription_provider(t), "m");
     seam_transcription_free(t);
     seam_call_options o = tu_call_opts("s", "mock-1");
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    t = transcribed(c, &tr, &o);
     TU_STR_EQ(seam_transcription_text(t), "scripted words");
     seam_transcription_free(t);
     free(wav);
@@ -279,9 +285,7 @@ static void test_boundary_in_audio(void)
     tr.mime_type = "audio/mpeg";
     tr.name = "talk.mp3";
     seam_call_options o = tu_call_opts("oa", "whisper-1");
-    seam_transcription *t = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    seam_transcription *t = transcribed(c, &tr, &o);
     CU_ASSERT_PTR_NULL(strstr(tu_last_header(srv, "Content-Type"), "7d1c9a0b0"));
     file_part_is(srv, "talk.mp3", "audio/mpeg", (const unsigned char *)audio, sizeof audio - 1);
     seam_transcription_free(t);
@@ -344,30 +348,26 @@ static void test_cassette_replay(void)
     snprintf(conf, sizeof conf,
              "providers = { oa = { plugin = \"openai\"; base_url = \"%s/v1\"; api_key = \"sk-rec-1234abcd\"; }; };\n",
              fake_server_url(srv));
-    size_t len;
-    unsigned char *wav = wav_bytes(500, &len);
-    seam_transcribe_request tr = wav_request(wav, len);
+    unsigned char *wav;
+    seam_transcribe_request tr = wav_of(500, &wav);
     seam_call_options o = tu_call_opts("oa", "whisper-1");
-    seam_transcription *t = NULL;
     seam_error err;
     setenv("SEAM_RECORD", dir, 1);
     seam_client *c = tu_client(conf, &err);
     unsetenv("SEAM_RECORD");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
-    seam_transcription_free(t);
+    seam_transcription_free(transcribed(c, &tr, &o));
     tu_client_free(c);
     fake_server_stop(srv); /* nothing listens from here on */
     setenv("SEAM_REPLAY", dir, 1);
     c = tu_client(conf, &err);
     unsetenv("SEAM_REPLAY");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    t = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    seam_transcription *t = transcribed(c, &tr, &o);
     TU_STR_EQ(seam_transcription_text(t), "recorded words");
     seam_transcription_free(t);
-    wav[len - 1] ^= 1; /* other audio: no cassette */
-    CU_ASSERT_NOT_EQUAL(seam_transcribe(c, &tr, &o, &t, &err), SEAM_OK);
+    wav[tr.audio_len - 1] ^= 1; /* other audio: no cassette */
+    err = refused(c, &tr, &o, SEAM_ERR_PROVIDER);
     TU_STR_EQ(err.code, "cassette_miss");
     tu_client_free(c);
     free(wav);

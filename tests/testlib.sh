@@ -230,3 +230,21 @@ tl_finish() {
     echo "${1:+$1: }$checks checks, $failures failed"
     [ "$failures" -eq 0 ]
 }
+
+# ---- dupmedia: checks over everything a script saw ----
+
+# expect_nowhere WHAT PATTERN FILE...: one check that no line of the FILEs (a
+# directory among them searched through) matches the grep PATTERN, e.g. that
+# no output holds the script's credential; the lines that do are shown.
+expect_nowhere() {
+    what=$1
+    pattern=$2
+    shift 2
+    checks=$((checks + 1))
+    if grep -rq -e "$pattern" "$@"; then
+        fail "$what: '$pattern' found"
+        grep -rn -e "$pattern" "$@" >&2
+    else
+        ok "$what"
+    fi
+}

@@ -387,6 +387,18 @@ int tu_usage_is(const seam_usage *u, const seam_usage *want, const char *file, i
 seam_session *tu_session(seam_client *c, const seam_session_options *o);
 seam_executor *tu_executor(seam_session *s, const seam_executor_options *eo);
 
+/* ---- dupmedia: a stream read chunk by chunk (tu_stream.c) ---- */
+
+/* Opens a stream of req on c with o (may be NULL), which must open (a fatal
+ * CUnit assertion), and reads it to its end, giving each chunk to
+ * on_chunk(ud, chunk) unless on_chunk is NULL. Returns the last
+ * seam_stream_next's status (0 at the end), err filled when it failed. The
+ * stream goes to *out (the caller frees it; its result is there) when out is
+ * not NULL, else it is freed. */
+int tu_stream_chunks(seam_client *c, const seam_request *req, const seam_call_options *o,
+                     void (*on_chunk)(void *ud, const seam_chunk *ch), void *ud, seam_stream **out,
+                     seam_error *err);
+
 /* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
 
 /* Call options naming a chain (tu_stream.c). */

@@ -240,6 +240,26 @@ void tu_generate_refused(seam_client *c, const seam_request *req, seam_error_kin
     seam_result_free(res);
 }
 
+/* ---- dupmedia: a stream read chunk by chunk ---- */
+
+int tu_stream_chunks(seam_client *c, const seam_request *req, const seam_call_options *o,
+                     void (*on_chunk)(void *ud, const seam_chunk *ch), void *ud, seam_stream **out,
+                     seam_error *err)
+{
+    seam_stream *st = NULL;
+    CU_ASSERT_EQUAL_FATAL(tu_said(seam_stream_open(c, req, o, &st, err), err, "seam_stream_open"), SEAM_OK);
+    const seam_chunk *ch;
+    int rc;
+    while ((rc = seam_stream_next(st, &ch, err)) == 1)
+        if (on_chunk)
+            on_chunk(ud, ch);
+    if (out)
+        *out = st;
+    else
+        seam_stream_free(st);
+    return rc;
+}
+
 /* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
 
 seam_call_options tu_chain_opts(const char *chain)

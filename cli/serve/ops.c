@@ -1,8 +1,8 @@
-/* ops.c — the gateway's doors that are not chat: POST /v1/embeddings and
- * POST /v1/images/generations, in OpenAI's wire format (the shapes of
- * openai-node's embeddings.ts and images.ts), over seam_embed and
- * seam_generate_media with the same routing, keys, limits, metrics and access
- * log as a chat call.
+/* ops.c — the gateway's doors that are not chat: POST /v1/embeddings,
+ * POST /v1/images/generations and POST /v1/audio/speech, in OpenAI's wire
+ * format (the shapes of openai-node's embeddings.ts, images.ts and
+ * speech.ts), over seam_embed and seam_generate_media with the same routing,
+ * keys, limits, metrics and access log as a chat call.
  *
  * The library's calls for these are blocking (one request, one answer, no
  * stream), so they run on a small pool of worker threads of their own rather
@@ -149,6 +149,61 @@ static int parse_images(serve_call *c, json_object *root, serve_err *e)
     return 0;
 }
 
+/* OpenAI's speech formats and the MIME types seam's media requests name. */
+static const struct {
+    const char *format, *mime;
+} speech_formats[] = {
+    { "mp3", "audio/mpeg" }, { "opus", "audio/opus" }, { "aac", "audio/aac" },
+    { "flac", "audio/flac" }, { "wav", "audio/wav" },  { "pcm", "audio/pcm" },
+};
+
+static int parse_speech(serve_call *c, json_object *root, serve_err *e)
+{
+    const char *model = jstr(root, "model");
+    const char *input = jstr(root, "input");
+    const char *voice = jstr(root, "voice");
+    if (!model || !*model || !input || !*input || !voice || !*voice) {
+        serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                      "'model' (a chain, a role or PROVIDER/MODEL), 'input' and 'voice' are "
+                      "required");
+        return -1;
+    }
+    const char *format = jstr(root, "response_format");
+    const char *mime = "audio/mpeg"; /* OpenAI's default, mp3 */
+    if (format) {
+        mime = NULL;
+        for (size_t i = 0; i < sizeof speech_formats / sizeof speech_formats[0]; i++)
+            if (strcmp(format, speech_formats[i].format) == 0)
+                mime = speech_formats[i].mime;
+        if (!mime) {
+            serve_err_set(e, 400, SEAM_ERROR_BAD_REQUEST, "invalid_request_error",
+                          "'response_format' must be one of mp3, opus, aac, flac, wav, pcm");
+            return -1;
+        }
+    }
+    seam_media_request *mr = seam_media_request_new(SEAM_MODALITY_AUDIO, input);
+    json_object *opts = json_object_new_object();
+    static const char *const passed[] = { "speed", "instructions" };
+    for (size_t i = 0; opts && i < sizeof passed / sizeof passed[0]; i++) {
+        json_object *v = jget(root, passed[i]);
+        if (v)
+            json_object_object_add(opts, passed[i], json_object_get(v));
+    }
+    int bad = !mr || !opts || seam_media_request_set_voice(mr, voice) != SEAM_OK ||
+              seam_media_request_set_mime_type(mr, mime) != SEAM_OK ||
+              (json_object_object_length(opts) > 0 &&
+               seam_media_request_set_provider_options(
+                   mr, json_object_to_json_string_ext(opts, JSON_C_TO_STRING_PLAIN)) != SEAM_OK);
+    json_object_put(opts);
+    c->media = mr;
+    c->model = strdup(model);
+    if (bad || !c->model) {
+        serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 int ops_parse(serve_call *c, json_object *root, serve_err *e)
 {
     c->cancel = seam_cancel_new();
@@ -156,7 +211,9 @@ int ops_parse(serve_call *c, json_object *root, serve_err *e)
         serve_err_set(e, 500, SEAM_ERROR_UNKNOWN, "internal_error", "out of memory");
         return -1;
     }
-    return c->op == OP_EMBEDDINGS ? parse_embeddings(c, root, e) : parse_images(c, root, e);
+    return c->op == OP_EMBEDDINGS ? parse_embeddings(c, root, e) :
+           c->op == OP_SPEECH     ? parse_speech(c, root, e) :
+                                    parse_images(c, root, e);
 }
 
 /* ---- answers ------------------------------------------------------------------ */
@@ -223,13 +280,13 @@ static void embeddings_render(serve_call *c, const seam_embeddings *em, sbuf *ou
     sb_printf(out, ",\"usage\":{\"prompt_tokens\":%lld,\"total_tokens\":%lld}}", in, in);
 }
 
-/* The stored bytes of a handle, base64, into out. */
-static int stored_base64(seam_client *client, const char *handle, sbuf *out, seam_error *err)
+/* The stored bytes of a handle (malloc'ed, *len bytes). */
+static unsigned char *read_stored(seam_client *client, const char *handle, size_t *len,
+                                  seam_error *err)
 {
     int fd = -1;
-    int rc = seam_media_open(client, handle, &fd, err);
-    if (rc != SEAM_OK)
-        return rc;
+    if (seam_media_open(client, handle, &fd, err) != SEAM_OK)
+        return NULL;
     struct stat st;
     unsigned char *bytes = NULL;
     size_t got = 0;
@@ -244,11 +301,46 @@ static int stored_base64(seam_client *client, const char *handle, sbuf *out, sea
     close(fd);
     if (!bytes || got != (size_t)st.st_size) {
         free(bytes);
-        return seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot read the stored image %s", handle);
+        seam_error_set(err, SEAM_ERROR_UNKNOWN, "cannot read the stored media %s", handle);
+        return NULL;
     }
-    base64_to(out, bytes, got);
+    *len = got;
+    return bytes;
+}
+
+/* The stored bytes of a handle, base64, into out. */
+static int stored_base64(seam_client *client, const char *handle, sbuf *out, seam_error *err)
+{
+    size_t len = 0;
+    unsigned char *bytes = read_stored(client, handle, &len, err);
+    if (!bytes)
+        return SEAM_ERR_PROVIDER;
+    base64_to(out, bytes, len);
     free(bytes);
     return SEAM_OK;
+}
+
+/* The first media part of a speech result as the whole body, its MIME type
+ * the answer's Content-Type. */
+static int speech_render(serve_call *c, const seam_result *res, sbuf *out, seam_error *err)
+{
+    const seam_message *msg = seam_result_message(res);
+    for (size_t i = 0; msg && i < seam_message_part_count(msg); i++) {
+        const seam_part *part = seam_message_part(msg, i);
+        if (seam_part_get_type(part) != SEAM_PART_MEDIA)
+            continue;
+        size_t len = 0;
+        unsigned char *bytes = read_stored(c->gen->client, seam_part_media_data(part), &len, err);
+        if (!bytes)
+            return SEAM_ERR_PROVIDER;
+        sb_add(out, (const char *)bytes, len);
+        free(bytes);
+        const char *mime = seam_part_mime_type(part);
+        snprintf(c->content_type, sizeof c->content_type, "%s",
+                 mime && *mime ? mime : "application/octet-stream");
+        return SEAM_OK;
+    }
+    return seam_error_set(err, SEAM_ERROR_UNKNOWN, "the provider answered with no audio");
 }
 
 static int images_render(serve_call *c, const seam_result *res, sbuf *out, seam_error *err)
@@ -312,7 +404,8 @@ static void run_op(serve_ops *ops, serve_call *c)
         seam_result *res = NULL;
         rc = seam_generate_media(c->gen->client, c->media, &o, &res, NULL, &err);
         if (rc == SEAM_OK) {
-            rc = images_render(c, res, &body, &err);
+            rc = c->op == OP_SPEECH ? speech_render(c, res, &body, &err)
+                                    : images_render(c, res, &body, &err);
             if (seam_result_usage(res))
                 c->usage = *seam_result_usage(res);
             snprintf(c->answered_provider, sizeof c->answered_provider, "%s",

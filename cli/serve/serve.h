@@ -81,7 +81,7 @@ typedef struct serve_gen serve_gen;
 enum { CALL_RECEIVING = 0, CALL_QUEUED, CALL_HEAD, CALL_DONE };
 /* What a call is: a chat on the pump (any of the three wires), or one of the
  * blocking operations the workers of ops.c run. */
-enum { OP_CHAT = 0, OP_EMBEDDINGS, OP_IMAGES };
+enum { OP_CHAT = 0, OP_EMBEDDINGS, OP_IMAGES, OP_SPEECH };
 
 /* Per-call state of a wire's stream writer (sse.c). */
 typedef struct wire_state {
@@ -111,7 +111,7 @@ typedef struct serve_call {
     char remote[64];
 
     /* the request */
-    int op;                       /* OP_CHAT, OP_EMBEDDINGS, OP_IMAGES */
+    int op;                       /* OP_CHAT, OP_EMBEDDINGS, OP_IMAGES, OP_SPEECH */
     sbuf body;
     int too_big;
     seam_request *req;
@@ -121,7 +121,7 @@ typedef struct serve_call {
     int include_usage;            /* openai: stream_options.include_usage */
     int whole_upstream;           /* not streamed: ask the provider for one whole answer */
     seam_embed_request *embed;    /* OP_EMBEDDINGS */
-    seam_media_request *media;    /* OP_IMAGES */
+    seam_media_request *media;    /* OP_IMAGES, OP_SPEECH */
     int op_base64;                /* embeddings: encoding_format "base64" */
     char key_name[64];            /* the gateway key's name ("" without keys) */
     int key_index;                /* -1 without keys */
@@ -145,6 +145,7 @@ typedef struct serve_call {
     int refs;
     sbuf out;                     /* bytes for the client */
     size_t out_off;
+    char content_type[64];        /* of a whole answer; "": application/json */
     int finished;                 /* no more bytes will be added to out */
     int failed;                   /* the head is an error (err) */
     serve_err err;
@@ -205,7 +206,7 @@ const char *door_url_mime(const char *url);
 /* ---- embeddings and images (ops.c) ---------------------------------------- */
 
 typedef struct serve_ops serve_ops;
-/* Parses an OP_EMBEDDINGS or OP_IMAGES body into c (400 in e otherwise). */
+/* Parses an OP_EMBEDDINGS, OP_IMAGES or OP_SPEECH body into c (400 in e otherwise). */
 int ops_parse(serve_call *c, struct json_object *root, serve_err *e);
 /* Starts the workers; NULL with msg filled. */
 serve_ops *ops_start(char *msg, size_t msgsize);

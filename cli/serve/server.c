@@ -99,13 +99,14 @@ static serve_call *call_new(serve_server *srv, struct MHD_Connection *conn, cons
     snprintf(c->method, sizeof c->method, "%s", method);
     static const char *const paths[] = { "/v1/chat/completions", "/v1/messages", "/v1/responses",
                                          "/v1/models", "/healthz", "/metrics", "/v1/embeddings",
-                                         "/v1/images/generations" };
+                                         "/v1/images/generations", "/v1/audio/speech" };
     c->path = "other";
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (strcmp(url, paths[i]) == 0)
             c->path = paths[i];
     c->op = strcmp(c->path, "/v1/embeddings") == 0          ? OP_EMBEDDINGS :
             strcmp(c->path, "/v1/images/generations") == 0 ? OP_IMAGES :
+            strcmp(c->path, "/v1/audio/speech") == 0       ? OP_SPEECH :
                                                              OP_CHAT;
     c->wire = strcmp(c->path, "/v1/messages") == 0 ? WIRE_ANTHROPIC :
               strcmp(c->path, "/v1/responses") == 0 ? WIRE_RESPONSES : WIRE_OPENAI;
@@ -261,7 +262,8 @@ static enum MHD_Result send_head(serve_call *c)
         size_t len;
         char *body = sb_take(&c->out, &len);
         pthread_mutex_unlock(&c->mu);
-        return send_buf(c, 200, "application/json", body, body ? len : 0, -1);
+        return send_buf(c, 200, c->content_type[0] ? c->content_type : "application/json", body,
+                        body ? len : 0, -1);
     }
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, c, reader_free);

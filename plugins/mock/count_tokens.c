@@ -39,7 +39,7 @@ int mock_count_serve(void *instance, const seam_http_request *hr, seam_served *o
     if (rc == 0) {
         char answer[64];
         snprintf(answer, sizeof answer, "{\"input_tokens\":%lld}",
-                 (long long)request_words(jget(request, "messages")));
+                 (long long)mock_request_words(jget(request, "messages")));
         rc = seam_served_set_status(out, 200);
         if (rc == SEAM_OK)
             rc = seam_served_add_header(out, "Content-Type", "application/json");

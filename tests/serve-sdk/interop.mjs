@@ -3,7 +3,7 @@
 // `@ai-sdk/openai-compatible`). Each does a streamed chat, a whole chat, a
 // two-step tool call, gets an upstream 429 and 401 back as its own error
 // class with the status, and aborts a stream; the openai SDK also embeds
-// (base64 and float) and generates an image (the caller checks that the
+// (base64 and float), generates an image and speaks (the caller checks that the
 // upstream socket closed). Run by tests/run-serve-sdk.sh with
 // SEAM_GW (http://127.0.0.1:PORT) and the models to use in the environment.
 import OpenAI from 'openai';
@@ -126,7 +126,15 @@ async function openaiSdk() {
     const r = await client.images.generate({ model: 'img/gpt-image-1', prompt: 'a cat' });
     check(r.data.length === 1 && r.data[0].b64_json === process.env.SEAM_PNG_B64,
           `openai: images b64_json (${(r.data[0]?.b64_json || '').slice(0, 16)}...)`);
-    check(r.usage?.total_tokens === 60, `openai: images usage (${JSON.stringify(r.usage)})`);
+    check(r.usage?.total_tokens === 282, `openai: images usage (${JSON.stringify(r.usage)})`);
+  });
+  await attempt('openai: speech', async () => {
+    const r = await client.audio.speech.create({
+      model: 'img/tts-1', voice: 'alloy', input: 'hello', response_format: 'wav' });
+    const bytes = Buffer.from(await r.arrayBuffer());
+    check(r.headers.get('content-type') === 'audio/wav' && bytes.length === 52 &&
+          bytes.subarray(0, 4).toString() === 'RIFF' && bytes.subarray(8, 12).toString() === 'WAVE',
+          `openai: speech bytes (${r.headers.get('content-type')}, ${bytes.length} bytes)`);
   });
   try {
     await client.embeddings.create({ model: 'e429/text-embedding-3-small', input: 'x' });
