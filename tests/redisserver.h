@@ -1,7 +1,8 @@
 /* redisserver.h — a real redis-server for tests: started on an ephemeral
  * 127.0.0.1 port in a temporary directory (no persistence), killed and
- * restarted on the same port to play an outage, and spoken to with a plain
- * socket (no hiredis in the tests). */
+ * restarted on the same port to play an outage, or made to hang, and spoken
+ * to with a plain socket (no hiredis in the tests); and whether a test of the
+ * redis plugin can run at all. */
 #ifndef SEAM_REDISSERVER_H
 #define SEAM_REDISSERVER_H
 

@@ -1,7 +1,8 @@
 /* tu_wire.c — what the fake server received, read back by a test
  * (tests/testutil.h): the last request's body as JSON, its path and headers,
  * values found by a dotted path, a body compared with a golden text or
- * member by member with a table, printing both when they differ. */
+ * member by member with a table, printing both when they differ; texts
+ * holding needles, in any order or in order. */
 #include "config.h"
 
 #include "testutil.h"
