@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -219,4 +220,55 @@ char *tu_redis_cmd(const tu_redis *r, const char *password, const char *command)
     }
     close(fd);
     return reply;
+}
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+int tu_redis_plugin_built(const char *program)
+{
+    char *plugin = tu_redis_plugin_path(program);
+    if (!plugin)
+        return 0;
+    struct stat st;
+    int built = stat(plugin, &st) == 0;
+    free(plugin);
+    if (!built)
+        fprintf(stderr, "%s: the redis plugin was not built (no hiredis): skipped\n", program);
+    return built;
+}
+
+static void stop_at_end(void *r)
+{
+    tu_redis_stop(r);
+}
+
+tu_redis *tu_redis_start_at_end(const char *const *extra_args)
+{
+    tu_redis *r = tu_redis_start(extra_args);
+    if (r)
+        tu_at_end(stop_at_end, r);
+    return r;
+}
+
+static void *hang_main(void *arg)
+{
+    tu_redis_hang *h = arg;
+    char command[64];
+    snprintf(command, sizeof command, "DEBUG SLEEP %g", h->seconds);
+    free(tu_redis_cmd(h->r, NULL, command));
+    return NULL;
+}
+
+void tu_redis_hang_start(tu_redis_hang *h, const tu_redis *r, double seconds)
+{
+    h->r = r;
+    h->seconds = seconds;
+    h->started = pthread_create(&h->thread, NULL, hang_main, h) == 0;
+}
+
+void tu_redis_hang_wait(tu_redis_hang *h)
+{
+    if (h->started)
+        pthread_join(h->thread, NULL);
+    h->started = 0;
 }

@@ -1,9 +1,12 @@
 /* redisserver.h — a real redis-server for tests: started on an ephemeral
  * 127.0.0.1 port in a temporary directory (no persistence), killed and
- * restarted on the same port to play an outage, and spoken to with a plain
- * socket (no hiredis in the tests). */
+ * restarted on the same port to play an outage, or made to hang, and spoken
+ * to with a plain socket (no hiredis in the tests); and whether a test of the
+ * redis plugin can run at all. */
 #ifndef SEAM_REDISSERVER_H
 #define SEAM_REDISSERVER_H
+
+#include <pthread.h>
 
 typedef struct tu_redis tu_redis;
 
@@ -27,5 +30,26 @@ void tu_redis_stop(tu_redis *r);
  * password given) and returns the reply's first line, malloc'ed ("+PONG",
  * ":3", "$-1", ...), or NULL when the server does not answer. */
 char *tu_redis_cmd(const tu_redis *r, const char *password, const char *command);
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+/* 1 when a test of the redis plugin can run: redis-server is on $PATH and
+ * the plugin was built; else 0, after "<program>: ... skipped" on stderr
+ * (the test exits 77). */
+int tu_redis_plugin_built(const char *program);
+/* tu_redis_start, stopped (tu_redis_stop) when the suites end. NULL on failure. */
+tu_redis *tu_redis_start_at_end(const char *const *extra_args);
+
+/* A hang of a server: "DEBUG SLEEP <seconds>" sent to it from a thread of
+ * its own, so that it answers no one until the sleep ends.
+ * tu_redis_hang_wait waits for that answer. */
+typedef struct tu_redis_hang {
+    const tu_redis *r;
+    double seconds;
+    pthread_t thread;
+    int started;
+} tu_redis_hang;
+void tu_redis_hang_start(tu_redis_hang *h, const tu_redis *r, double seconds);
+void tu_redis_hang_wait(tu_redis_hang *h);
 
 #endif

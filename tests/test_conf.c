@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +74,47 @@ static int load_text(const char *text, seam_conf **conf, seam_error *err, char *
     else
         remove_tree(dir);
     return rc;
+}
+
+/* got is the path dir/name (one assertion). */
+static void expect_in_dir(const char *got, const char *dir, const char *name)
+{
+    char *want = tu_path(dir, name);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(want);
+}
+
+/* The conf file at path (NULL: none) loaded: a fatal assertion that it loads. */
+static seam_conf *loaded_file(const char *path)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load(path, &c, &err), SEAM_OK);
+    return c;
+}
+
+/* Loading path fails with SEAM_ERR_CONF and the message path + suffix (two
+ * assertions). */
+static void expect_load_error(const char *path, const char *suffix)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
+    seam_buf want = {0};
+    seam_buf_printf(&want, "%s%s", path, suffix);
+    CU_ASSERT_STRING_EQUAL(err.message, want.data);
+    seam_buf_free(&want);
+}
+
+/* text loaded (a fatal assertion that it loads); *dir_out as load_text. */
+static seam_conf *loaded(const char *text, char **dir_out)
+{
+    seam_conf *c = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL_FATAL(load_text(text, &c, &err, dir_out), SEAM_OK);
+    return c;
 }
 
 /* Asserts that text fails to load with a message equal to
@@ -244,16 +284,13 @@ static void test_good_conf_every_key(void)
 
 static void test_empty_and_null_conf(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(NULL, &c, &err), SEAM_OK);
+    seam_conf *c = loaded_file(NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_PTR_NULL(c->path);
     CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
     seam_conf_free(c);
 
-    CU_ASSERT_EQUAL_FATAL(load_text("# nothing but a comment\n", &c, &err, NULL), SEAM_OK);
+    c = loaded("# nothing but a comment\n", NULL);
     CU_ASSERT_EQUAL(c->n_providers + c->n_chains + c->n_roles + c->n_plugin_path, 0);
     seam_conf_free(c);
     seam_conf_free(NULL);
@@ -264,9 +301,9 @@ static void test_relative_conf_path(void)
     /* A conf given as a relative path still yields absolute plugin and key paths:
      * the caller may chdir later. */
     char *dir = make_temp_dir();
-    char *f = write_file(dir, "rel.conf",
-                         "plugin_path = [ \"p\" ];\n"
-                         "providers = { a = { api_key_file = \"k\"; }; };\n", 0600);
+    free(write_file(dir, "rel.conf",
+                    "plugin_path = [ \"p\" ];\n"
+                    "providers = { a = { api_key_file = \"k\"; }; };\n", 0600));
     char old[4096];
     CU_ASSERT_PTR_NOT_NULL_FATAL(getcwd(old, sizeof old));
     CU_ASSERT_FATAL(chdir(dir) == 0);
@@ -276,14 +313,9 @@ static void test_relative_conf_path(void)
     int rc = seam_conf_load("rel.conf", &c, &err);
     CU_ASSERT_FATAL(chdir(old) == 0);
     CU_ASSERT_EQUAL_FATAL(rc, SEAM_OK);
-    char *want = tu_path(dir, "p");
-    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
-    free(want);
-    want = tu_path(dir, "k");
-    CU_ASSERT_STRING_EQUAL(c->providers[0].api_key_file, want);
-    free(want);
+    expect_in_dir(c->plugin_path[0], dir, "p");
+    expect_in_dir(c->providers[0].api_key_file, dir, "k");
     seam_conf_free(c);
-    free(f);
     remove_tree(dir);
 }
 
@@ -328,19 +360,13 @@ static void test_conf_d_merge_in_name_order(void)
     CU_ASSERT_STRING_EQUAL(c->providers[1].name, "c");
     CU_ASSERT_STRING_EQUAL(c->providers[2].name, "b");
     CU_ASSERT_STRING_EQUAL(c->providers[3].name, "d");
-    char *want = tu_path(dir, "conf.d/20-b.conf");
-    CU_ASSERT_STRING_EQUAL(c->providers[2].file, want);
+    expect_in_dir(c->providers[2].file, dir, "conf.d/20-b.conf");
     CU_ASSERT_EQUAL(c->providers[2].line, 2);
-    free(want);
 
     /* plugin_path entries append; relative ones resolve in their own file's dir. */
     CU_ASSERT_EQUAL_FATAL(c->n_plugin_path, 3);
-    want = tu_path(dir, "main");
-    CU_ASSERT_STRING_EQUAL(c->plugin_path[0], want);
-    free(want);
-    want = tu_path(dir, "conf.d/ten");
-    CU_ASSERT_STRING_EQUAL(c->plugin_path[1], want);
-    free(want);
+    expect_in_dir(c->plugin_path[0], dir, "main");
+    expect_in_dir(c->plugin_path[1], dir, "conf.d/ten");
     CU_ASSERT_STRING_EQUAL(c->plugin_path[2], "/abs/twenty");
 
     CU_ASSERT_EQUAL(c->n_chains, 2);
@@ -429,23 +455,13 @@ static void test_syntax_error_has_file_and_line(void)
     seam_buf_free(&want);
 
     /* A missing file. */
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load("/nonexistent/seam.conf", &c, &err), SEAM_ERR_CONF);
-    CU_ASSERT_STRING_EQUAL(err.message,
-                           "/nonexistent/seam.conf: cannot read: No such file or directory");
+    expect_load_error("/nonexistent/seam.conf", ": cannot read: No such file or directory");
 }
 
 static void test_wrong_type_has_file_line_and_expected(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(srcdir_file("bad-type.conf"), &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s:4: providers.mock.timeout_ms must be an integer, not a string",
-                    srcdir_file("bad-type.conf"));
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
+    expect_load_error(srcdir_file("bad-type.conf"),
+                      ":4: providers.mock.timeout_ms must be an integer, not a string");
 
     expect_error("providers = {\n a = { plugin = 1; };\n};\n",
                  "2: providers.a.plugin must be a string, not an integer");
@@ -502,19 +518,17 @@ static void test_wrong_type_has_file_line_and_expected(void)
 
 static void test_integers_accept_int_and_int64(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { a = { max_response_bytes = 8589934592L;\n"
-                                    " timeout_ms = 0x10; }; };\n",
-                                    &c, &err, NULL), SEAM_OK);
+    seam_conf *c = loaded("providers = { a = { max_response_bytes = 8589934592L;\n"
+                          " timeout_ms = 0x10; }; };\n",
+                          NULL);
     CU_ASSERT_EQUAL(c->providers[0].max_response_bytes, 8589934592LL);
     CU_ASSERT_EQUAL(c->providers[0].timeout_ms, 16);
     seam_conf_free(c);
     /* Jitter written as an integer is a number too. */
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { }; };\n"
-                                    "chains = { c = ( { provider = \"p\"; model = \"m\";"
-                                    " backoff = { jitter = 0; }; } ); };\n",
-                                    &c, &err, NULL), SEAM_OK);
+    c = loaded("providers = { p = { }; };\n"
+               "chains = { c = ( { provider = \"p\"; model = \"m\";"
+               " backoff = { jitter = 0; }; } ); };\n",
+               NULL);
     CU_ASSERT_DOUBLE_EQUAL(c->chains[0].entries[0].backoff.jitter, 0.0, 1e-12);
     seam_conf_free(c);
 }
@@ -557,13 +571,11 @@ static void test_unknown_references(void)
     /* A chain entry naming an undefined provider loads, with a warning naming
      * FILE:LINE: a plugin package not installed leaves its conf.d/ snippet out,
      * and the chain runner skips the entry. */
-    seam_conf *c = NULL;
-    seam_error err;
     char *dir = NULL;
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { }; };\n"
-                                    "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
-                                    "                 { provider = \"q\"; model = \"m\"; } ); };\n",
-                                    &c, &err, &dir), SEAM_OK);
+    seam_conf *c = loaded("providers = { p = { }; };\n"
+                          "chains = { c = ( { provider = \"p\"; model = \"m\"; },\n"
+                          "                 { provider = \"q\"; model = \"m\"; } ); };\n",
+                          &dir);
     CU_ASSERT_EQUAL(c->chains[0].n_entries, 2);
     CU_ASSERT_EQUAL_FATAL(c->n_warnings, 1);
     seam_buf want = {0};
@@ -592,10 +604,7 @@ static void test_unknown_references(void)
 
 static void test_options_to_json(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(srcdir_file("good.conf"), &c, &err), SEAM_OK);
+    seam_conf *c = loaded_file(srcdir_file("good.conf"));
     const seam_conf_provider *p = seam_conf_find_provider(c, "openai");
     json_object *o = json_tokener_parse(p->options_json);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
@@ -655,6 +664,16 @@ static void set_env(const char *name, const char *value)
         unsetenv(name);
 }
 
+/* seam_conf_find(explicit_conf, installed) finds want (two assertions). */
+static void expect_found(const char *explicit_conf, const char *installed, const char *want)
+{
+    char *found = NULL;
+    seam_error err;
+    CU_ASSERT_EQUAL(seam_conf_find(explicit_conf, installed, &found, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(found, want);
+    free(found);
+}
+
 static void test_discovery_order(void)
 {
     char *saved[3];
@@ -684,9 +703,7 @@ static void test_discovery_order(void)
     set_env("HOME", home);
 
     /* explicit beats everything */
-    CU_ASSERT_EQUAL(seam_conf_find(explicit_conf, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, explicit_conf);
-    free(found);
+    expect_found(explicit_conf, installed, explicit_conf);
     /* an explicit file must exist */
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_conf_find(missing, installed, &found, &err), SEAM_ERR_CONF);
@@ -695,9 +712,7 @@ static void test_discovery_order(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, missing));
 
     /* then $SEAM_CONF */
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, env_conf);
-    free(found);
+    expect_found(NULL, installed, env_conf);
     set_env("SEAM_CONF", missing);
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_ERR_CONF);
@@ -706,25 +721,17 @@ static void test_discovery_order(void)
 
     /* an empty $SEAM_CONF is unset: then $XDG_CONFIG_HOME/seam/seam.conf */
     set_env("SEAM_CONF", "");
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, xdg_conf);
-    free(found);
+    expect_found(NULL, installed, xdg_conf);
 
     /* no XDG_CONFIG_HOME (or a relative one, which XDG says to ignore): ~/.config */
     set_env("XDG_CONFIG_HOME", NULL);
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, home_conf);
-    free(found);
+    expect_found(NULL, installed, home_conf);
     set_env("XDG_CONFIG_HOME", "relative/dir");
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, home_conf);
-    free(found);
+    expect_found(NULL, installed, home_conf);
 
     /* an XDG dir without seam.conf: the installed one (not ~/.config) */
     set_env("XDG_CONFIG_HOME", dir);
-    CU_ASSERT_EQUAL(seam_conf_find(NULL, installed, &found, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(found, installed);
-    free(found);
+    expect_found(NULL, installed, installed);
 
     /* nothing anywhere: OK and NULL */
     CU_ASSERT_EQUAL(seam_conf_find(NULL, missing, &found, &err), SEAM_OK);
@@ -755,11 +762,9 @@ static void test_inline_key_warning(void)
 {
     const char *text = "providers = {\n  p = { api_key = \"" INLINE_SECRET "\"; };\n};\n";
     char *dir = make_temp_dir();
-    seam_conf *c = NULL;
-    seam_error err;
 
     char *open_file = write_file(dir, "open.conf", text, 0644);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(open_file, &c, &err), SEAM_OK);
+    seam_conf *c = loaded_file(open_file);
     CU_ASSERT_STRING_EQUAL(c->providers[0].api_key, INLINE_SECRET);
     CU_ASSERT_EQUAL_FATAL(c->n_warnings, 1);
     const char *w = c->warnings[0];
@@ -774,17 +779,17 @@ static void test_inline_key_warning(void)
 
     /* Group-readable only counts too; 0600 does not warn. */
     char *group_file = write_file(dir, "group.conf", text, 0640);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(group_file, &c, &err), SEAM_OK);
+    c = loaded_file(group_file);
     CU_ASSERT_EQUAL(c->n_warnings, 1);
     seam_conf_free(c);
     char *private_file = write_file(dir, "private.conf", text, 0600);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(private_file, &c, &err), SEAM_OK);
+    c = loaded_file(private_file);
     CU_ASSERT_EQUAL(c->n_warnings, 0);
     seam_conf_free(c);
 
     /* A readable file without an inline key does not warn. */
     char *plain = write_file(dir, "plain.conf", "providers = { p = { api_key_env = \"X\"; }; };\n", 0644);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(plain, &c, &err), SEAM_OK);
+    c = loaded_file(plain);
     CU_ASSERT_EQUAL(c->n_warnings, 0);
     seam_conf_free(c);
 
@@ -849,15 +854,23 @@ static int resolve(const seam_conf_provider *p, char **out, seam_error *err)
     return rc;
 }
 
+/* p's credential resolves to want (resolve's checks, and two assertions). */
+static void expect_key(const seam_conf_provider *p, const char *want)
+{
+    char *key;
+    seam_error err;
+    CU_ASSERT_EQUAL(resolve(p, &key, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(key, want);
+    seam_secret_free(key);
+}
+
 static void test_credential_env(void)
 {
     seam_conf_provider p = provider_with("SEAM_TEST_KEY", NULL, NULL, NULL);
     char *key;
     seam_error err;
     setenv("SEAM_TEST_KEY", CRED_SECRET, 1);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
     /* The text stays valid and unchanged across later calls (and threads). */
     const char *source = seam_credential_source(&p);
     CU_ASSERT_STRING_EQUAL(source, "env SEAM_TEST_KEY");
@@ -885,9 +898,7 @@ static void test_credential_file(void)
     seam_error err;
 
     seam_conf_provider p = provider_with(NULL, good, NULL, NULL);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
     CU_ASSERT_PTR_NOT_NULL(strstr(seam_credential_source(&p), good));
 
     p = provider_with(NULL, missing, NULL, NULL);
@@ -976,9 +987,7 @@ static void test_credential_command(void)
 
     /* The command reads nothing from our stdin. */
     p = provider_with(NULL, NULL, "cat; echo " CRED_SECRET, NULL);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
 }
 
 static void test_credential_inline_none_and_preference(void)
@@ -986,9 +995,7 @@ static void test_credential_inline_none_and_preference(void)
     char *key;
     seam_error err;
     seam_conf_provider p = provider_with(NULL, NULL, NULL, CRED_SECRET);
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
-    seam_secret_free(key);
+    expect_key(&p, CRED_SECRET);
     CU_ASSERT_STRING_EQUAL(seam_credential_source(&p), "inline");
 
     p = provider_with(NULL, NULL, NULL, NULL);
@@ -1001,17 +1008,11 @@ static void test_credential_inline_none_and_preference(void)
     char *file = write_file(dir, "key", "from-file\n", 0600);
     setenv("SEAM_TEST_KEY2", "from-env", 1);
     p = provider_with("SEAM_TEST_KEY2", file, "echo from-command", "from-inline");
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, "from-env");
-    seam_secret_free(key);
+    expect_key(&p, "from-env");
     p = provider_with(NULL, file, "echo from-command", "from-inline");
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, "from-file");
-    seam_secret_free(key);
+    expect_key(&p, "from-file");
     p = provider_with(NULL, NULL, "echo from-command", "from-inline");
-    CU_ASSERT_EQUAL(resolve(&p, &key, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(key, "from-command");
-    seam_secret_free(key);
+    expect_key(&p, "from-command");
     /* A configured but unset variable is an error, not a fall-through. */
     unsetenv("SEAM_TEST_KEY2");
     p = provider_with("SEAM_TEST_KEY2", file, NULL, "from-inline");
@@ -1028,11 +1029,10 @@ static void test_credential_from_loaded_conf(void)
     free(write_file(dir, "keys/p", CRED_SECRET "\n", 0600));
     char *conf_path = write_file(dir, "seam.conf",
                                  "providers = { p = { api_key_file = \"keys/p\"; }; };\n", 0600);
-    seam_conf *c = NULL;
+    seam_conf *c = loaded_file(conf_path);
+    char *key = NULL;
     seam_error err;
     seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(conf_path, &c, &err), SEAM_OK);
-    char *key = NULL;
     CU_ASSERT_EQUAL(seam_credential_resolve(&c->providers[0], &key, &err), SEAM_OK);
     CU_ASSERT_STRING_EQUAL(key, CRED_SECRET);
     seam_secret_free(key);
@@ -1049,10 +1049,9 @@ static void test_credential_env_fallbacks(void)
     char *conf_path = write_file(dir, "seam.conf",
                                  "providers = { g = { api_key_env = [ \"SEAM_TEST_FIRST\", \"SEAM_TEST_SECOND\" ]; }; };\n",
                                  0600);
-    seam_conf *c = NULL;
+    seam_conf *c = loaded_file(conf_path);
     seam_error err;
     seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load(conf_path, &c, &err), SEAM_OK);
     const seam_conf_provider *p = &c->providers[0];
     CU_ASSERT_STRING_EQUAL(seam_credential_source(p), "env SEAM_TEST_FIRST or SEAM_TEST_SECOND");
     char *key = NULL;
@@ -1132,7 +1131,7 @@ static void test_tools_every_key(void)
     remove_tree(dir);
 
     /* No tools at all. */
-    CU_ASSERT_EQUAL_FATAL(load_text("tools = { };\n", &c, &err, NULL), SEAM_OK);
+    c = loaded("tools = { };\n", NULL);
     CU_ASSERT_EQUAL(c->n_tools, 0);
     seam_conf_free(c);
 }
@@ -1319,14 +1318,7 @@ static void test_hostile_bytes_and_include(void)
     CU_ASSERT_FATAL(f != NULL);
     fwrite(nul_text, 1, sizeof nul_text - 1, f);
     fclose(f);
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(path, &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s:3: a NUL byte: a conf file is text", path);
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
+    expect_load_error(path, ":3: a NUL byte: a conf file is text");
     free(path);
     remove_tree(dir);
 
@@ -1339,6 +1331,8 @@ static void test_hostile_bytes_and_include(void)
                  "2: @include is not supported: put the settings in a conf.d/ drop-in");
     expect_error("/* never closed\n\n", "1: a comment /* ... is never closed");
     /* UTF-8 is fine anywhere. */
+    seam_conf *c = NULL;
+    seam_error err;
     CU_ASSERT_EQUAL(load_text("# café ☕\nproviders = { p = { options = { s = \"naïve 🙂\"; }; }; };\n",
                               &c, &err, NULL), SEAM_OK);
     seam_conf_free(c);
@@ -1374,15 +1368,8 @@ static void test_non_regular_files_refused(void)
 
     /* The conf file itself. */
     watchdog(5);
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load(fifo, &c, &err), SEAM_ERR_CONF);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s: not a regular file (a FIFO)", fifo);
-    CU_ASSERT_STRING_EQUAL(err.message, want.data);
-    seam_buf_free(&want);
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL(seam_conf_load("/dev/zero", &c, &err), SEAM_ERR_CONF);
-    CU_ASSERT_STRING_EQUAL(err.message, "/dev/zero: not a regular file (a device)");
+    expect_load_error(fifo, ": not a regular file (a FIFO)");
+    expect_load_error("/dev/zero", ": not a regular file (a device)");
 
     /* A conf.d/ drop-in. */
     char *main_conf = write_file(dir, "seam.conf", "providers = { p = { }; };\n", 0600);
@@ -1440,14 +1427,54 @@ static size_t read_pids(const char *file, pid_t *pids, size_t max)
     return n;
 }
 
+/* Asserts, one pid at a time, that each process whose pid the command wrote
+ * to pidfile is gone within half a second (SIGKILL is delivered at once; this
+ * allows a moment), and kills any that is not. Returns how many there were. */
+static size_t expect_all_gone(const char *pidfile)
+{
+    pid_t pids[4];
+    size_t n = read_pids(pidfile, pids, 4);
+    for (size_t i = 0; i < n; i++) {
+        int gone = 0;
+        for (int k = 0; k < 50 && !gone; k++) {
+            gone = process_gone(pids[i]);
+            if (!gone)
+                usleep(10000);
+        }
+        CU_ASSERT(gone);
+        if (!gone)
+            kill(pids[i], SIGKILL);
+    }
+    return n;
+}
+
+/* A key command that hangs: a grandchild in its group (sleep 60 &) and a
+ * shell waiting for it, their pids written to pidfile in a fresh dir. */
+typedef struct hanging_command {
+    char *dir, *pidfile;
+    seam_buf cmd;
+} hanging_command;
+
+static hanging_command hanging_command_new(void)
+{
+    hanging_command h = {make_temp_dir(), NULL, {0}};
+    h.pidfile = tu_path(h.dir, "pids");
+    seam_buf_printf(&h.cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", h.pidfile, h.pidfile);
+    return h;
+}
+
+static void hanging_command_free(hanging_command *h)
+{
+    seam_buf_free(&h->cmd);
+    free(h->pidfile);
+    remove_tree(h->dir);
+}
+
 static void test_key_command_timeout_ends_its_group(void)
 {
-    char *dir = make_temp_dir();
-    char *pidfile = tu_path(dir, "pids");
-    seam_buf cmd = {0};
-    /* A grandchild in the group (sleep &), and a shell waiting for it. */
-    seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
-    seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
+    hanging_command h = hanging_command_new();
+    const char *pidfile = h.pidfile;
+    seam_conf_provider p = provider_with(NULL, NULL, h.cmd.data, NULL);
     p.api_key_command_timeout_ms = 300;
     char *key = NULL;
     seam_error err;
@@ -1457,20 +1484,7 @@ static void test_key_command_timeout_ends_its_group(void)
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 300 ms (api_key_command_timeout_ms)");
     CU_ASSERT(took >= 300 && took < 900);
-    pid_t pids[4];
-    size_t n = read_pids(pidfile, pids, 4);
-    CU_ASSERT_EQUAL(n, 2);
-    for (size_t i = 0; i < n; i++) {
-        int gone = 0;
-        for (int k = 0; k < 50 && !gone; k++) { /* SIGKILL is delivered at once; allow a moment */
-            gone = process_gone(pids[i]);
-            if (!gone)
-                usleep(10000);
-        }
-        CU_ASSERT(gone);
-        if (!gone)
-            kill(pids[i], SIGKILL);
-    }
+    CU_ASSERT_EQUAL(expect_all_gone(pidfile), 2);
 
     /* The provider's own timeout_ms caps the command's. */
     p.api_key_command_timeout_ms = 3600000;
@@ -1480,70 +1494,42 @@ static void test_key_command_timeout_ends_its_group(void)
     CU_ASSERT(tu_now_ms() - t0 < 900);
     CU_ASSERT_STRING_EQUAL(err.message,
                            "api_key_command timed out after 200 ms (api_key_command_timeout_ms)");
-    n = read_pids(pidfile, pids, 4);
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < 50 && !process_gone(pids[i]); k++)
-            usleep(10000);
-        CU_ASSERT(process_gone(pids[i]));
-    }
-    seam_buf_free(&cmd);
-    free(pidfile);
-    remove_tree(dir);
+    expect_all_gone(pidfile);
+    hanging_command_free(&h);
 }
 
-typedef struct cancel_job {
-    seam_cancel *cancel;
-    const char *pidfile;
-    int64_t fired_ms;
-} cancel_job;
-
-/* Cancels once the command and its background child are both running (their
- * pids are in the file), however slowly they start (valgrind, a loaded
- * machine): a cancel before the child exists would test nothing. */
-static void *cancel_when_running(void *arg)
+/* 1 once the command and its background child are both running (their pids
+ * are in the file), however slowly they start (valgrind, a loaded machine): a
+ * cancel before the child exists would test nothing. */
+static int both_running(void *pidfile)
 {
-    cancel_job *job = arg;
     pid_t pids[2];
-    for (int k = 0; k < 1000 && read_pids(job->pidfile, pids, 2) < 2; k++)
-        usleep(10000);
-    usleep(50000);
-    job->fired_ms = tu_now_ms();
-    seam_cancel_trigger(job->cancel);
-    return NULL;
+    return read_pids(pidfile, pids, 2) >= 2;
 }
 
 static void test_key_command_cancel(void)
 {
-    char *dir = make_temp_dir();
-    char *pidfile = tu_path(dir, "pids");
-    seam_buf cmd = {0};
-    seam_buf_printf(&cmd, "echo $$ > %s; sleep 60 & echo $! >> %s; wait", pidfile, pidfile);
-    seam_conf_provider p = provider_with(NULL, NULL, cmd.data, NULL);
+    hanging_command h = hanging_command_new();
+    const char *pidfile = h.pidfile;
+    seam_conf_provider p = provider_with(NULL, NULL, h.cmd.data, NULL);
     seam_cancel *cancel = seam_cancel_new();
     CU_ASSERT_FATAL(cancel != NULL);
-    seam_cred_source src = {SEAM_CRED_COMMAND, cmd.data};
-    cancel_job job = {cancel, pidfile, 0};
-    pthread_t th;
-    pthread_create(&th, NULL, cancel_when_running, &job);
+    seam_cred_source src = {SEAM_CRED_COMMAND, h.cmd.data};
+    tu_canceller k = {.cancel = cancel, .ready = both_running, .ud = h.pidfile,
+                      .max_polls = 1000, .delay_ms = 50};
+    tu_canceller_start(&k);
     char *key = NULL;
     seam_error err;
     seam_error_clear(&err);
     int rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
     int64_t returned_ms = tu_now_ms();
-    pthread_join(th, NULL);
+    tu_canceller_join(&k);
     CU_ASSERT_EQUAL(rc, SEAM_ERR_NO_CREDENTIAL);
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_STRING_EQUAL(err.message, "api_key_command cancelled");
-    CU_ASSERT(job.fired_ms > 0);
-    CU_ASSERT(returned_ms - job.fired_ms < 550); /* at most the 200 ms grace, and slack */
-    pid_t pids[4];
-    size_t n = read_pids(pidfile, pids, 4);
-    CU_ASSERT_EQUAL(n, 2);
-    for (size_t i = 0; i < n; i++) {
-        for (int k = 0; k < 50 && !process_gone(pids[i]); k++)
-            usleep(10000);
-        CU_ASSERT(process_gone(pids[i]));
-    }
+    CU_ASSERT(k.fired_ms > 0);
+    CU_ASSERT(returned_ms - k.fired_ms < 550); /* at most the 200 ms grace, and slack */
+    CU_ASSERT_EQUAL(expect_all_gone(pidfile), 2);
     /* Already cancelled: the command does not even start. */
     unlink(pidfile);
     rc = seam_credential_resolve_source(&p, &src, &key, NULL, cancel, &err);
@@ -1551,26 +1537,19 @@ static void test_key_command_cancel(void)
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_EQUAL(access(pidfile, F_OK), -1);
     seam_cancel_free(cancel);
-    seam_buf_free(&cmd);
-    free(pidfile);
-    remove_tree(dir);
+    hanging_command_free(&h);
 }
 
 static void test_new_provider_and_chain_keys(void)
 {
-    seam_conf *c = NULL;
-    seam_error err;
     char *dir = NULL;
-    CU_ASSERT_EQUAL_FATAL(load_text("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
-                                    " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
-                                    "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
-                                    " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
-                                    " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
-                                    &c, &err, &dir), SEAM_OK);
-    seam_buf want = {0};
-    seam_buf_printf(&want, "%s/certs/ca.pem", dir);
-    CU_ASSERT_STRING_EQUAL(c->providers[0].ca_file, want.data);
-    seam_buf_free(&want);
+    seam_conf *c = loaded("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
+                          " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
+                          "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                          " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
+                          " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
+                          &dir);
+    expect_in_dir(c->providers[0].ca_file, dir, "certs/ca.pem");
     CU_ASSERT_STRING_EQUAL(c->providers[0].ca_path, "/etc/ssl/x");
     CU_ASSERT_EQUAL(c->providers[0].api_key_command_timeout_ms, 1500);
     CU_ASSERT_PTR_NULL(c->providers[1].ca_file);

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,6 +326,26 @@ static char *conf_text(const plugin_def *p, int port_refused)
     return s;
 }
 
+/* The strings up to a NULL one, joined; malloc'ed, NULL when out of memory. */
+static char *joined(const char *first, ...)
+{
+    va_list ap;
+    size_t len = 0;
+    va_start(ap, first);
+    for (const char *p = first; p; p = va_arg(ap, const char *))
+        len += strlen(p);
+    va_end(ap);
+    char *s = malloc(len + 1);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    va_start(ap, first);
+    for (const char *p = first; p; p = va_arg(ap, const char *))
+        strcat(s, p);
+    va_end(ap);
+    return s;
+}
+
 /* Scripts the fake server for one cell. Returns 0 when the cell does not apply. */
 static int script(const plugin_def *p, const scenario *sc)
 {
@@ -335,25 +356,23 @@ static int script(const plugin_def *p, const scenario *sc)
     fake_response r = {.status = 200, .chunked = 1};
     switch (sc->f) {
     case FT_OK:
-        if (asprintf(&body, "%s%s%s%s", p->start, t1, t2, p->finish) < 0)
-            return 0;
+        body = joined(p->start, t1, t2, p->finish, NULL);
         break;
     case FT_STATUS:
         fake_server_push_json(srv, sc->arg, "{}", sc->extra_headers);
         return 1;
     case FT_EVENT_BEFORE:
-        if (asprintf(&body, "%s%s", p->start, p->stream_error) < 0)
-            return 0;
+        body = joined(p->start, p->stream_error, NULL);
         break;
     case FT_EVENT_AFTER:
-        if (asprintf(&body, "%s%s%s", p->start, t1, p->stream_error) < 0)
-            return 0;
+        body = joined(p->start, t1, p->stream_error, NULL);
         break;
     case FT_REFUSED:
         return 1;
     case FT_RESET_BEFORE:
     case FT_RESET_AFTER:
-        if (asprintf(&body, "%s%s%s", p->start, sc->f == FT_RESET_AFTER ? t1 : "", t2) < 0)
+        body = joined(p->start, sc->f == FT_RESET_AFTER ? t1 : "", t2, NULL);
+        if (!body)
             return 0;
         /* Cut inside the last event: what came before it is all the client gets. */
         r.cut_after = strlen(body) - strlen(t2) + 5;
@@ -362,26 +381,23 @@ static int script(const plugin_def *p, const scenario *sc)
         r.reset = 1;
         break;
     case FT_TRUNCATED:
-        if (asprintf(&body, "%s%s%s", p->start, t1, t2) < 0)
-            return 0;
+        body = joined(p->start, t1, t2, NULL);
         break;
     case FT_DONE_NO_FINISH:
         if (!p->done_no_finish)
             return 0;
-        if (asprintf(&body, "%s%s%s%s", p->start, t1, t2, p->done_no_finish) < 0)
-            return 0;
+        body = joined(p->start, t1, t2, p->done_no_finish, NULL);
         break;
     case FT_GARBAGE_BEFORE:
-        if (asprintf(&body, "%sdata: <html>502 Bad Gateway</html>\n\n%s%s", p->start, t1, p->finish) < 0)
-            return 0;
+        body = joined(p->start, "data: <html>502 Bad Gateway</html>\n\n", t1, p->finish, NULL);
         break;
     case FT_GARBAGE_AFTER:
-        if (asprintf(&body, "%s%sdata: <html>502 Bad Gateway</html>\n\n%s", p->start, t1, p->finish) < 0)
-            return 0;
+        body = joined(p->start, t1, "data: <html>502 Bad Gateway</html>\n\n", p->finish, NULL);
         break;
     case FT_STALL_BEFORE:
     case FT_STALL_AFTER:
-        if (asprintf(&body, "%s%s", p->start, sc->f == FT_STALL_AFTER ? t1 : "") < 0)
+        body = joined(p->start, sc->f == FT_STALL_AFTER ? t1 : "", NULL);
+        if (!body)
             return 0;
         r.hang_ms = TIMEOUT_MS * 2;
         if (!*body) { /* nothing to send before the stall: a lone comment keeps headers going */
@@ -416,8 +432,7 @@ static int script(const plugin_def *p, const scenario *sc)
         /* A lone continuation byte, and a truncated 3-byte sequence. */
         p->text("A\x80" "B", b1, sizeof b1);
         p->text("\xE2\x82" "C", b2, sizeof b2);
-        if (asprintf(&body, "%s%s%s%s", p->start, b1, b2, p->finish) < 0)
-            return 0;
+        body = joined(p->start, b1, b2, p->finish, NULL);
         break;
     }
     case FT_KEY_ECHO:
@@ -432,6 +447,8 @@ static int script(const plugin_def *p, const scenario *sc)
         fake_server_push_json(srv, 400, p->overflow_body, NULL);
         return 1;
     }
+    if (!body) /* out of memory */
+        return 0;
     if (!r.body_len)
         r.body_len = strlen(body);
     r.body = body;
@@ -668,12 +685,8 @@ static seam_client *client_from(const char *body)
 /* Streams "hello" through chain "c"; the text (if any) goes to text. */
 static int stream_chain(seam_client *c, seam_error *err, char *text, size_t size, const char **provider)
 {
-    seam_request *req = seam_request_new();
-    seam_request_add_user_text(req, "hello");
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.chain = "c";
+    seam_request *req = tu_user_request("hello");
+    seam_call_options o = tu_chain_opts("c");
     seam_stream *s = NULL;
     text[0] = '\0';
     int status = seam_stream_open(c, req, &o, &s, err);
@@ -719,12 +732,8 @@ static void test_decoder_new_null(void)
         fprintf(stderr, "\n  decoder_new NULL reported as: %s\n", err.message);
 
     /* In a chain, the next entry serves. */
-    seam_request *req = seam_request_new();
-    seam_request_add_user_text(req, "hello");
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.chain = "d";
+    seam_request *req = tu_user_request("hello");
+    seam_call_options o = tu_chain_opts("d");
     seam_result *res = NULL;
     seam_error_clear(&err);
     CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
@@ -778,9 +787,7 @@ static void test_emfile_is_a_resource_error(void)
 
 static int init(void)
 {
-    srv = tu_server_start();
-    tmpdir = tu_dir();
-    if (!srv || !tmpdir)
+    if (tu_start_server_and_dir(&srv, &tmpdir) != 0)
         return -1;
     /* A port that was free a moment ago and that nothing listens on. */
     int fd = socket(AF_INET, SOCK_STREAM, 0);

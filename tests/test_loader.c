@@ -101,6 +101,16 @@ static const seam_plugin_info *find_plugin(seam_client *c, const char *base, sea
     return NULL;
 }
 
+/* c lists the plugin file base as refused, for a reason that holds why: three
+ * assertions, the first fatal. *info is left filled for more checks. */
+static void expect_refused(seam_client *c, const char *base, const char *why,
+                           seam_plugin_info *info)
+{
+    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, base, info));
+    CU_ASSERT_FALSE(info->loaded);
+    CU_ASSERT_TRUE(info->reason && strstr(info->reason, why));
+}
+
 static int mapped(const char *needle);
 
 static void test_good_and_bad_side_by_side(void)
@@ -120,21 +130,15 @@ static void test_good_and_bad_side_by_side(void)
     CU_ASSERT_EQUAL(info.abi_version, SEAM_PLUGIN_ABI_VERSION);
     CU_ASSERT_STRING_EQUAL(info.provider_ids, "mock");
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "badabi.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "99.0"));
+    expect_refused(c, "badabi.so", "99.0", &info);
     char ours[32];
     snprintf(ours, sizeof ours, "%u.%u", SEAM_PLUGIN_ABI_MAJOR, SEAM_PLUGIN_ABI_MINOR);
     CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, ours));
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "nosym.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "entry point"));
+    expect_refused(c, "nosym.so", "entry point", &info);
 
     /* dupmock.so sorts first but is refused, naming the file that owns the id. */
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "dupmock.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "belongs to"));
+    expect_refused(c, "dupmock.so", "belongs to", &info);
     CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "/mock.so"));
     seam_client_free(c);
 
@@ -152,9 +156,7 @@ static void test_good_and_bad_side_by_side(void)
     free(mock_copy);
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
     CU_ASSERT_TRUE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "dupmock.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "already registered"));
+    expect_refused(c, "dupmock.so", "already registered", &info);
 
     seam_client_free(c);
     plugin_dir_free(dir, files);
@@ -169,9 +171,7 @@ static void test_unsafe_dir(void)
     seam_client *c = client_for(dir, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     seam_plugin_info info;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_PTR_NOT_NULL(strstr(info.reason, "writable by group or others"));
+    expect_refused(c, "mock.so", "writable by group or others", &info);
     seam_client_free(c);
 
     /* The same file in a private directory loads. */
@@ -299,19 +299,11 @@ static void test_broken_files_and_lazy_loading(void)
     /* The listing loads everything and gives each refusal its true reason. */
     CU_ASSERT_EQUAL(seam_client_plugin_count(c), 8);
     seam_plugin_info info;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "trunc.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_TRUE(info.reason && strstr(info.reason, "truncated ELF file"));
+    expect_refused(c, "trunc.so", "truncated ELF file", &info);
     CU_ASSERT_TRUE(info.reason && strstr(info.reason, "loadable segment"));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "half.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_TRUE(info.reason && strstr(info.reason, "truncated ELF file"));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "junk.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_TRUE(info.reason && strstr(info.reason, "not an ELF file"));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "other.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
-    CU_ASSERT_TRUE(info.reason && strstr(info.reason, "wrong machine"));
+    expect_refused(c, "half.so", "truncated ELF file", &info);
+    expect_refused(c, "junk.so", "not an ELF file", &info);
+    expect_refused(c, "other.so", "wrong machine", &info);
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "openai.so", &info));
     CU_ASSERT_TRUE(info.loaded);
     CU_ASSERT_FALSE(mapped(trunc));
@@ -336,10 +328,8 @@ static void test_abi_read_before_constructors(void)
     seam_client *c = client_for(dir, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     seam_plugin_info info;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "ctorabi.so", &info));
-    CU_ASSERT_FALSE(info.loaded);
+    expect_refused(c, "ctorabi.so", "99.0", &info);
     CU_ASSERT_EQUAL(info.abi_version, 99u << 16);
-    CU_ASSERT_TRUE(info.reason && strstr(info.reason, "99.0"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(find_plugin(c, "mock.so", &info));
     CU_ASSERT_TRUE(info.loaded);
     seam_client_free(c);
@@ -409,26 +399,53 @@ static char *linked(int (*how)(const char *, const char *), const char *target, 
     return to;
 }
 
+/* A plugin directory (0755) in tmp whose mock.so is a link, made by how, to
+ * a copy of the mock plugin in a world-writable directory (sticky, like /tmp).
+ * Each member malloc'ed; linked_plugin_free frees them. */
+typedef struct linked_plugin {
+    char *ww;     /* the world-writable directory */
+    char *target; /* the copy in it */
+    char *dir;    /* the plugin directory */
+    char *link;   /* dir/mock.so */
+} linked_plugin;
+
+static linked_plugin link_to_world_writable(int (*how)(const char *, const char *), const char *mock,
+                                            const char *ww_name, const char *target_name,
+                                            const char *dir_name)
+{
+    linked_plugin lp;
+    lp.ww = new_dir(tmp, ww_name, 01777);
+    lp.target = copied(mock, lp.ww, target_name);
+    lp.dir = new_dir(tmp, dir_name, 0755);
+    lp.link = linked(how, lp.target, lp.dir, "mock.so");
+    return lp;
+}
+
+static void linked_plugin_free(linked_plugin *lp)
+{
+    free(lp->ww);
+    free(lp->target);
+    free(lp->dir);
+    free(lp->link);
+}
+
 static void test_untrusted_paths(void)
 {
     char *mock = real_plugin("mock");
 
     /* A symlink into a world-writable (sticky, like /tmp) directory. */
-    char *ww = new_dir(tmp, "ww", 01777);
-    char *ww_mock = copied(mock, ww, "mock.so");
-    char *sym = new_dir(tmp, "sym", 0755);
-    char *sym_mock = linked(symlink, ww_mock, sym, "mock.so");
-    char *v = mock_verdict(sym);
+    linked_plugin sym = link_to_world_writable(symlink, mock, "ww", "mock.so", "sym");
+    char *v = mock_verdict(sym.dir);
     CU_ASSERT_PTR_NOT_NULL(strstr(v, "writable by group or others"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(v, ww));
+    CU_ASSERT_PTR_NOT_NULL(strstr(v, sym.ww));
     free(v);
 
     /* The same symlink to a file in a private directory loads. */
     char *good = new_dir(tmp, "good", 0755);
     char *good_mock = copied(mock, good, "mock.so");
-    unlink(sym_mock);
-    CU_ASSERT_FATAL(symlink(good_mock, sym_mock) == 0);
-    v = mock_verdict(sym);
+    unlink(sym.link);
+    CU_ASSERT_FATAL(symlink(good_mock, sym.link) == 0);
+    v = mock_verdict(sym.dir);
     CU_ASSERT_STRING_EQUAL(v, "");
     free(v);
 
@@ -492,10 +509,7 @@ static void test_untrusted_paths(void)
     }
 
     free(mock);
-    free(ww);
-    free(ww_mock);
-    free(sym);
-    free(sym_mock);
+    linked_plugin_free(&sym);
     free(good);
     free(good_mock);
     free(wwp);
@@ -542,15 +556,12 @@ static int hard_link_child(uid_t uid, const char *copy_mock, const char *hl_conf
 static void test_hard_link(void)
 {
     char *mock = real_plugin("mock");
-    char *ww = new_dir(tmp, "ww-hl", 01777);
-    char *orig = copied(mock, ww, "orig.so");
-    char *hl = new_dir(tmp, "hl", 0755);
-    char *hl_mock = linked(link, orig, hl, "mock.so");
+    linked_plugin hl = link_to_world_writable(link, mock, "ww-hl", "orig.so", "hl");
     char *copy = new_dir(tmp, "hl-copy", 0755);
     char *copy_mock = copied(mock, copy, "mock.so");
 
     if (geteuid() != 0) {
-        char *v = mock_verdict(hl);
+        char *v = mock_verdict(hl.dir);
         CU_ASSERT_PTR_NOT_NULL(strstr(v, "hard links"));
         free(v);
         v = mock_verdict(copy);
@@ -558,14 +569,14 @@ static void test_hard_link(void)
         free(v);
     } else {
         const uid_t nobody = 65534;
-        int ok = chown(orig, nobody, nobody) == 0 && chown(hl, nobody, nobody) == 0 &&
+        int ok = chown(hl.target, nobody, nobody) == 0 && chown(hl.dir, nobody, nobody) == 0 &&
                  chown(copy, nobody, nobody) == 0 && chown(copy_mock, nobody, nobody) == 0 &&
                  chmod(tmp, 0755) == 0;
         CU_ASSERT_FATAL(ok);
         /* The child only reads: write its confs now, readable by nobody. */
         char conf[8200];
         char *hl_conf = tu_path(tmp, "hl.conf"), *copy_conf = tu_path(tmp, "copy.conf");
-        snprintf(conf, sizeof conf, "plugin_path = [ \"%s\" ];\n", hl);
+        snprintf(conf, sizeof conf, "plugin_path = [ \"%s\" ];\n", hl.dir);
         tu_write_file(hl_conf, conf);
         snprintf(conf, sizeof conf, "plugin_path = [ \"%s\" ];\n", copy);
         tu_write_file(copy_conf, conf);
@@ -577,9 +588,10 @@ static void test_hard_link(void)
         if (pid == 0) {
             int code = hard_link_child(nobody, copy_mock, hl_conf, copy_conf);
             /* The parent's strings, freed so that valgrind sees no leak in the child. */
-            char *mine[] = { mock, ww, orig, hl, hl_mock, copy, copy_mock, hl_conf, copy_conf };
+            char *mine[] = { mock, copy, copy_mock, hl_conf, copy_conf };
             for (size_t i = 0; i < sizeof mine / sizeof *mine; i++)
                 free(mine[i]);
+            linked_plugin_free(&hl);
             free(tmp);
             _exit(code);
         }
@@ -595,10 +607,7 @@ static void test_hard_link(void)
         free(copy_conf);
     }
     free(mock);
-    free(ww);
-    free(orig);
-    free(hl);
-    free(hl_mock);
+    linked_plugin_free(&hl);
     free(copy);
     free(copy_mock);
 }

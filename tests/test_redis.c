@@ -34,6 +34,20 @@ static int slow;
  * with other work (or a sanitizer build) must not push it onto local state. */
 #define SHARING_TIMEOUT_MS (slow ? 10000 : 2000)
 
+/* The suite's init: the fake server, the temp dir and a redis-server that
+ * every test shares. */
+static int start(void)
+{
+    slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
+    int have_server = tu_start_server_and_dir(&srv, &tmpdir) == 0;
+    redis = tu_redis_start_at_end(NULL);
+    if (!have_server || !redis) {
+        fprintf(stderr, "test_redis: cannot start the fake server or redis-server\n");
+        return -1;
+    }
+    return 0;
+}
+
 static const char *ok_body = "data: fine\n\nevent: stop\ndata: 3\n\n";
 
 static void push_ok(void)
@@ -437,14 +451,6 @@ static void test_budget_across_processes(void)
     free(conf);
 }
 
-static void *sleep_redis(void *arg)
-{
-    (void)arg;
-    char *r = tu_redis_cmd(redis, NULL, slow ? "DEBUG SLEEP 6" : "DEBUG SLEEP 1.5");
-    free(r);
-    return NULL;
-}
-
 static void test_outage_and_return(void)
 {
     /* Killed is refused at once: the long timeout keeps a busy machine from
@@ -515,8 +521,8 @@ static void test_outage_and_return(void)
     logbook lb50;
     c = client_from(conf50, &lb50);
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    pthread_t th;
-    pthread_create(&th, NULL, sleep_redis, NULL);
+    tu_redis_hang hang;
+    tu_redis_hang_start(&hang, redis, slow ? 6 : 1.5);
     usleep(slow ? 1000 * 1000 : 100 * 1000);
     push_ok();
     ask(c, "d", NULL, out, sizeof out, &ms); /* nothing known locally: w2 serves */
@@ -525,7 +531,7 @@ static void test_outage_and_return(void)
     CU_ASSERT_TRUE(ms < (slow ? 4500 : 700));
     CU_ASSERT_EQUAL(lb50.lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(lb50.text, "no answer within the timeout"));
-    pthread_join(th, NULL);
+    tu_redis_hang_wait(&hang);
     seam_client_free(c);
     free(state);
     free(conf);
@@ -661,11 +667,6 @@ static void test_cost_per_request(void)
     unsetenv("SEAM_R_K2");
 }
 
-static void stop_redis(void *r)
-{
-    tu_redis_stop(r);
-}
-
 static const tu_test tests[] = {
     { "a cooldown shared by two processes", test_shared_cooldown },
     { "sticky and round-robin pools across processes", test_key_pools_across_processes },
@@ -679,25 +680,7 @@ static const tu_test tests[] = {
 
 int main(void)
 {
-    slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
-    char *plugin = tu_redis_plugin_path("test_redis");
-    if (!plugin)
+    if (!tu_redis_plugin_built("test_redis"))
         return 77;
-    struct stat st;
-    int have_plugin = stat(plugin, &st) == 0;
-    free(plugin);
-    if (!have_plugin) {
-        fprintf(stderr, "test_redis: the redis plugin was not built (no hiredis): skipped\n");
-        return 77;
-    }
-    srv = tu_server_start();
-    tmpdir = tu_dir();
-    redis = tu_redis_start(NULL);
-    if (redis)
-        tu_at_end(stop_redis, redis);
-    if (!srv || !tmpdir || !redis) {
-        fprintf(stderr, "test_redis: cannot start the fake server or redis-server\n");
-        return 1;
-    }
-    return tu_run_suite("redis", tests, NULL);
+    return tu_run_suite("redis", tests, start);
 }

@@ -633,14 +633,8 @@ static void test_messages(void)
 
 static void test_messages_thinking_stream(void)
 {
-    resp r;
-    const char *sent = exchange(anthropic_thinking_sse, 13, "/v1/messages",
-         "{\"model\":\"claude\",\"max_tokens\":2000,\"stream\":true,\"thinking\":{\"type\":\"enabled\","
-         "\"budget_tokens\":1024},\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],"
-         "\"tools\":[{\"name\":\"calc\",\"input_schema\":{\"type\":\"object\"}}]}", &r);
-    CU_ASSERT_EQUAL(r.status, 200);
-    const char *b = r.body ? r.body : "";
-    const char *want[] = {
+    /* What the streamed answer must say, in this order. */
+    static const char *const events[] = {
         "event: message_start",
         "\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}",
         "\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"Let me think\"}",
@@ -652,16 +646,15 @@ static void test_messages_thinking_stream(void)
         "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"x\\\":1}\"}",
         "\"stop_reason\":\"tool_use\"",
         "event: message_stop",
+        NULL,
     };
-    const char *at = b;
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const char *p = strstr(at, want[i]);
-        if (!p)
-            printf("\nmissing in order: %s\n", want[i]);
-        CU_ASSERT_PTR_NOT_NULL(p);
-        if (p)
-            at = p;
-    }
+    resp r;
+    const char *sent = exchange(anthropic_thinking_sse, 13, "/v1/messages",
+         "{\"model\":\"claude\",\"max_tokens\":2000,\"stream\":true,\"thinking\":{\"type\":\"enabled\","
+         "\"budget_tokens\":1024},\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],"
+         "\"tools\":[{\"name\":\"calc\",\"input_schema\":{\"type\":\"object\"}}]}", &r);
+    CU_ASSERT_EQUAL(r.status, 200);
+    tu_contains_in_order(r.body, events, __FILE__, __LINE__);
     CU_ASSERT_PTR_NOT_NULL(sent && strstr(sent, "\"budget_tokens\":1024"));
     resp_free(&r);
 
@@ -693,13 +686,14 @@ static void test_responses(void)
                                                     "\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\""));
     resp_free(&r);
 
-    const char *sent = exchange(text_sse, 5, "/v1/responses",
+    /* The call's output handed back, the answer streamed. */
+    const char *round_trip =
          "{\"model\":\"default\",\"stream\":true,\"input\":[{\"role\":\"user\",\"content\":\"weather?\"},"
          "{\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"{}\"},"
-         "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"sunny\"}]}", &r);
+         "{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":\"sunny\"}]}";
+    const char *sent = exchange(text_sse, 5, "/v1/responses", round_trip, &r);
     CU_ASSERT_EQUAL(r.status, 200);
-    const char *b = r.body ? r.body : "";
-    TU_ASSERT_CONTAINS(b, "event: response.created",
+    TU_ASSERT_CONTAINS(r.body, "event: response.created",
                        "\"type\":\"response.output_text.delta\",\"sequence_number\":4",
                        "\"text\":\"Hello \\\"w\\\"\"",
                        "event: response.completed");

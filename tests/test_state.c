@@ -320,9 +320,7 @@ static void test_backend_not_installed(void)
 
 static int start(void)
 {
-    srv = tu_server_start();
-    tmpdir = srv ? tu_dir() : NULL;
-    return tmpdir ? 0 : -1;
+    return tu_start_server_and_dir(&srv, &tmpdir);
 }
 
 static const tu_test tests[] = {

@@ -15,7 +15,6 @@
 
 #include <CUnit/Basic.h>
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,14 @@ static const seam_state_vtable *redis_vt;
  * timeouts grow, and the hang that must outlast them too. */
 static int slow;
 #define TIMEOUT_MS (slow ? 1500 : 50)
+
+/* The suite's init: the redis-server every test shares. */
+static int start(void)
+{
+    slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
+    redis = tu_redis_start_at_end(NULL);
+    return redis ? 0 : -1;
+}
 
 /* ---- standing in for the registry -------------------------------------------------- */
 
@@ -188,14 +195,6 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void *hang_redis(void *arg)
-{
-    (void)arg;
-    char *r = tu_redis_cmd(redis, NULL, slow ? "DEBUG SLEEP 5" : "DEBUG SLEEP 0.6");
-    free(r);
-    return NULL;
-}
-
 static void test_table_timeout(void)
 {
     /* Nothing listens there: refused at once, an error, no password in it. */
@@ -217,8 +216,8 @@ static void test_table_timeout(void)
     int64_t v;
     int refused;
     CU_ASSERT_EQUAL(redis_vt->add(b, "warm", 1, -1, 1000, &v, &refused, &err), SEAM_OK);
-    pthread_t th;
-    pthread_create(&th, NULL, hang_redis, NULL);
+    tu_redis_hang hang;
+    tu_redis_hang_start(&hang, redis, slow ? 5 : 0.6);
     usleep(slow ? 1000 * 1000 : 100 * 1000);
     long long t0 = now_ms();
     seam_error_clear(&err);
@@ -227,7 +226,7 @@ static void test_table_timeout(void)
     fprintf(stderr, "[hung: gave up after %lld ms] ", took);
     CU_ASSERT_TRUE(took >= TIMEOUT_MS - 10 && took < TIMEOUT_MS + (slow ? 2000 : 250));
     CU_ASSERT_EQUAL(err.kind, SEAM_ERROR_TIMEOUT);
-    pthread_join(th, NULL);
+    tu_redis_hang_wait(&hang);
     /* ...and it answers again on the next operation (a new connection). */
     CU_ASSERT_EQUAL(redis_vt->add(b, "warm", 1, -1, 1000, &v, &refused, &err), SEAM_OK);
     redis_vt->destroy(b);
@@ -374,11 +373,6 @@ static void test_layer_without_backend(void)
     seam_state_free(st);
 }
 
-static void stop_redis(void *r)
-{
-    tu_redis_stop(r);
-}
-
 static void close_plugin(void *h)
 {
     dlclose(h);
@@ -395,7 +389,6 @@ static const tu_test tests[] = {
 
 int main(void)
 {
-    slow = getenv("SEAM_UNDER_VALGRIND") != NULL;
     char *plugin = tu_redis_plugin_path("test_statestore");
     if (!plugin)
         return 77;
@@ -408,9 +401,5 @@ int main(void)
         return 77;
     }
     tu_at_end(close_plugin, h);
-    redis = tu_redis_start(NULL);
-    if (!redis)
-        return 1;
-    tu_at_end(stop_redis, redis);
-    return tu_run_suite("statestore", tests, NULL);
+    return tu_run_suite("statestore", tests, start);
 }

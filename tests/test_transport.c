@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <CUnit/Basic.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,13 +45,6 @@ static seam_client *wire_client(const char *provider_keys, const char *extra)
     return c;
 }
 
-static seam_request *hello(void)
-{
-    seam_request *r = seam_request_new();
-    seam_request_add_user_text(r, "hello");
-    return r;
-}
-
 typedef struct run {
     int status;
     seam_error err;
@@ -66,7 +58,7 @@ static run stream_run(seam_client *c, const seam_call_options *o)
 {
     run r;
     memset(&r, 0, sizeof r);
-    seam_request *req = hello();
+    seam_request *req = tu_user_request("hello");
     seam_stream *s = NULL;
     r.status = seam_stream_open(c, req, o, &s, &r.err);
     if (r.status == SEAM_OK) {
@@ -82,6 +74,16 @@ static run stream_run(seam_client *c, const seam_call_options *o)
     seam_stream_free(s);
     seam_request_free(req);
     return r;
+}
+
+/* seam_generate of a request "hello" with o: its status, *res and err as it filled them. */
+static int generate_hello(seam_client *c, const seam_call_options *o, seam_result **res,
+                          seam_error *err)
+{
+    seam_request *req = tu_user_request("hello");
+    int rc = seam_generate(c, req, o, res, err);
+    seam_request_free(req);
+    return rc;
 }
 
 static seam_call_options provider_opts(const char *provider)
@@ -152,7 +154,7 @@ static void test_many_chunks_at_once(void)
             fr.split_max = 7;
         }
         fake_server_push(srv, &fr);
-        seam_request *req = hello();
+        seam_request *req = tu_user_request("hello");
         seam_call_options o = provider_opts("w");
         seam_stream *s = NULL;
         seam_error err;
@@ -185,11 +187,10 @@ static void test_generate_whole(void)
     seam_client *c = wire_client(NULL, NULL);
     fake_response fr = { .body = "a whole answer", .content_type = "text/plain" };
     fake_server_push(srv, &fr);
-    seam_request *req = hello();
     seam_call_options o = provider_opts("w");
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_OK);
+    CU_ASSERT_EQUAL(generate_hello(c, &o, &res, &err), SEAM_OK);
     CU_ASSERT_PTR_NOT_NULL_FATAL(res);
     CU_ASSERT_STRING_EQUAL(seam_result_text(res), "a whole answer");
     CU_ASSERT_EQUAL(seam_result_stop_reason(res), SEAM_STOP_STOP);
@@ -198,7 +199,6 @@ static void test_generate_whole(void)
     size_t n = fake_server_request_count(srv);
     CU_ASSERT_STRING_EQUAL(fake_server_request_path(srv, n - 1), "/whole");
     seam_result_free(res);
-    seam_request_free(req);
     tu_client_free(c);
 }
 
@@ -354,22 +354,10 @@ static void test_total_timeout(void)
     stream_into_hang("timeout_ms = 400;", "data: a\n\n");
 }
 
-typedef struct cancel_job {
-    seam_cancel *cancel;
-    size_t requests; /* the server's count before the call */
-} cancel_job;
-
-/* Cancels 200 ms after the server has the request. Not before: on a slow
- * machine (valgrind, a loaded host) a cancel that beats the request leaves its
- * scripted response queued, and the next tests read it. */
-static void *cancel_later(void *arg)
+/* 1 once the server has more requests than *(size_t *)before. */
+static int server_has_request(void *before)
 {
-    cancel_job *job = arg;
-    for (int i = 0; i < 500 && fake_server_request_count(srv) <= job->requests; i++)
-        usleep(10 * 1000);
-    usleep(200 * 1000);
-    seam_cancel_trigger(job->cancel);
-    return NULL;
+    return fake_server_request_count(srv) > *(const size_t *)before;
 }
 
 static void test_cancel_closes_socket(void)
@@ -381,13 +369,17 @@ static void test_cancel_closes_socket(void)
     size_t aborts_before = fake_server_client_aborts(srv);
     fake_response fr = { .body = "data: a\n\n", .chunked = 1, .hang_ms = 5000 };
     fake_server_push(srv, &fr);
-    cancel_job job = { cancel, fake_server_request_count(srv) };
-    pthread_t th;
-    pthread_create(&th, NULL, cancel_later, &job);
+    /* Cancelled 200 ms after the server has the request. Not before: on a slow
+     * machine (valgrind, a loaded host) a cancel that beats the request leaves
+     * its scripted response queued, and the next tests read it. */
+    size_t requests = fake_server_request_count(srv);
+    tu_canceller k = {.cancel = cancel, .ready = server_has_request, .ud = &requests,
+                      .max_polls = 500, .delay_ms = 200};
+    tu_canceller_start(&k);
     int64_t t0 = tu_now_ms();
     run r = stream_run(c, &o);
     int64_t took = tu_now_ms() - t0;
-    pthread_join(th, NULL);
+    tu_canceller_join(&k);
     CU_ASSERT_EQUAL(r.err.kind, SEAM_ERROR_CANCELLED);
     CU_ASSERT_FALSE(r.err.retryable);
     CU_ASSERT(took < 1500);
@@ -420,14 +412,12 @@ static void test_response_cap(void)
     big[sizeof big - 1] = '\0';
     fake_response fr = { .body = big, .content_type = "text/plain" };
     fake_server_push(srv, &fr);
-    seam_request *req = hello();
     seam_result *res = NULL;
     seam_error err;
-    CU_ASSERT_EQUAL(seam_generate(c, req, &o, &res, &err), SEAM_ERR_PROVIDER);
+    CU_ASSERT_EQUAL(generate_hello(c, &o, &res, &err), SEAM_ERR_PROVIDER);
     CU_ASSERT_PTR_NULL(res);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "limit"));
     seam_result_free(res); /* none, unless the cap failed */
-    seam_request_free(req);
     tu_client_free(c);
 }
 
@@ -519,7 +509,7 @@ static void test_all_skipped(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "no-such-plugin"));
     CU_ASSERT_PTR_NOT_NULL(strstr(r.err.message, "SEAM_TEST_UNSET_VARIABLE"));
     seam_call_options bad = { .size = sizeof bad, .chain = "nope" };
-    seam_request *req = hello();
+    seam_request *req = tu_user_request("hello");
     seam_stream *s = NULL;
     seam_error err;
     CU_ASSERT_EQUAL(seam_stream_open(c, req, &bad, &s, &err), SEAM_ERR_NOT_FOUND);
@@ -531,17 +521,12 @@ static void test_all_skipped(void)
     tu_client_free(c);
 }
 
-/* Five streams on w2; how many gave the whole text. */
-static int thread_main(seam_client *c)
+/* One stream on w2: 1 when it gave the whole text. */
+static int streamed_whole_text(seam_client *c)
 {
-    int ok = 0;
-    for (int i = 0; i < 5; i++) {
-        seam_call_options o = provider_opts("w2");
-        run r = stream_run(c, &o);
-        if (r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0)
-            ok++;
-    }
-    return ok;
+    seam_call_options o = provider_opts("w2");
+    run r = stream_run(c, &o);
+    return r.status == SEAM_OK && strcmp(r.text, "Hello, w\xc3\xb6rld") == 0;
 }
 
 static void test_threads_share_client(void)
@@ -551,7 +536,7 @@ static void test_threads_share_client(void)
         fake_response ok = { .body = stream_body, .chunked = 1 };
         fake_server_push(srv, &ok);
     }
-    CU_ASSERT_EQUAL(tu_on_threads(4, thread_main, c), 20);
+    CU_ASSERT_EQUAL(tu_on_threads_times(4, 5, streamed_whole_text, c), 20);
     tu_client_free(c);
 }
 

@@ -30,6 +30,7 @@
 #ifndef SEAM_TESTUTIL_H
 #define SEAM_TESTUTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -469,5 +470,40 @@ typedef struct tu_part {
 /* A message of role holding parts, in order, appended to req (adding a part
  * or the message failing is a fatal assertion). */
 void tu_add_turn(seam_request *req, seam_role role, const tu_part *parts);
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+/* Call options naming a chain (tu_stream.c). */
+seam_call_options tu_chain_opts(const char *chain);
+
+/* tu_on_threads with each thread calling fn(c) times times in a row: how
+ * many of all those calls went as they should (tu_threads.c). */
+int tu_on_threads_times(int n, int times, int (*fn)(seam_client *c), seam_client *c);
+
+/* A cancel triggered from a thread of its own (tu_threads.c): once ready(ud)
+ * holds (asked every 10 ms, max_polls times at most; a NULL ready holds at
+ * once), then delay_ms later. Fill cancel, ready, ud, max_polls and delay_ms,
+ * then tu_canceller_start; tu_canceller_join waits for the thread. */
+typedef struct tu_canceller {
+    seam_cancel *cancel;
+    int (*ready)(void *ud);
+    void *ud;
+    int max_polls;
+    int delay_ms;
+    int64_t fired_ms; /* tu_now_ms() when it triggered the cancel; 0 before */
+    pthread_t thread;
+    int started;
+} tu_canceller;
+void tu_canceller_start(tu_canceller *k);
+void tu_canceller_join(tu_canceller *k);
+
+/* tu_contains_all, each needle found after the one before it (tu_wire.c):
+ * one CUnit assertion a needle, each missing one printed with file:line. */
+int tu_contains_in_order(const char *text, const char *const *needles, const char *file, int line);
+
+/* The suite init of the tests that share a server and the program's temp dir
+ * (tu_fixture.c): *srv a server (tu_server_start), *dir tu_dir(). 0, or -1
+ * when either could not be made. */
+int tu_start_server_and_dir(fake_server **srv, const char **dir);
 
 #endif

@@ -303,3 +303,12 @@ seam_capabilities tu_capabilities(seam_client *c, const char *provider, const ch
                           SEAM_OK);
     return caps;
 }
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+int tu_start_server_and_dir(fake_server **srv, const char **dir)
+{
+    *srv = tu_server_start();
+    *dir = tu_dir();
+    return *srv && *dir ? 0 : -1;
+}

@@ -410,3 +410,14 @@ void tu_stop_reasons_are(fake_server *s, seam_client *c, const char *provider, c
         free(r.summary);
     }
 }
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+seam_call_options tu_chain_opts(const char *chain)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = chain;
+    return o;
+}

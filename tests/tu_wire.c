@@ -2,7 +2,8 @@
  * (tests/testutil.h): the last request's body as JSON, its path and headers,
  * values found by a dotted path, a body compared with a golden text or
  * member by member with a table, printing both when they differ; its
- * headers checked from a table. */
+ * headers checked from a table; texts holding needles, in any order or in
+ * order. */
 #include "config.h"
 
 #include "testutil.h"
@@ -178,4 +179,19 @@ int tu_headers_are(fake_server *s, const tu_member *wants, const char *file, int
         all &= ok;
     }
     return all;
+}
+
+/* ---- added on branch dupcore (issue 19: one harness for tests/) ---- */
+
+int tu_contains_in_order(const char *text, const char *const *needles, const char *file, int line)
+{
+    if (!*needles)
+        return 1;
+    const char *first[] = { needles[0], NULL };
+    int found = tu_contains_all(text, first, file, line);
+    const char *at = text ? strstr(text, needles[0]) : NULL;
+    /* The rest after it; after a missing one, from where it was looked for,
+     * so that one gap fails one assertion. */
+    int rest = tu_contains_in_order(at ? at : text, needles + 1, file, line);
+    return found && rest;
 }

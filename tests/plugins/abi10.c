@@ -66,42 +66,26 @@ static void abi10_classify(void *inst, int status, const seam_http_headers *h, c
 {
 }
 
-/* Past the table's declared size: never called. */
-static int never_embed_encode(void *inst, const seam_embed_request *er, seam_http_request *out,
-                              seam_error *err)
-{
-    abort();
-}
+/* Past the table's declared size: never called. Each is a function of its
+ * member's type whose body aborts. */
+#define NEVER_CALLED(name, ...)   \
+    static int name(__VA_ARGS__) \
+    {                            \
+        abort();                 \
+    }
 
-static int never_embed_decode(void *inst, const seam_embed_request *er, const char *body,
-                              size_t len, seam_embeddings *out, seam_error *err)
-{
-    abort();
-}
-
-static int never_count_encode(void *inst, const seam_request *req, seam_http_request *out,
-                              seam_error *err)
-{
-    abort();
-}
-
-static int never_count_decode(void *inst, const seam_request *req, const char *body, size_t len,
-                              int64_t *n, seam_error *err)
-{
-    abort();
-}
-
-static int never_media_encode(void *inst, const seam_media_request *mr, seam_http_request *out,
-                              seam_error *err)
-{
-    abort();
-}
-
-static int never_media_decode(void *inst, const seam_media_request *mr, const char *body,
-                              size_t len, seam_media_sink *out, seam_error *err)
-{
-    abort();
-}
+NEVER_CALLED(never_embed_encode, void *inst, const seam_embed_request *er, seam_http_request *out,
+             seam_error *err)
+NEVER_CALLED(never_embed_decode, void *inst, const seam_embed_request *er, const char *body,
+             size_t len, seam_embeddings *out, seam_error *err)
+NEVER_CALLED(never_count_encode, void *inst, const seam_request *req, seam_http_request *out,
+             seam_error *err)
+NEVER_CALLED(never_count_decode, void *inst, const seam_request *req, const char *body, size_t len,
+             int64_t *n, seam_error *err)
+NEVER_CALLED(never_media_encode, void *inst, const seam_media_request *mr, seam_http_request *out,
+             seam_error *err)
+NEVER_CALLED(never_media_decode, void *inst, const seam_media_request *mr, const char *body,
+             size_t len, seam_media_sink *out, seam_error *err)
 
 #define ABI_1_0 ((uint32_t)(1u << 16))
 
