@@ -562,7 +562,7 @@ static void test_error_after_stream_began(void)
 
 /* ---- a client that hangs up cancels the upstream call -------------------------------- */
 
-static void hangup_case(const char *body, int read_first)
+static void hangup_case(const char *path, const char *body, int read_first)
 {
     /* an upstream that dribbles one event every 10 ms for 5 s: it sees a
      * close at its next write, so it notices within 10 ms */
@@ -579,7 +579,7 @@ static void hangup_case(const char *body, int read_first)
     fake_server_push(up, &fr);
     int fd = connect_to(G.port);
     CU_ASSERT_FATAL(fd >= 0);
-    send_request(fd, "POST", "/v1/chat/completions", NULL, body);
+    send_request(fd, "POST", path, NULL, body);
     if (read_first) {
         char buf[512];
         struct pollfd p = { fd, POLLIN, 0 };
@@ -600,12 +600,21 @@ static void hangup_case(const char *body, int read_first)
 
 static void test_hangup_stream(void)
 {
-    hangup_case("{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 1);
+    hangup_case("/v1/chat/completions",
+                "{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 1);
 }
 
 static void test_hangup_waiting(void)
 {
-    hangup_case("{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 0);
+    hangup_case("/v1/chat/completions",
+                "{\"model\":\"default\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", 0);
+}
+
+/* An embeddings call runs on a worker of its own, its connection suspended
+ * (MHD polls it no more): the gateway's watcher must still see the hang-up. */
+static void test_hangup_embeddings(void)
+{
+    hangup_case("/v1/embeddings", "{\"model\":\"up/text-embedding-3-small\",\"input\":\"x\"}", 0);
 }
 
 /* ---- Anthropic Messages ----------------------------------------------------------------- */
@@ -1010,6 +1019,7 @@ static const tu_test tests[] = {
     { "an error after the stream began", test_error_after_stream_began },
     { "hang-up mid-stream closes upstream", test_hangup_stream },
     { "hang-up while waiting closes upstream", test_hangup_waiting },
+    { "hang-up during an embeddings call closes upstream", test_hangup_embeddings },
     { "messages: tools and tool results", test_messages },
     { "messages: thinking, streamed and not", test_messages_thinking_stream },
     { "responses: tools, streamed text", test_responses },
