@@ -188,47 +188,6 @@ static void test_message_validation(void)
     seam_message_free(m);
 }
 
-static void test_message_dup_deep(void)
-{
-    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
-    seam_message_add_text(m, "a");
-    seam_message_add_reasoning(m, "r", "sig", 1);
-    seam_message_add_tool_call(m, "c1", "f", "{\"x\":1}");
-    seam_message_add_tool_result(m, "c1", "f", "[true]", 1);
-    seam_message_add_media(m, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
-    seam_message_add_text(m, "b");
-    CU_ASSERT_EQUAL(seam_message_set_part_provider_executed(m, 2, 1), SEAM_OK);
-    CU_ASSERT_EQUAL(seam_message_set_part_provider_executed(m, 3, 1), SEAM_OK);
-
-    seam_message *copy = seam_message_dup(m);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
-    /* Changing and then freeing the original must not touch the copy. */
-    seam_message_append_part_text(m, 0, "zzz", 3);
-    seam_message_set_part_args(m, 2, "{\"changed\":true}");
-    seam_message_free(m);
-
-    CU_ASSERT_EQUAL(seam_message_role(copy), SEAM_ROLE_ASSISTANT);
-    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(copy), 6);
-    ASSERT_STR(seam_part_text(seam_message_part(copy, 0)), "a");
-    const seam_part *p = seam_message_part(copy, 1);
-    ASSERT_STR(seam_part_text(p), "r");
-    ASSERT_STR(seam_part_signature(p), "sig");
-    CU_ASSERT_EQUAL(seam_part_redacted(p), 1);
-    p = seam_message_part(copy, 2);
-    ASSERT_STR(seam_part_args_json(p), "{\"x\":1}");
-    CU_ASSERT_EQUAL(seam_part_provider_executed(p), 1);
-    p = seam_message_part(copy, 3);
-    ASSERT_STR(seam_part_result_json(p), "[true]");
-    CU_ASSERT_EQUAL(seam_part_is_error(p), 1);
-    CU_ASSERT_EQUAL(seam_part_provider_executed(p), 1);
-    p = seam_message_part(copy, 4);
-    ASSERT_STR(seam_part_mime_type(p), "audio/wav");
-    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_BASE64);
-    ASSERT_STR(seam_part_media_data(p), "UklGRg==");
-    CU_ASSERT_STRING_EQUAL(seam_message_text(copy), "ab");
-    seam_message_free(copy);
-}
-
 static void test_message_mutators(void)
 {
     seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
@@ -271,6 +230,47 @@ static void test_message_mutators(void)
     CU_ASSERT_STRING_EQUAL(seam_message_text(m), "first+1last+2");
     CU_ASSERT_EQUAL(seam_message_strip_reasoning(m), 0);
     seam_message_free(m);
+}
+
+static void test_message_dup_deep(void)
+{
+    seam_message *m = seam_message_new(SEAM_ROLE_ASSISTANT);
+    seam_message_add_text(m, "a");
+    seam_message_add_reasoning(m, "r", "sig", 1);
+    seam_message_add_tool_call(m, "c1", "f", "{\"x\":1}");
+    seam_message_add_tool_result(m, "c1", "f", "[true]", 1);
+    seam_message_add_media(m, "audio/wav", SEAM_MEDIA_BASE64, "UklGRg==");
+    seam_message_add_text(m, "b");
+    CU_ASSERT_EQUAL(seam_message_set_part_provider_executed(m, 2, 1), SEAM_OK);
+    CU_ASSERT_EQUAL(seam_message_set_part_provider_executed(m, 3, 1), SEAM_OK);
+
+    seam_message *copy = seam_message_dup(m);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy);
+    /* Changing and then freeing the original must not touch the copy. */
+    seam_message_append_part_text(m, 0, "zzz", 3);
+    seam_message_set_part_args(m, 2, "{\"changed\":true}");
+    seam_message_free(m);
+
+    CU_ASSERT_EQUAL(seam_message_role(copy), SEAM_ROLE_ASSISTANT);
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(copy), 6);
+    ASSERT_STR(seam_part_text(seam_message_part(copy, 0)), "a");
+    const seam_part *p = seam_message_part(copy, 1);
+    ASSERT_STR(seam_part_text(p), "r");
+    ASSERT_STR(seam_part_signature(p), "sig");
+    CU_ASSERT_EQUAL(seam_part_redacted(p), 1);
+    p = seam_message_part(copy, 2);
+    ASSERT_STR(seam_part_args_json(p), "{\"x\":1}");
+    CU_ASSERT_EQUAL(seam_part_provider_executed(p), 1);
+    p = seam_message_part(copy, 3);
+    ASSERT_STR(seam_part_result_json(p), "[true]");
+    CU_ASSERT_EQUAL(seam_part_is_error(p), 1);
+    CU_ASSERT_EQUAL(seam_part_provider_executed(p), 1);
+    p = seam_message_part(copy, 4);
+    ASSERT_STR(seam_part_mime_type(p), "audio/wav");
+    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_BASE64);
+    ASSERT_STR(seam_part_media_data(p), "UklGRg==");
+    CU_ASSERT_STRING_EQUAL(seam_message_text(copy), "ab");
+    seam_message_free(copy);
 }
 
 static const tu_test tests[] = {

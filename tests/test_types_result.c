@@ -446,29 +446,6 @@ static void test_acc_provider_executed_tool_result(void)
     seam_result_free(res);
 }
 
-static void test_acc_media(void)
-{
-    seam_result *res = seam_result_new();
-    seam_chunk c = media_chunk(SEAM_CHUNK_MEDIA_START, "m1", "image/png", NULL);
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
-    c = media_chunk(SEAM_CHUNK_MEDIA_DELTA, "m1", NULL, NULL);
-    c.progress = 0.5;
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
-    const seam_message *m = seam_result_message(res);
-    CU_ASSERT_EQUAL(seam_message_part_count(m), 0);
-    c = media_chunk(SEAM_CHUNK_MEDIA_END, "m1", "image/png", "media://sha256-0123");
-    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
-    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 1);
-    const seam_part *p = seam_message_part(m, 0);
-    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_MEDIA);
-    ASSERT_STR(seam_part_mime_type(p), "image/png");
-    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_URL);
-    ASSERT_STR(seam_part_media_data(p), "media://sha256-0123");
-    c.text = NULL;
-    refused_unchanged(res, &c);
-    seam_result_free(res);
-}
-
 /* A whole Anthropic-like turn: reasoning, text, a tool call, stop; then the
  * result's message goes back into a request (the tool loop's next step). */
 static void test_acc_whole_turn_into_request(void)
@@ -503,6 +480,29 @@ static void test_acc_whole_turn_into_request(void)
     CU_ASSERT_EQUAL(seam_request_strip_reasoning(req), 1);
     CU_ASSERT_EQUAL(seam_message_part_count(m), 2);
     seam_request_free(req);
+}
+
+static void test_acc_media(void)
+{
+    seam_result *res = seam_result_new();
+    seam_chunk c = media_chunk(SEAM_CHUNK_MEDIA_START, "m1", "image/png", NULL);
+    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
+    c = media_chunk(SEAM_CHUNK_MEDIA_DELTA, "m1", NULL, NULL);
+    c.progress = 0.5;
+    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
+    const seam_message *m = seam_result_message(res);
+    CU_ASSERT_EQUAL(seam_message_part_count(m), 0);
+    c = media_chunk(SEAM_CHUNK_MEDIA_END, "m1", "image/png", "media://sha256-0123");
+    CU_ASSERT_EQUAL(seam_result_add_chunk(res, &c), SEAM_OK);
+    CU_ASSERT_EQUAL_FATAL(seam_message_part_count(m), 1);
+    const seam_part *p = seam_message_part(m, 0);
+    CU_ASSERT_EQUAL(seam_part_get_type(p), SEAM_PART_MEDIA);
+    ASSERT_STR(seam_part_mime_type(p), "image/png");
+    CU_ASSERT_EQUAL(seam_part_media_source(p), SEAM_MEDIA_URL);
+    ASSERT_STR(seam_part_media_data(p), "media://sha256-0123");
+    c.text = NULL;
+    refused_unchanged(res, &c);
+    seam_result_free(res);
 }
 
 static const tu_test tests[] = {
