@@ -503,12 +503,7 @@ static const tu_test tests[] = {
     { NULL, NULL },
 };
 
-static const tu_suite suites[] = {
-    { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
-    { .name = NULL },
-};
-
 int main(void)
 {
-    return tu_run_suites(suites);
+    return tu_anthropic_run(tests);
 }

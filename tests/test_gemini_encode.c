@@ -436,5 +436,5 @@ static const tu_test tests[] = {
 
 int main(void)
 {
-    return tu_run_suite("gemini", tests, start);
+    return tu_gemini_run(tests);
 }

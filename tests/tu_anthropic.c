@@ -347,14 +347,24 @@ void expect_refused(seam_client *c, const seam_request *req, const char *model,
 
 /* Each test gets its own server, so a response one test left queued (after a
  * failure) cannot shift the answers of the next. */
-void start_server(void)
+static void start_server(void)
 {
     srv = fake_server_start();
     CU_ASSERT_FATAL(srv != NULL);
 }
 
-void stop_server(void)
+static void stop_server(void)
 {
     fake_server_stop(srv);
     srv = NULL;
+}
+
+/* Runs tests as the suite "anthropic", each test on a server of its own. */
+int tu_anthropic_run(const tu_test *tests)
+{
+    const tu_suite suites[] = {
+        { .name = "anthropic", .tests = tests, .setup = start_server, .teardown = stop_server },
+        { .name = NULL },
+    };
+    return tu_run_suites(suites);
 }

@@ -142,10 +142,8 @@ void expect_unsent(seam_client *c, const seam_request *req, const char *model,
 void expect_refused(seam_client *c, const seam_request *req, const char *model,
                     const char *needle);
 
-/* Each test gets its own server, so a response one test left queued (after a
- * failure) cannot shift the answers of the next. */
-void start_server(void);
-
-void stop_server(void);
+/* Runs tests (ended by { NULL, NULL }) as the suite "anthropic", each test on
+ * a server of its own (start_server, stop_server); returns main's status. */
+int tu_anthropic_run(const tu_test *tests);
 
 #endif

@@ -17,7 +17,7 @@
 fake_server *server;
 seam_client *client;
 
-int start(void)
+static int start(void)
 {
     server = tu_server_start();
     if (!server)
@@ -249,3 +249,9 @@ const char WEATHER_SCHEMA_JSON_SUBSET[] =
     "  \"both\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"},"
     "     \"b\":{\"type\":\"number\"}},\"required\":[\"a\"]}"
     "},\"required\":[\"place\",\"unit\"]}";
+
+/* Runs tests as the suite "gemini", on the server and client start makes. */
+int tu_gemini_run(const tu_test *tests)
+{
+    return tu_run_suite("gemini", tests, start);
+}

@@ -16,8 +16,6 @@
 extern fake_server *server;
 extern seam_client *client;
 
-int start(void);
-
 seam_call_options call_options(void);
 
 /* What a call gave: the assistant message (a copy), stop, usage, chunk counts. */
@@ -94,5 +92,9 @@ extern const char WEATHER_SCHEMA[];
  * one-value enum) stay JSON Schema; undocumented keywords and formats go; allOf is
  * merged; `required` names only properties that exist. */
 extern const char WEATHER_SCHEMA_JSON_SUBSET[];
+
+/* Runs tests (ended by { NULL, NULL }) as the suite "gemini", on the server
+ * and client start makes; returns main's status. */
+int tu_gemini_run(const tu_test *tests);
 
 #endif
