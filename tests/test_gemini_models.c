@@ -15,6 +15,33 @@
 #include "tu_gemini.h"
 #include <seam/seam.h>
 
+/* ---- tests: Gemini 3 and later ---------------------------------------------------------- */
+
+/* WEATHER_SCHEMA in the JSON Schema subset responseJsonSchema/parametersJsonSchema
+ * document: $ref/$defs, anyOf, type arrays, additionalProperties and const (as a
+ * one-value enum) stay JSON Schema; undocumented keywords and formats go; allOf is
+ * merged; `required` names only properties that exist. */
+static const char WEATHER_SCHEMA_JSON_SUBSET[] =
+    "{\"type\":\"object\",\"additionalProperties\":false,"
+    "\"$defs\":{"
+    "  \"Unit\":{\"type\":\"string\",\"enum\":[\"celsius\",\"fahrenheit\"],\"description\":\"Temperature unit\"},"
+    "  \"Place\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"},"
+    "     \"country\":{\"type\":\"string\"}},\"required\":[\"city\"],\"additionalProperties\":false},"
+    "  \"Node\":{\"type\":\"object\",\"properties\":{\"value\":{\"type\":\"string\"},"
+    "     \"next\":{\"$ref\":\"#/$defs/Node\"}}}},"
+    "\"properties\":{"
+    "  \"place\":{\"$ref\":\"#/$defs/Place\",\"description\":\"Where\"},"
+    "  \"unit\":{\"$ref\":\"#/$defs/Unit\"},"
+    "  \"kind\":{\"enum\":[\"forecast\"]},"
+    "  \"days\":{\"type\":[\"integer\",\"null\"],\"minimum\":1,\"maximum\":14},"
+    "  \"when\":{\"type\":\"string\",\"format\":\"date-time\"},"
+    "  \"email\":{\"type\":\"string\"},"
+    "  \"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":5},"
+    WEATHER_PROPERTIES_KEPT
+    "  \"both\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"boolean\"},"
+    "     \"b\":{\"type\":\"number\"}},\"required\":[\"a\"]}"
+    "},\"required\":[\"place\",\"unit\"]}";
+
 /* Every keyword anywhere in a JSON-Schema-path schema is one the API documents. */
 static int json_schema_is_documented_subset(json_object *s, char *why, size_t why_size)
 {

@@ -87,12 +87,6 @@ extern const char STREAM_TOOLS[];
  * type array, plus the shapes Gemini's validator refuses. */
 extern const char WEATHER_SCHEMA[];
 
-/* WEATHER_SCHEMA in the JSON Schema subset responseJsonSchema/parametersJsonSchema
- * document: $ref/$defs, anyOf, type arrays, additionalProperties and const (as a
- * one-value enum) stay JSON Schema; undocumented keywords and formats go; allOf is
- * merged; `required` names only properties that exist. */
-extern const char WEATHER_SCHEMA_JSON_SUBSET[];
-
 /* Runs tests (ended by { NULL, NULL }) as the suite "gemini", on the server
  * and client start makes; returns main's status. */
 int tu_gemini_run(const tu_test *tests);
