@@ -731,6 +731,73 @@ static void test_tools_errors(void)
     remove_tree(dir);
 }
 
+static void test_new_provider_and_chain_keys(void)
+{
+    char *dir = NULL;
+    seam_conf *c = loaded("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
+                          " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
+                          "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                          " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
+                          " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
+                          &dir);
+    expect_in_dir(c->providers[0].ca_file, dir, "certs/ca.pem");
+    CU_ASSERT_STRING_EQUAL(c->providers[0].ca_path, "/etc/ssl/x");
+    CU_ASSERT_EQUAL(c->providers[0].api_key_command_timeout_ms, 1500);
+    CU_ASSERT_PTR_NULL(c->providers[1].ca_file);
+    CU_ASSERT_EQUAL(c->providers[1].api_key_command_timeout_ms, 30000);
+    CU_ASSERT_EQUAL(c->chains[0].failover_on,
+                    SEAM_FAILOVER_KIND(SEAM_ERROR_AUTH) | SEAM_FAILOVER_QUOTA |
+                        SEAM_FAILOVER_KIND(SEAM_ERROR_MODEL_NOT_FOUND));
+    CU_ASSERT_EQUAL(c->chains[1].failover_on, 0);
+    seam_conf_free(c);
+    remove_tree(dir);
+
+    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 " failover_on = [ \"auth\",\n \"overloaded\" ]; }; };\n",
+                 "4: chains.c.failover_on[1]: \"overloaded\" is not an error kind failover_on takes "
+                 "(expected one of: auth, quota, model_not_found, bad_request, context_overflow, "
+                 "content_filter, unknown)");
+    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
+                 " failover_on = \"auth\"; }; };\n",
+                 "3: chains.c.failover_on must be an array of error kinds [ \"auth\", ... ], not a string");
+    expect_error("providers = { p = {\n ca_file = \"\"; }; };\n",
+                 "2: providers.p.ca_file must be a non-empty string");
+}
+
+/* The state section (issue 18) under the overlay: the personal conf's section
+ * replaces the system conf's whole (none of its keys is kept), and within one
+ * layer a second section is an error. */
+static void test_state_overlay(void)
+{
+    char *dir = make_temp_dir();
+    char *base = write_file(dir, "system.conf",
+                            "state = { backend = \"redis\"; host = \"10.0.0.7\"; "
+                            "password_env = \"SYS_PW\"; db = 2; };\n", 0600);
+    char *mine = write_file(dir, "mine.conf", "state = { backend = \"redis\"; port = 6380; };\n", 0600);
+    seam_conf *c = NULL;
+    seam_error err;
+    seam_error_clear(&err);
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load_overlay(base, mine, &c, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(c->state.backend, "redis");
+    CU_ASSERT_EQUAL(c->state.port, 6380);
+    CU_ASSERT_PTR_NULL(c->state.host);
+    CU_ASSERT_PTR_NULL(c->state.password_env);
+    CU_ASSERT_EQUAL(c->state.db, 0);
+    CU_ASSERT_STRING_EQUAL(c->state.file, mine);
+    seam_conf_free(c);
+    /* A personal conf without one keeps the system conf's. */
+    char *bare = write_file(dir, "bare.conf", "model_catalog = \"\";\n", 0600);
+    c = NULL;
+    CU_ASSERT_EQUAL_FATAL(seam_conf_load_overlay(base, bare, &c, &err), SEAM_OK);
+    CU_ASSERT_STRING_EQUAL(c->state.host, "10.0.0.7");
+    CU_ASSERT_EQUAL(c->state.db, 2);
+    seam_conf_free(c);
+    free(base);
+    free(mine);
+    free(bare);
+    remove_tree(dir);
+}
+
 /* ---- issue 11: ranges, hostile files, key commands ------------------------------------------------ */
 
 /* Each numeric key at both ends of its documented range and one step past
@@ -864,73 +931,6 @@ static void test_hostile_bytes_and_include(void)
     CU_ASSERT_EQUAL(load_text("# café ☕\nproviders = { p = { options = { s = \"naïve 🙂\"; }; }; };\n",
                               &c, &err, NULL), SEAM_OK);
     seam_conf_free(c);
-}
-
-static void test_new_provider_and_chain_keys(void)
-{
-    char *dir = NULL;
-    seam_conf *c = loaded("providers = { p = { ca_file = \"certs/ca.pem\"; ca_path = \"/etc/ssl/x\";\n"
-                          " api_key_command_timeout_ms = 1500; }; q = { }; };\n"
-                          "chains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
-                          " failover_on = [ \"auth\", \"quota\", \"model_not_found\" ]; };\n"
-                          " d = ( { provider = \"q\"; model = \"m\"; } ); };\n",
-                          &dir);
-    expect_in_dir(c->providers[0].ca_file, dir, "certs/ca.pem");
-    CU_ASSERT_STRING_EQUAL(c->providers[0].ca_path, "/etc/ssl/x");
-    CU_ASSERT_EQUAL(c->providers[0].api_key_command_timeout_ms, 1500);
-    CU_ASSERT_PTR_NULL(c->providers[1].ca_file);
-    CU_ASSERT_EQUAL(c->providers[1].api_key_command_timeout_ms, 30000);
-    CU_ASSERT_EQUAL(c->chains[0].failover_on,
-                    SEAM_FAILOVER_KIND(SEAM_ERROR_AUTH) | SEAM_FAILOVER_QUOTA |
-                        SEAM_FAILOVER_KIND(SEAM_ERROR_MODEL_NOT_FOUND));
-    CU_ASSERT_EQUAL(c->chains[1].failover_on, 0);
-    seam_conf_free(c);
-    remove_tree(dir);
-
-    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
-                 " failover_on = [ \"auth\",\n \"overloaded\" ]; }; };\n",
-                 "4: chains.c.failover_on[1]: \"overloaded\" is not an error kind failover_on takes "
-                 "(expected one of: auth, quota, model_not_found, bad_request, context_overflow, "
-                 "content_filter, unknown)");
-    expect_error("providers = { p = { }; };\nchains = { c = { entries = ( { provider = \"p\"; model = \"m\"; } );\n"
-                 " failover_on = \"auth\"; }; };\n",
-                 "3: chains.c.failover_on must be an array of error kinds [ \"auth\", ... ], not a string");
-    expect_error("providers = { p = {\n ca_file = \"\"; }; };\n",
-                 "2: providers.p.ca_file must be a non-empty string");
-}
-
-/* The state section (issue 18) under the overlay: the personal conf's section
- * replaces the system conf's whole (none of its keys is kept), and within one
- * layer a second section is an error. */
-static void test_state_overlay(void)
-{
-    char *dir = make_temp_dir();
-    char *base = write_file(dir, "system.conf",
-                            "state = { backend = \"redis\"; host = \"10.0.0.7\"; "
-                            "password_env = \"SYS_PW\"; db = 2; };\n", 0600);
-    char *mine = write_file(dir, "mine.conf", "state = { backend = \"redis\"; port = 6380; };\n", 0600);
-    seam_conf *c = NULL;
-    seam_error err;
-    seam_error_clear(&err);
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load_overlay(base, mine, &c, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(c->state.backend, "redis");
-    CU_ASSERT_EQUAL(c->state.port, 6380);
-    CU_ASSERT_PTR_NULL(c->state.host);
-    CU_ASSERT_PTR_NULL(c->state.password_env);
-    CU_ASSERT_EQUAL(c->state.db, 0);
-    CU_ASSERT_STRING_EQUAL(c->state.file, mine);
-    seam_conf_free(c);
-    /* A personal conf without one keeps the system conf's. */
-    char *bare = write_file(dir, "bare.conf", "model_catalog = \"\";\n", 0600);
-    c = NULL;
-    CU_ASSERT_EQUAL_FATAL(seam_conf_load_overlay(base, bare, &c, &err), SEAM_OK);
-    CU_ASSERT_STRING_EQUAL(c->state.host, "10.0.0.7");
-    CU_ASSERT_EQUAL(c->state.db, 2);
-    seam_conf_free(c);
-    free(base);
-    free(mine);
-    free(bare);
-    remove_tree(dir);
 }
 
 static const tu_test tests[] = {
