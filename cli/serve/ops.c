@@ -602,6 +602,8 @@ void ops_submit(serve_ops *ops, serve_call *c)
 
 size_t ops_active(serve_ops *ops)
 {
+    if (!ops)
+        return 0;
     pthread_mutex_lock(&ops->mu);
     size_t n = ops->active;
     pthread_mutex_unlock(&ops->mu);
@@ -610,6 +612,8 @@ size_t ops_active(serve_ops *ops)
 
 void ops_cancel_all(serve_ops *ops)
 {
+    if (!ops)
+        return;
     pthread_mutex_lock(&ops->mu);
     for (serve_call *c = ops->queue_head; c; c = c->next)
         seam_cancel_trigger(c->cancel);

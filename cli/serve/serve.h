@@ -1,7 +1,7 @@
 /* serve.h — the gateway's internal interfaces (`seam serve`, issue 17): the
  * per-request record shared by the HTTP server (server.c), the engine pump
  * (pump.c), the wire doors (chat.c, messages.c, responses.c, reading bodies
- * with jsonin.c; embeddings and images on their own workers, ops.c), their stream
+ * with jsonin.c; embeddings, images and speech on workers of their own, ops.c), their stream
  * writers (sse.c), their error shapes (errors.c), routing (route.c), keys and
  * limits (keys.c), metrics (metrics.c) and the access log (accesslog.c).
  *
@@ -203,7 +203,7 @@ int door_data_url(const char *url, char *mime, size_t mimesize, const char **b64
 /* A MIME type guessed from a URL's extension (image/jpeg by default). */
 const char *door_url_mime(const char *url);
 
-/* ---- embeddings and images (ops.c) ---------------------------------------- */
+/* ---- embeddings, images and speech (ops.c) -------------------------------- */
 
 typedef struct serve_ops serve_ops;
 /* Parses an OP_EMBEDDINGS, OP_IMAGES or OP_SPEECH body into c (400 in e otherwise). */
@@ -212,9 +212,9 @@ int ops_parse(serve_call *c, struct json_object *root, serve_err *e);
 serve_ops *ops_start(char *msg, size_t msgsize);
 /* Hands a parsed, routed, admitted call to a worker (which takes a reference). */
 void ops_submit(serve_ops *ops, serve_call *c);
-/* Calls queued or running. */
+/* Calls queued or running (0 for NULL). */
 size_t ops_active(serve_ops *ops);
-/* Triggers every queued and running call's cancel token. */
+/* Triggers every queued and running call's cancel token (ops may be NULL). */
 void ops_cancel_all(serve_ops *ops);
 /* Cancels what is left, lets the workers answer it, joins them, frees. */
 void ops_free(serve_ops *ops);

@@ -26,7 +26,7 @@
 struct serve_server {
     struct MHD_Daemon *d;
     serve_pump *pump;
-    serve_ops *ops;        /* embeddings and images */
+    serve_ops *ops;        /* embeddings, images and speech */
     pthread_mutex_t gen_mu;
     serve_gen *gen;
     serve_conf conf;
