@@ -1,9 +1,9 @@
 /* conf_internal.h — what the files of the conf loader share: the loader's
  * state while it reads, the range of every number, and every function one
- * file calls in another. Private to libcore (and to tests/test_conf, test_conf_credentials and the
- * fuzz harness, built from the same sources): nothing here is exported, and
- * nothing from libconfig leaves these files; the rest of libcore sees the
- * plain seam_conf of internal.h.
+ * file calls in another. Private to libcore (and to tests/test_conf,
+ * tests/test_conf_credentials and the fuzz harness, built from the same
+ * sources): nothing here is exported, and nothing from libconfig leaves
+ * these files; the rest of libcore sees the plain seam_conf of internal.h.
  *
  * Which file owns what:
  *   config.c          finding the conf; loading it: each file's top-level
