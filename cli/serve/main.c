@@ -21,6 +21,7 @@ static const char serve_help[] =
     "\n"
     "An OpenAI- and Anthropic-compatible HTTP gateway over the conf's chains:\n"
     "  POST /v1/chat/completions   POST /v1/messages   POST /v1/responses\n"
+    "  POST /v1/embeddings   POST /v1/images/generations   POST /v1/audio/speech\n"
     "  GET /v1/models   GET /healthz   GET /metrics\n"
     "The request's `model` names a chain, a role or PROVIDER/MODEL.\n"
     "Default listen address: the conf's serve.listen, else 127.0.0.1:8080. With no\n"
