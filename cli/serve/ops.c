@@ -387,15 +387,19 @@ static int images_render(serve_call *c, const seam_result *res, sbuf *out, seam_
 
 /* ---- running one -------------------------------------------------------------- */
 
-static void run_op(serve_ops *ops, serve_call *c)
+/* What answered, for the log, the metrics and the key's budget. */
+static void note_answer(serve_call *c, const seam_usage *u, const char *provider,
+                        const char *model)
 {
-    (void)ops;
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.chain = c->route_chain;
-    o.provider = c->route_provider;
-    o.model = c->route_model;
+    if (u)
+        c->usage = *u;
+    snprintf(c->answered_provider, sizeof c->answered_provider, "%s", provider ? provider : "");
+    snprintf(c->answered_model, sizeof c->answered_model, "%s", model ? model : "");
+}
+
+static void run_op(serve_call *c)
+{
+    seam_call_options o = call_route_options(c);
     o.cancel = c->cancel;
     seam_error err;
     seam_error_clear(&err);
@@ -406,12 +410,8 @@ static void run_op(serve_ops *ops, serve_call *c)
         rc = seam_embed(c->gen->client, c->embed, &o, &em, &err);
         if (rc == SEAM_OK) {
             embeddings_render(c, em, &body);
-            if (seam_embeddings_usage(em))
-                c->usage = *seam_embeddings_usage(em);
-            snprintf(c->answered_provider, sizeof c->answered_provider, "%s",
-                     seam_embeddings_provider(em) ? seam_embeddings_provider(em) : "");
-            snprintf(c->answered_model, sizeof c->answered_model, "%s",
-                     seam_embeddings_model(em) ? seam_embeddings_model(em) : "");
+            note_answer(c, seam_embeddings_usage(em), seam_embeddings_provider(em),
+                        seam_embeddings_model(em));
         }
         seam_embeddings_free(em);
     } else {
@@ -420,12 +420,8 @@ static void run_op(serve_ops *ops, serve_call *c)
         if (rc == SEAM_OK) {
             rc = c->op == OP_SPEECH ? speech_render(c, res, &body, &err)
                                     : images_render(c, res, &body, &err);
-            if (seam_result_usage(res))
-                c->usage = *seam_result_usage(res);
-            snprintf(c->answered_provider, sizeof c->answered_provider, "%s",
-                     seam_result_provider(res) ? seam_result_provider(res) : "");
-            snprintf(c->answered_model, sizeof c->answered_model, "%s",
-                     seam_result_model(res) ? seam_result_model(res) : "");
+            note_answer(c, seam_result_usage(res), seam_result_provider(res),
+                        seam_result_model(res));
         }
         seam_result_free(res);
     }
@@ -460,7 +456,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&ops->mu);
         if (cancelled)
             seam_cancel_trigger(c->cancel);
-        run_op(ops, c);
+        run_op(c);
         pthread_mutex_lock(&ops->mu);
         ops->running[slot] = NULL; /* before the unref: the watcher may look */
         ops->active--;

@@ -231,12 +231,7 @@ void pump_answer(serve_call *c, const serve_err *e, sbuf *body)
 
 static void open_call(serve_call *c)
 {
-    seam_call_options o;
-    memset(&o, 0, sizeof o);
-    o.size = sizeof o;
-    o.chain = c->route_chain;
-    o.provider = c->route_provider;
-    o.model = c->route_model;
+    seam_call_options o = call_route_options(c);
     o.non_streamed = c->whole_upstream;
     seam_error err;
     seam_error_clear(&err);

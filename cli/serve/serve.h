@@ -328,6 +328,8 @@ void pump_answer(serve_call *c, const serve_err *e, sbuf *body);
 #define SERVE_OUT_HIGH (256 * 1024)
 
 void call_unref(serve_call *c);
+/* The library's call options for c's route (its chain, or provider and model). */
+seam_call_options call_route_options(const serve_call *c);
 serve_pump *server_pump(serve_server *srv);
 int64_t serve_now_us(void);
 serve_server *server_start(const serve_conf *sc, const char *listen, serve_gen *gen, char *msg,

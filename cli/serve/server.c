@@ -127,6 +127,17 @@ static serve_call *call_new(serve_server *srv, struct MHD_Connection *conn, cons
     return c;
 }
 
+seam_call_options call_route_options(const serve_call *c)
+{
+    seam_call_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.chain = c->route_chain;
+    o.provider = c->route_provider;
+    o.model = c->route_model;
+    return o;
+}
+
 serve_pump *server_pump(serve_server *srv)
 {
     return srv->pump;
